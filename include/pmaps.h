@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pmaps.h - the public API of libpmaps.
+ *
+ * libpmaps reads where a Linux process's memory is from procfs: its mappings
+ * (/proc/PID/maps, smaps, smaps_rollup), classified into kinds and grouped.
+ * Everything declared here is API; nothing else is.
+ *
+ * Conventions
+ *  - Functions return 0 (or a count) on success and a negative errno on
+ *    failure. A process that exits or exec's while it is read is a normal
+ *    outcome: -ESRCH (exited) or -ESTALE (exec'd). Malformed text is -EBADMSG,
+ *    with the line number and byte offset in the cursor's message.
+ *  - Cursors work like sqlite3_step(): pmaps_maps_next() returns 1 and a row,
+ *    0 at the end, or a negative errno. The row lives inside the cursor and is
+ *    valid until the next call on that cursor.
+ *  - Sizes leave the library in bytes.
+ *  - The library never prints, exits or aborts. It allocates only when a
+ *    handle or cursor is opened: never per mapping, never when a cursor is
+ *    rewound for a refresh. pmaps_set_allocator() lets a program count that.
+ *  - Handles and cursors are not thread-safe; distinct ones may be used from
+ *    distinct threads at once (the allocator hook is global: set it first).
+ */
+#ifndef PMAPS_H
+#define PMAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMAPS_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Allocation                                                          */
+
+/*
+ * Replaces the allocator libpmaps uses (default: malloc/free). Pass NULLs to
+ * restore the default. CTX is passed to both. Set it before opening
+ * anything: memory is freed through the hook current at the time, so
+ * switching hooks while handles or cursors are open is undefined.
+ */
+void pmaps_set_allocator(void *(*alloc_fn)(size_t size, void *ctx),
+                         void (*free_fn)(void *ptr, void *ctx), void *ctx);
+
+/* A human-readable description of a negative errno returned by libpmaps. */
+const char *pmaps_strerror(int err);
+
+/* ------------------------------------------------------------------ */
+/* Process handle                                                      */
+
+struct pmaps_proc;
+
+/*
+ * Opens process PID under PROC_ROOT (NULL means "/proc"): a directory file
+ * descriptor on PROC_ROOT/PID from which every later file is opened with
+ * openat(), so a reused pid is never read by mistake. PID is a decimal pid or
+ * "self" (which means the calling process, resolved to its pid so that the
+ * handle keeps meaning it). PROC_ROOT may be a host's proc mounted inside a
+ * container, or a fixture tree in the same layout.
+ *
+ * Returns 0 and *OUT, or: -ESRCH (no such process), -EINVAL (PID is not a
+ * pid), -ENOENT (PROC_ROOT missing), -EACCES, -ENOMEM. *OUT is NULL on error.
+ */
+int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *pid);
+
+/* Closes the handle. NULL is allowed. Close every cursor first. */
+void pmaps_proc_close(struct pmaps_proc *proc);
+
+/* The pid the handle names (for "self", the resolved pid; 0 if unknown). */
+int pmaps_proc_pid(const struct pmaps_proc *proc);
+
+/* The directory fd on PROC_ROOT/PID, owned by the handle. */
+int pmaps_proc_dirfd(const struct pmaps_proc *proc);
+
+/* ------------------------------------------------------------------ */
+/* Mapping rows                                                        */
+
+/* A pointer and a length. Not NUL-terminated unless said so. */
+struct pmaps_view {
+	const char *ptr;
+	size_t len;
+};
+
+/*
+ * The smaps fields the library knows, in the kernel's print order. Sizes are
+ * stored in bytes (the kernel prints kB = KiB); THP_ELIGIBLE and
+ * PROTECTION_KEY are bare integers the kernel prints without a unit.
+ */
+enum pmaps_field {
+	PMAPS_F_SIZE,
+	PMAPS_F_KERNEL_PAGE_SIZE,
+	PMAPS_F_MMU_PAGE_SIZE,
+	PMAPS_F_RSS,
+	PMAPS_F_PSS,
+	PMAPS_F_PSS_DIRTY,      /* ~6.0 */
+	PMAPS_F_PSS_ANON,       /* smaps_rollup only, ~5.7 */
+	PMAPS_F_PSS_FILE,       /* smaps_rollup only, ~5.7 */
+	PMAPS_F_PSS_SHMEM,      /* smaps_rollup only, ~5.7 */
+	PMAPS_F_SHARED_CLEAN,
+	PMAPS_F_SHARED_DIRTY,
+	PMAPS_F_PRIVATE_CLEAN,
+	PMAPS_F_PRIVATE_DIRTY,
+	PMAPS_F_REFERENCED,
+	PMAPS_F_ANONYMOUS,
+	PMAPS_F_KSM,            /* ~6.6 */
+	PMAPS_F_LAZY_FREE,      /* 4.12 */
+	PMAPS_F_ANON_HUGE_PAGES,
+	PMAPS_F_SHMEM_PMD_MAPPED, /* 4.8 */
+	PMAPS_F_FILE_PMD_MAPPED,  /* ~5.4 */
+	PMAPS_F_SHARED_HUGETLB, /* 4.4 */
+	PMAPS_F_PRIVATE_HUGETLB, /* 4.4 */
+	PMAPS_F_SWAP,
+	PMAPS_F_SWAP_PSS,       /* 4.3 */
+	PMAPS_F_LOCKED,
+	PMAPS_F_THP_ELIGIBLE,   /* ~5.0, a 0/1 flag, not a size */
+	PMAPS_F_PROTECTION_KEY, /* 4.9, only when pkeys are in use, not a size */
+	PMAPS_F_COUNT
+};
+
+/* The kernel's name of a field ("Private_Dirty"), or NULL when out of range. */
+const char *pmaps_field_name(enum pmaps_field f);
+/* The snake_case name used in JSON and CSV ("private_dirty"). */
+const char *pmaps_field_key(enum pmaps_field f);
+/* Looks a field up by kernel name or snake_case key, case-insensitively; -1 if none. */
+int pmaps_field_lookup(const char *name, size_t len);
+/* 1 when the field is a size in bytes, 0 for THP_ELIGIBLE and PROTECTION_KEY. */
+int pmaps_field_is_size(enum pmaps_field f);
+
+/* Permission bits of a mapping (the maps "rwxp"/"rwxs" column). */
+enum {
+	PMAPS_PERM_READ = 1u << 0,
+	PMAPS_PERM_WRITE = 1u << 1,
+	PMAPS_PERM_EXEC = 1u << 2,
+	PMAPS_PERM_SHARED = 1u << 3, /* 's': VM_MAYSHARE; else 'p' */
+};
+
+/* What a mapping is, decided from its name, inode, permissions and VmFlags. */
+enum pmaps_kind {
+	PMAPS_KIND_ANON,       /* private anonymous, nameless */
+	PMAPS_KIND_ANON_NAMED, /* [anon:NAME] (PR_SET_VMA_ANON_NAME, 5.17+) */
+	PMAPS_KIND_HEAP,       /* [heap]: the brk area */
+	PMAPS_KIND_STACK,      /* [stack]: the main thread's stack */
+	PMAPS_KIND_FILE_TEXT,  /* file-backed, executable */
+	PMAPS_KIND_FILE_DATA,  /* file-backed, writable */
+	PMAPS_KIND_FILE_RO,    /* file-backed, read-only, not executable */
+	PMAPS_KIND_SHMEM,      /* memfd, SysV shm, /dev/zero shared, [anon_shmem:], /dev/shm */
+	PMAPS_KIND_HUGETLB,    /* hugetlbfs or MAP_HUGETLB */
+	PMAPS_KIND_VDSO,       /* [vdso] [vvar] [vvar_vclock] [vsyscall] [uprobes] */
+	PMAPS_KIND_GUARD,      /* no access at all (---p): guard pages, reservations */
+	PMAPS_KIND_OTHER,      /* a bracketed name the library does not know */
+	PMAPS_KIND_ROLLUP,     /* the single row of smaps_rollup */
+	PMAPS_KIND_COUNT
+};
+
+/* A short lower-case name for a kind ("file-text"), or NULL when out of range. */
+const char *pmaps_kind_name(enum pmaps_kind k);
+/* Looks a kind up by its name; -1 if none. */
+int pmaps_kind_lookup(const char *name, size_t len);
+
+/* VmFlags codes, in the kernel's bit order as printed by smaps. */
+enum pmaps_vmflag {
+	PMAPS_VM_RD, PMAPS_VM_WR, PMAPS_VM_EX, PMAPS_VM_SH, PMAPS_VM_MR, PMAPS_VM_MW,
+	PMAPS_VM_ME, PMAPS_VM_MS, PMAPS_VM_GD, PMAPS_VM_PF, PMAPS_VM_GU, PMAPS_VM_LO,
+	PMAPS_VM_IO, PMAPS_VM_SR, PMAPS_VM_RR, PMAPS_VM_DC, PMAPS_VM_DE, PMAPS_VM_LF,
+	PMAPS_VM_AC, PMAPS_VM_NR, PMAPS_VM_HT, PMAPS_VM_SF, PMAPS_VM_AR, PMAPS_VM_WF,
+	PMAPS_VM_DD, PMAPS_VM_SD, PMAPS_VM_MM, PMAPS_VM_HG, PMAPS_VM_NH, PMAPS_VM_MG,
+	PMAPS_VM_UM, PMAPS_VM_UW, PMAPS_VM_SS, PMAPS_VM_SL, PMAPS_VM_DP, PMAPS_VM_BT,
+	PMAPS_VM_MT, PMAPS_VM_UI,
+	PMAPS_VM_UNKNOWN, /* set when any code was not one of the above (or "??") */
+	PMAPS_VM_COUNT
+};
+/* The two-letter code of a VmFlags bit ("rd"), or NULL when out of range. */
+const char *pmaps_vmflag_code(enum pmaps_vmflag f);
+
+/* Row flags. */
+enum {
+	PMAPS_ROW_DELETED = 1u << 0,        /* the name ends in " (deleted)" */
+	PMAPS_ROW_PATH_TRUNCATED = 1u << 1, /* the name did not fit: path holds its start */
+	PMAPS_ROW_LINE_TRUNCATED = 1u << 2, /* a field line was longer than the buffer */
+	PMAPS_ROW_UNKNOWN_DROPPED = 1u << 3, /* more unknown fields than PMAPS_MAX_UNKNOWN */
+	PMAPS_ROW_VMFLAGS_TRUNCATED = 1u << 4, /* VmFlags text longer than its buffer */
+	PMAPS_ROW_PATH_ESCAPED = 1u << 5,   /* the name held "\012" escapes, now decoded */
+};
+
+#define PMAPS_MAX_UNKNOWN 16
+
+/* A field line the library does not know, passed through. */
+struct pmaps_unknown {
+	struct pmaps_view name; /* as the kernel printed it, without the colon */
+	uint64_t value;         /* in bytes when IS_KB, else as printed */
+	int is_kb;              /* 1 when the line ended in " kB" */
+	int is_number;          /* 0 when the value was not a number: see TEXT */
+	struct pmaps_view text; /* the value as printed, spaces trimmed */
+};
+
+/*
+ * One mapping (or the one rollup row). Views point into the cursor and stay
+ * valid until the next call on it.
+ */
+struct pmaps_mapping {
+	uint64_t start, end;     /* [start, end) */
+	uint64_t offset;         /* file offset in bytes */
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	unsigned perms;          /* PMAPS_PERM_* */
+	unsigned flags;          /* PMAPS_ROW_* */
+	enum pmaps_kind kind;
+	/*
+	 * The name exactly as the kernel gave it ("\012" decoded back into a
+	 * newline), including any " (deleted)" suffix, or [heap], [anon:NAME],
+	 * ... Empty for nameless mappings. NUL-terminated.
+	 */
+	struct pmaps_view path;
+	uint64_t present;        /* bit (1 << f) set when field f was reported */
+	uint64_t v[PMAPS_F_COUNT]; /* values by enum pmaps_field; 0 when absent */
+	uint64_t vm_flags;       /* bit (1 << enum pmaps_vmflag) */
+	struct pmaps_view vm_flags_text; /* the VmFlags codes as printed, trimmed */
+	unsigned n_unknown;
+	struct pmaps_unknown unknown[PMAPS_MAX_UNKNOWN];
+	unsigned line;           /* line number of the mapping's header, from 1 */
+};
+
+/* ------------------------------------------------------------------ */
+/* Mapping cursor                                                      */
+
+enum pmaps_source {
+	PMAPS_SRC_MAPS,   /* /proc/PID/maps: no sizes, cheapest to read */
+	PMAPS_SRC_SMAPS,  /* /proc/PID/smaps: every field, per mapping */
+	PMAPS_SRC_ROLLUP, /* /proc/PID/smaps_rollup: one row, summed (4.14+) */
+};
+
+struct pmaps_maps;
+
+#define PMAPS_DEFAULT_BUFSIZE (256u * 1024u)
+
+/*
+ * Opens a cursor over PROC's mappings from SOURCE, reading through a buffer
+ * of BUFSIZE bytes (0: PMAPS_DEFAULT_BUFSIZE; at least 4096). The buffer is
+ * allocated here, once. Lines longer than the buffer are reported with
+ * PMAPS_ROW_*_TRUNCATED, never dropped.
+ *
+ * Returns 0 and *OUT, or: -ESRCH (the process has gone), -EACCES (smaps and
+ * smaps_rollup need ptrace-read access: the same user, or CAP_SYS_PTRACE),
+ * -ENOENT (the file does not exist: e.g. smaps_rollup before 4.14),
+ * -ENOMEM, -EINVAL. On any error but those two, *OUT is set all the same so
+ * that pmaps_maps_errmsg() can say more: close it.
+ */
+int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
+                    enum pmaps_source source, size_t bufsize);
+
+/*
+ * Advances to the next mapping. Returns 1 with *ROW set, 0 at the end, or a
+ * negative errno: -EBADMSG (malformed text; message has line and offset),
+ * -ESRCH (the process exited while it was read), -ESTALE (it exec'd while it
+ * was read: the rows so far described the old program), -EIO, -ENOMEM.
+ * After an error the cursor stays in error until rewound.
+ */
+int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row);
+
+/*
+ * Starts the cursor over on a fresh read of the same file, for a refresh.
+ * Allocates nothing. Returns 0 or a negative errno as pmaps_maps_open().
+ */
+int pmaps_maps_rewind(struct pmaps_maps *c);
+
+/* The last error's message, or "" when there was none. Valid until the next call. */
+const char *pmaps_maps_errmsg(const struct pmaps_maps *c);
+
+/* Number of text lines parsed since the cursor was opened or rewound. */
+uint64_t pmaps_maps_lines(const struct pmaps_maps *c);
+
+/* Closes the cursor and its file. NULL is allowed. */
+void pmaps_maps_close(struct pmaps_maps *c);
+
+/* ------------------------------------------------------------------ */
+/* Grouping                                                            */
+
+enum pmaps_group_by {
+	PMAPS_GROUP_PATH, /* one group per name (nameless mappings share one) */
+	PMAPS_GROUP_KIND, /* one group per enum pmaps_kind */
+	PMAPS_GROUP_TOTAL, /* one group for everything */
+};
+
+struct pmaps_group_row {
+	struct pmaps_view key;  /* the path (PATH), kind name (KIND) or "total" */
+	enum pmaps_kind kind;   /* KIND: the kind; PATH: the first mapping's kind */
+	uint32_t kinds;         /* bit (1 << kind) of every member's kind */
+	uint64_t mappings;      /* how many mappings were added to the group */
+	uint64_t vsize;         /* sum of end - start */
+	uint64_t present;       /* OR of the members' present masks */
+	uint64_t v[PMAPS_F_COUNT]; /* sums; THP_ELIGIBLE/PROTECTION_KEY: max */
+};
+
+struct pmaps_group;
+
+/*
+ * Opens an accumulator. Grouping by path stores each distinct path once in
+ * storage that doubles when full (so allocations grow with log2 of the
+ * number of distinct paths, never per mapping); by kind and in total it
+ * allocates only here.
+ */
+int pmaps_group_open(struct pmaps_group **out, enum pmaps_group_by by);
+/* Adds a row. Returns 0 or -ENOMEM. */
+int pmaps_group_add(struct pmaps_group *g, const struct pmaps_mapping *m);
+/* Number of groups so far (by kind: only the kinds seen). */
+size_t pmaps_group_count(const struct pmaps_group *g);
+/* Group I in first-seen order (by kind: enum order), 0 <= I < count. */
+const struct pmaps_group_row *pmaps_group_get(const struct pmaps_group *g, size_t i);
+/* Forgets every group, keeping storage, for a refresh. */
+void pmaps_group_reset(struct pmaps_group *g);
+void pmaps_group_close(struct pmaps_group *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PMAPS_H */

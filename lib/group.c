@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * group.c - sums of mapping rows per path, per kind, or in total.
+ *
+ * By path: an open-addressing hash table of indices into a row array, with
+ * every distinct path stored once in a byte arena. All three double when
+ * full, so a scan of N mappings with D distinct paths allocates O(log D)
+ * times, never per mapping; pmaps_group_reset() keeps the storage, so a
+ * refresh of the same process allocates nothing.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct grow {
+	struct pmaps_group_row row;
+	size_t key_off;    /* into the arena (the arena moves when it grows) */
+	uint64_t hash;
+};
+
+struct pmaps_group {
+	enum pmaps_group_by by;
+	size_t n, cap;     /* rows */
+	struct grow *rows;
+	uint32_t *slots;   /* 0: empty, else row index + 1 */
+	size_t nslots;     /* power of two */
+	char *arena;
+	size_t alen, acap;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	/* FNV-1a: short keys, no adversary, one pass. */
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void *grow_array(void *old, size_t old_bytes, size_t new_bytes)
+{
+	char *p = pmaps__alloc(new_bytes);
+
+	if (!p)
+		return NULL;
+	if (old_bytes)
+		memcpy(p, old, old_bytes);
+	pmaps__free(old);
+	return p;
+}
+
+int pmaps_group_open(struct pmaps_group **out, enum pmaps_group_by by)
+{
+	struct pmaps_group *g;
+
+	*out = NULL;
+	if ((unsigned)by > PMAPS_GROUP_TOTAL)
+		return -EINVAL;
+	g = pmaps__alloc(sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	memset(g, 0, sizeof(*g));
+	g->by = by;
+	g->cap = by == PMAPS_GROUP_PATH ? 64 : by == PMAPS_GROUP_KIND ? PMAPS_KIND_COUNT : 1;
+	g->rows = pmaps__alloc(g->cap * sizeof(*g->rows));
+	if (!g->rows)
+		goto nomem;
+	if (by == PMAPS_GROUP_PATH) {
+		g->nslots = 128;
+		g->slots = pmaps__alloc(g->nslots * sizeof(*g->slots));
+		g->acap = 4096;
+		g->arena = pmaps__alloc(g->acap);
+		if (!g->slots || !g->arena)
+			goto nomem;
+	}
+	pmaps_group_reset(g);
+	*out = g;
+	return 0;
+nomem:
+	pmaps_group_close(g);
+	return -ENOMEM;
+}
+
+void pmaps_group_reset(struct pmaps_group *g)
+{
+	g->n = 0;
+	g->alen = 0;
+	if (g->slots)
+		memset(g->slots, 0, g->nslots * sizeof(*g->slots));
+	if (g->by == PMAPS_GROUP_KIND) {
+		for (size_t k = 0; k < PMAPS_KIND_COUNT; k++) {
+			memset(&g->rows[k], 0, sizeof(g->rows[k]));
+			g->rows[k].row.kind = (enum pmaps_kind)k;
+		}
+	}
+}
+
+void pmaps_group_close(struct pmaps_group *g)
+{
+	if (!g)
+		return;
+	pmaps__free(g->rows);
+	pmaps__free(g->slots);
+	pmaps__free(g->arena);
+	pmaps__free(g);
+}
+
+static void add_to(struct pmaps_group_row *r, const struct pmaps_mapping *m)
+{
+	r->mappings++;
+	r->kinds |= 1u << m->kind;
+	r->vsize += m->end - m->start;
+	r->present |= m->present;
+	for (int f = 0; f < PMAPS_F_COUNT; f++) {
+		if (f == PMAPS_F_THP_ELIGIBLE || f == PMAPS_F_PROTECTION_KEY) {
+			if (m->v[f] > r->v[f])
+				r->v[f] = m->v[f];
+		} else {
+			r->v[f] += m->v[f];
+		}
+	}
+}
+
+static int rehash(struct pmaps_group *g)
+{
+	size_t ns = g->nslots * 2;
+	uint32_t *s = pmaps__alloc(ns * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, ns * sizeof(*s));
+	for (size_t i = 0; i < g->n; i++) {
+		size_t j = g->rows[i].hash & (ns - 1);
+		while (s[j])
+			j = (j + 1) & (ns - 1);
+		s[j] = (uint32_t)(i + 1);
+	}
+	pmaps__free(g->slots);
+	g->slots = s;
+	g->nslots = ns;
+	return 0;
+}
+
+static int add_path(struct pmaps_group *g, const struct pmaps_mapping *m)
+{
+	const char *key = m->path.ptr;
+	size_t len = m->path.len;
+	uint64_t h = hash_bytes(key, len);
+	size_t j = h & (g->nslots - 1);
+	struct grow *r;
+
+	while (g->slots[j]) {
+		r = &g->rows[g->slots[j] - 1];
+		if (r->hash == h && r->row.key.len == len &&
+		    memcmp(g->arena + r->key_off, key, len) == 0) {
+			add_to(&r->row, m);
+			return 0;
+		}
+		j = (j + 1) & (g->nslots - 1);
+	}
+	if (g->n >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if (g->n == g->cap) {
+		struct grow *nr = grow_array(g->rows, g->cap * sizeof(*nr), 2 * g->cap * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		g->rows = nr;
+		g->cap *= 2;
+	}
+	if (g->alen + len + 1 > g->acap) {
+		size_t na = g->acap * 2;
+		char *a;
+		while (g->alen + len + 1 > na)
+			na *= 2;
+		a = grow_array(g->arena, g->alen, na);
+		if (!a)
+			return -ENOMEM;
+		g->arena = a;
+		g->acap = na;
+	}
+	memcpy(g->arena + g->alen, key, len);
+	g->arena[g->alen + len] = '\0';
+	r = &g->rows[g->n];
+	memset(r, 0, sizeof(*r));
+	r->key_off = g->alen;
+	r->hash = h;
+	r->row.key.len = len;
+	r->row.kind = m->kind;
+	g->alen += len + 1;
+	g->slots[j] = (uint32_t)(++g->n);
+	add_to(&r->row, m);
+	if (g->n * 2 > g->nslots)
+		return rehash(g);
+	return 0;
+}
+
+int pmaps_group_add(struct pmaps_group *g, const struct pmaps_mapping *m)
+{
+	switch (g->by) {
+	case PMAPS_GROUP_PATH:
+		return add_path(g, m);
+	case PMAPS_GROUP_KIND:
+		if ((unsigned)m->kind >= PMAPS_KIND_COUNT)
+			return -EINVAL;
+		add_to(&g->rows[m->kind].row, m);
+		return 0;
+	case PMAPS_GROUP_TOTAL:
+		if (g->n == 0) {
+			memset(&g->rows[0], 0, sizeof(g->rows[0]));
+			g->rows[0].row.kind = m->kind;
+			g->n = 1;
+		}
+		add_to(&g->rows[0].row, m);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+size_t pmaps_group_count(const struct pmaps_group *g)
+{
+	if (g->by == PMAPS_GROUP_KIND) {
+		size_t n = 0;
+		for (size_t k = 0; k < PMAPS_KIND_COUNT; k++)
+			n += g->rows[k].row.mappings > 0;
+		return n;
+	}
+	return g->n;
+}
+
+const struct pmaps_group_row *pmaps_group_get(const struct pmaps_group *g, size_t i)
+{
+	struct grow *r = NULL;
+
+	switch (g->by) {
+	case PMAPS_GROUP_PATH:
+		if (i >= g->n)
+			return NULL;
+		r = &g->rows[i];
+		r->row.key.ptr = g->arena + r->key_off;
+		return &r->row;
+	case PMAPS_GROUP_KIND:
+		for (size_t k = 0; k < PMAPS_KIND_COUNT; k++) {
+			if (g->rows[k].row.mappings == 0)
+				continue;
+			if (i-- == 0) {
+				r = &g->rows[k];
+				r->row.key.ptr = pmaps_kind_name((enum pmaps_kind)k);
+				r->row.key.len = strlen(r->row.key.ptr);
+				return &r->row;
+			}
+		}
+		return NULL;
+	case PMAPS_GROUP_TOTAL:
+		if (i >= g->n)
+			return NULL;
+		r = &g->rows[0];
+		r->row.key.ptr = "total";
+		r->row.key.len = 5;
+		return &r->row;
+	}
+	return NULL;
+}

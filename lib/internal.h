@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - what libpmaps' files share and its tests may use, but is not API.
+ */
+#ifndef PMAPS_INTERNAL_H
+#define PMAPS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmaps.h"
+
+#define PMAPS_ERRMSG_SIZE 256
+#define PMAPS_PATH_BUF 8192
+#define PMAPS_VMFLAGS_BUF 256
+#define PMAPS_UNKNOWN_NAME 48
+#define PMAPS_UNKNOWN_TEXT 48
+
+void *pmaps__alloc(size_t size);
+void pmaps__free(void *ptr);
+
+/* Formats into a fixed buffer; never fails, truncates. */
+void pmaps__msg(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct pmaps_proc {
+	int rootfd;           /* the proc root directory */
+	int dirfd;            /* ROOT/PID */
+	int pid;
+	int live;             /* the root is a real procfs, not a fixture tree */
+	char pidname[24];
+};
+
+/*
+ * What identifies the program a pid runs: fields of /proc/PID/stat that exec
+ * changes (start_code, end_code, start_stack, arg_start; ASLR makes them
+ * differ between two execs of one binary). The kernel shows them only with
+ * ptrace-read access; without it they read 0 and exec goes unnoticed.
+ */
+struct pmaps__ident {
+	int ok;               /* stat was read */
+	char state;           /* R S D Z X ... */
+	uint64_t code_start, code_end, stack_start, arg_start;
+};
+
+/* Reads PROC's stat. Returns 0, or a negative errno (-ESRCH when gone). */
+int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id);
+
+/* openat(PROC->dirfd, NAME, O_RDONLY|O_CLOEXEC), mapping "gone" errors to -ESRCH. */
+int pmaps__openat(const struct pmaps_proc *proc, const char *name);
+
+/*
+ * Read hook for fault injection in tests: when set, every read the library
+ * makes calls it instead of read(2). It returns what read(2) would, with
+ * errno set on -1.
+ */
+typedef ssize_t (*pmaps__read_fn)(int fd, void *buf, size_t len);
+extern pmaps__read_fn pmaps__read_hook;
+ssize_t pmaps__read(int fd, void *buf, size_t len);
+
+/*
+ * A cursor over text in memory instead of a file (the fuzz targets and the
+ * parser tests). DATA must outlive the cursor; rewind starts it over.
+ */
+int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source,
+                         const void *data, size_t len, size_t bufsize);
+
+/* Sets M->kind from its name, inode, perms and VmFlags. */
+void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source);
+
+/* Looks up a VmFlags code; -1 when unknown. */
+int pmaps__vmflag_lookup(char a, char b);
+
+#endif

@@ -1,0 +1,778 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maps.c - the streaming reader of /proc/PID/maps, smaps and smaps_rollup.
+ *
+ * Format (fs/proc/task_mmu.c; KERNEL.md sections 1 and 2):
+ *
+ *   START-END PERMS OFFSET MAJ:MIN INODE [spaces NAME]\n      header, one per VMA
+ *   Name:           value kB\n                                  smaps field lines
+ *   THPeligible:    0\n                                         bare integers
+ *   VmFlags: rd wr mr mw me ac \n                               two-letter codes
+ *
+ * Addresses, offset and device are hex without 0x; the inode is decimal; the
+ * name is the rest of the line with newlines escaped as "\012". Values are KiB.
+ * maps has header lines only. smaps_rollup has one header ("[rollup]") and
+ * the summed fields. Kernels add and drop field lines over the years (by
+ * name, never by position), so field lines are matched by name, unknown ones
+ * are passed through, and absent ones are told apart with a bitmask.
+ *
+ * How it stays near the cost of the kernel writing the text: one read() fills
+ * a large buffer; LIM marks the end of its last complete line, so every line
+ * before LIM is parsed in place without searching for its end; the partial
+ * line after LIM is moved to the front before the next read(). Field lines
+ * come in the same order for every VMA, so the parser predicts the next key
+ * and confirms it with one memcmp; only a miss looks the key up by name.
+ * A line longer than the whole buffer is cut at the buffer's end, marked
+ * truncated in its row, and the rest of it skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "parse.h"
+
+#define F_VMFLAGS PMAPS_F_COUNT /* VmFlags shares the key table, not the values */
+#define N_KEYS (PMAPS_F_COUNT + 1)
+#define SLACK 64                /* bytes after the buffer that compares may touch */
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+static const struct key {
+	const char *name;
+	const char *json;
+	unsigned char len;
+	unsigned char is_size;
+} keys[N_KEYS] = {
+	[PMAPS_F_SIZE] = {"Size", "size", 4, 1},
+	[PMAPS_F_KERNEL_PAGE_SIZE] = {"KernelPageSize", "kernel_page_size", 14, 1},
+	[PMAPS_F_MMU_PAGE_SIZE] = {"MMUPageSize", "mmu_page_size", 11, 1},
+	[PMAPS_F_RSS] = {"Rss", "rss", 3, 1},
+	[PMAPS_F_PSS] = {"Pss", "pss", 3, 1},
+	[PMAPS_F_PSS_DIRTY] = {"Pss_Dirty", "pss_dirty", 9, 1},
+	[PMAPS_F_PSS_ANON] = {"Pss_Anon", "pss_anon", 8, 1},
+	[PMAPS_F_PSS_FILE] = {"Pss_File", "pss_file", 8, 1},
+	[PMAPS_F_PSS_SHMEM] = {"Pss_Shmem", "pss_shmem", 9, 1},
+	[PMAPS_F_SHARED_CLEAN] = {"Shared_Clean", "shared_clean", 12, 1},
+	[PMAPS_F_SHARED_DIRTY] = {"Shared_Dirty", "shared_dirty", 12, 1},
+	[PMAPS_F_PRIVATE_CLEAN] = {"Private_Clean", "private_clean", 13, 1},
+	[PMAPS_F_PRIVATE_DIRTY] = {"Private_Dirty", "private_dirty", 13, 1},
+	[PMAPS_F_REFERENCED] = {"Referenced", "referenced", 10, 1},
+	[PMAPS_F_ANONYMOUS] = {"Anonymous", "anonymous", 9, 1},
+	[PMAPS_F_KSM] = {"KSM", "ksm", 3, 1},
+	[PMAPS_F_LAZY_FREE] = {"LazyFree", "lazy_free", 8, 1},
+	[PMAPS_F_ANON_HUGE_PAGES] = {"AnonHugePages", "anon_huge_pages", 13, 1},
+	[PMAPS_F_SHMEM_PMD_MAPPED] = {"ShmemPmdMapped", "shmem_pmd_mapped", 14, 1},
+	[PMAPS_F_FILE_PMD_MAPPED] = {"FilePmdMapped", "file_pmd_mapped", 13, 1},
+	[PMAPS_F_SHARED_HUGETLB] = {"Shared_Hugetlb", "shared_hugetlb", 14, 1},
+	[PMAPS_F_PRIVATE_HUGETLB] = {"Private_Hugetlb", "private_hugetlb", 15, 1},
+	[PMAPS_F_SWAP] = {"Swap", "swap", 4, 1},
+	[PMAPS_F_SWAP_PSS] = {"SwapPss", "swap_pss", 7, 1},
+	[PMAPS_F_LOCKED] = {"Locked", "locked", 6, 1},
+	[PMAPS_F_THP_ELIGIBLE] = {"THPeligible", "thp_eligible", 11, 0},
+	[PMAPS_F_PROTECTION_KEY] = {"ProtectionKey", "protection_key", 13, 0},
+	[F_VMFLAGS] = {"VmFlags", "vm_flags", 7, 0},
+};
+
+const char *pmaps_field_name(enum pmaps_field f)
+{
+	return (unsigned)f < PMAPS_F_COUNT ? keys[f].name : NULL;
+}
+
+const char *pmaps_field_key(enum pmaps_field f)
+{
+	return (unsigned)f < PMAPS_F_COUNT ? keys[f].json : NULL;
+}
+
+int pmaps_field_is_size(enum pmaps_field f)
+{
+	return (unsigned)f < PMAPS_F_COUNT && keys[f].is_size;
+}
+
+int pmaps_field_lookup(const char *name, size_t len)
+{
+	for (int f = 0; f < PMAPS_F_COUNT; f++) {
+		if ((len == keys[f].len && strncasecmp(name, keys[f].name, len) == 0) ||
+		    (len == strlen(keys[f].json) && strncasecmp(name, keys[f].json, len) == 0))
+			return f;
+	}
+	return -1;
+}
+
+/* Exact, case-sensitive match as the kernel prints keys; N_KEYS when unknown. */
+static unsigned key_lookup(const char *name, size_t len)
+{
+	for (unsigned f = 0; f < N_KEYS; f++)
+		if (len == keys[f].len && memcmp(name, keys[f].name, len) == 0)
+			return f;
+	return N_KEYS;
+}
+
+struct pmaps_maps {
+	struct pmaps_proc *proc;
+	enum pmaps_source src;
+	int fd;
+	const char *mem;             /* in-memory source instead of FD */
+	size_t mem_len, mem_off, mem_chunk;
+	char *buf;                   /* CAP bytes + SLACK */
+	size_t cap;
+	size_t pos, lim, end;        /* parse at POS; complete lines end at LIM; data at END */
+	uint64_t base;               /* file offset of buf[0] */
+	uint64_t lines;
+	int eof, done, err, in_record;
+	int trunc_line;              /* the line at POS was cut at the buffer's end */
+	int discard;                 /* skipping the rest of a cut line */
+	unsigned expect;             /* predicted key of the next field line */
+	unsigned prev;               /* key of the previous line (N_KEYS: the header) */
+	unsigned char next_key[N_KEYS + 1]; /* learnt: key that followed key K; [N_KEYS]: first */
+	struct pmaps__ident id0;
+	struct pmaps_mapping row;
+	char path[PMAPS_PATH_BUF];
+	char vmf[PMAPS_VMFLAGS_BUF];
+	char unk_name[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_NAME];
+	char unk_text[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_TEXT];
+	char errmsg[PMAPS_ERRMSG_SIZE];
+};
+
+static const char *src_file(enum pmaps_source s)
+{
+	return s == PMAPS_SRC_MAPS ? "maps" : s == PMAPS_SRC_SMAPS ? "smaps" : "smaps_rollup";
+}
+
+static int fail(struct pmaps_maps *c, int err)
+{
+	c->err = err;
+	if (!c->errmsg[0])
+		pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: %s", src_file(c->src),
+		           pmaps_strerror(err));
+	return err;
+}
+
+static int bad(struct pmaps_maps *c, const char *what)
+{
+	pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: line %llu, byte offset %llu: %s",
+	           src_file(c->src), (unsigned long long)c->lines + 1,
+	           (unsigned long long)(c->base + c->pos), what);
+	return fail(c, -EBADMSG);
+}
+
+static ssize_t src_read(struct pmaps_maps *c, char *dst, size_t len)
+{
+	if (c->mem) {
+		size_t n = c->mem_len - c->mem_off;
+		if (n > len)
+			n = len;
+		if (c->mem_chunk && n > c->mem_chunk)
+			n = c->mem_chunk;
+		memcpy(dst, c->mem + c->mem_off, n);
+		c->mem_off += n;
+		return (ssize_t)n;
+	}
+	return pmaps__read(c->fd, dst, len);
+}
+
+/*
+ * Makes [pos, lim) hold at least one complete line. Returns 1, 0 at the end
+ * of the input, or a negative errno.
+ */
+static int fill(struct pmaps_maps *c)
+{
+	for (;;) {
+		size_t keep, old;
+		ssize_t n;
+		char *nl;
+
+		if (c->pos < c->lim)
+			return 1;
+		if (c->eof)
+			return 0;
+		keep = c->end - c->pos;
+		if (keep && c->pos)
+			memmove(c->buf, c->buf + c->pos, keep);
+		c->base += c->pos;
+		c->pos = c->lim = 0;
+		c->end = keep;
+		if (c->end == c->cap) {
+			/* A line longer than the buffer: cut it here, skip its rest. */
+			c->buf[c->end++] = '\n';
+			c->lim = c->end;
+			c->trunc_line = 1;
+			c->discard = 1;
+			return 1;
+		}
+		old = c->end;
+		n = src_read(c, c->buf + old, c->cap - old);
+		if (n < 0) {
+			int e = errno;
+			if (e == ESRCH || e == ENOENT)
+				return -ESRCH;
+			return -(e ? e : EIO);
+		}
+		if (n == 0) {
+			c->eof = 1;
+			if (c->end == 0)
+				return 0;
+			/* The last line had no newline: give it one. */
+			c->buf[c->end++] = '\n';
+			c->lim = c->end;
+			return 1;
+		}
+		c->end += (size_t)n;
+		if (c->discard) {
+			nl = memchr(c->buf + old, '\n', (size_t)n);
+			if (!nl) {
+				/* Still inside the cut line: drop all of it. */
+				c->base += c->end;
+				c->end = 0;
+				continue;
+			}
+			c->discard = 0;
+			c->pos = (size_t)(nl + 1 - c->buf);
+			c->lim = c->pos;
+			old = c->pos;
+			if (old == c->end)
+				continue;
+		}
+		nl = memrchr(c->buf + old, '\n', c->end - old);
+		if (nl)
+			c->lim = (size_t)(nl + 1 - c->buf);
+	}
+}
+
+static void reset_row(struct pmaps_maps *c)
+{
+	struct pmaps_mapping *m = &c->row;
+
+	m->flags = 0;
+	m->present = 0;
+	memset(m->v, 0, sizeof(m->v));
+	m->vm_flags = 0;
+	m->vm_flags_text.ptr = c->vmf;
+	m->vm_flags_text.len = 0;
+	c->vmf[0] = '\0';
+	m->n_unknown = 0;
+}
+
+static int is_header_start(unsigned char ch)
+{
+	return (unsigned)(ch - '0') < 10 || (unsigned)(ch - 'a') < 6;
+}
+
+/* Copies the name decoding "\012" into '\n' (the only escape the kernel uses). */
+static void copy_name(struct pmaps_maps *c, const char *s, const char *e)
+{
+	struct pmaps_mapping *m = &c->row;
+	size_t n = 0, room = sizeof(c->path) - 1;
+	const char *bs = memchr(s, '\\', (size_t)(e - s));
+
+	if (!bs && (size_t)(e - s) <= room) {
+		n = (size_t)(e - s);
+		memcpy(c->path, s, n);
+	} else {
+		while (s < e && n < room) {
+			if (*s == '\\' && e - s >= 4 && s[1] == '0' && s[2] == '1' && s[3] == '2') {
+				c->path[n++] = '\n';
+				s += 4;
+				m->flags |= PMAPS_ROW_PATH_ESCAPED;
+			} else {
+				c->path[n++] = *s++;
+			}
+		}
+		if (s < e)
+			m->flags |= PMAPS_ROW_PATH_TRUNCATED;
+	}
+	c->path[n] = '\0';
+	m->path.ptr = c->path;
+	m->path.len = n;
+	if (n >= 10 && memcmp(c->path + n - 10, " (deleted)", 10) == 0)
+		m->flags |= PMAPS_ROW_DELETED;
+}
+
+static int parse_header(struct pmaps_maps *c)
+{
+	struct pmaps_mapping *m = &c->row;
+	const char *p = c->buf + c->pos, *e = c->buf + c->lim;
+	const char *nl = memchr(p, '\n', (size_t)(e - p));
+	uint64_t maj, min;
+	unsigned perms = 0;
+
+	reset_row(c);
+	m->line = (unsigned)(c->lines + 1);
+	if (pmaps__parse_hex(&p, nl, &m->start) < 0 || p >= nl || *p++ != '-')
+		return bad(c, "expected START-END in hex");
+	if (pmaps__parse_hex(&p, nl, &m->end) < 0 || p >= nl || *p++ != ' ')
+		return bad(c, "expected START-END in hex");
+	if (m->end < m->start)
+		return bad(c, "mapping ends before it starts");
+	if (nl - p < 5 || (p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
+	    (p[2] != 'x' && p[2] != '-') || (p[3] != 's' && p[3] != 'p') || p[4] != ' ')
+		return bad(c, "expected permissions like rw-p");
+	perms |= p[0] == 'r' ? PMAPS_PERM_READ : 0;
+	perms |= p[1] == 'w' ? PMAPS_PERM_WRITE : 0;
+	perms |= p[2] == 'x' ? PMAPS_PERM_EXEC : 0;
+	perms |= p[3] == 's' ? PMAPS_PERM_SHARED : 0;
+	m->perms = perms;
+	p += 5;
+	if (pmaps__parse_hex(&p, nl, &m->offset) < 0 || p >= nl || *p++ != ' ')
+		return bad(c, "expected the offset in hex");
+	if (pmaps__parse_hex(&p, nl, &maj) < 0 || p >= nl || *p++ != ':' ||
+	    pmaps__parse_hex(&p, nl, &min) < 0 || p >= nl || *p++ != ' ' || maj > UINT32_MAX ||
+	    min > UINT32_MAX)
+		return bad(c, "expected the device as MAJ:MIN in hex");
+	m->dev_major = (uint32_t)maj;
+	m->dev_minor = (uint32_t)min;
+	if (pmaps__parse_dec(&p, nl, &m->inode) < 0 || (p < nl && *p != ' '))
+		return bad(c, "expected the inode in decimal");
+	while (p < nl && *p == ' ')
+		p++;
+	copy_name(c, p, nl);
+	if (c->trunc_line) {
+		m->flags |= PMAPS_ROW_PATH_TRUNCATED;
+		c->trunc_line = 0;
+	}
+	c->pos = (size_t)(nl + 1 - c->buf);
+	c->lines++;
+	c->prev = N_KEYS;
+	c->expect = c->next_key[N_KEYS];
+	return 0;
+}
+
+static void parse_vmflags(struct pmaps_maps *c, const char *p, const char *nl)
+{
+	struct pmaps_mapping *m = &c->row;
+	size_t n = 0;
+
+	while (p < nl && (*p == ' ' || *p == '\t'))
+		p++;
+	while (nl > p && (nl[-1] == ' ' || nl[-1] == '\t'))
+		nl--;
+	if ((size_t)(nl - p) >= sizeof(c->vmf)) {
+		m->flags |= PMAPS_ROW_VMFLAGS_TRUNCATED;
+		n = sizeof(c->vmf) - 1;
+	} else {
+		n = (size_t)(nl - p);
+	}
+	memcpy(c->vmf, p, n);
+	c->vmf[n] = '\0';
+	m->vm_flags_text.len = n;
+	while (p < nl) {
+		const char *t = p;
+		int b;
+		while (p < nl && *p != ' ')
+			p++;
+		b = p - t == 2 ? pmaps__vmflag_lookup(t[0], t[1]) : -1;
+		m->vm_flags |= 1ull << (b >= 0 ? b : PMAPS_VM_UNKNOWN);
+		while (p < nl && *p == ' ')
+			p++;
+	}
+}
+
+static void add_unknown(struct pmaps_maps *c, const char *name, size_t nlen, const char *v,
+                        const char *ve)
+{
+	struct pmaps_mapping *m = &c->row;
+	struct pmaps_unknown *u;
+	unsigned i = m->n_unknown;
+	const char *q = v;
+	uint64_t val = 0;
+	size_t tl;
+
+	if (i >= PMAPS_MAX_UNKNOWN) {
+		m->flags |= PMAPS_ROW_UNKNOWN_DROPPED;
+		return;
+	}
+	u = &m->unknown[i];
+	if (nlen >= PMAPS_UNKNOWN_NAME)
+		nlen = PMAPS_UNKNOWN_NAME - 1;
+	memcpy(c->unk_name[i], name, nlen);
+	c->unk_name[i][nlen] = '\0';
+	u->name.ptr = c->unk_name[i];
+	u->name.len = nlen;
+	tl = (size_t)(ve - v);
+	if (tl >= PMAPS_UNKNOWN_TEXT)
+		tl = PMAPS_UNKNOWN_TEXT - 1;
+	memcpy(c->unk_text[i], v, tl);
+	c->unk_text[i][tl] = '\0';
+	u->text.ptr = c->unk_text[i];
+	u->text.len = tl;
+	u->is_kb = 0;
+	u->is_number = 0;
+	u->value = 0;
+	if (pmaps__parse_dec(&q, ve, &val) > 0) {
+		if (q == ve) {
+			u->is_number = 1;
+			u->value = val;
+		} else if (ve - q == 3 && memcmp(q, " kB", 3) == 0 && val <= UINT64_MAX >> 10) {
+			u->is_number = 1;
+			u->is_kb = 1;
+			u->value = val << 10;
+		}
+	}
+	m->n_unknown = i + 1;
+}
+
+/* The general path: any key, any spacing, unknown keys, VmFlags. */
+static int parse_field_slow(struct pmaps_maps *c)
+{
+	struct pmaps_mapping *m = &c->row;
+	const char *p = c->buf + c->pos;
+	const char *nl = memchr(p, '\n', c->lim - c->pos);
+	const char *colon = memchr(p, ':', (size_t)(nl - p));
+	const char *v, *ve, *q;
+	uint64_t val;
+	unsigned f;
+
+	if (c->trunc_line) {
+		/* A field line longer than the buffer: keep the row, say so. */
+		m->flags |= PMAPS_ROW_LINE_TRUNCATED;
+		c->trunc_line = 0;
+		goto done;
+	}
+	if (nl == p)
+		goto done; /* a blank line carries nothing; the kernel never prints one */
+	if (!colon || colon == p)
+		return bad(c, "expected \"Name: value\" or a mapping header");
+	if (c->expect < N_KEYS && (size_t)(colon - p) == keys[c->expect].len &&
+	    memcmp(p, keys[c->expect].name, keys[c->expect].len) == 0)
+		f = c->expect;
+	else
+		f = key_lookup(p, (size_t)(colon - p));
+	v = colon + 1;
+	ve = nl;
+	while (v < ve && (*v == ' ' || *v == '\t'))
+		v++;
+	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+		ve--;
+	if (f == F_VMFLAGS) {
+		parse_vmflags(c, v, nl);
+	} else if (f == N_KEYS) {
+		add_unknown(c, p, (size_t)(colon - p), v, ve);
+	} else {
+		q = v;
+		if (pmaps__parse_dec(&q, ve, &val) < 0)
+			return bad(c, "expected a decimal value");
+		if (keys[f].is_size) {
+			if (ve - q != 3 || memcmp(q, " kB", 3) != 0)
+				return bad(c, "expected a value in kB");
+			if (val > UINT64_MAX >> 10)
+				return bad(c, "value out of range");
+			val <<= 10;
+		} else if (q != ve) {
+			return bad(c, "expected a bare number");
+		}
+		m->v[f] = val;
+		m->present |= 1ull << f;
+	}
+	if (f < N_KEYS) {
+		/* Learn the kernel's order so the next VMA takes the fast path. */
+		c->next_key[c->prev] = (unsigned char)f;
+		c->prev = f;
+		c->expect = c->next_key[f];
+	}
+done:
+	c->pos = (size_t)(nl + 1 - c->buf);
+	c->lines++;
+	return 0;
+}
+
+/*
+ * One field line. The fast path handles "Key:<spaces>digits kB\n" for the
+ * predicted key. Every byte it compares lies on the current line (a line
+ * ends in '\n', which matches neither a key byte nor ':' nor a digit), so it
+ * needs no search for the line's end.
+ */
+static int parse_field(struct pmaps_maps *c)
+{
+	unsigned f = c->expect;
+	const char *p = c->buf + c->pos;
+
+	if (likely(f < PMAPS_F_COUNT && !c->trunc_line)) {
+		const struct key *k = &keys[f];
+		if (likely(memcmp(p, k->name, k->len) == 0 && p[k->len] == ':')) {
+			const char *q = p + k->len + 1;
+			uint64_t val = 0;
+			int nd = 0;
+
+			while (*q == ' ')
+				q++;
+			while ((unsigned)(*q - '0') < 10 && nd < 19) {
+				val = val * 10 + (unsigned)(*q - '0');
+				q++;
+				nd++;
+			}
+			if (likely(nd > 0)) {
+				if (k->is_size && q[0] == ' ' && q[1] == 'k' && q[2] == 'B' && q[3] == '\n' &&
+				    likely(val <= UINT64_MAX >> 10)) {
+					c->row.v[f] = val << 10;
+					q += 4;
+				} else if (!k->is_size && q[0] == '\n') {
+					c->row.v[f] = val;
+					q += 1;
+				} else {
+					goto slow;
+				}
+				c->row.present |= 1ull << f;
+				c->pos = (size_t)(q - c->buf);
+				c->lines++;
+				c->prev = f;
+				c->expect = c->next_key[f];
+				return 0;
+			}
+		}
+	}
+slow:
+	return parse_field_slow(c);
+}
+
+static void init_order(struct pmaps_maps *c)
+{
+	for (unsigned k = 0; k < N_KEYS; k++)
+		c->next_key[k] = (unsigned char)(k + 1);
+	if (c->src == PMAPS_SRC_ROLLUP) {
+		c->next_key[N_KEYS] = PMAPS_F_RSS;
+	} else {
+		/* smaps has no Pss_Anon/File/Shmem; the parser learns any other gap. */
+		c->next_key[N_KEYS] = PMAPS_F_SIZE;
+		c->next_key[PMAPS_F_PSS_DIRTY] = PMAPS_F_SHARED_CLEAN;
+		c->next_key[PMAPS_F_THP_ELIGIBLE] = F_VMFLAGS;
+	}
+	c->expect = c->next_key[N_KEYS];
+	c->prev = N_KEYS;
+}
+
+static void start_scan(struct pmaps_maps *c)
+{
+	c->pos = c->lim = c->end = 0;
+	c->base = 0;
+	c->lines = 0;
+	c->eof = c->done = c->err = c->in_record = 0;
+	c->trunc_line = c->discard = 0;
+	c->errmsg[0] = '\0';
+	c->mem_off = 0;
+}
+
+static int open_file(struct pmaps_maps *c)
+{
+	int fd;
+
+	start_scan(c);
+	/* Before the file: a process that execs later must differ from this. */
+	if (c->src != PMAPS_SRC_ROLLUP && c->proc->live)
+		(void)pmaps__proc_ident(c->proc, &c->id0);
+	fd = pmaps__openat(c->proc, src_file(c->src));
+	if (fd < 0) {
+		if (fd == -EACCES || fd == -EPERM)
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "%s: permission denied: needs ptrace-read access to the process "
+			           "(its own user, or root with CAP_SYS_PTRACE; a security module "
+			           "such as Yama can refuse even that)",
+			           src_file(c->src));
+		else if (fd == -ENOENT && c->src == PMAPS_SRC_ROLLUP)
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "smaps_rollup: not provided by this kernel (needs Linux 4.14)");
+		return fail(c, fd);
+	}
+	c->fd = fd;
+	return 0;
+}
+
+static struct pmaps_maps *alloc_cursor(enum pmaps_source source, size_t bufsize)
+{
+	struct pmaps_maps *c;
+
+	if (bufsize == 0)
+		bufsize = PMAPS_DEFAULT_BUFSIZE;
+	if (bufsize < 4096)
+		bufsize = 4096;
+	c = pmaps__alloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	memset(c, 0, offsetof(struct pmaps_maps, row));
+	c->buf = pmaps__alloc(bufsize + SLACK);
+	if (!c->buf) {
+		pmaps__free(c);
+		return NULL;
+	}
+	memset(c->buf + bufsize, 0, SLACK);
+	c->cap = bufsize;
+	c->src = source;
+	c->fd = -1;
+	c->row.n_unknown = 0;
+	c->errmsg[0] = '\0';
+	init_order(c);
+	return c;
+}
+
+int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc, enum pmaps_source source,
+                    size_t bufsize)
+{
+	struct pmaps_maps *c;
+	int err;
+
+	*out = NULL;
+	if ((unsigned)source > PMAPS_SRC_ROLLUP || !proc)
+		return -EINVAL;
+	c = alloc_cursor(source, bufsize);
+	if (!c)
+		return -ENOMEM;
+	c->proc = proc;
+	err = open_file(c);
+	*out = c; /* even on error, so that the caller can read the message */
+	return err;
+}
+
+int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source, const void *data,
+                         size_t len, size_t bufsize)
+{
+	struct pmaps_maps *c;
+
+	*out = NULL;
+	if ((unsigned)source > PMAPS_SRC_ROLLUP)
+		return -EINVAL;
+	c = alloc_cursor(source, bufsize);
+	if (!c)
+		return -ENOMEM;
+	c->mem = data;
+	c->mem_len = len;
+	start_scan(c);
+	*out = c;
+	return 0;
+}
+
+/* Test knob: hand the in-memory text over in pieces of at most N bytes. */
+void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n);
+void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n)
+{
+	c->mem_chunk = n;
+}
+
+int pmaps_maps_rewind(struct pmaps_maps *c)
+{
+	if (c->mem) {
+		start_scan(c);
+		return 0;
+	}
+	if (c->fd >= 0) {
+		close(c->fd);
+		c->fd = -1;
+	}
+	return open_file(c);
+}
+
+void pmaps_maps_close(struct pmaps_maps *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	pmaps__free(c->buf);
+	pmaps__free(c);
+}
+
+const char *pmaps_maps_errmsg(const struct pmaps_maps *c)
+{
+	return c->errmsg;
+}
+
+uint64_t pmaps_maps_lines(const struct pmaps_maps *c)
+{
+	return c->lines;
+}
+
+/*
+ * At the end of the text: did the process exit or exec while it was read?
+ * A zombie's smaps reads as empty and an exec'd process's old fd reads as
+ * ended, so an early end looks like a short, valid list unless checked.
+ */
+static int end_check(struct pmaps_maps *c)
+{
+	struct pmaps__ident id;
+	int r;
+
+	if (c->mem || c->src == PMAPS_SRC_ROLLUP || !c->proc->live)
+		return 0;
+	r = pmaps__proc_ident(c->proc, &id);
+	if (r == -ESRCH || (r == 0 && (id.state == 'Z' || id.state == 'X'))) {
+		pmaps__msg(c->errmsg, sizeof(c->errmsg),
+		           "%s: process %d exited while it was read", src_file(c->src),
+		           c->proc->pid);
+		return fail(c, -ESRCH);
+	}
+	if (r == 0 && c->id0.ok && c->id0.code_start &&
+	    (id.code_start != c->id0.code_start || id.code_end != c->id0.code_end ||
+	     id.stack_start != c->id0.stack_start || id.arg_start != c->id0.arg_start)) {
+		pmaps__msg(c->errmsg, sizeof(c->errmsg),
+		           "%s: process %d exec'd while it was read; the rows described the old "
+		           "program",
+		           src_file(c->src), c->proc->pid);
+		return fail(c, -ESTALE);
+	}
+	return 0;
+}
+
+static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
+{
+	c->in_record = 0;
+	pmaps__classify(&c->row, c->src);
+	return &c->row;
+}
+
+int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
+{
+	int r;
+
+	if (c->err)
+		return c->err;
+	if (c->done)
+		return 0;
+	for (;;) {
+		r = fill(c);
+		if (unlikely(r <= 0)) {
+			if (r < 0) {
+				if (r == -ESRCH)
+					pmaps__msg(c->errmsg, sizeof(c->errmsg),
+					           "%s: process %d exited while it was read", src_file(c->src),
+					           c->proc ? c->proc->pid : 0);
+				return fail(c, r);
+			}
+			if (c->in_record) {
+				*row = finish_row(c);
+				return 1;
+			}
+			r = end_check(c);
+			if (r < 0)
+				return r;
+			c->done = 1;
+			return 0;
+		}
+		if (is_header_start((unsigned char)c->buf[c->pos])) {
+			if (c->in_record) {
+				*row = finish_row(c);
+				return 1;
+			}
+			r = parse_header(c);
+			if (r < 0)
+				return r;
+			if (c->src == PMAPS_SRC_MAPS) {
+				*row = finish_row(c);
+				return 1;
+			}
+			c->in_record = 1;
+			continue;
+		}
+		if (unlikely(!c->in_record)) {
+			if (c->buf[c->pos] == '\n') {
+				/* A blank line carries nothing; the kernel never prints one. */
+				c->pos++;
+				c->lines++;
+				continue;
+			}
+			return bad(c, "a field line before any mapping header");
+		}
+		r = parse_field(c);
+		if (r < 0)
+			return r;
+	}
+}

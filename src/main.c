@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - the pmaps tool: subcommand dispatch, global help and version.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+static const char usage[] =
+	"Usage: pmaps COMMAND [OPTIONS] [ARGS]\n"
+	"\n"
+	"Where is a Linux process's memory, really?\n"
+	"\n"
+	"Commands:\n"
+	"  maps PID     every mapping with every smaps field; --group path|kind, --total\n"
+	"  demo         start a built-in workload and show where its memory is\n"
+	"  help [CMD]   show help for pmaps or for a command\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help     show this help\n"
+	"  -V, --version  show the version\n"
+	"\n"
+	"Run 'pmaps COMMAND --help' for a command's options. See pmaps(1).\n";
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+	char *help[3] = {NULL, "--help", NULL};
+
+	if (!cmd) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+		puts("pmaps " PMAPS_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "help") == 0) {
+		help[0] = argc > 2 ? argv[2] : NULL;
+		if (!help[0]) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		argv = help;
+		argc = 2;
+		cmd = help[0];
+	} else {
+		argv++;
+		argc--;
+	}
+	if (strcmp(cmd, "maps") == 0)
+		return cmd_maps(argc, argv);
+	if (strcmp(cmd, "demo") == 0)
+		return cmd_demo(argc, argv);
+	die_msg("unknown command '%s' (see pmaps --help)", cmd);
+	return EXIT_USAGE;
+}

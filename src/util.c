@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.c - the tool's output writer, number formatting, column names and messages.
+ *
+ * The writer formats numbers by hand into a 64 KiB buffer: printf would cost
+ * more than parsing the smaps text did, on a 60k-mapping process.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+void out_init(struct out *o, int fd)
+{
+	o->fd = fd;
+	o->err = 0;
+	o->len = 0;
+}
+
+void out_flush(struct out *o)
+{
+	size_t off = 0;
+
+	while (off < o->len && !o->err) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			o->err = errno;
+			break;
+		}
+		off += (size_t)n;
+	}
+	o->len = 0;
+}
+
+void out_mem(struct out *o, const char *s, size_t n)
+{
+	while (n > 0) {
+		size_t room = sizeof(o->buf) - o->len;
+		if (room == 0) {
+			out_flush(o);
+			room = sizeof(o->buf);
+		}
+		if (room > n)
+			room = n;
+		memcpy(o->buf + o->len, s, room);
+		o->len += room;
+		s += room;
+		n -= room;
+	}
+}
+
+void out_str(struct out *o, const char *s)
+{
+	out_mem(o, s, strlen(s));
+}
+
+void out_ch(struct out *o, char c)
+{
+	if (o->len == sizeof(o->buf))
+		out_flush(o);
+	o->buf[o->len++] = c;
+}
+
+void out_pad(struct out *o, size_t n)
+{
+	static const char sp[] = "                                ";
+
+	while (n > 0) {
+		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+		out_mem(o, sp, k);
+		n -= k;
+	}
+}
+
+size_t fmt_u64(char *dst, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		dst[i] = tmp[n - 1 - i];
+	dst[n] = '\0';
+	return n;
+}
+
+void out_u64(struct out *o, uint64_t v)
+{
+	char b[24];
+	out_mem(o, b, fmt_u64(b, v));
+}
+
+void out_hex(struct out *o, uint64_t v, int min_digits)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n < min_digits && n < 16)
+		tmp[n++] = '0';
+	while (n > 0)
+		out_ch(o, tmp[--n]);
+}
+
+void out_rjust(struct out *o, const char *s, size_t len, size_t width)
+{
+	if (len < width)
+		out_pad(o, width - len);
+	out_mem(o, s, len);
+}
+
+void out_ljust(struct out *o, const char *s, size_t len, size_t width)
+{
+	out_mem(o, s, len);
+	if (len < width)
+		out_pad(o, width - len);
+}
+
+size_t fmt_human(char *dst, uint64_t b)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t div = 1024;
+	int u = 0;
+	size_t n;
+
+	if (b < 1024) {
+		n = fmt_u64(dst, b);
+		if (b) {
+			dst[n++] = 'B';
+			dst[n] = '\0';
+		}
+		return n;
+	}
+	while (u < 5 && b / div >= 1024) {
+		div <<= 10;
+		u++;
+	}
+	if (b % div == 0 || b / div >= 10) {
+		/* Whole units, rounded to nearest. */
+		n = fmt_u64(dst, (b + div / 2) / div);
+	} else {
+		/* One decimal, rounded to nearest: 1.5M. */
+		uint64_t t = (b / (div >> 10) * 10 + 512) >> 10;
+		if (t >= 100) {
+			n = fmt_u64(dst, t / 10);
+		} else {
+			n = fmt_u64(dst, t / 10);
+			dst[n++] = '.';
+			dst[n++] = (char)('0' + t % 10);
+		}
+	}
+	dst[n++] = units[u];
+	dst[n] = '\0';
+	return n;
+}
+
+void out_json_str(struct out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t run = 0;
+
+	out_ch(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			run++;
+			continue;
+		}
+		out_mem(o, s + i - run, run);
+		run = 0;
+		out_ch(o, '\\');
+		switch (c) {
+		case '"': out_ch(o, '"'); break;
+		case '\\': out_ch(o, '\\'); break;
+		case '\n': out_ch(o, 'n'); break;
+		case '\t': out_ch(o, 't'); break;
+		case '\r': out_ch(o, 'r'); break;
+		default:
+			out_str(o, "u00");
+			out_ch(o, hex[c >> 4]);
+			out_ch(o, hex[c & 15]);
+		}
+	}
+	out_mem(o, s + n - run, run);
+	out_ch(o, '"');
+}
+
+void out_csv_str(struct out *o, const char *s, size_t n)
+{
+	int quote = 0;
+
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+	if (!quote) {
+		out_mem(o, s, n);
+		return;
+	}
+	out_ch(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			out_ch(o, '"');
+		out_ch(o, s[i]);
+	}
+	out_ch(o, '"');
+}
+
+void out_table_str(struct out *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != 0x7f) {
+			run++;
+			continue;
+		}
+		out_mem(o, s + i - run, run);
+		run = 0;
+		out_ch(o, '\\');
+		if (c == '\n') {
+			out_ch(o, 'n');
+		} else if (c == '\t') {
+			out_ch(o, 't');
+		} else {
+			out_ch(o, 'x');
+			out_ch(o, hex[c >> 4]);
+			out_ch(o, hex[c & 15]);
+		}
+	}
+	out_mem(o, s + n - run, run);
+}
+
+void die_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("pmaps: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void note_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pmaps: note: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const char *const col_names[COL_COUNT - PMAPS_F_COUNT] = {
+	"address", "start", "end", "perms", "offset", "dev", "inode", "kind",
+	"shared", "mappings", "vsize", "vm_flags", "path",
+};
+
+const char *col_name(int col)
+{
+	if (col >= 0 && col < PMAPS_F_COUNT)
+		return pmaps_field_key((enum pmaps_field)col);
+	if (col >= PMAPS_F_COUNT && col < COL_COUNT)
+		return col_names[col - PMAPS_F_COUNT];
+	return NULL;
+}
+
+static int col_lookup(const char *s, size_t n)
+{
+	int f = pmaps_field_lookup(s, n);
+
+	if (f >= 0)
+		return f;
+	for (int c = PMAPS_F_COUNT; c < COL_COUNT; c++)
+		if (strlen(col_names[c - PMAPS_F_COUNT]) == n &&
+		    strncasecmp(col_names[c - PMAPS_F_COUNT], s, n) == 0)
+			return c;
+	if (n == 7 && strncasecmp(s, "vmflags", 7) == 0)
+		return COL_VMFLAGS;
+	return -1;
+}
+
+int parse_columns(const char *spec, int *cols, int max, int grouped)
+{
+	int n = 0;
+
+	if (strcmp(spec, "all") == 0) {
+		static const int lead[] = {COL_ADDRESS, COL_PERMS, COL_OFFSET, COL_DEV, COL_INODE, COL_KIND};
+		if (grouped) {
+			cols[n++] = COL_KIND;
+			cols[n++] = COL_MAPPINGS;
+			cols[n++] = COL_VSIZE;
+		} else {
+			for (size_t i = 0; i < sizeof(lead) / sizeof(lead[0]); i++)
+				cols[n++] = lead[i];
+		}
+		for (int f = 0; f < PMAPS_F_COUNT; f++)
+			cols[n++] = f;
+		if (!grouped)
+			cols[n++] = COL_VMFLAGS;
+		cols[n++] = COL_PATH;
+		return n;
+	}
+	while (*spec) {
+		const char *e = strchr(spec, ',');
+		size_t len = e ? (size_t)(e - spec) : strlen(spec);
+		int c = col_lookup(spec, len);
+		if (c < 0) {
+			die_msg("--fields: unknown field '%.*s' (see pmaps maps --help)", (int)len, spec);
+			return -1;
+		}
+		if (grouped && (c == COL_ADDRESS || c == COL_START || c == COL_END || c == COL_PERMS ||
+		                c == COL_OFFSET || c == COL_DEV || c == COL_INODE || c == COL_VMFLAGS)) {
+			die_msg("--fields: '%.*s' is per mapping and cannot be shown with --group or --total",
+			        (int)len, spec);
+			return -1;
+		}
+		if (n >= max) {
+			die_msg("--fields: too many fields");
+			return -1;
+		}
+		cols[n++] = c;
+		spec += len;
+		if (*spec == ',')
+			spec++;
+	}
+	if (n == 0) {
+		die_msg("--fields: no field named");
+		return -1;
+	}
+	return n;
+}
