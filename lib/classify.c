@@ -56,11 +56,20 @@ const char *pmaps_vmflag_code(enum pmaps_vmflag f)
 
 int pmaps__vmflag_lookup(char a, char b)
 {
-	/* 38 codes, looked up once per code per VMA: a linear scan of 2-byte keys. */
-	for (int i = 0; i < PMAPS_VM_UNKNOWN; i++)
-		if (vm_codes[i][0] == a && vm_codes[i][1] == b)
-			return i;
-	return -1;
+	/* Once per code per VMA: a switch the compiler turns into a jump table. */
+	switch ((unsigned char)a << 8 | (unsigned char)b) {
+#define C(x, y, f) case ((unsigned char)(x) << 8 | (unsigned char)(y)): return PMAPS_VM_##f;
+	C('r','d',RD) C('w','r',WR) C('e','x',EX) C('s','h',SH) C('m','r',MR) C('m','w',MW)
+	C('m','e',ME) C('m','s',MS) C('g','d',GD) C('p','f',PF) C('g','u',GU) C('l','o',LO)
+	C('i','o',IO) C('s','r',SR) C('r','r',RR) C('d','c',DC) C('d','e',DE) C('l','f',LF)
+	C('a','c',AC) C('n','r',NR) C('h','t',HT) C('s','f',SF) C('a','r',AR) C('w','f',WF)
+	C('d','d',DD) C('s','d',SD) C('m','m',MM) C('h','g',HG) C('n','h',NH) C('m','g',MG)
+	C('u','m',UM) C('u','w',UW) C('s','s',SS) C('s','l',SL) C('d','p',DP) C('b','t',BT)
+	C('m','t',MT) C('u','i',UI)
+#undef C
+	default:
+		return -1;
+	}
 }
 
 static int starts(const struct pmaps_view *v, const char *s)

@@ -110,6 +110,116 @@ static unsigned key_lookup(const char *name, size_t len)
 	return N_KEYS;
 }
 
+/*
+ * The kernel prints "Name:" padded with spaces to 16 columns, then the value
+ * right-aligned in 8 columns, then " kB\n" (or "\n" for bare numbers): a
+ * 28-byte line for any value below 10^8 KiB. (Private_Hugetlb is "Name: "
+ * in 17 columns and the value in 7: the same bytes.) The fast path compares
+ * the first 16 bytes as two words and converts the value's 8 bytes at once
+ * (SWAR); anything else takes the general path.
+ */
+struct pat {
+	uint64_t w0, w1;     /* the padded "Name:" as two little-endian words */
+	uint32_t tail_mask, tail; /* " kB\n" or "\n" after the value */
+	unsigned char ok, len, shift; /* usable; bytes in the whole line; 10 for kB */
+};
+
+#define HI 0x8080808080808080ull
+#define LO7 0x7f7f7f7f7f7f7f7full
+
+/*
+ * 8 bytes "   12345" (spaces, then at least one digit, nothing else) to
+ * 12345. Byte 0 is the first character and the most significant digit.
+ */
+static inline int swar8(uint64_t x, uint64_t *out)
+{
+	uint64_t t = x ^ 0x2020202020202020ull;
+	uint64_t sp = ~(((t & LO7) + LO7) | t) & HI;            /* bytes == ' ' */
+	uint64_t u = x ^ 0x3030303030303030ull;
+	uint64_t dg = ~(((u & LO7) + 0x7676767676767676ull) | u) & HI; /* '0'..'9' */
+
+	if ((sp | dg) != HI || dg == 0 || dg != (HI & (0 - (dg & (0 - dg)))))
+		return 0;
+	x &= 0x0f0f0f0f0f0f0f0full;
+	x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffull;
+	x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffull;
+	x = (x * 10000 + (x >> 32)) & 0xffffffffull;
+	*out = x;
+	return 1;
+}
+
+/* HI bits of the bytes of W that are '0'..'9' or 'a'..'f'. */
+static inline uint64_t hex_bytes(uint64_t w)
+{
+	uint64_t u = w ^ 0x3030303030303030ull, t = w ^ 0x6060606060606060ull;
+	uint64_t dg = ~(((u & LO7) + 0x7676767676767676ull) | u);
+	uint64_t ge1 = (t & LO7) + LO7, ge7 = (t & LO7) + 0x7979797979797979ull;
+	return (dg | (ge1 & ~ge7 & ~t)) & HI;
+}
+
+/* 8 nibble bytes, the first most significant, to their value. */
+static inline uint64_t pack_nibbles(uint64_t x)
+{
+	x = ((x << 4) | (x >> 8)) & 0x00ff00ff00ff00ffull;
+	x = ((x << 8) | (x >> 16)) & 0x0000ffff0000ffffull;
+	return ((x << 16) | (x >> 32)) & 0xffffffffull;
+}
+
+/*
+ * A lower-case hex number of 1 to 15 digits at P (16 bytes readable), eight
+ * digits at a time. Returns its length, or 0 to leave it to the byte loop
+ * (no digit, 16 or more digits, upper case).
+ */
+static inline unsigned hex_fast(const char *p, uint64_t *out)
+{
+	uint64_t w0, w1, m0, m1, v0, v1;
+	unsigned len;
+
+	memcpy(&w0, p, 8);
+	memcpy(&w1, p + 8, 8);
+	m0 = ~hex_bytes(w0) & HI;
+	m1 = ~hex_bytes(w1) & HI;
+	if (m0)
+		len = (unsigned)__builtin_ctzll(m0) / 8;
+	else if (m1)
+		len = 8 + (unsigned)__builtin_ctzll(m1) / 8;
+	else
+		return 0;
+	if (len == 0)
+		return 0;
+	v0 = (w0 & 0x0f0f0f0f0f0f0f0full) + 9 * ((w0 >> 6) & 0x0101010101010101ull);
+	if (len <= 8) {
+		*out = pack_nibbles(v0 << (8 * (8 - len)));
+		return len;
+	}
+	v1 = (w1 & 0x0f0f0f0f0f0f0f0full) + 9 * ((w1 >> 6) & 0x0101010101010101ull);
+	*out = pack_nibbles(v0) << (4 * (len - 8)) | pack_nibbles(v1 << (8 * (16 - len)));
+	return len;
+}
+
+static void init_pats(struct pat *pat)
+{
+	for (unsigned k = 0; k < N_KEYS; k++) {
+		char pad[16];
+		size_t n = keys[k].len;
+		struct pat *p = &pat[k];
+
+		memset(p, 0, sizeof(*p));
+		if (n + 1 > sizeof(pad) || k == F_VMFLAGS)
+			continue;
+		memset(pad, ' ', sizeof(pad));
+		memcpy(pad, keys[k].name, n);
+		pad[n] = ':';
+		memcpy(&p->w0, pad, 8);
+		memcpy(&p->w1, pad + 8, 8);
+		p->len = (unsigned char)(16 + 8 + (keys[k].is_size ? 4 : 1));
+		p->tail_mask = keys[k].is_size ? 0xffffffffu : 0xffu;
+		p->tail = keys[k].is_size ? 0x0a426b20u /* " kB\n" */ : '\n';
+		p->shift = keys[k].is_size ? 10 : 0;
+		p->ok = 1;
+	}
+}
+
 struct pmaps_maps {
 	struct pmaps_proc *proc;
 	enum pmaps_source src;
@@ -127,6 +237,16 @@ struct pmaps_maps {
 	unsigned expect;             /* predicted key of the next field line */
 	unsigned prev;               /* key of the previous line (N_KEYS: the header) */
 	unsigned char next_key[N_KEYS + 1]; /* learnt: key that followed key K; [N_KEYS]: first */
+	struct pat pat[N_KEYS];      /* the fixed-width form of each key's line */
+	/*
+	 * The expected sequence of keys after a header, rebuilt from next_key
+	 * when learning changes it: with the order in an array, the fast loop's
+	 * loads do not wait on each other.
+	 */
+	unsigned char sched[N_KEYS], sched_pos[N_KEYS + 1];
+	uint64_t sched_mask[N_KEYS + 1]; /* [i]: keys of sched[0..i) */
+	unsigned sched_n;
+	int sched_dirty;
 	struct pmaps__ident id0;
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
@@ -135,6 +255,8 @@ struct pmaps_maps {
 	char unk_text[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_TEXT];
 	char errmsg[PMAPS_ERRMSG_SIZE];
 };
+
+static void build_schedule(struct pmaps_maps *c);
 
 static const char *src_file(enum pmaps_source s)
 {
@@ -264,11 +386,11 @@ static int is_header_start(unsigned char ch)
 static void copy_name(struct pmaps_maps *c, const char *s, const char *e)
 {
 	struct pmaps_mapping *m = &c->row;
-	size_t n = 0, room = sizeof(c->path) - 1;
-	const char *bs = memchr(s, '\\', (size_t)(e - s));
+	size_t n = 0, room = sizeof(c->path) - 1, len = e > s ? (size_t)(e - s) : 0;
+	const char *bs = memchr(s, '\\', len);
 
-	if (!bs && (size_t)(e - s) <= room) {
-		n = (size_t)(e - s);
+	if (!bs && len <= room) {
+		n = len;
 		memcpy(c->path, s, n);
 	} else {
 		while (s < e && n < room) {
@@ -296,14 +418,21 @@ static int parse_header(struct pmaps_maps *c)
 	const char *p = c->buf + c->pos, *e = c->buf + c->lim;
 	const char *nl = memchr(p, '\n', (size_t)(e - p));
 	uint64_t maj, min;
-	unsigned perms = 0;
+	unsigned perms = 0, n, n2;
 
 	reset_row(c);
 	m->line = (unsigned)(c->lines + 1);
-	if (pmaps__parse_hex(&p, nl, &m->start) < 0 || p >= nl || *p++ != '-')
-		return bad(c, "expected START-END in hex");
-	if (pmaps__parse_hex(&p, nl, &m->end) < 0 || p >= nl || *p++ != ' ')
-		return bad(c, "expected START-END in hex");
+	/* The usual "start-end " in two SWAR steps; anything else byte by byte. */
+	n = hex_fast(p, &m->start);
+	if (n && p + n < nl && p[n] == '-' && (n2 = hex_fast(p + n + 1, &m->end)) != 0 &&
+	    p + n + 1 + n2 < nl && p[n + 1 + n2] == ' ') {
+		p += n + 1 + n2 + 1;
+	} else {
+		if (pmaps__parse_hex(&p, nl, &m->start) < 0 || p >= nl || *p++ != '-')
+			return bad(c, "expected START-END in hex");
+		if (pmaps__parse_hex(&p, nl, &m->end) < 0 || p >= nl || *p++ != ' ')
+			return bad(c, "expected START-END in hex");
+	}
 	if (m->end < m->start)
 		return bad(c, "mapping ends before it starts");
 	if (nl - p < 5 || (p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
@@ -315,7 +444,10 @@ static int parse_header(struct pmaps_maps *c)
 	perms |= p[3] == 's' ? PMAPS_PERM_SHARED : 0;
 	m->perms = perms;
 	p += 5;
-	if (pmaps__parse_hex(&p, nl, &m->offset) < 0 || p >= nl || *p++ != ' ')
+	n = hex_fast(p, &m->offset);
+	if (n && p + n < nl && p[n] == ' ')
+		p += n + 1;
+	else if (pmaps__parse_hex(&p, nl, &m->offset) < 0 || p >= nl || *p++ != ' ')
 		return bad(c, "expected the offset in hex");
 	if (pmaps__parse_hex(&p, nl, &maj) < 0 || p >= nl || *p++ != ':' ||
 	    pmaps__parse_hex(&p, nl, &min) < 0 || p >= nl || *p++ != ' ' || maj > UINT32_MAX ||
@@ -336,6 +468,8 @@ static int parse_header(struct pmaps_maps *c)
 	c->lines++;
 	c->prev = N_KEYS;
 	c->expect = c->next_key[N_KEYS];
+	if (unlikely(c->sched_dirty))
+		build_schedule(c);
 	return 0;
 }
 
@@ -360,10 +494,17 @@ static void parse_vmflags(struct pmaps_maps *c, const char *p, const char *nl)
 	while (p < nl) {
 		const char *t = p;
 		int b;
+		/* Codes are two letters and a space: take them three bytes at a time. */
+		if (nl - p >= 2 && (nl - p == 2 || p[2] == ' ')) {
+			b = pmaps__vmflag_lookup(p[0], p[1]);
+			m->vm_flags |= 1ull << (b >= 0 ? b : PMAPS_VM_UNKNOWN);
+			p += nl - p == 2 ? 2 : 3;
+			continue;
+		}
 		while (p < nl && *p != ' ')
 			p++;
-		b = p - t == 2 ? pmaps__vmflag_lookup(t[0], t[1]) : -1;
-		m->vm_flags |= 1ull << (b >= 0 ? b : PMAPS_VM_UNKNOWN);
+		m->vm_flags |= 1ull << PMAPS_VM_UNKNOWN; /* not a two-letter code */
+		(void)t;
 		while (p < nl && *p == ' ')
 			p++;
 	}
@@ -411,6 +552,45 @@ static void add_unknown(struct pmaps_maps *c, const char *name, size_t nlen, con
 		}
 	}
 	m->n_unknown = i + 1;
+}
+
+/*
+ * "VmFlags: rd wr mr mw me ac \n" as the kernel prints it: two-letter codes,
+ * each followed by one space. Returns 0 to leave anything else to the
+ * general path.
+ */
+static int vmflags_fast(struct pmaps_maps *c)
+{
+	struct pmaps_mapping *m = &c->row;
+	const char *p = c->buf + c->pos, *q = p + 9, *t;
+	uint64_t flags = 0;
+	size_t n;
+
+	if (memcmp(p, "VmFlags: ", 9) != 0 || c->trunc_line)
+		return 0;
+	while (*q != '\n') {
+		int b;
+		if (q[0] == ' ' || q[1] == ' ' || q[1] == '\n' || q[2] != ' ')
+			return 0;
+		b = pmaps__vmflag_lookup(q[0], q[1]);
+		flags |= 1ull << (b >= 0 ? b : PMAPS_VM_UNKNOWN);
+		q += 3;
+	}
+	t = q;
+	while (t > p + 9 && t[-1] == ' ')
+		t--;
+	n = (size_t)(t - (p + 9));
+	if (n >= sizeof(c->vmf))
+		return 0;
+	memcpy(c->vmf, p + 9, n);
+	c->vmf[n] = '\0';
+	m->vm_flags = flags;
+	m->vm_flags_text.len = n;
+	c->pos = (size_t)(q + 1 - c->buf);
+	c->lines++;
+	c->prev = F_VMFLAGS;
+	c->expect = c->next_key[F_VMFLAGS];
+	return 1;
 }
 
 /* The general path: any key, any spacing, unknown keys, VmFlags. */
@@ -467,7 +647,10 @@ static int parse_field_slow(struct pmaps_maps *c)
 	}
 	if (f < N_KEYS) {
 		/* Learn the kernel's order so the next VMA takes the fast path. */
-		c->next_key[c->prev] = (unsigned char)f;
+		if (c->next_key[c->prev] != f) {
+			c->next_key[c->prev] = (unsigned char)f;
+			c->sched_dirty = 1;
+		}
 		c->prev = f;
 		c->expect = c->next_key[f];
 	}
@@ -483,46 +666,63 @@ done:
  * ends in '\n', which matches neither a key byte nor ':' nor a digit), so it
  * needs no search for the line's end.
  */
+static void build_schedule(struct pmaps_maps *c)
+{
+	uint64_t seen = 0;
+	unsigned k = c->next_key[N_KEYS], n = 0;
+
+	memset(c->sched_pos, 0xff, sizeof(c->sched_pos));
+	while (k < PMAPS_F_COUNT && !(seen & (1ull << k)) && c->pat[k].ok) {
+		seen |= 1ull << k;
+		c->sched_pos[k] = (unsigned char)n;
+		c->sched_mask[n] = seen & ~(1ull << k);
+		c->sched[n++] = (unsigned char)k;
+		k = c->next_key[k];
+	}
+	c->sched_mask[n] = seen;
+	c->sched_n = n;
+	c->sched_dirty = 0;
+}
+
 static int parse_field(struct pmaps_maps *c)
 {
-	unsigned f = c->expect;
-	const char *p = c->buf + c->pos;
+	const char *p = c->buf + c->pos, *lim = c->buf + c->lim;
+	const struct pat *pat = c->pat;
+	const unsigned char *sched = c->sched;
+	uint64_t *v = c->row.v, present = c->row.present;
+	unsigned i = c->sched_pos[c->expect], i0 = i, n = c->sched_n;
 
-	if (likely(f < PMAPS_F_COUNT && !c->trunc_line)) {
-		const struct key *k = &keys[f];
-		if (likely(memcmp(p, k->name, k->len) == 0 && p[k->len] == ':')) {
-			const char *q = p + k->len + 1;
-			uint64_t val = 0;
-			int nd = 0;
+	/* Consecutive fixed-width lines in the expected order, state in registers. */
+	for (; i < n && p < lim; i++) {
+		unsigned f = sched[i];
+		const struct pat *k = &pat[f];
+		uint64_t a, b, x, val;
+		uint32_t tail;
 
-			while (*q == ' ')
-				q++;
-			while ((unsigned)(*q - '0') < 10 && nd < 19) {
-				val = val * 10 + (unsigned)(*q - '0');
-				q++;
-				nd++;
-			}
-			if (likely(nd > 0)) {
-				if (k->is_size && q[0] == ' ' && q[1] == 'k' && q[2] == 'B' && q[3] == '\n' &&
-				    likely(val <= UINT64_MAX >> 10)) {
-					c->row.v[f] = val << 10;
-					q += 4;
-				} else if (!k->is_size && q[0] == '\n') {
-					c->row.v[f] = val;
-					q += 1;
-				} else {
-					goto slow;
-				}
-				c->row.present |= 1ull << f;
-				c->pos = (size_t)(q - c->buf);
-				c->lines++;
-				c->prev = f;
-				c->expect = c->next_key[f];
-				return 0;
-			}
-		}
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		memcpy(&x, p + 16, 8);
+		memcpy(&tail, p + 24, 4);
+		if (((a ^ k->w0) | (b ^ k->w1)) != 0 || (tail & k->tail_mask) != k->tail)
+			break;
+		/* Most values are 0: skip the conversion for them. */
+		if (x == 0x3020202020202020ull /* "       0" */)
+			val = 0;
+		else if (!swar8(x, &val))
+			break;
+		v[f] = val << k->shift;
+		p += k->len;
 	}
-slow:
+	if (i0 < n && i > i0) {
+		c->row.present = present | (c->sched_mask[i] & ~c->sched_mask[i0]);
+		c->pos = (size_t)(p - c->buf);
+		c->lines += i - i0;
+		c->prev = sched[i - 1];
+		c->expect = c->next_key[c->prev];
+		return 0;
+	}
+	if (c->expect == F_VMFLAGS && vmflags_fast(c))
+		return 0;
 	return parse_field_slow(c);
 }
 
@@ -540,6 +740,7 @@ static void init_order(struct pmaps_maps *c)
 	}
 	c->expect = c->next_key[N_KEYS];
 	c->prev = N_KEYS;
+	c->sched_dirty = 1;
 }
 
 static void start_scan(struct pmaps_maps *c)
@@ -600,6 +801,7 @@ static struct pmaps_maps *alloc_cursor(enum pmaps_source source, size_t bufsize)
 	c->src = source;
 	c->fd = -1;
 	c->row.n_unknown = 0;
+	init_pats(c->pat);
 	c->errmsg[0] = '\0';
 	init_order(c);
 	return c;

@@ -21,6 +21,8 @@ static inline int pmaps__hexval(unsigned char c)
 	return -1;
 }
 
+extern const unsigned char pmaps__hex_table[256];
+
 /* Hex digits (no 0x). Returns digits read (>0) or -1 when none or overflow. */
 static inline int pmaps__parse_hex(const char **p, const char *end, uint64_t *out)
 {
@@ -28,12 +30,11 @@ static inline int pmaps__parse_hex(const char **p, const char *end, uint64_t *ou
 	uint64_t v = 0;
 	int n = 0, d;
 
-	while (s < end && (d = pmaps__hexval((unsigned char)*s)) >= 0) {
-		if (v >> 60)
-			return -1;
-		v = v << 4 | (uint64_t)d;
+	while (s < end && (d = pmaps__hex_table[(unsigned char)*s]) != 0) {
+		v = v << 4 | (uint64_t)(d - 1);
 		s++;
-		n++;
+		if (++n > 16)
+			return -1;
 	}
 	if (n == 0)
 		return -1;

@@ -19,6 +19,14 @@
 #include "internal.h"
 #include "parse.h"
 
+/* Hex digit value plus one; 0 for anything else (so the rest needs no initialiser). */
+const unsigned char pmaps__hex_table[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+	['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static void *(*alloc_hook)(size_t, void *);
 static void (*free_hook)(void *, void *);
 static void *hook_ctx;

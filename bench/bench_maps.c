@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_maps.c - how close libpmaps' maps reader comes to the kernel writing
+ * the text, on targets this program builds itself.
+ *
+ * Each target is a child process with N VMAs of 4 pages, cycling anonymous
+ * read-write / file private read-only / anonymous read-only / file private
+ * read-write (so neighbours never merge), the first two pages of each
+ * touched, and every 40th VMA MADV_FREE'd. Every figure is a median over
+ * interleaved repetitions, printed beside the floor measured in the same run:
+ * a bare read() loop over the same file through a buffer of the same size.
+ *
+ *   pmaps-bench [--quick] [--vmas N[,N...]] [--reps R]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmaps.h"
+
+#define PAGE 4096ul
+#define BUFSZ PMAPS_DEFAULT_BUFSIZE
+
+static uint64_t n_allocs, n_bytes;
+
+static void *count_alloc(size_t n, void *ctx)
+{
+	(void)ctx;
+	n_allocs++;
+	n_bytes += n;
+	return malloc(n);
+}
+
+static void count_free(void *p, void *ctx)
+{
+	(void)ctx;
+	free(p);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- targets ---- */
+
+struct target {
+	pid_t pid;
+	int hold; /* write end: closing it ends the child */
+	char pidstr[16];
+	long vmas;
+};
+
+static void target_child(long n, int ready, int hold)
+{
+	char path[] = "/tmp/pmaps-bench.XXXXXX";
+	size_t chunk = 4 * PAGE, fsize = 256 * PAGE;
+	char *base, c;
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	fd = mkstemp(path);
+	if (fd < 0 || ftruncate(fd, (off_t)fsize) < 0)
+		_exit(2);
+	unlink(path);
+	base = mmap(NULL, (size_t)n * chunk, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+	            -1, 0);
+	if (base == MAP_FAILED)
+		_exit(3);
+	for (long i = 0; i < n; i++) {
+		char *p = base + (size_t)i * chunk;
+		off_t off = (off_t)(((size_t)i * chunk) % fsize);
+		void *r;
+		switch (i % 4) {
+		case 0:
+			r = mmap(p, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			         -1, 0);
+			break;
+		case 1:
+			r = mmap(p, chunk, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, off);
+			break;
+		case 2:
+			r = mmap(p, chunk, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			break;
+		default:
+			r = mmap(p, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, off);
+		}
+		if (r == MAP_FAILED)
+			_exit(4);
+		for (int k = 0; k < 2; k++) {
+			if (i % 4 == 0 || i % 4 == 3)
+				p[k * PAGE] = 1;
+			else
+				(void)*(volatile char *)(p + k * PAGE);
+		}
+		if (i % 40 == 0)
+			madvise(p, chunk, MADV_FREE);
+	}
+	if (write(ready, "k", 1) != 1)
+		_exit(5);
+	while (read(hold, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+static int target_start(struct target *t, long n)
+{
+	int ready[2], hold[2];
+	char c;
+
+	if (pipe2(ready, O_CLOEXEC) || pipe2(hold, O_CLOEXEC))
+		return -1;
+	t->pid = fork();
+	if (t->pid < 0)
+		return -1;
+	if (t->pid == 0) {
+		close(ready[0]);
+		close(hold[1]);
+		target_child(n, ready[1], hold[0]);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	t->hold = hold[1];
+	t->vmas = n;
+	snprintf(t->pidstr, sizeof(t->pidstr), "%d", (int)t->pid);
+	if (read(ready[0], &c, 1) != 1) {
+		close(ready[0]);
+		fprintf(stderr, "pmaps-bench: target with %ld VMAs failed to start "
+		                "(vm.max_map_count is 65530 by default)\n", n);
+		return -1;
+	}
+	close(ready[0]);
+	return 0;
+}
+
+static void target_stop(struct target *t)
+{
+	int st;
+	close(t->hold);
+	waitpid(t->pid, &st, 0);
+}
+
+/* ---- the measured operations ---- */
+
+static char *rawbuf;
+static uint64_t sink;
+
+static double bare_read(const char *path)
+{
+	double t0 = now_ns();
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	uint64_t total = 0;
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	while ((n = read(fd, rawbuf, BUFSZ)) > 0)
+		total += (uint64_t)n;
+	close(fd);
+	sink += total;
+	return now_ns() - t0;
+}
+
+static uint64_t bytes_of(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	uint64_t total = 0;
+
+	while (fd >= 0 && (n = read(fd, rawbuf, BUFSZ)) > 0)
+		total += (uint64_t)n;
+	if (fd >= 0)
+		close(fd);
+	return total;
+}
+
+struct opstat {
+	double ns;
+	uint64_t allocs, bytes, rows;
+};
+
+static void die_lib(const char *what, int err, struct pmaps_maps *c)
+{
+	fprintf(stderr, "pmaps-bench: %s: %s\n", what, c ? pmaps_maps_errmsg(c) : pmaps_strerror(err));
+	exit(1);
+}
+
+/* A scan through a cursor that is rewound, as a refresh would. */
+static struct opstat scan(struct pmaps_maps *c, struct pmaps_group *g)
+{
+	const struct pmaps_mapping *m;
+	struct opstat s = {0};
+	uint64_t a0 = n_allocs, b0 = n_bytes, rss = 0;
+	double t0 = now_ns();
+	int r;
+
+	if ((r = pmaps_maps_rewind(c)) < 0)
+		die_lib("rewind", r, c);
+	if (g)
+		pmaps_group_reset(g);
+	while ((r = pmaps_maps_next(c, &m)) > 0) {
+		if (g)
+			pmaps_group_add(g, m);
+		else
+			rss += m->v[PMAPS_F_RSS];
+		s.rows++;
+	}
+	s.ns = now_ns() - t0;
+	if (r < 0)
+		die_lib("scan", r, c);
+	s.allocs = n_allocs - a0;
+	s.bytes = n_bytes - b0;
+	sink += rss;
+	return s;
+}
+
+/* Runs the tool (or cat) on the target, output to /dev/null: wall ns and peak RSS KiB. */
+static double run_cmd(char *const argv[], long *maxrss_kb)
+{
+	struct rusage ru;
+	double t0 = now_ns();
+	int st;
+	pid_t p = fork();
+
+	if (p == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (wait4(p, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "pmaps-bench: %s failed\n", argv[0]);
+		exit(1);
+	}
+	if (maxrss_kb)
+		*maxrss_kb = ru.ru_maxrss;
+	return now_ns() - t0;
+}
+
+enum { OP_BARE, OP_MAP, OP_GROUP, OP_BARE_ROLLUP, OP_TOTAL, OP_N };
+
+static void bench_target(long n, int reps, int whole)
+{
+	struct target t;
+	struct pmaps_proc *proc;
+	struct pmaps_maps *cs, *cr;
+	struct pmaps_group *g;
+	char smaps[64], rollup[64];
+	double v[OP_N][64];
+	struct opstat last[OP_N] = {{0}};
+	uint64_t open_allocs;
+	int r;
+
+	if (target_start(&t, n) < 0)
+		exit(1);
+	snprintf(smaps, sizeof(smaps), "/proc/%s/smaps", t.pidstr);
+	snprintf(rollup, sizeof(rollup), "/proc/%s/smaps_rollup", t.pidstr);
+	n_allocs = 0;
+	if ((r = pmaps_proc_open(&proc, NULL, t.pidstr)) < 0)
+		die_lib("open", r, NULL);
+	if ((r = pmaps_maps_open(&cs, proc, PMAPS_SRC_SMAPS, 0)) < 0)
+		die_lib("open smaps", r, cs);
+	if ((r = pmaps_maps_open(&cr, proc, PMAPS_SRC_ROLLUP, 0)) < 0)
+		die_lib("open rollup", r, cr);
+	if ((r = pmaps_group_open(&g, PMAPS_GROUP_PATH)) < 0)
+		die_lib("group", r, NULL);
+	open_allocs = n_allocs;
+	/* Warm up: page the text in, let the group table reach its size. */
+	bare_read(smaps);
+	scan(cs, NULL);
+	scan(cs, g);
+	for (int i = 0; i < reps; i++) {
+		v[OP_BARE][i] = bare_read(smaps);
+		last[OP_MAP] = scan(cs, NULL);
+		v[OP_MAP][i] = last[OP_MAP].ns;
+		last[OP_GROUP] = scan(cs, g);
+		v[OP_GROUP][i] = last[OP_GROUP].ns;
+		v[OP_BARE_ROLLUP][i] = bare_read(rollup);
+		last[OP_TOTAL] = scan(cr, NULL);
+		v[OP_TOTAL][i] = last[OP_TOTAL].ns;
+	}
+	double bare = median(v[OP_BARE], reps), bare_r = median(v[OP_BARE_ROLLUP], reps);
+	static const char *names[OP_N] = {"bare read() of smaps (floor)", "pmaps per mapping",
+	                                  "pmaps grouped by path", "bare read() of smaps_rollup",
+	                                  "pmaps total (smaps_rollup)"};
+	printf("\n%ld VMAs, smaps %.1f MB, %d repetitions (%llu rows per scan; %llu allocations "
+	       "to open handle, 2 cursors and a group)\n",
+	       n, (double)bytes_of(smaps) / 1e6, reps, (unsigned long long)last[OP_MAP].rows,
+	       (unsigned long long)open_allocs);
+	printf("  %-30s %12s %7s %10s %9s %11s\n", "operation", "median", "ratio", "allocs/op",
+	       "B/op", "ns/mapping");
+	for (int op = 0; op < OP_N; op++) {
+		double med = median(v[op], reps);
+		double floor = op >= OP_BARE_ROLLUP ? bare_r : bare;
+		printf("  %-30s %9.3f ms %6.3fx", names[op], med / 1e6, med / floor);
+		if (op == OP_BARE || op == OP_BARE_ROLLUP)
+			printf(" %10s %9s", "-", "-");
+		else
+			printf(" %10llu %9llu", (unsigned long long)last[op].allocs,
+			       (unsigned long long)last[op].bytes);
+		if (op != OP_BARE_ROLLUP && op != OP_TOTAL)
+			printf(" %11.1f", med / (double)n);
+		printf("\n");
+	}
+	if (whole) {
+		char *tool[] = {PMAPS_TOOL_PATH, "maps", t.pidstr, NULL};
+		char *json[] = {PMAPS_TOOL_PATH, "maps", "--json", t.pidstr, NULL};
+		char *cat[] = {"/bin/cat", smaps, NULL};
+		double w[3][64];
+		long rss_tool = 0, rss_json = 0, rss_cat = 0;
+		for (int i = 0; i < reps; i++) {
+			w[0][i] = run_cmd(cat, &rss_cat);
+			w[1][i] = run_cmd(tool, &rss_tool);
+			w[2][i] = run_cmd(json, &rss_json);
+		}
+		double c0 = median(w[0], reps), c1 = median(w[1], reps), c2 = median(w[2], reps);
+		printf("  whole process, output to /dev/null:\n");
+		printf("  %-30s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "cat /proc/PID/smaps", c0 / 1e6,
+		       1.0, rss_cat);
+		printf("  %-30s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "pmaps maps PID", c1 / 1e6,
+		       c1 / c0, rss_tool);
+		printf("  %-30s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "pmaps maps --json PID",
+		       c2 / 1e6, c2 / c0, rss_json);
+	}
+	pmaps_group_close(g);
+	pmaps_maps_close(cr);
+	pmaps_maps_close(cs);
+	pmaps_proc_close(proc);
+	target_stop(&t);
+}
+
+int main(int argc, char **argv)
+{
+	long sizes[8] = {100, 1000, 10000, 60000};
+	int nsizes = 4, reps = 15, quick = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			quick = 1;
+			reps = 3;
+			sizes[0] = 100;
+			sizes[1] = 1000;
+			nsizes = 2;
+		} else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+			reps = atoi(argv[++i]);
+			if (reps < 1 || reps > 64)
+				reps = 15;
+		} else if (strcmp(argv[i], "--vmas") == 0 && i + 1 < argc) {
+			char *s = argv[++i];
+			nsizes = 0;
+			while (*s && nsizes < 8) {
+				sizes[nsizes++] = strtol(s, &s, 10);
+				if (*s == ',')
+					s++;
+			}
+		} else {
+			fprintf(stderr, "usage: pmaps-bench [--quick] [--vmas N[,N...]] [--reps R]\n");
+			return 2;
+		}
+	}
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	rawbuf = malloc(BUFSZ);
+	if (!rawbuf)
+		return 1;
+	printf("pmaps-bench: libpmaps maps reader against a bare read() of the same file\n"
+	       "(buffer %u KiB for both; medians; ratio = median / floor median)\n",
+	       BUFSZ / 1024);
+	for (int i = 0; i < nsizes; i++)
+		bench_target(sizes[i], reps, !quick && (i == nsizes - 1 || sizes[i] >= 10000));
+	free(rawbuf);
+	return sink == 42 ? 3 : 0;
+}
