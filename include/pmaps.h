@@ -234,7 +234,7 @@ enum pmaps_source {
 
 struct pmaps_maps;
 
-#define PMAPS_DEFAULT_BUFSIZE (256u * 1024u)
+#define PMAPS_DEFAULT_BUFSIZE (64u * 1024u)
 
 /*
  * Opens a cursor over PROC's mappings from SOURCE, reading through a buffer

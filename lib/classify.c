@@ -54,11 +54,9 @@ const char *pmaps_vmflag_code(enum pmaps_vmflag f)
 	return (unsigned)f < PMAPS_VM_COUNT ? vm_codes[f] : NULL;
 }
 
-int pmaps__vmflag_lookup(char a, char b)
-{
-	/* Once per code per VMA: a switch the compiler turns into a jump table. */
-	switch ((unsigned char)a << 8 | (unsigned char)b) {
-#define C(x, y, f) case ((unsigned char)(x) << 8 | (unsigned char)(y)): return PMAPS_VM_##f;
+/* Bit + 1 of each two-letter code, indexed by its letters; 0 for unknown. */
+#define C(x, y, f) [(x) - 'a'][(y) - 'a'] = PMAPS_VM_##f + 1,
+const unsigned char pmaps__vmflag_table[26][26] = {
 	C('r','d',RD) C('w','r',WR) C('e','x',EX) C('s','h',SH) C('m','r',MR) C('m','w',MW)
 	C('m','e',ME) C('m','s',MS) C('g','d',GD) C('p','f',PF) C('g','u',GU) C('l','o',LO)
 	C('i','o',IO) C('s','r',SR) C('r','r',RR) C('d','c',DC) C('d','e',DE) C('l','f',LF)
@@ -66,11 +64,8 @@ int pmaps__vmflag_lookup(char a, char b)
 	C('d','d',DD) C('s','d',SD) C('m','m',MM) C('h','g',HG) C('n','h',NH) C('m','g',MG)
 	C('u','m',UM) C('u','w',UW) C('s','s',SS) C('s','l',SL) C('d','p',DP) C('b','t',BT)
 	C('m','t',MT) C('u','i',UI)
+};
 #undef C
-	default:
-		return -1;
-	}
-}
 
 static int starts(const struct pmaps_view *v, const char *s)
 {

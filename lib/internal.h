@@ -66,10 +66,19 @@ ssize_t pmaps__read(int fd, void *buf, size_t len);
 int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source,
                          const void *data, size_t len, size_t bufsize);
 
+/* Test knob: hand in-memory text over in pieces of at most N bytes (0: all). */
+void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n);
+
 /* Sets M->kind from its name, inode, perms and VmFlags. */
 void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source);
 
-/* Looks up a VmFlags code; -1 when unknown. */
-int pmaps__vmflag_lookup(char a, char b);
+/* Looks up a VmFlags code; -1 when unknown. Once per code per VMA: a table. */
+extern const unsigned char pmaps__vmflag_table[26][26];
+static inline int pmaps__vmflag_lookup(char a, char b)
+{
+	unsigned x = (unsigned)(a - 'a'), y = (unsigned)(b - 'a');
+
+	return x < 26 && y < 26 ? pmaps__vmflag_table[x][y] - 1 : -1;
+}
 
 #endif

@@ -457,6 +457,14 @@ static int parse_header(struct pmaps_maps *c)
 	m->dev_minor = (uint32_t)min;
 	if (pmaps__parse_dec(&p, nl, &m->inode) < 0 || (p < nl && *p != ' '))
 		return bad(c, "expected the inode in decimal");
+	/* The name is padded to column 73: skip spaces a word at a time. */
+	for (;;) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		if (w != 0x2020202020202020ull || nl - p < 8)
+			break;
+		p += 8;
+	}
 	while (p < nl && *p == ' ')
 		p++;
 	copy_name(c, p, nl);
@@ -843,8 +851,6 @@ int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source, cons
 	return 0;
 }
 
-/* Test knob: hand the in-memory text over in pieces of at most N bytes. */
-void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n);
 void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n)
 {
 	c->mem_chunk = n;

@@ -1,0 +1,725 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_maps.c - the maps/smaps/smaps_rollup parser on fixture trees and on
+ * text in memory: exact values, edge cases, old kernels, every split of the
+ * input across reads, injected read faults and malformed text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define KB 1024ull
+
+static char *data_dir(const char *rel)
+{
+	static char buf[4096];
+	snprintf(buf, sizeof(buf), "%s/%s", PMAPS_TEST_DATA, rel);
+	return buf;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	ssize_t k;
+
+	assert_true(fd >= 0);
+	while ((k = read(fd, b + n, cap - n)) > 0) {
+		n += (size_t)k;
+		if (n == cap)
+			b = realloc(b, cap *= 2);
+	}
+	close(fd);
+	*len = n;
+	return b;
+}
+
+/* Opens PID under a fixture tree's proc/ and a cursor on SRC. */
+static struct pmaps_maps *open_fixture(const char *tree, const char *pid, enum pmaps_source src,
+                                       struct pmaps_proc **proc)
+{
+	struct pmaps_maps *c;
+	char root[4096];
+
+	snprintf(root, sizeof(root), "%s/%s/proc", PMAPS_TEST_DATA, tree);
+	assert_int_equal(pmaps_proc_open(proc, root, pid), 0);
+	assert_int_equal(pmaps_maps_open(&c, *proc, src, 0), 0);
+	return c;
+}
+
+static const struct pmaps_mapping *next_row(struct pmaps_maps *c)
+{
+	const struct pmaps_mapping *m = NULL;
+	int r = pmaps_maps_next(c, &m);
+	if (r != 1)
+		fail_msg("expected a row, got %d: %s", r, pmaps_maps_errmsg(c));
+	return m;
+}
+
+static void assert_view(struct pmaps_view v, const char *s)
+{
+	assert_int_equal(v.len, strlen(s));
+	assert_memory_equal(v.ptr, s, v.len);
+}
+
+/* ---- the hand-made edge cases ---- */
+
+static void test_edge_rows(void **state)
+{
+	struct pmaps_proc *proc;
+	struct pmaps_maps *c = open_fixture("edge", "100", PMAPS_SRC_SMAPS, &proc);
+	const struct pmaps_mapping *m;
+	(void)state;
+
+	m = next_row(c);
+	assert_int_equal(m->start, 0x400000);
+	assert_int_equal(m->end, 0x401000);
+	assert_int_equal(m->perms, PMAPS_PERM_READ | PMAPS_PERM_EXEC);
+	assert_int_equal(m->dev_major, 0xfe);
+	assert_int_equal(m->dev_minor, 0);
+	assert_int_equal(m->inode, 1001);
+	assert_int_equal(m->kind, PMAPS_KIND_FILE_TEXT);
+	assert_view(m->path, "/opt/my app/bin/server with spaces");
+	assert_int_equal(m->v[PMAPS_F_RSS], 4 * KB);
+	assert_int_equal(m->v[PMAPS_F_PRIVATE_CLEAN], 4 * KB);
+	assert_int_equal(m->flags, 0);
+	assert_int_equal(m->line, 1);
+
+	m = next_row(c); /* an escaped newline and a deleted file */
+	assert_view(m->path, "/tmp/new\nline (deleted)");
+	assert_int_equal(m->flags, PMAPS_ROW_DELETED | PMAPS_ROW_PATH_ESCAPED);
+	assert_int_equal(m->offset, 0x1000);
+	assert_int_equal(m->kind, PMAPS_KIND_FILE_DATA);
+
+	m = next_row(c);
+	assert_view(m->path, "[heap]");
+	assert_int_equal(m->kind, PMAPS_KIND_HEAP);
+	assert_int_equal(m->v[PMAPS_F_PRIVATE_DIRTY], 1024 * KB);
+
+	m = next_row(c);
+	assert_view(m->path, "[anon:jemalloc arena 1]");
+	assert_int_equal(m->kind, PMAPS_KIND_ANON_NAMED);
+	assert_int_equal(m->v[PMAPS_F_LAZY_FREE], 128 * KB);
+	assert_int_equal(m->v[PMAPS_F_PSS_DIRTY], 384 * KB);
+
+	m = next_row(c);
+	assert_view(m->path, "/memfd:cache (deleted)");
+	assert_int_equal(m->kind, PMAPS_KIND_SHMEM);
+	assert_int_equal(m->perms, PMAPS_PERM_READ | PMAPS_PERM_WRITE | PMAPS_PERM_SHARED);
+	assert_int_equal(m->v[PMAPS_F_SHARED_DIRTY], 256 * KB);
+	assert_int_equal(m->v[PMAPS_F_PSS], 128 * KB);
+
+	m = next_row(c);
+	assert_view(m->path, "/SYSV0000162e (deleted)");
+	assert_int_equal(m->kind, PMAPS_KIND_SHMEM);
+	m = next_row(c);
+	assert_view(m->path, "/dev/zero (deleted)");
+	assert_int_equal(m->kind, PMAPS_KIND_SHMEM);
+
+	m = next_row(c);
+	assert_int_equal(m->kind, PMAPS_KIND_HUGETLB);
+	assert_int_equal(m->v[PMAPS_F_KERNEL_PAGE_SIZE], 2048 * KB);
+	assert_int_equal(m->v[PMAPS_F_PRIVATE_HUGETLB], 2048 * KB);
+	assert_true(m->vm_flags & (1ull << PMAPS_VM_HT));
+
+	m = next_row(c);
+	assert_int_equal(m->kind, PMAPS_KIND_GUARD);
+	assert_int_equal(m->path.len, 0);
+	assert_int_equal(m->perms, 0);
+
+	m = next_row(c);
+	assert_int_equal(m->kind, PMAPS_KIND_ANON);
+	assert_int_equal(m->v[PMAPS_F_ANONYMOUS], 32 * KB);
+
+	m = next_row(c);
+	assert_view(m->path, "[anon_shmem:shared buf]");
+	assert_int_equal(m->kind, PMAPS_KIND_SHMEM);
+
+	/* Wide values, a tab, unknown keys with kB, text and a bare number. */
+	m = next_row(c);
+	assert_int_equal(m->v[PMAPS_F_SIZE], 134217728ull * KB);
+	assert_int_equal(m->v[PMAPS_F_RSS], 123456789ull * KB);
+	assert_int_equal(m->v[PMAPS_F_PSS], 123456789ull * KB);
+	assert_int_equal(m->v[PMAPS_F_ANON_HUGE_PAGES], 122880000ull * KB);
+	assert_int_equal(m->v[PMAPS_F_THP_ELIGIBLE], 1);
+	assert_false(m->present & (1ull << PMAPS_F_FILE_PMD_MAPPED));
+	assert_int_equal(m->n_unknown, 3);
+	assert_view(m->unknown[0].name, "NewCounter");
+	assert_int_equal(m->unknown[0].value, 12 * KB);
+	assert_int_equal(m->unknown[0].is_kb, 1);
+	assert_view(m->unknown[1].name, "Mystery");
+	assert_int_equal(m->unknown[1].is_number, 0);
+	assert_view(m->unknown[1].text, "not a number");
+	assert_view(m->unknown[2].name, "BareCount");
+	assert_int_equal(m->unknown[2].value, 7);
+	assert_int_equal(m->unknown[2].is_kb, 0);
+	assert_view(m->vm_flags_text, "rd wr mr mw me ac hg zz");
+	assert_true(m->vm_flags & (1ull << PMAPS_VM_HG));
+	assert_true(m->vm_flags & (1ull << PMAPS_VM_UNKNOWN));
+
+	/* No Rss line (seen on WSL): absent, not zero. */
+	m = next_row(c);
+	assert_int_equal(m->kind, PMAPS_KIND_STACK);
+	assert_false(m->present & (1ull << PMAPS_F_RSS));
+	assert_true(m->present & (1ull << PMAPS_F_PSS));
+	assert_int_equal(m->present, (1ull << PMAPS_F_SIZE) | (1ull << PMAPS_F_PSS) |
+	                                 (1ull << PMAPS_F_PRIVATE_DIRTY) | (1ull << PMAPS_F_ANONYMOUS));
+
+	m = next_row(c);
+	assert_view(m->path, "[vdso]");
+	assert_int_equal(m->kind, PMAPS_KIND_VDSO);
+	m = next_row(c);
+	assert_view(m->path, "[vsyscall]");
+	assert_int_equal(m->start, 0xffffffffff600000ull);
+	assert_int_equal(m->kind, PMAPS_KIND_VDSO);
+
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	pmaps_maps_close(c);
+	pmaps_proc_close(proc);
+}
+
+/* ---- every split across reads gives the same rows ---- */
+
+struct digest {
+	uint64_t rows, sum, hash;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull;
+}
+
+static int digest_cursor(struct pmaps_maps *c, struct digest *d)
+{
+	const struct pmaps_mapping *m;
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	d->hash = 0xcbf29ce484222325ull;
+	while ((r = pmaps_maps_next(c, &m)) > 0) {
+		d->rows++;
+		d->hash = mix(d->hash, m->start);
+		d->hash = mix(d->hash, m->end);
+		d->hash = mix(d->hash, m->present);
+		d->hash = mix(d->hash, m->vm_flags);
+		d->hash = mix(d->hash, m->flags);
+		d->hash = mix(d->hash, m->kind);
+		for (size_t i = 0; i < m->path.len; i++)
+			d->hash = mix(d->hash, (unsigned char)m->path.ptr[i]);
+		for (int f = 0; f < PMAPS_F_COUNT; f++) {
+			d->hash = mix(d->hash, m->v[f]);
+			d->sum += m->v[f];
+		}
+		for (unsigned i = 0; i < m->n_unknown; i++)
+			d->hash = mix(d->hash, m->unknown[i].value);
+	}
+	return r;
+}
+
+static void chunks_of(const char *rel, enum pmaps_source src, uint64_t rows)
+{
+	size_t len;
+	char *text = slurp(data_dir(rel), &len);
+	struct pmaps_maps *c;
+	struct digest ref, d;
+
+	assert_int_equal(pmaps__maps_open_mem(&c, src, text, len, 0), 0);
+	assert_int_equal(digest_cursor(c, &ref), 0);
+	assert_int_equal(ref.rows, rows);
+	for (size_t chunk = 1; chunk <= 97; chunk++) {
+		assert_int_equal(pmaps_maps_rewind(c), 0);
+		pmaps__maps_set_chunk(c, chunk);
+		assert_int_equal(digest_cursor(c, &d), 0);
+		assert_int_equal(d.rows, ref.rows);
+		assert_int_equal(d.sum, ref.sum);
+		assert_int_equal(d.hash, ref.hash);
+	}
+	pmaps_maps_close(c);
+	/* The smallest buffer too: lines still fit, so nothing changes. */
+	assert_int_equal(pmaps__maps_open_mem(&c, src, text, len, 4096), 0);
+	pmaps__maps_set_chunk(c, 1000);
+	assert_int_equal(digest_cursor(c, &d), 0);
+	assert_int_equal(d.hash, ref.hash);
+	pmaps_maps_close(c);
+	free(text);
+}
+
+static void test_chunks_edge(void **state)
+{
+	(void)state;
+	chunks_of("edge/proc/100/smaps", PMAPS_SRC_SMAPS, 15);
+	chunks_of("edge/proc/100/maps", PMAPS_SRC_MAPS, 15);
+}
+
+static void test_chunks_capture(void **state)
+{
+	(void)state;
+	chunks_of("capture-6.18/proc/4242/smaps", PMAPS_SRC_SMAPS, 37);
+	chunks_of("capture-6.18/proc/4242/smaps_rollup", PMAPS_SRC_ROLLUP, 1);
+}
+
+/* ---- old kernels: the same mappings, fewer fields ---- */
+
+static void old_kernel(const char *tree, uint64_t absent)
+{
+	struct pmaps_proc *p0, *p1;
+	struct pmaps_maps *ref = open_fixture("capture-6.18", "4242", PMAPS_SRC_SMAPS, &p0);
+	struct pmaps_maps *old = open_fixture(tree, "4242", PMAPS_SRC_SMAPS, &p1);
+	const struct pmaps_mapping *a, *b;
+	int ra, rb, rows = 0;
+
+	for (;;) {
+		ra = pmaps_maps_next(ref, &a);
+		if (ra <= 0)
+			break;
+		uint64_t present = a->present, v[PMAPS_F_COUNT], start = a->start;
+		enum pmaps_kind kind = a->kind;
+		memcpy(v, a->v, sizeof(v));
+		rb = pmaps_maps_next(old, &b);
+		assert_int_equal(rb, 1);
+		assert_int_equal(b->start, start);
+		assert_int_equal(b->kind, kind);
+		assert_int_equal(b->present, present & ~absent);
+		for (int f = 0; f < PMAPS_F_COUNT; f++)
+			if (!(absent & (1ull << f)))
+				assert_int_equal(b->v[f], v[f]);
+			else
+				assert_int_equal(b->v[f], 0);
+		rows++;
+	}
+	assert_int_equal(ra, 0);
+	assert_int_equal(pmaps_maps_next(old, &b), 0);
+	assert_int_equal(rows, 37);
+	pmaps_maps_close(ref);
+	pmaps_maps_close(old);
+	pmaps_proc_close(p0);
+	pmaps_proc_close(p1);
+}
+
+static void test_old_kernels(void **state)
+{
+	(void)state;
+	old_kernel("kernel-4.14", 1ull << PMAPS_F_PSS_DIRTY | 1ull << PMAPS_F_KSM |
+	                              1ull << PMAPS_F_FILE_PMD_MAPPED | 1ull << PMAPS_F_THP_ELIGIBLE);
+	old_kernel("kernel-5.4", 1ull << PMAPS_F_PSS_DIRTY | 1ull << PMAPS_F_KSM);
+	old_kernel("kernel-6.1", 1ull << PMAPS_F_KSM);
+}
+
+static void test_rollup(void **state)
+{
+	struct pmaps_proc *proc;
+	struct pmaps_maps *c = open_fixture("capture-6.18", "4242", PMAPS_SRC_ROLLUP, &proc);
+	const struct pmaps_mapping *m;
+	(void)state;
+
+	m = next_row(c);
+	assert_int_equal(m->kind, PMAPS_KIND_ROLLUP);
+	assert_view(m->path, "[rollup]");
+	assert_true(m->present & (1ull << PMAPS_F_PSS_ANON));
+	assert_false(m->present & (1ull << PMAPS_F_SIZE));
+	/* Rss and Pss_Anon/File/Shmem of the capture, as the kernel printed them. */
+	assert_int_equal(m->v[PMAPS_F_RSS], 1840 * KB);
+	assert_int_equal(m->v[PMAPS_F_PSS], 489 * KB);
+	assert_int_equal(m->v[PMAPS_F_PSS_ANON], 108 * KB);
+	assert_int_equal(m->v[PMAPS_F_PSS_FILE], 381 * KB);
+	assert_int_equal(m->v[PMAPS_F_PSS_SHMEM], 0);
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	pmaps_maps_close(c);
+	pmaps_proc_close(proc);
+
+	/* Before 4.14: no file, a message saying so. */
+	char root[4096];
+	snprintf(root, sizeof(root), "%s/no-rollup/proc", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_proc_open(&proc, root, "4242"), 0);
+	assert_int_equal(pmaps_maps_open(&c, proc, PMAPS_SRC_ROLLUP, 0), -ENOENT);
+	assert_non_null(strstr(pmaps_maps_errmsg(c), "4.14"));
+	pmaps_maps_close(c);
+	pmaps_proc_close(proc);
+}
+
+/* ---- malformed text: -EBADMSG with line and offset, never a crash ---- */
+
+static void expect_bad(enum pmaps_source src, const char *text, const char *msg)
+{
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	int r;
+
+	assert_int_equal(pmaps__maps_open_mem(&c, src, text, strlen(text), 0), 0);
+	while ((r = pmaps_maps_next(c, &m)) > 0)
+		;
+	assert_int_equal(r, -EBADMSG);
+	if (!strstr(pmaps_maps_errmsg(c), msg))
+		fail_msg("message '%s' lacks '%s'", pmaps_maps_errmsg(c), msg);
+	/* Sticky until rewound. */
+	assert_int_equal(pmaps_maps_next(c, &m), -EBADMSG);
+	pmaps_maps_close(c);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	expect_bad(PMAPS_SRC_SMAPS, "Rss:       4 kB\n", "line 1, byte offset 0: a field line before");
+	expect_bad(PMAPS_SRC_SMAPS, "00400000-00401000 r-xp 00000000 fe:00 1 /x\nRss: 4 MB\n",
+	           "line 2, byte offset 43: expected a value in kB");
+	expect_bad(PMAPS_SRC_SMAPS, "00400000-00401000 r-xp 00000000 fe:00 1 /x\nRss:  12x kB\n",
+	           "line 2");
+	expect_bad(PMAPS_SRC_SMAPS, "00400000-00401000 r-xp 00000000 fe:00 1 /x\nRss\n",
+	           "expected \"Name: value\"");
+	expect_bad(PMAPS_SRC_MAPS, "00401000-00400000 r-xp 00000000 fe:00 1 /x\n",
+	           "ends before it starts");
+	expect_bad(PMAPS_SRC_MAPS, "00400000-00401000 rwzp 00000000 fe:00 1 /x\n", "permissions");
+	expect_bad(PMAPS_SRC_MAPS, "00400000 r-xp 00000000 fe:00 1 /x\n", "START-END");
+	expect_bad(PMAPS_SRC_MAPS, "00400000-00401000 r-xp 0000g000 fe:00 1 /x\n", "offset");
+	expect_bad(PMAPS_SRC_MAPS, "00400000-00401000 r-xp 00000000 fe00 1 /x\n", "MAJ:MIN");
+	expect_bad(PMAPS_SRC_MAPS, "00400000-00401000 r-xp 00000000 fe:00 1x /x\n", "inode");
+	expect_bad(PMAPS_SRC_MAPS, "00400000-10000000000000000 r-xp 00000000 fe:00 1 /x\n",
+	           "START-END");
+	/* 2^64 KiB does not fit in bytes. */
+	expect_bad(PMAPS_SRC_SMAPS,
+	           "00400000-00401000 r-xp 00000000 fe:00 1 /x\nRss: 18446744073709551615 kB\n",
+	           "out of range");
+	expect_bad(PMAPS_SRC_SMAPS,
+	           "00400000-00401000 r-xp 00000000 fe:00 1 /x\nRss: 99999999999999999999 kB\n",
+	           "expected a decimal value");
+	expect_bad(PMAPS_SRC_SMAPS,
+	           "00400000-00401000 r-xp 00000000 fe:00 1 /x\nTHPeligible:    1 kB\n",
+	           "expected a bare number");
+
+	/* The fixture tree with one bad line, through a real file. */
+	struct pmaps_proc *proc;
+	struct pmaps_maps *c = open_fixture("malformed", "4242", PMAPS_SRC_SMAPS, &proc);
+	const struct pmaps_mapping *m;
+	int r, rows = 0;
+	while ((r = pmaps_maps_next(c, &m)) > 0)
+		rows++;
+	assert_int_equal(r, -EBADMSG);
+	assert_int_equal(rows, 2);
+	assert_string_equal(pmaps_maps_errmsg(c),
+	                    "smaps: line 61, byte offset 1845: expected a value in kB");
+	pmaps_maps_close(c);
+	pmaps_proc_close(proc);
+}
+
+/* ---- lines longer than the buffer: truncated, reported, not dropped ---- */
+
+static void test_long_lines(void **state)
+{
+	size_t n = 9000;
+	char *text = malloc(n + 400);
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	size_t off;
+	(void)state;
+
+	off = (size_t)sprintf(text, "00400000-00401000 r--p 00000000 fe:00 7 /");
+	memset(text + off, 'a', n);
+	off += n;
+	off += (size_t)sprintf(text + off, "\nRss:                   8 kB\n"
+	                                   "00500000-00501000 r--p 00000000 fe:00 8 /b\n"
+	                                   "Rss:                   4 kB\n");
+	/* A 4096-byte buffer: the first header is cut at the buffer's end. */
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, text, off, 4096), 0);
+	m = next_row(c);
+	assert_true(m->flags & PMAPS_ROW_PATH_TRUNCATED);
+	assert_int_equal(m->start, 0x400000);
+	assert_int_equal(m->v[PMAPS_F_RSS], 8 * KB);
+	m = next_row(c);
+	assert_view(m->path, "/b");
+	assert_int_equal(m->flags, 0);
+	assert_int_equal(m->v[PMAPS_F_RSS], 4 * KB);
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	pmaps_maps_close(c);
+
+	/* The default buffer holds it whole: the path comes out in full... */
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, text, off, 0), 0);
+	m = next_row(c);
+	/* ...up to the path buffer: 8191 bytes, then flagged. */
+	assert_int_equal(m->path.len, PMAPS_PATH_BUF - 1);
+	assert_true(m->flags & PMAPS_ROW_PATH_TRUNCATED);
+	pmaps_maps_close(c);
+
+	/* A field line longer than the buffer is flagged on its row. */
+	off = (size_t)sprintf(text, "00400000-00401000 r--p 00000000 fe:00 7 /x\nX: ");
+	memset(text + off, 'b', 5000);
+	off += 5000;
+	off += (size_t)sprintf(text + off, "\nRss:                   8 kB\n");
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, text, off, 4096), 0);
+	m = next_row(c);
+	assert_true(m->flags & PMAPS_ROW_LINE_TRUNCATED);
+	assert_int_equal(m->v[PMAPS_F_RSS], 8 * KB);
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	pmaps_maps_close(c);
+	free(text);
+}
+
+static void test_no_final_newline(void **state)
+{
+	static const char t[] = "00400000-00401000 r--p 00000000 fe:00 7 /x\nRss:     8 kB";
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	(void)state;
+
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, t, sizeof(t) - 1, 0), 0);
+	m = next_row(c);
+	assert_int_equal(m->v[PMAPS_F_RSS], 8 * KB);
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	pmaps_maps_close(c);
+}
+
+static void test_too_many_unknown(void **state)
+{
+	char t[4096];
+	size_t off = (size_t)sprintf(t, "00400000-00401000 r--p 00000000 fe:00 7 /x\n");
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	(void)state;
+
+	for (int i = 0; i < PMAPS_MAX_UNKNOWN + 3; i++)
+		off += (size_t)sprintf(t + off, "Extra%d:   %d kB\n", i, i);
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, t, off, 0), 0);
+	m = next_row(c);
+	assert_int_equal(m->n_unknown, PMAPS_MAX_UNKNOWN);
+	assert_true(m->flags & PMAPS_ROW_UNKNOWN_DROPPED);
+	assert_view(m->unknown[PMAPS_MAX_UNKNOWN - 1].name, "Extra15");
+	assert_int_equal(m->unknown[PMAPS_MAX_UNKNOWN - 1].value, 15 * KB);
+	pmaps_maps_close(c);
+}
+
+/* ---- injected read faults ---- */
+
+static int fault_mode, fault_calls;
+
+static ssize_t faulty_read(int fd, void *buf, size_t len)
+{
+	fault_calls++;
+	switch (fault_mode) {
+	case 1: /* EINTR before every read: retried */
+		if (fault_calls % 2) {
+			errno = EINTR;
+			return -1;
+		}
+		return read(fd, buf, len);
+	case 2: /* one byte at a time */
+		return read(fd, buf, len > 0 ? 1 : 0);
+	case 3: /* EIO on the third read */
+		if (fault_calls == 3) {
+			errno = EIO;
+			return -1;
+		}
+		return read(fd, buf, len < 100 ? len : 100);
+	}
+	return read(fd, buf, len);
+}
+
+static void test_read_faults(void **state)
+{
+	struct pmaps_proc *proc;
+	struct pmaps_maps *c = open_fixture("capture-6.18", "4242", PMAPS_SRC_SMAPS, &proc);
+	struct digest ref, d;
+	(void)state;
+
+	assert_int_equal(digest_cursor(c, &ref), 0);
+	pmaps__read_hook = faulty_read;
+	for (fault_mode = 1; fault_mode <= 2; fault_mode++) {
+		fault_calls = 0;
+		assert_int_equal(pmaps_maps_rewind(c), 0);
+		assert_int_equal(digest_cursor(c, &d), 0);
+		assert_int_equal(d.hash, ref.hash);
+		assert_true(fault_calls > 2);
+	}
+	fault_mode = 3;
+	fault_calls = 0;
+	assert_int_equal(pmaps_maps_rewind(c), 0);
+	assert_int_equal(digest_cursor(c, &d), -EIO);
+	pmaps__read_hook = NULL;
+	assert_int_equal(pmaps_maps_rewind(c), 0);
+	assert_int_equal(digest_cursor(c, &d), 0);
+	assert_int_equal(d.hash, ref.hash);
+	pmaps_maps_close(c);
+	pmaps_proc_close(proc);
+}
+
+/* ---- the handle ---- */
+
+static void test_proc_open_errors(void **state)
+{
+	struct pmaps_proc *p;
+	char root[4096];
+	(void)state;
+
+	snprintf(root, sizeof(root), "%s/edge/proc", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_proc_open(&p, root, "101"), -ESRCH);
+	assert_null(p);
+	assert_int_equal(pmaps_proc_open(&p, root, "abc"), -EINVAL);
+	assert_int_equal(pmaps_proc_open(&p, root, "-1"), -EINVAL);
+	assert_int_equal(pmaps_proc_open(&p, root, ""), -EINVAL);
+	assert_int_equal(pmaps_proc_open(&p, root, "0100"), -EINVAL);
+	assert_int_equal(pmaps_proc_open(&p, root, "12345678901"), -EINVAL);
+	assert_int_equal(pmaps_proc_open(&p, "/nonexistent/proc", "1"), -ENOENT);
+	assert_int_equal(pmaps_proc_open(&p, root, "100"), 0);
+	assert_int_equal(pmaps_proc_pid(p), 100);
+	pmaps_proc_close(p);
+	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
+	assert_int_equal(pmaps_proc_pid(p), getpid());
+	pmaps_proc_close(p);
+}
+
+/* ---- names ---- */
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(pmaps_field_name(PMAPS_F_LAZY_FREE), "LazyFree");
+	assert_string_equal(pmaps_field_key(PMAPS_F_ANON_HUGE_PAGES), "anon_huge_pages");
+	assert_int_equal(pmaps_field_lookup("private_dirty", 13), PMAPS_F_PRIVATE_DIRTY);
+	assert_int_equal(pmaps_field_lookup("Private_Dirty", 13), PMAPS_F_PRIVATE_DIRTY);
+	assert_int_equal(pmaps_field_lookup("nope", 4), -1);
+	assert_null(pmaps_field_name(PMAPS_F_COUNT));
+	assert_int_equal(pmaps_field_is_size(PMAPS_F_THP_ELIGIBLE), 0);
+	assert_int_equal(pmaps_field_is_size(PMAPS_F_RSS), 1);
+	assert_string_equal(pmaps_kind_name(PMAPS_KIND_FILE_TEXT), "file-text");
+	assert_int_equal(pmaps_kind_lookup("shmem", 5), PMAPS_KIND_SHMEM);
+	assert_null(pmaps_kind_name(PMAPS_KIND_COUNT));
+	assert_string_equal(pmaps_vmflag_code(PMAPS_VM_UI), "ui");
+	for (int f = 0; f < PMAPS_VM_UNKNOWN; f++) {
+		const char *code = pmaps_vmflag_code((enum pmaps_vmflag)f);
+		assert_int_equal(pmaps__vmflag_lookup(code[0], code[1]), f);
+	}
+	assert_int_equal(pmaps__vmflag_lookup('?', '?'), -1);
+	assert_int_equal(pmaps__vmflag_lookup('z', 'z'), -1);
+	assert_string_equal(pmaps_strerror(-ESTALE), "the process exec'd while it was read");
+}
+
+/* ---- grouping ---- */
+
+static void test_group(void **state)
+{
+	struct pmaps_proc *proc;
+	struct pmaps_maps *c = open_fixture("capture-6.18", "4242", PMAPS_SRC_SMAPS, &proc);
+	struct pmaps_maps *r;
+	struct pmaps_group *byp, *byk, *tot;
+	const struct pmaps_mapping *m;
+	const struct pmaps_group_row *g;
+	uint64_t rss = 0, sum = 0, mappings = 0;
+	(void)state;
+
+	assert_int_equal(pmaps_group_open(&byp, PMAPS_GROUP_PATH), 0);
+	assert_int_equal(pmaps_group_open(&byk, PMAPS_GROUP_KIND), 0);
+	assert_int_equal(pmaps_group_open(&tot, PMAPS_GROUP_TOTAL), 0);
+	while (pmaps_maps_next(c, &m) > 0) {
+		assert_int_equal(pmaps_group_add(byp, m), 0);
+		assert_int_equal(pmaps_group_add(byk, m), 0);
+		assert_int_equal(pmaps_group_add(tot, m), 0);
+		rss += m->v[PMAPS_F_RSS];
+	}
+	g = pmaps_group_get(tot, 0);
+	assert_int_equal(g->v[PMAPS_F_RSS], rss);
+	assert_int_equal(g->mappings, 37);
+	assert_null(pmaps_group_get(tot, 1));
+	/* Per path and per kind, the parts add up to the total. */
+	for (size_t i = 0; i < pmaps_group_count(byp); i++) {
+		g = pmaps_group_get(byp, i);
+		sum += g->v[PMAPS_F_RSS];
+		mappings += g->mappings;
+	}
+	assert_int_equal(sum, rss);
+	assert_int_equal(mappings, 37);
+	sum = mappings = 0;
+	for (size_t i = 0; i < pmaps_group_count(byk); i++) {
+		g = pmaps_group_get(byk, i);
+		sum += g->v[PMAPS_F_RSS];
+		mappings += g->mappings;
+	}
+	assert_int_equal(sum, rss);
+	assert_int_equal(mappings, 37);
+	/* The first path is the program, in its 5 mappings. */
+	g = pmaps_group_get(byp, 0);
+	assert_view(g->key, "/usr/bin/sleep");
+	assert_int_equal(g->mappings, 5);
+	/* The capture's smaps and its own smaps_rollup agree on Rss. */
+	assert_int_equal(pmaps_maps_open(&r, proc, PMAPS_SRC_ROLLUP, 0), 0);
+	assert_int_equal(pmaps_maps_next(r, &m), 1);
+	assert_int_equal(m->v[PMAPS_F_RSS], rss);
+	pmaps_maps_close(r);
+	/* Reset keeps the storage; a second pass gives the same groups. */
+	size_t n = pmaps_group_count(byp);
+	pmaps_group_reset(byp);
+	assert_int_equal(pmaps_group_count(byp), 0);
+	assert_int_equal(pmaps_maps_rewind(c), 0);
+	while (pmaps_maps_next(c, &m) > 0)
+		assert_int_equal(pmaps_group_add(byp, m), 0);
+	assert_int_equal(pmaps_group_count(byp), n);
+	pmaps_group_close(byp);
+	pmaps_group_close(byk);
+	pmaps_group_close(tot);
+	pmaps_maps_close(c);
+	pmaps_proc_close(proc);
+}
+
+static void test_group_many_paths(void **state)
+{
+	/* Enough distinct paths to grow rows, slots and arena several times. */
+	struct pmaps_group *g;
+	struct pmaps_mapping m;
+	char path[64];
+	(void)state;
+
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_PATH), 0);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 5000; i++) {
+			m.path.len = (size_t)snprintf(path, sizeof(path), "/lib/%d/libx.so", i);
+			m.path.ptr = path;
+			m.start = (uint64_t)i << 12;
+			m.end = m.start + 4096;
+			m.v[PMAPS_F_RSS] = (uint64_t)i;
+			m.present = 1ull << PMAPS_F_RSS;
+			assert_int_equal(pmaps_group_add(g, &m), 0);
+		}
+	assert_int_equal(pmaps_group_count(g), 5000);
+	for (int i = 0; i < 5000; i += 997) {
+		const struct pmaps_group_row *r = pmaps_group_get(g, (size_t)i);
+		char want[64];
+		snprintf(want, sizeof(want), "/lib/%d/libx.so", i);
+		assert_view(r->key, want);
+		assert_int_equal(r->mappings, 2);
+		assert_int_equal(r->v[PMAPS_F_RSS], 2 * (uint64_t)i);
+		assert_int_equal(r->vsize, 8192);
+	}
+	pmaps_group_close(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_edge_rows),
+		cmocka_unit_test(test_chunks_edge),
+		cmocka_unit_test(test_chunks_capture),
+		cmocka_unit_test(test_old_kernels),
+		cmocka_unit_test(test_rollup),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_no_final_newline),
+		cmocka_unit_test(test_too_many_unknown),
+		cmocka_unit_test(test_read_faults),
+		cmocka_unit_test(test_proc_open_errors),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_group_many_paths),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
