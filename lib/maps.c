@@ -939,10 +939,15 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 		r = fill(c);
 		if (unlikely(r <= 0)) {
 			if (r < 0) {
-				if (r == -ESRCH)
+				if (r == -ESRCH) {
+					/* Gone, or exec'd: the old program's file reads as gone. */
+					int e = end_check(c);
+					if (e < 0)
+						return e;
 					pmaps__msg(c->errmsg, sizeof(c->errmsg),
 					           "%s: process %d exited while it was read", src_file(c->src),
 					           c->proc ? c->proc->pid : 0);
+				}
 				return fail(c, r);
 			}
 			if (c->in_record) {

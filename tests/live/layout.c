@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * layout.c - a process with a known memory layout, for the live tests.
+ *
+ * Each region sits between PROT_NONE guard pages so the kernel never merges
+ * it with a neighbour. On standard output, one line per region:
+ *   NAME START END
+ * then "names 0|1" (whether PR_SET_VMA_ANON_NAME worked), then "ready".
+ * It then blocks until standard input closes, and exits.
+ *
+ *   touched3  64 pages, every 3rd touched (pages 0, 3, ..., 63: 22 pages)
+ *   lazyfree  32 pages touched, the last 16 freed with MADV_FREE
+ *   dontneed  16 pages touched, the last 8 dropped with MADV_DONTNEED
+ *   file      a 16-page file (written, synced), mapped private read-only, all read
+ *   memfd     8 pages of a memfd mapped shared, the first 4 touched
+ *   named     4 pages, named "pmaps-test" where the kernel supports names, 2 touched
+ * plus THREADS threads (argument 1, default 2) blocked on standard input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#ifndef PR_SET_VMA
+#define PR_SET_VMA 0x53564d41
+#define PR_SET_VMA_ANON_NAME 0
+#endif
+
+static long page;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "layout: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* Maps N pages between two guard pages; FD < 0 for anonymous memory. */
+static char *region(size_t n, int prot, int flags, int fd)
+{
+	char *g = mmap(NULL, (n + 2) * (size_t)page, PROT_NONE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *r;
+
+	if (g == MAP_FAILED)
+		die("mmap guard");
+	r = mmap(g + page, n * (size_t)page, prot, flags | MAP_FIXED, fd, 0);
+	if (r == MAP_FAILED)
+		die("mmap region");
+	return r;
+}
+
+static void show(const char *name, const char *p, size_t n)
+{
+	printf("%s %lx %lx\n", name, (unsigned long)(uintptr_t)p,
+	       (unsigned long)(uintptr_t)(p + n * (size_t)page));
+}
+
+static void *blocked(void *arg)
+{
+	char c;
+	(void)arg;
+	while (read(0, &c, 1) > 0)
+		;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int threads = argc > 1 ? atoi(argv[1]) : 2;
+	char path[] = "/tmp/pmaps-layout.XXXXXX";
+	char *a, *b, *c, *f, *m, *n, buf[4096];
+	pthread_t t;
+	int fd, named;
+
+	page = sysconf(_SC_PAGESIZE);
+	a = region(64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	for (int i = 0; i < 64; i += 3)
+		a[i * page] = 1;
+	b = region(32, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	memset(b, 2, 32 * (size_t)page);
+	if (madvise(b + 16 * page, 16 * (size_t)page, MADV_FREE))
+		die("MADV_FREE");
+	c = region(16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	memset(c, 3, 16 * (size_t)page);
+	if (madvise(c + 8 * page, 8 * (size_t)page, MADV_DONTNEED))
+		die("MADV_DONTNEED");
+
+	fd = mkstemp(path);
+	if (fd < 0)
+		die("mkstemp");
+	unlink(path);
+	memset(buf, 4, sizeof(buf));
+	for (int i = 0; i < 16; i++)
+		if (write(fd, buf, (size_t)page) != page)
+			die("write");
+	if (fsync(fd))
+		die("fsync"); /* clean page cache pages: Private_Clean, not Dirty */
+	f = region(16, PROT_READ, MAP_PRIVATE, fd);
+	for (int i = 0; i < 16; i++)
+		(void)*(volatile char *)(f + i * page);
+	close(fd);
+
+	fd = memfd_create("pmaps-test", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, 8 * page))
+		die("memfd");
+	m = region(8, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	memset(m, 5, 4 * (size_t)page);
+	close(fd);
+
+	n = region(4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	named = prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)n, 4 * page,
+	              (unsigned long)"pmaps-test") == 0;
+	memset(n, 6, 2 * (size_t)page);
+
+	for (int i = 0; i < threads; i++)
+		if (pthread_create(&t, NULL, blocked, NULL))
+			die("pthread_create");
+
+	show("touched3", a, 64);
+	show("lazyfree", b, 32);
+	show("dontneed", c, 16);
+	show("file", f, 16);
+	show("memfd", m, 8);
+	show("named", n, 4);
+	printf("names %d\nready\n", named);
+	fflush(stdout);
+	blocked(NULL);
+	return 0;
+}

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_live.c - libpmaps against live processes: exact sizes of a known
+ * layout (tests/live/layout.c), agreement between maps, smaps and
+ * smaps_rollup, allocations per scan, and processes that are gone, exit or
+ * exec while they are read, or that the reader may not read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define PG 4096ull
+
+struct region {
+	char name[16];
+	uint64_t start, end;
+};
+
+struct helper {
+	pid_t pid;
+	int in, out; /* its stdin (write end), its stdout (read end) */
+	char pidstr[16];
+	struct region r[8];
+	int nr, named;
+};
+
+static void start_helper(struct helper *h, const char *threads)
+{
+	int to[2], from[2];
+	char line[256];
+	FILE *f;
+
+	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(from, O_CLOEXEC), 0);
+	h->pid = fork();
+	assert_true(h->pid >= 0);
+	if (h->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		execl(PMAPS_LAYOUT_PATH, "layout", threads, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	h->in = to[1];
+	h->out = from[0];
+	snprintf(h->pidstr, sizeof(h->pidstr), "%d", (int)h->pid);
+	f = fdopen(dup(h->out), "r");
+	h->nr = 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct region *r = &h->r[h->nr];
+		unsigned long s, e;
+		if (strcmp(line, "ready\n") == 0)
+			break;
+		if (sscanf(line, "names %d", &h->named) == 1)
+			continue;
+		assert_int_equal(sscanf(line, "%15s %lx %lx", r->name, &s, &e), 3);
+		r->start = s;
+		r->end = e;
+		h->nr++;
+	}
+	fclose(f);
+	assert_int_equal(h->nr, 6);
+}
+
+static void stop_helper(struct helper *h)
+{
+	int st;
+	close(h->in);
+	close(h->out);
+	assert_int_equal(waitpid(h->pid, &st, 0), h->pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static const struct region *region(const struct helper *h, const char *name)
+{
+	for (int i = 0; i < h->nr; i++)
+		if (strcmp(h->r[i].name, name) == 0)
+			return &h->r[i];
+	fail_msg("no region %s", name);
+	return NULL;
+}
+
+/* The smaps row of region NAME, copied. */
+static void row_of(struct pmaps_maps *c, const struct region *r, struct pmaps_mapping *out,
+                   char *path, size_t pathsz)
+{
+	const struct pmaps_mapping *m;
+	int rc, found = 0;
+
+	assert_int_equal(pmaps_maps_rewind(c), 0);
+	while ((rc = pmaps_maps_next(c, &m)) > 0) {
+		if (m->start == r->start) {
+			assert_int_equal(m->end, r->end);
+			*out = *m;
+			snprintf(path, pathsz, "%.*s", (int)m->path.len, m->path.ptr);
+			found = 1;
+		}
+	}
+	assert_int_equal(rc, 0);
+	if (!found)
+		fail_msg("no mapping starts at %llx (%s)", (unsigned long long)r->start, r->name);
+}
+
+static void test_layout_exact(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	struct pmaps_mapping m;
+	char path[256];
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0), 0);
+
+	row_of(c, region(&h, "touched3"), &m, path, sizeof(path));
+	assert_int_equal(m.kind, PMAPS_KIND_ANON);
+	assert_int_equal(m.v[PMAPS_F_SIZE], 64 * PG);
+	assert_int_equal(m.v[PMAPS_F_RSS], 22 * PG);
+	assert_int_equal(m.v[PMAPS_F_PSS], 22 * PG);
+	assert_int_equal(m.v[PMAPS_F_PRIVATE_DIRTY], 22 * PG);
+	assert_int_equal(m.v[PMAPS_F_ANONYMOUS], 22 * PG);
+	assert_int_equal(m.v[PMAPS_F_LAZY_FREE], 0);
+
+	row_of(c, region(&h, "lazyfree"), &m, path, sizeof(path));
+	assert_int_equal(m.v[PMAPS_F_RSS], 32 * PG);
+	assert_int_equal(m.v[PMAPS_F_ANONYMOUS], 32 * PG);
+	assert_int_equal(m.v[PMAPS_F_LAZY_FREE], 16 * PG);
+	/* MADV_FREE cleans the pages: half dirty, half clean. */
+	assert_int_equal(m.v[PMAPS_F_PRIVATE_DIRTY], 16 * PG);
+	assert_int_equal(m.v[PMAPS_F_PRIVATE_CLEAN], 16 * PG);
+
+	row_of(c, region(&h, "dontneed"), &m, path, sizeof(path));
+	assert_int_equal(m.v[PMAPS_F_RSS], 8 * PG);
+	assert_int_equal(m.v[PMAPS_F_PRIVATE_DIRTY], 8 * PG);
+	assert_int_equal(m.v[PMAPS_F_LAZY_FREE], 0);
+
+	row_of(c, region(&h, "file"), &m, path, sizeof(path));
+	assert_int_equal(m.kind, PMAPS_KIND_FILE_RO);
+	assert_int_equal(m.v[PMAPS_F_RSS], 16 * PG);
+	assert_int_equal(m.v[PMAPS_F_PRIVATE_CLEAN], 16 * PG);
+	assert_int_equal(m.v[PMAPS_F_PRIVATE_DIRTY], 0);
+	assert_int_equal(m.v[PMAPS_F_ANONYMOUS], 0);
+	assert_true(m.flags & PMAPS_ROW_DELETED);
+	assert_non_null(strstr(path, "/tmp/pmaps-layout."));
+
+	row_of(c, region(&h, "memfd"), &m, path, sizeof(path));
+	assert_int_equal(m.kind, PMAPS_KIND_SHMEM);
+	assert_string_equal(path, "/memfd:pmaps-test (deleted)");
+	assert_int_equal(m.v[PMAPS_F_RSS], 4 * PG);
+	assert_int_equal(m.v[PMAPS_F_PRIVATE_DIRTY], 4 * PG);
+	assert_int_equal(m.v[PMAPS_F_ANONYMOUS], 0);
+
+	row_of(c, region(&h, "named"), &m, path, sizeof(path));
+	if (h.named) {
+		assert_int_equal(m.kind, PMAPS_KIND_ANON_NAMED);
+		assert_string_equal(path, "[anon:pmaps-test]");
+	} else {
+		/* This kernel lacks CONFIG_ANON_VMA_NAME. */
+		assert_int_equal(m.kind, PMAPS_KIND_ANON);
+		assert_string_equal(path, "");
+	}
+	assert_int_equal(m.v[PMAPS_F_RSS], 2 * PG);
+
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* A naive count of /proc/PID/maps lines, for cross-checking. */
+static int count_lines(const char *pid, const char *file)
+{
+	char path[64], buf[65536];
+	ssize_t n;
+	int fd, lines = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, file);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+static void test_sources_agree(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_maps *cs, *cm, *cr;
+	const struct pmaps_mapping *m;
+	uint64_t rss = 0, pss = 0, anon = 0, lazy = 0, starts[512];
+	int n = 0, rc;
+	(void)state;
+
+	start_helper(&h, "3");
+	/* Stopped, so nothing changes between the reads. */
+	kill(h.pid, SIGSTOP);
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_maps_open(&cs, p, PMAPS_SRC_SMAPS, 0), 0);
+	assert_int_equal(pmaps_maps_open(&cm, p, PMAPS_SRC_MAPS, 0), 0);
+	assert_int_equal(pmaps_maps_open(&cr, p, PMAPS_SRC_ROLLUP, 0), 0);
+	while ((rc = pmaps_maps_next(cs, &m)) > 0) {
+		assert_true(n < 512);
+		starts[n++] = m->start;
+		rss += m->v[PMAPS_F_RSS];
+		pss += m->v[PMAPS_F_PSS];
+		anon += m->v[PMAPS_F_ANONYMOUS];
+		lazy += m->v[PMAPS_F_LAZY_FREE];
+	}
+	assert_int_equal(rc, 0);
+	/* Every mapping the kernel lists, in maps and smaps alike. */
+	assert_int_equal(n, count_lines(h.pidstr, "maps"));
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(pmaps_maps_next(cm, &m), 1);
+		assert_int_equal(m->start, starts[i]);
+	}
+	assert_int_equal(pmaps_maps_next(cm, &m), 0);
+	/* The rollup is the kernel's own sum of the same walk. */
+	assert_int_equal(pmaps_maps_next(cr, &m), 1);
+	assert_int_equal(m->v[PMAPS_F_RSS], rss);
+	assert_int_equal(m->v[PMAPS_F_ANONYMOUS], anon);
+	assert_int_equal(m->v[PMAPS_F_LAZY_FREE], lazy);
+	assert_true(lazy >= 16 * PG);
+	/* Pss is summed from truncated per-VMA figures: rollup >= sum, within 1 KiB a VMA. */
+	assert_true(m->v[PMAPS_F_PSS] >= pss && m->v[PMAPS_F_PSS] - pss < 1024ull * (uint64_t)n);
+	assert_int_equal(pmaps_maps_next(cr, &m), 0);
+	pmaps_maps_close(cs);
+	pmaps_maps_close(cm);
+	pmaps_maps_close(cr);
+	pmaps_proc_close(p);
+	kill(h.pid, SIGCONT);
+	stop_helper(&h);
+}
+
+/* ---- allocations: at open only ---- */
+
+static uint64_t allocs;
+
+static void *count_alloc(size_t n, void *ctx)
+{
+	(void)ctx;
+	allocs++;
+	return malloc(n);
+}
+
+static void count_free(void *p, void *ctx)
+{
+	(void)ctx;
+	free(p);
+}
+
+static void test_allocations(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	struct pmaps_group *g;
+	const struct pmaps_mapping *m;
+	uint64_t rows = 0;
+	(void)state;
+
+	start_helper(&h, "2");
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	allocs = 0;
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(allocs, 1);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0), 0);
+	assert_int_equal(allocs, 3); /* the cursor and its buffer */
+	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_KIND), 0);
+	assert_int_equal(allocs, 5);
+	for (int pass = 0; pass < 3; pass++) {
+		assert_int_equal(pmaps_maps_rewind(c), 0);
+		pmaps_group_reset(g);
+		while (pmaps_maps_next(c, &m) > 0) {
+			assert_int_equal(pmaps_group_add(g, m), 0);
+			rows++;
+		}
+	}
+	assert_true(rows > 30);
+	assert_int_equal(allocs, 5); /* none per mapping, none per refresh */
+	pmaps_group_close(g);
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	pmaps_set_allocator(NULL, NULL, NULL);
+	stop_helper(&h);
+}
+
+/* ---- processes that are gone ---- */
+
+static pid_t spawn_exiting(void)
+{
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	return pid;
+}
+
+static void wait_state(pid_t pid, char want)
+{
+	char path[64], buf[512];
+	for (int i = 0; i < 2000; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		int fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			ssize_t n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			char *s = n > 0 ? memrchr(buf, ')', (size_t)n) : NULL;
+			if (s && s[2] == want)
+				return;
+		}
+		usleep(1000);
+	}
+	fail_msg("process %d never reached state %c", (int)pid, want);
+}
+
+static void test_gone(void **state)
+{
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	char pid[16];
+	int st;
+	(void)state;
+
+	/* A zombie: smaps reads as empty; that is an exit, not an empty process. */
+	pid_t z = spawn_exiting();
+	wait_state(z, 'Z');
+	snprintf(pid, sizeof(pid), "%d", (int)z);
+	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0), 0);
+	assert_int_equal(pmaps_maps_next(c, &m), -ESRCH);
+	assert_non_null(strstr(pmaps_maps_errmsg(c), "exited while it was read"));
+	pmaps_maps_close(c);
+	/* Its rollup refuses at open. */
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_ROLLUP, 0), -ESRCH);
+	pmaps_maps_close(c);
+	/* Reaped: the handle's lookups fail. */
+	assert_int_equal(waitpid(z, &st, 0), z);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0), -ESRCH);
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	/* And no handle at all for a pid that is gone. */
+	assert_int_equal(pmaps_proc_open(&p, NULL, pid), -ESRCH);
+}
+
+/* Reaps the helper between two reads, through the read hook. */
+static struct helper *victim;
+static int hook_reads;
+
+static ssize_t kill_after_first(int fd, void *buf, size_t len)
+{
+	if (++hook_reads == 2) {
+		int st;
+		kill(victim->pid, SIGKILL);
+		waitpid(victim->pid, &st, 0);
+	}
+	return read(fd, buf, len);
+}
+
+static void test_exit_mid_read(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	int rc, rows = 0;
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 4096), 0);
+	victim = &h;
+	hook_reads = 0;
+	pmaps__read_hook = kill_after_first;
+	while ((rc = pmaps_maps_next(c, &m)) > 0)
+		rows++;
+	pmaps__read_hook = NULL;
+	assert_int_equal(rc, -ESRCH);
+	assert_true(rows >= 1);
+	assert_non_null(strstr(pmaps_maps_errmsg(c), "exited while it was read"));
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	close(h.in);
+	close(h.out);
+}
+
+static void test_exec_mid_read(void **state)
+{
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	int go[2], rc, rows = 0, st;
+	char pid[16], b;
+	pid_t kid;
+	(void)state;
+
+	assert_int_equal(pipe(go), 0);
+	kid = fork();
+	if (kid == 0) {
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(2);
+		execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	snprintf(pid, sizeof(pid), "%d", (int)kid);
+	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
+	/* A small buffer: the first read holds only part of the text. */
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 4096), 0);
+	assert_int_equal(pmaps_maps_next(c, &m), 1);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	/* Wait until the new program runs. */
+	for (int i = 0; i < 2000; i++) {
+		char path[64], comm[32] = "";
+		snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : 0;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0 && strncmp(comm, "sleep", 5) == 0)
+			break;
+		usleep(1000);
+	}
+	while ((rc = pmaps_maps_next(c, &m)) > 0)
+		rows++;
+	assert_int_equal(rc, -ESTALE);
+	assert_non_null(strstr(pmaps_maps_errmsg(c), "exec'd while it was read"));
+	/* A rewind reads the new program. */
+	assert_int_equal(pmaps_maps_rewind(c), 0);
+	rows = 0;
+	while ((rc = pmaps_maps_next(c, &m)) > 0)
+		rows++;
+	assert_int_equal(rc, 0);
+	assert_true(rows > 5);
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	kill(kid, SIGKILL);
+	waitpid(kid, &st, 0);
+	close(go[1]);
+}
+
+static void test_permission_denied(void **state)
+{
+	pid_t kid;
+	int st;
+	char me[16];
+	(void)state;
+
+	if (geteuid() != 0) {
+		printf("skipped: needs root to drop to another user and read a root process\n");
+		skip();
+	}
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	kid = fork();
+	if (kid == 0) {
+		struct pmaps_proc *p;
+		struct pmaps_maps *c;
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		if (pmaps_proc_open(&p, NULL, me) != 0)
+			_exit(11);
+		int r = pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0);
+		if (r != -EACCES)
+			_exit(12);
+		if (!strstr(pmaps_maps_errmsg(c), "CAP_SYS_PTRACE"))
+			_exit(13);
+		pmaps_maps_close(c);
+		/* maps is readable to others only with ptrace access too. */
+		r = pmaps_maps_open(&c, p, PMAPS_SRC_ROLLUP, 0);
+		pmaps_maps_close(c);
+		pmaps_proc_close(p);
+		_exit(r == -EACCES ? 0 : 14);
+	}
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout_exact),
+		cmocka_unit_test(test_sources_agree),
+		cmocka_unit_test(test_allocations),
+		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_exit_mid_read),
+		cmocka_unit_test(test_exec_mid_read),
+		cmocka_unit_test(test_permission_denied),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
