@@ -10,7 +10,7 @@
  * interleaved repetitions, printed beside the floor measured in the same run:
  * a bare read() loop over the same file through a buffer of the same size.
  *
- *   pmaps-bench [--quick] [--vmas N[,N...]] [--reps R]
+ *   pmaps-bench [--quick] [--vmas N[,N...]] [--reps R] [--bufsize KiB]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,7 @@
 #include "pmaps.h"
 
 #define PAGE 4096ul
-#define BUFSZ PMAPS_DEFAULT_BUFSIZE
+static size_t BUFSZ = PMAPS_DEFAULT_BUFSIZE;
 
 static uint64_t n_allocs, n_bytes;
 
@@ -284,9 +284,9 @@ static void bench_target(long n, int reps, int whole)
 	n_allocs = 0;
 	if ((r = pmaps_proc_open(&proc, NULL, t.pidstr)) < 0)
 		die_lib("open", r, NULL);
-	if ((r = pmaps_maps_open(&cs, proc, PMAPS_SRC_SMAPS, 0)) < 0)
+	if ((r = pmaps_maps_open(&cs, proc, PMAPS_SRC_SMAPS, BUFSZ)) < 0)
 		die_lib("open smaps", r, cs);
-	if ((r = pmaps_maps_open(&cr, proc, PMAPS_SRC_ROLLUP, 0)) < 0)
+	if ((r = pmaps_maps_open(&cr, proc, PMAPS_SRC_ROLLUP, BUFSZ)) < 0)
 		die_lib("open rollup", r, cr);
 	if ((r = pmaps_group_open(&g, PMAPS_GROUP_PATH)) < 0)
 		die_lib("group", r, NULL);
@@ -367,6 +367,10 @@ int main(int argc, char **argv)
 			sizes[0] = 100;
 			sizes[1] = 1000;
 			nsizes = 2;
+		} else if (strcmp(argv[i], "--bufsize") == 0 && i + 1 < argc) {
+			BUFSZ = (size_t)strtoul(argv[++i], NULL, 10) * 1024;
+			if (BUFSZ < 4096)
+				BUFSZ = 4096;
 		} else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
 			reps = atoi(argv[++i]);
 			if (reps < 1 || reps > 64)
@@ -380,7 +384,7 @@ int main(int argc, char **argv)
 					s++;
 			}
 		} else {
-			fprintf(stderr, "usage: pmaps-bench [--quick] [--vmas N[,N...]] [--reps R]\n");
+			fprintf(stderr, "usage: pmaps-bench [--quick] [--vmas N[,N...]] [--reps R] [--bufsize KiB]\n");
 			return 2;
 		}
 	}
@@ -389,7 +393,7 @@ int main(int argc, char **argv)
 	if (!rawbuf)
 		return 1;
 	printf("pmaps-bench: libpmaps maps reader against a bare read() of the same file\n"
-	       "(buffer %u KiB for both; medians; ratio = median / floor median)\n",
+	       "(buffer %zu KiB for both; medians; ratio = median / floor median)\n",
 	       BUFSZ / 1024);
 	for (int i = 0; i < nsizes; i++)
 		bench_target(sizes[i], reps, !quick && (i == nsizes - 1 || sizes[i] >= 10000));

@@ -37,8 +37,7 @@ static const char demo_usage[] =
 	"afterwards.\n"
 	"\n"
 	"Options:\n"
-	"      --size SIZE   the anonymous buffer (K, M or G suffix; default 64M)\n"
-	"  -j, --json        the two reports as JSON, one document per line group\n"
+	"      --size SIZE   the anonymous buffer (K, M or G suffix; 1M to 64G; default 64M)\n"
 	"  -h, --help        show this help\n";
 
 static int parse_size(const char *s, uint64_t *out)
@@ -119,6 +118,7 @@ static void child(uint64_t size, const char *path, int ready, int hold)
 	}
 	touch(f, file); /* written once, so the file has pages */
 	munmap(f, file);
+	fsync(fd); /* clean pages: the page cache could drop them at once */
 	f = mmap(NULL, file, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (f == MAP_FAILED) {
@@ -158,14 +158,13 @@ int cmd_demo(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"size", required_argument, NULL, 'S'},
-		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t size = 64u << 20;
 	char path[] = "/tmp/pmaps-demo.XXXXXX";
 	char pid[16], msg[161];
-	int ready[2], hold[2], ch, json = 0, rc = EXIT_OK, status;
+	int ready[2], hold[2], ch, rc = EXIT_OK, status;
 	struct maps_opts o = {.sort_col = -1, .human = 1};
 	ssize_t n;
 	pid_t kid;
@@ -173,7 +172,7 @@ int cmd_demo(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+jh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
 			if (parse_size(optarg, &size) < 0 || size < (1u << 20) || size > (64ull << 30)) {
@@ -182,7 +181,6 @@ int cmd_demo(int argc, char **argv)
 			}
 			size &= ~(uint64_t)0xfffff;
 			break;
-		case 'j': json = 1; break;
 		case 'h': fputs(demo_usage, stdout); return EXIT_OK;
 		default:
 			die_msg("unknown option '%s' (see pmaps demo --help)", argv[optind - 1]);
@@ -228,8 +226,8 @@ int cmd_demo(int argc, char **argv)
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)kid);
 	o.pid = pid;
-	o.fmt = json ? FMT_JSON : FMT_TABLE;
-	if (!json) {
+	o.fmt = FMT_TABLE;
+	{
 		char b[4][24];
 		fmt_human(b[0], size);
 		fmt_human(b[1], size / 4);
@@ -243,17 +241,18 @@ int cmd_demo(int argc, char **argv)
 	}
 	o.group = PMAPS_GROUP_KIND;
 	maps_default_columns(&o);
-	o.title = json ? NULL : "Its memory by kind (pmaps maps --group kind PID):";
+	o.title = "Its memory by kind (pmaps maps --group kind PID):";
+	fflush(stdout); /* the reports write to the fd directly */
 	rc = maps_report(&o);
 	if (rc == EXIT_OK) {
-		if (!json)
-			puts("");
+		puts("");
+		fflush(stdout);
 		o.group = PMAPS_GROUP_TOTAL;
 		maps_default_columns(&o);
-		o.title = json ? NULL : "Its total, as the kernel sums it (pmaps maps --total PID):";
+		o.title = "Its total, as the kernel sums it (pmaps maps --total PID):";
 		rc = maps_report(&o);
 	}
-	if (rc == EXIT_OK && !json) {
+	if (rc == EXIT_OK) {
 		char b[3][24];
 		fmt_human(b[0], size / 4);
 		fmt_human(b[1], size / 4);

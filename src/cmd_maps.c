@@ -390,6 +390,17 @@ done:
 	return rc;
 }
 
+/* A long option that takes a value, as typed (for the "needs a value" message). */
+static int is_valued(const char *opt)
+{
+	static const char *const valued[] = {"--group", "--fields", "--sort", "--proc-root"};
+
+	for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
+		if (strcmp(opt, valued[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int cmd_maps(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -410,7 +421,7 @@ int cmd_maps(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+g:tf:s:jbh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "g:tf:s:jbh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'g':
 			if (strcmp(optarg, "path") == 0)
@@ -431,8 +442,10 @@ int cmd_maps(int argc, char **argv)
 		case 'R': o.proc_root = optarg; break;
 		case 'h': fputs(maps_usage, stdout); return EXIT_OK;
 		default:
-			if (optopt && strchr("gfs", optopt))
-				die_msg("option -%c needs a value (see pmaps maps --help)", optopt);
+			if (ch == ':' || (optopt && strchr("gfsR", optopt)) ||
+			    (optopt == 0 && optind > 1 && strncmp(argv[optind - 1], "--", 2) == 0 &&
+			     strchr(argv[optind - 1], '=') == NULL && is_valued(argv[optind - 1])))
+				die_msg("option '%s' needs a value (see pmaps maps --help)", argv[optind - 1]);
 			else
 				die_msg("unknown option '%s' (see pmaps maps --help)", argv[optind - 1]);
 			return EXIT_USAGE;

@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# CLI tests of the pmaps tool: every option and error path against fixture
+# proc trees, compared byte for byte with tests/cli/expected/NAME.{out,err}
+# and the exit status; then a few checks against live processes.
+#
+#   tests/cli/run.sh PMAPS [--update]
+set -u
+PMAPS=$1
+UPDATE=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+DATA=$HERE/../data
+EXP=$HERE/expected
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# t NAME WANT_RC ARGS... : run in the data directory, compare with the goldens.
+t() {
+	name=$1 want=$2
+	shift 2
+	(cd "$DATA" && "$PMAPS" "$@") >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$UPDATE" = --update ]; then
+		cp "$TMP/out" "$EXP/$name.out"
+		if [ -s "$TMP/err" ]; then cp "$TMP/err" "$EXP/$name.err"; else rm -f "$EXP/$name.err"; fi
+	fi
+	if [ "$rc" != "$want" ]; then
+		bad "$name: exit $rc, want $want"; cat "$TMP/err"; return
+	fi
+	if ! cmp -s "$TMP/out" "$EXP/$name.out"; then
+		bad "$name: stdout differs"; diff "$EXP/$name.out" "$TMP/out" | head -20; return
+	fi
+	if [ -f "$EXP/$name.err" ]; then
+		cmp -s "$TMP/err" "$EXP/$name.err" || { bad "$name: stderr differs"; diff "$EXP/$name.err" "$TMP/err"; return; }
+	elif [ -s "$TMP/err" ]; then
+		bad "$name: unexpected stderr"; cat "$TMP/err"; return
+	fi
+	ok
+}
+
+# json NAME: the last output is valid JSON (where python3 is at hand).
+json() {
+	if [ -x /usr/bin/python3 ]; then
+		/usr/bin/python3 -m json.tool "$TMP/out" >/dev/null 2>&1 && ok || bad "$1: invalid JSON"
+	fi
+}
+
+E="--proc-root edge/proc 100"
+C="--proc-root capture-6.18/proc 4242"
+
+# help and usage
+t help 0 --help
+t help-maps 0 maps --help
+t help-demo 0 demo --help
+t help-cmd 0 help maps
+t version 0 --version
+t no-command 2
+t bad-command 2 frobnicate
+
+# every option on the hand-made edge cases
+t edge-table 0 maps $E
+t edge-bytes 0 maps --bytes $E
+t edge-all 0 maps -f all $E
+t edge-fields 0 maps --fields rss,pss_dirty,Private_Dirty,lazy_free,vm_flags,path $E
+t edge-json 0 maps --json $E; json edge-json
+t edge-csv 0 maps --csv $E
+t edge-csv-all 0 maps --csv -f all $E
+t edge-sort-rss 0 maps --sort rss $E
+t edge-sort-path 0 maps -s path $E
+t edge-sort-kind 0 maps -s kind $E
+t edge-sort-json 0 maps --sort size --json $E; json edge-sort-json
+t edge-group-path 0 maps --group path $E
+t edge-group-kind 0 maps -g kind $E
+t edge-group-path-sort 0 maps -g path -s rss $E
+t edge-group-kind-json 0 maps -g kind --json $E; json edge-group-kind-json
+t edge-group-path-csv 0 maps -g path --csv $E
+t edge-total 0 maps --total $E
+t edge-total-json 0 maps -t --json $E; json edge-total-json
+t edge-options-after 0 maps --proc-root edge/proc 100 --group kind --bytes
+
+# a capture from Linux 6.18 and the field sets of older kernels
+t capture-table 0 maps $C
+t capture-group-kind 0 maps -g kind $C
+t capture-total 0 maps -t -f all $C
+t capture-total-csv 0 maps -t --csv $C
+t k414-json 0 maps --json --proc-root kernel-4.14/proc 4242; json k414-json
+t k414-total 0 maps --total -f all --proc-root kernel-4.14/proc 4242
+t k54-table 0 maps -f all --proc-root kernel-5.4/proc 4242
+t no-rollup-total 0 maps --total --proc-root no-rollup/proc 4242
+t no-rollup-total-json 0 maps --total --json --proc-root no-rollup/proc 4242; json no-rollup-total-json
+
+# errors: a clear line, a non-zero status
+t err-no-pid 2 maps
+t err-two-pids 2 maps 1 2
+t err-not-pid 2 maps abc
+t err-no-such 1 maps --proc-root edge/proc 999
+t err-no-root 1 maps --proc-root no/such/dir 1
+t err-group 2 maps -g size $E
+t err-fields 2 maps -f rss,bogus $E
+t err-fields-grouped 2 maps -g path -f address $E
+t err-total-group 2 maps -t -g kind $E
+t err-sort-all 2 maps --sort all $E
+t err-sort-total 2 maps -t --sort rss $E
+t err-sort-group 2 maps -g kind --sort inode $E
+t err-option 2 maps --frobnicate $E
+t err-option-value 2 maps $E --fields
+t err-malformed 1 maps --proc-root malformed/proc 4242
+t err-malformed-json 1 maps --json --proc-root malformed/proc 4242; json err-malformed-json
+t err-demo-size 2 demo --size 12Q
+t err-demo-arg 2 demo now
+
+# live processes
+if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
+if "$PMAPS" maps --total --json self | grep -q '"source":"smaps_rollup"'; then ok; else bad "total self"; fi
+if "$PMAPS" maps --json self >"$TMP/out"; then json "json self"; ok; else bad "json self"; fi
+sleep 30 & sp=$!
+if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
+kill $sp; wait $sp 2>/dev/null
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	# Another user may not read a root process: the message names the privilege.
+	err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$PMAPS" maps $$ 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc = 1 ] && echo "$err" | grep -q 'CAP_SYS_PTRACE'; then ok; else bad "permission denied: rc=$rc $err"; fi
+else
+	echo "skipped: permission test needs root and setpriv"
+fi
+before=$(ls /tmp | grep -c '^pmaps-demo' || true)
+if out=$("$PMAPS" demo --size 8M 2>&1) && echo "$out" | grep -q 'LazyFree' &&
+	echo "$out" | grep -q '^shmem ' && echo "$out" | grep -q 'smaps_rollup'; then ok; else bad "demo: $out"; fi
+after=$(ls /tmp | grep -c '^pmaps-demo' || true)
+[ "$before" = "$after" ] && ok || bad "demo left files in /tmp"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
