@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: MIT
+# The front door: `make demo` and `make check`. CMake presets do the work.
+#
+#   make demo    build (release) and run `pmaps demo`
+#   make check   build and run every test, then again under ASan+UBSan
+#   make bench   build (release) and run the benchmark (figures in bench/README.md)
+#   make fuzz    build the libFuzzer target (clang) and fuzz the parser for FUZZ_SECONDS
+#   make clean   remove build/
+#
+# As root, missing Debian build packages are installed first.
+
+BUILD_DEPS := cmake make gcc pkg-config libcmocka-dev util-linux
+FUZZ_DEPS := clang libclang-rt-14-dev
+FUZZ_SECONDS ?= 120
+
+.PHONY: all demo check bench fuzz clean deps fuzz-deps
+
+all:
+	cmake --preset dev
+	cmake --build --preset dev
+
+# Installs what is missing when run as root; otherwise names it.
+define install_missing
+	@missing=""; for p in $(1); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+		else \
+			echo "missing Debian packages:$$missing (run as root, or: sudo apt-get install$$missing)"; \
+		fi; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(BUILD_DEPS))
+
+fuzz-deps:
+	$(call install_missing,$(FUZZ_DEPS))
+
+demo: deps
+	cmake --preset release
+	cmake --build --preset release -j2
+	./build/release/pmaps demo
+
+check: deps
+	cmake --preset dev
+	cmake --build --preset dev -j2
+	ctest --preset dev
+	cmake --preset asan
+	cmake --build --preset asan -j2
+	ctest --preset asan
+
+bench: deps
+	cmake --preset release
+	cmake --build --preset release -j2
+	./build/release/pmaps-bench
+
+fuzz: deps fuzz-deps
+	cmake --preset fuzz
+	cmake --build --preset fuzz -j2
+	mkdir -p build/fuzz/corpus
+	./build/fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		build/fuzz/corpus tests/fuzz/corpus/smaps
+
+clean:
+	rm -rf build
