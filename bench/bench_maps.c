@@ -11,6 +11,7 @@
  * a bare read() loop over the same file through a buffer of the same size.
  *
  *   pmaps-bench [--quick] [--vmas N[,N...]] [--reps R] [--bufsize KiB]
+ *   pmaps-bench --hold N     (start a target, print its pid, keep it until stdin closes)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -367,6 +368,18 @@ int main(int argc, char **argv)
 			sizes[0] = 100;
 			sizes[1] = 1000;
 			nsizes = 2;
+		} else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc) {
+			/* For bench/peers.sh: a target with N VMAs until stdin closes. */
+			struct target t;
+			char c;
+			if (target_start(&t, strtol(argv[++i], NULL, 10)) < 0)
+				return 1;
+			printf("%s\n", t.pidstr);
+			fflush(stdout);
+			while (read(0, &c, 1) > 0)
+				;
+			target_stop(&t);
+			return 0;
 		} else if (strcmp(argv[i], "--bufsize") == 0 && i + 1 < argc) {
 			BUFSZ = (size_t)strtoul(argv[++i], NULL, 10) * 1024;
 			if (BUFSZ < 4096)
@@ -384,7 +397,7 @@ int main(int argc, char **argv)
 					s++;
 			}
 		} else {
-			fprintf(stderr, "usage: pmaps-bench [--quick] [--vmas N[,N...]] [--reps R] [--bufsize KiB]\n");
+			fprintf(stderr, "usage: pmaps-bench [--quick] [--vmas N[,N...]] [--reps R] [--bufsize KiB] | --hold N\n");
 			return 2;
 		}
 	}
