@@ -35,7 +35,7 @@
 
 #define F_VMFLAGS PMAPS_F_COUNT /* VmFlags shares the key table, not the values */
 #define N_KEYS (PMAPS_F_COUNT + 1)
-#define SLACK 64                /* bytes after the buffer that compares may touch */
+#define SLACK 128               /* bytes after the buffer that fast paths may read */
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -133,18 +133,18 @@ struct pat {
  */
 static inline int swar8(uint64_t x, uint64_t *out)
 {
-	uint64_t t = x ^ 0x2020202020202020ull;
-	uint64_t sp = ~(((t & LO7) + LO7) | t) & HI;            /* bytes == ' ' */
-	uint64_t u = x ^ 0x3030303030303030ull;
-	uint64_t dg = ~(((u & LO7) + 0x7676767676767676ull) | u) & HI; /* '0'..'9' */
+	uint64_t ns = x ^ 0x2020202020202020ull; /* zero bytes: the leading spaces */
+	uint64_t z;
 
-	if ((sp | dg) != HI || dg == 0 || dg != (HI & (0 - (dg & (0 - dg)))))
+	if (ns == 0)
 		return 0;
-	x &= 0x0f0f0f0f0f0f0f0full;
-	x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffull;
-	x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffull;
-	x = (x * 10000 + (x >> 32)) & 0xffffffffull;
-	*out = x;
+	/* Digit values; the leading spaces (bytes below the first non-space) to 0. */
+	z = (x ^ 0x3030303030303030ull) & (~0ull << (__builtin_ctzll(ns) & ~7));
+	if ((((z & LO7) + 0x7676767676767676ull) | z) & HI)
+		return 0; /* a byte that is not a digit after the first non-space */
+	z = (z * 10 + (z >> 8)) & 0x00ff00ff00ff00ffull;
+	z = (z * 100 + (z >> 16)) & 0x0000ffff0000ffffull;
+	*out = (z * 10000 + (z >> 32)) & 0xffffffffull;
 	return 1;
 }
 
@@ -166,35 +166,50 @@ static inline uint64_t pack_nibbles(uint64_t x)
 }
 
 /*
- * A lower-case hex number of 1 to 15 digits at P (16 bytes readable), eight
- * digits at a time. Returns its length, or 0 to leave it to the byte loop
- * (no digit, 16 or more digits, upper case).
+ * A lower-case hex number of 8 to 15 digits at *P (16 bytes readable), the
+ * kernel's %08lx, eight digits at a time. Returns its length, or 0 to leave
+ * it to hex_line() (fewer than 8 or more than 15 digits, upper case).
  */
-static inline unsigned hex_fast(const char *p, uint64_t *out)
+static inline unsigned hex_fast(const char **p, uint64_t *out)
 {
-	uint64_t w0, w1, m0, m1, v0, v1;
+	uint64_t w0, w1, m1, v0, v1;
 	unsigned len;
 
-	memcpy(&w0, p, 8);
-	memcpy(&w1, p + 8, 8);
-	m0 = ~hex_bytes(w0) & HI;
+	memcpy(&w0, *p, 8);
+	memcpy(&w1, *p + 8, 8);
+	if (hex_bytes(w0) != HI)
+		return 0;
 	m1 = ~hex_bytes(w1) & HI;
-	if (m0)
-		len = (unsigned)__builtin_ctzll(m0) / 8;
-	else if (m1)
-		len = 8 + (unsigned)__builtin_ctzll(m1) / 8;
-	else
+	if (!m1)
 		return 0;
-	if (len == 0)
-		return 0;
+	len = 8 + (unsigned)__builtin_ctzll(m1) / 8;
 	v0 = (w0 & 0x0f0f0f0f0f0f0f0full) + 9 * ((w0 >> 6) & 0x0101010101010101ull);
-	if (len <= 8) {
-		*out = pack_nibbles(v0 << (8 * (8 - len)));
-		return len;
-	}
 	v1 = (w1 & 0x0f0f0f0f0f0f0f0full) + 9 * ((w1 >> 6) & 0x0101010101010101ull);
-	*out = pack_nibbles(v0) << (4 * (len - 8)) | pack_nibbles(v1 << (8 * (16 - len)));
+	/* len == 8 shifts v1 out entirely: 64-bit shifts are undefined, so split. */
+	*out = pack_nibbles(v0) << (4 * (len - 8)) |
+	       (len > 8 ? pack_nibbles(v1 << (8 * (16 - len))) : 0);
+	*p += len;
 	return len;
+}
+
+/*
+ * Hex digits up to the first other byte, with no end pointer: every line
+ * ends in '\n', which is not a digit. Returns the count (0: none; over 16:
+ * too many for 64 bits).
+ */
+static inline unsigned hex_line(const char **p, uint64_t *out)
+{
+	const unsigned char *s = (const unsigned char *)*p;
+	uint64_t v = 0;
+	unsigned d, n = 0;
+
+	while ((d = pmaps__hex_table[s[n]]) != 0) {
+		v = v << 4 | (d - 1);
+		n++;
+	}
+	*p += n;
+	*out = v;
+	return n;
 }
 
 static void init_pats(struct pat *pat)
@@ -244,6 +259,7 @@ struct pmaps_maps {
 	 * loads do not wait on each other.
 	 */
 	unsigned char sched[N_KEYS], sched_pos[N_KEYS + 1];
+	struct { uint64_t w0, w1; } sched_key[N_KEYS]; /* pat[sched[i]].w0/w1 */
 	uint64_t sched_mask[N_KEYS + 1]; /* [i]: keys of sched[0..i) */
 	unsigned sched_n;
 	int sched_dirty;
@@ -419,20 +435,18 @@ static int parse_header(struct pmaps_maps *c)
 	const char *nl = memchr(p, '\n', (size_t)(e - p));
 	uint64_t maj, min;
 	unsigned perms = 0, n, n2;
+	/* Past the newline only if the line was malformed: every check stops there. */
 
 	reset_row(c);
 	m->line = (unsigned)(c->lines + 1);
-	/* The usual "start-end " in two SWAR steps; anything else byte by byte. */
-	n = hex_fast(p, &m->start);
-	if (n && p + n < nl && p[n] == '-' && (n2 = hex_fast(p + n + 1, &m->end)) != 0 &&
-	    p + n + 1 + n2 < nl && p[n + 1 + n2] == ' ') {
-		p += n + 1 + n2 + 1;
-	} else {
-		if (pmaps__parse_hex(&p, nl, &m->start) < 0 || p >= nl || *p++ != '-')
-			return bad(c, "expected START-END in hex");
-		if (pmaps__parse_hex(&p, nl, &m->end) < 0 || p >= nl || *p++ != ' ')
-			return bad(c, "expected START-END in hex");
-	}
+	if (!hex_fast(&p, &m->start) && ((n = hex_line(&p, &m->start)) == 0 || n > 16))
+		return bad(c, "expected START-END in hex");
+	if (*p++ != '-')
+		return bad(c, "expected START-END in hex");
+	if (!hex_fast(&p, &m->end) && ((n = hex_line(&p, &m->end)) == 0 || n > 16))
+		return bad(c, "expected START-END in hex");
+	if (*p++ != ' ')
+		return bad(c, "expected START-END in hex");
 	if (m->end < m->start)
 		return bad(c, "mapping ends before it starts");
 	if (nl - p < 5 || (p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
@@ -444,14 +458,13 @@ static int parse_header(struct pmaps_maps *c)
 	perms |= p[3] == 's' ? PMAPS_PERM_SHARED : 0;
 	m->perms = perms;
 	p += 5;
-	n = hex_fast(p, &m->offset);
-	if (n && p + n < nl && p[n] == ' ')
-		p += n + 1;
-	else if (pmaps__parse_hex(&p, nl, &m->offset) < 0 || p >= nl || *p++ != ' ')
+	if (!hex_fast(&p, &m->offset) && ((n = hex_line(&p, &m->offset)) == 0 || n > 16))
 		return bad(c, "expected the offset in hex");
-	if (pmaps__parse_hex(&p, nl, &maj) < 0 || p >= nl || *p++ != ':' ||
-	    pmaps__parse_hex(&p, nl, &min) < 0 || p >= nl || *p++ != ' ' || maj > UINT32_MAX ||
-	    min > UINT32_MAX)
+	if (*p++ != ' ')
+		return bad(c, "expected the offset in hex");
+	n = hex_line(&p, &maj);
+	if (n == 0 || n > 8 || *p++ != ':' || (n2 = hex_line(&p, &min)) == 0 || n2 > 8 ||
+	    *p++ != ' ')
 		return bad(c, "expected the device as MAJ:MIN in hex");
 	m->dev_major = (uint32_t)maj;
 	m->dev_minor = (uint32_t)min;
@@ -562,6 +575,27 @@ static void add_unknown(struct pmaps_maps *c, const char *name, size_t nlen, con
 	m->n_unknown = i + 1;
 }
 
+/* "THPeligible:           1\n": a bare number, 25 bytes. */
+static int bare_fast(struct pmaps_maps *c)
+{
+	const struct pat *k = &c->pat[c->expect];
+	const char *p = c->buf + c->pos;
+	uint64_t a, b, x, val;
+
+	memcpy(&a, p, 8);
+	memcpy(&b, p + 8, 8);
+	memcpy(&x, p + 16, 8);
+	if (!k->ok || a != k->w0 || b != k->w1 || p[24] != '\n' || !swar8(x, &val))
+		return 0;
+	c->row.v[c->expect] = val;
+	c->row.present |= 1ull << c->expect;
+	c->pos += 25;
+	c->lines++;
+	c->prev = c->expect;
+	c->expect = c->next_key[c->expect];
+	return 1;
+}
+
 /*
  * "VmFlags: rd wr mr mw me ac \n" as the kernel prints it: two-letter codes,
  * each followed by one space. Returns 0 to leave anything else to the
@@ -574,14 +608,18 @@ static int vmflags_fast(struct pmaps_maps *c)
 	uint64_t flags = 0;
 	size_t n;
 
-	if (memcmp(p, "VmFlags: ", 9) != 0 || c->trunc_line)
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	if (w != 0x3a7367616c466d56ull /* "VmFlags:" */ || p[8] != ' ' || c->trunc_line)
 		return 0;
 	while (*q != '\n') {
-		int b;
-		if (q[0] == ' ' || q[1] == ' ' || q[1] == '\n' || q[2] != ' ')
+		unsigned x = (unsigned char)q[0] - 'a', y = (unsigned char)q[1] - 'a', b;
+		/* Letters only ("??" and the like go the general way), then a space. */
+		if (x >= 26 || y >= 26 || q[2] != ' ')
 			return 0;
-		b = pmaps__vmflag_lookup(q[0], q[1]);
-		flags |= 1ull << (b >= 0 ? b : PMAPS_VM_UNKNOWN);
+		b = pmaps__vmflag_table[x][y];
+		flags |= b ? 1ull << (b - 1) : 1ull << PMAPS_VM_UNKNOWN;
 		q += 3;
 	}
 	t = q;
@@ -590,7 +628,10 @@ static int vmflags_fast(struct pmaps_maps *c)
 	n = (size_t)(t - (p + 9));
 	if (n >= sizeof(c->vmf))
 		return 0;
-	memcpy(c->vmf, p + 9, n);
+	if (n <= 64)
+		memcpy(c->vmf, p + 9, 64); /* one fixed-size copy: SLACK covers the overrun */
+	else
+		memcpy(c->vmf, p + 9, n);
 	c->vmf[n] = '\0';
 	m->vm_flags = flags;
 	m->vm_flags_text.len = n;
@@ -680,8 +721,11 @@ static void build_schedule(struct pmaps_maps *c)
 	unsigned k = c->next_key[N_KEYS], n = 0;
 
 	memset(c->sched_pos, 0xff, sizeof(c->sched_pos));
-	while (k < PMAPS_F_COUNT && !(seen & (1ull << k)) && c->pat[k].ok) {
+	/* The run of "kB" keys after the header (bare numbers end it). */
+	while (k < PMAPS_F_COUNT && !(seen & (1ull << k)) && c->pat[k].ok && keys[k].is_size) {
 		seen |= 1ull << k;
+		c->sched_key[n].w0 = c->pat[k].w0;
+		c->sched_key[n].w1 = c->pat[k].w1;
 		c->sched_pos[k] = (unsigned char)n;
 		c->sched_mask[n] = seen & ~(1ull << k);
 		c->sched[n++] = (unsigned char)k;
@@ -695,15 +739,15 @@ static void build_schedule(struct pmaps_maps *c)
 static int parse_field(struct pmaps_maps *c)
 {
 	const char *p = c->buf + c->pos, *lim = c->buf + c->lim;
-	const struct pat *pat = c->pat;
 	const unsigned char *sched = c->sched;
 	uint64_t *v = c->row.v, present = c->row.present;
 	unsigned i = c->sched_pos[c->expect], i0 = i, n = c->sched_n;
 
-	/* Consecutive fixed-width lines in the expected order, state in registers. */
-	for (; i < n && p < lim; i++) {
-		unsigned f = sched[i];
-		const struct pat *k = &pat[f];
+	/*
+	 * Consecutive 28-byte "Key:   value kB" lines in the expected order,
+	 * state in registers.
+	 */
+	for (; i < n && p < lim; i++, p += 28) {
 		uint64_t a, b, x, val;
 		uint32_t tail;
 
@@ -711,15 +755,14 @@ static int parse_field(struct pmaps_maps *c)
 		memcpy(&b, p + 8, 8);
 		memcpy(&x, p + 16, 8);
 		memcpy(&tail, p + 24, 4);
-		if (((a ^ k->w0) | (b ^ k->w1)) != 0 || (tail & k->tail_mask) != k->tail)
+		if ((a ^ c->sched_key[i].w0) | (b ^ c->sched_key[i].w1) | (tail ^ 0x0a426b20u /* " kB\n" */))
 			break;
 		/* Most values are 0: skip the conversion for them. */
 		if (x == 0x3020202020202020ull /* "       0" */)
 			val = 0;
 		else if (!swar8(x, &val))
 			break;
-		v[f] = val << k->shift;
-		p += k->len;
+		v[sched[i]] = val << 10;
 	}
 	if (i0 < n && i > i0) {
 		c->row.present = present | (c->sched_mask[i] & ~c->sched_mask[i0]);
@@ -729,6 +772,8 @@ static int parse_field(struct pmaps_maps *c)
 		c->expect = c->next_key[c->prev];
 		return 0;
 	}
+	if (c->expect < PMAPS_F_COUNT && !keys[c->expect].is_size && bare_fast(c))
+		return 0;
 	if (c->expect == F_VMFLAGS && vmflags_fast(c))
 		return 0;
 	return parse_field_slow(c);
