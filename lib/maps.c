@@ -165,12 +165,40 @@ static inline uint64_t pack_nibbles(uint64_t x)
 	return ((x << 16) | (x >> 32)) & 0xffffffffull;
 }
 
+/* Exactly 8 lower-case hex digits at P. */
+static inline __attribute__((always_inline)) int hex8(const char *p, uint64_t *out)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	if (hex_bytes(w) != HI)
+		return 0;
+	*out = pack_nibbles((w & 0x0f0f0f0f0f0f0f0full) + 9 * ((w >> 6) & 0x0101010101010101ull));
+	return 1;
+}
+
+/* Exactly 12 lower-case hex digits at P: a user-space address as x86-64 prints it. */
+static inline __attribute__((always_inline)) int hex12(const char *p, uint64_t *out)
+{
+	uint64_t w0, w1;
+
+	memcpy(&w0, p, 8);
+	memcpy(&w1, p + 8, 8);
+	w1 = (w1 << 32) | 0x30303030u; /* the last 4 digits, after 4 zeros */
+	if ((hex_bytes(w0) & hex_bytes(w1)) != HI)
+		return 0;
+	w0 = (w0 & 0x0f0f0f0f0f0f0f0full) + 9 * ((w0 >> 6) & 0x0101010101010101ull);
+	w1 = (w1 & 0x0f0f0f0f0f0f0f0full) + 9 * ((w1 >> 6) & 0x0101010101010101ull);
+	*out = pack_nibbles(w0) << 16 | pack_nibbles(w1);
+	return 1;
+}
+
 /*
  * A lower-case hex number of 8 to 15 digits at *P (16 bytes readable), the
  * kernel's %08lx, eight digits at a time. Returns its length, or 0 to leave
  * it to hex_line() (fewer than 8 or more than 15 digits, upper case).
  */
-static inline unsigned hex_fast(const char **p, uint64_t *out)
+static inline __attribute__((always_inline)) unsigned hex_fast(const char **p, uint64_t *out)
 {
 	uint64_t w0, w1, m1, v0, v1;
 	unsigned len;
@@ -383,9 +411,9 @@ static void reset_row(struct pmaps_maps *c)
 {
 	struct pmaps_mapping *m = &c->row;
 
+	/* v[] is zeroed where absent when the row is finished, not here. */
 	m->flags = 0;
 	m->present = 0;
-	memset(m->v, 0, sizeof(m->v));
 	m->vm_flags = 0;
 	m->vm_flags_text.ptr = c->vmf;
 	m->vm_flags_text.len = 0;
@@ -435,10 +463,21 @@ static int parse_header(struct pmaps_maps *c)
 	const char *nl = memchr(p, '\n', (size_t)(e - p));
 	uint64_t maj, min;
 	unsigned perms = 0, n, n2;
+	int fast = 0;
 	/* Past the newline only if the line was malformed: every check stops there. */
 
 	reset_row(c);
 	m->line = (unsigned)(c->lines + 1);
+	/*
+	 * The usual line: 12-digit addresses and an 8-digit offset, converted
+	 * independently of each other. Anything else: a digit count at a time.
+	 */
+	if (p[12] == '-' && p[25] == ' ' && p[30] == ' ' && p[39] == ' ' && hex12(p, &m->start) &&
+	    hex12(p + 13, &m->end) && hex8(p + 31, &m->offset)) {
+		fast = 1;
+		p += 26;
+		goto perms;
+	}
 	if (!hex_fast(&p, &m->start) && ((n = hex_line(&p, &m->start)) == 0 || n > 16))
 		return bad(c, "expected START-END in hex");
 	if (*p++ != '-')
@@ -447,6 +486,7 @@ static int parse_header(struct pmaps_maps *c)
 		return bad(c, "expected START-END in hex");
 	if (*p++ != ' ')
 		return bad(c, "expected START-END in hex");
+perms:
 	if (m->end < m->start)
 		return bad(c, "mapping ends before it starts");
 	if (nl - p < 5 || (p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
@@ -458,10 +498,14 @@ static int parse_header(struct pmaps_maps *c)
 	perms |= p[3] == 's' ? PMAPS_PERM_SHARED : 0;
 	m->perms = perms;
 	p += 5;
-	if (!hex_fast(&p, &m->offset) && ((n = hex_line(&p, &m->offset)) == 0 || n > 16))
-		return bad(c, "expected the offset in hex");
-	if (*p++ != ' ')
-		return bad(c, "expected the offset in hex");
+	if (fast) {
+		p += 9;
+	} else {
+		if (!hex_fast(&p, &m->offset) && ((n = hex_line(&p, &m->offset)) == 0 || n > 16))
+			return bad(c, "expected the offset in hex");
+		if (*p++ != ' ')
+			return bad(c, "expected the offset in hex");
+	}
 	n = hex_line(&p, &maj);
 	if (n == 0 || n > 8 || *p++ != ':' || (n2 = hex_line(&p, &min)) == 0 || n2 > 8 ||
 	    *p++ != ' ')
@@ -742,6 +786,7 @@ static int parse_field(struct pmaps_maps *c)
 	const unsigned char *sched = c->sched;
 	uint64_t *v = c->row.v, present = c->row.present;
 	unsigned i = c->sched_pos[c->expect], i0 = i, n = c->sched_n;
+	int progress = 0;
 
 	/*
 	 * Consecutive 28-byte "Key:   value kB" lines in the expected order,
@@ -770,11 +815,15 @@ static int parse_field(struct pmaps_maps *c)
 		c->lines += i - i0;
 		c->prev = sched[i - 1];
 		c->expect = c->next_key[c->prev];
-		return 0;
+		progress = 1;
 	}
-	if (c->expect < PMAPS_F_COUNT && !keys[c->expect].is_size && bare_fast(c))
-		return 0;
-	if (c->expect == F_VMFLAGS && vmflags_fast(c))
+	/* Then, usually, THPeligible and VmFlags: straight on, no dispatch. */
+	if (c->pos < c->lim && c->expect < PMAPS_F_COUNT && !keys[c->expect].is_size &&
+	    bare_fast(c))
+		progress = 1;
+	if (c->pos < c->lim && c->expect == F_VMFLAGS && vmflags_fast(c))
+		progress = 1;
+	if (progress)
 		return 0;
 	return parse_field_slow(c);
 }
@@ -967,6 +1016,14 @@ static int end_check(struct pmaps_maps *c)
 
 static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
 {
+	uint64_t absent = ~c->row.present & ((1ull << PMAPS_F_COUNT) - 1);
+
+	/* Usually a few fields (Pss_Anon/File/Shmem in smaps): cheaper than a memset. */
+	if (absent == (1ull << PMAPS_F_COUNT) - 1)
+		memset(c->row.v, 0, sizeof(c->row.v));
+	else
+		for (; absent; absent &= absent - 1)
+			c->row.v[__builtin_ctzll(absent)] = 0;
 	c->in_record = 0;
 	pmaps__classify(&c->row, c->src);
 	return &c->row;
