@@ -118,18 +118,13 @@ static void perms_str(char *p, unsigned perms)
 static size_t hex_str(char *d, uint64_t v, int min)
 {
 	static const char digits[] = "0123456789abcdef";
-	char t[16];
-	size_t n = 0;
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
 
-	do {
-		t[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n < (size_t)min)
-		t[n++] = '0';
-	for (size_t i = 0; i < n; i++)
-		d[i] = t[n - 1 - i];
+	if (n < (size_t)min)
+		n = (size_t)min;
 	d[n] = '\0';
+	for (size_t i = n; i > 0; i--, v >>= 4)
+		d[i - 1] = digits[v & 15];
 	return n;
 }
 
@@ -157,7 +152,7 @@ static void table_cell(struct render *r, const struct cells *x, int c, int last)
 	struct out *o = r->o;
 	const struct pmaps_mapping *m = x->m;
 	char b[48];
-	size_t n = 0, w = col_width(c);
+	size_t n = 0, w = r->width[c];
 
 	switch (c) {
 	case COL_ADDRESS:
@@ -437,6 +432,8 @@ void render_begin(struct render *r, struct out *o, const struct maps_opts *opt, 
 	r->opt = opt;
 	r->rows = 0;
 	r->grouped = grouped;
+	for (int c = 0; c < COL_COUNT; c++)
+		r->width[c] = col_width(c);
 	if (opt->fmt == FMT_JSON) {
 		out_str(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
 		out_u64(o, (uint64_t)pid);

@@ -12,6 +12,7 @@ struct render {
 	const struct maps_opts *opt;
 	uint64_t rows;
 	int grouped;
+	size_t width[COL_COUNT]; /* table column widths, by column */
 };
 
 void render_begin(struct render *r, struct out *o, const struct maps_opts *opt, int pid,

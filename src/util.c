@@ -115,25 +115,51 @@ void out_hex(struct out *o, uint64_t v, int min_digits)
 		out_ch(o, tmp[--n]);
 }
 
+/* Room for N more bytes in the buffer (N <= its size), flushing if needed. */
+static char *out_reserve(struct out *o, size_t n)
+{
+	if (sizeof(o->buf) - o->len < n)
+		out_flush(o);
+	return o->buf + o->len;
+}
+
 void out_rjust(struct out *o, const char *s, size_t len, size_t width)
 {
-	if (len < width)
-		out_pad(o, width - len);
-	out_mem(o, s, len);
+	size_t pad = len < width ? width - len : 0;
+	char *d;
+
+	if (pad + len > 1024) {
+		out_pad(o, pad);
+		out_mem(o, s, len);
+		return;
+	}
+	d = out_reserve(o, pad + len);
+	memset(d, ' ', pad);
+	memcpy(d + pad, s, len);
+	o->len += pad + len;
 }
 
 void out_ljust(struct out *o, const char *s, size_t len, size_t width)
 {
-	out_mem(o, s, len);
-	if (len < width)
-		out_pad(o, width - len);
+	size_t pad = len < width ? width - len : 0;
+	char *d;
+
+	if (pad + len > 1024) {
+		out_mem(o, s, len);
+		out_pad(o, pad);
+		return;
+	}
+	d = out_reserve(o, pad + len);
+	memcpy(d, s, len);
+	memset(d + len, ' ', pad);
+	o->len += pad + len;
 }
 
 size_t fmt_human(char *dst, uint64_t b)
 {
 	static const char units[] = "KMGTPE";
-	uint64_t div = 1024;
-	int u = 0;
+	unsigned sh = 10, u = 0; /* shifts, not divisions: this runs per cell */
+	uint64_t whole;
 	size_t n;
 
 	if (b < 1024) {
@@ -144,20 +170,19 @@ size_t fmt_human(char *dst, uint64_t b)
 		}
 		return n;
 	}
-	while (u < 5 && b / div >= 1024) {
-		div <<= 10;
+	while (u < 5 && (b >> sh) >= 1024) {
+		sh += 10;
 		u++;
 	}
-	if (b % div == 0 || b / div >= 10) {
+	whole = b >> sh;
+	if ((b & ((1ull << sh) - 1)) == 0 || whole >= 10) {
 		/* Whole units, rounded to nearest. */
-		n = fmt_u64(dst, (b + div / 2) / div);
+		n = fmt_u64(dst, whole + ((b >> (sh - 1)) & 1));
 	} else {
 		/* One decimal, rounded to nearest: 1.5M. */
-		uint64_t t = (b / (div >> 10) * 10 + 512) >> 10;
-		if (t >= 100) {
-			n = fmt_u64(dst, t / 10);
-		} else {
-			n = fmt_u64(dst, t / 10);
+		uint64_t t = ((b >> (sh - 10)) * 10 + 512) >> 10;
+		n = fmt_u64(dst, t / 10);
+		if (t < 100) {
 			dst[n++] = '.';
 			dst[n++] = (char)('0' + t % 10);
 		}
