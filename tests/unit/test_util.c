@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_util.c - the tool's formatting: human units, JSON, CSV and table
+ * escaping, column names.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tool.h"
+
+static void human(uint64_t b, const char *want)
+{
+	char buf[32];
+	size_t n = fmt_human(buf, b);
+	assert_string_equal(buf, want);
+	assert_int_equal(n, strlen(want));
+}
+
+static void test_human(void **state)
+{
+	(void)state;
+	human(0, "0");
+	human(1, "1B");
+	human(1023, "1023B");
+	human(1024, "1K");
+	human(1536, "1.5K");
+	human(4096, "4K");
+	human(10 * 1024 - 1, "10K");     /* 9.999K rounds to 10.0: shown whole */
+	human(10 * 1024 + 512, "11K");   /* 10.5K: whole units from 10 up, rounded */
+	human(1023 * 1024, "1023K");
+	human(1024 * 1024, "1M");
+	human(4092 * 1024, "4.0M");      /* not exactly 4M: the decimal says so */
+	human(1610612736, "1.5G");
+	human(126419751936ull, "118G");
+	human(35184372088832ull, "32T");
+	human(UINT64_MAX, "16E");
+}
+
+/* Captures what the writer writes, through a memfd (a pipe would fill up). */
+static size_t capture(void (*fn)(struct out *), char *dst, size_t size)
+{
+	static struct out o;
+	int fd = memfd_create("capture", 0);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	out_init(&o, fd);
+	fn(&o);
+	out_flush(&o);
+	assert_int_equal(o.err, 0);
+	n = pread(fd, dst, size - 1, 0);
+	close(fd);
+	assert_true(n >= 0);
+	dst[n] = '\0';
+	return (size_t)n;
+}
+
+static void write_json(struct out *o)
+{
+	out_json_str(o, "a\"b\\c\nd\te\x01/", 11);
+}
+
+static void write_csv(struct out *o)
+{
+	out_csv_str(o, "plain", 5);
+	out_ch(o, ',');
+	out_csv_str(o, "with, comma", 11);
+	out_ch(o, ',');
+	out_csv_str(o, "say \"hi\"", 8);
+}
+
+static void write_table(struct out *o)
+{
+	out_table_str(o, "/tmp/new\nline\tx\x7f", 16);
+	out_ch(o, '|');
+	out_rjust(o, "12K", 3, 7);
+	out_ch(o, '|');
+	out_ljust(o, "anon", 4, 10);
+	out_ch(o, '|');
+	out_hex(o, 0x1000, 8);
+	out_ch(o, '|');
+	out_u64(o, UINT64_MAX);
+}
+
+static void test_escaping(void **state)
+{
+	char buf[256];
+	(void)state;
+
+	capture(write_json, buf, sizeof(buf));
+	assert_string_equal(buf, "\"a\\\"b\\\\c\\nd\\te\\u0001/\"");
+	capture(write_csv, buf, sizeof(buf));
+	assert_string_equal(buf, "plain,\"with, comma\",\"say \"\"hi\"\"\"");
+	capture(write_table, buf, sizeof(buf));
+	assert_string_equal(buf, "/tmp/new\\nline\\tx\\x7f|    12K|anon      |00001000|"
+	                         "18446744073709551615");
+}
+
+static void write_big(struct out *o)
+{
+	/* More than one buffer's worth, in pieces that straddle its end. */
+	for (int i = 0; i < 20000; i++)
+		out_rjust(o, "abcdef", 6, 9);
+}
+
+static void test_writer_spans_buffers(void **state)
+{
+	static char buf[200000];
+	(void)state;
+
+	assert_int_equal(capture(write_big, buf, sizeof(buf)), 180000);
+	assert_memory_equal(buf + 179991, "   abcdef", 9);
+}
+
+static void test_columns(void **state)
+{
+	int cols[COL_COUNT];
+	(void)state;
+
+	assert_int_equal(parse_columns("rss,Private_Dirty,path", cols, COL_COUNT, 0), 3);
+	assert_int_equal(cols[0], PMAPS_F_RSS);
+	assert_int_equal(cols[1], PMAPS_F_PRIVATE_DIRTY);
+	assert_int_equal(cols[2], COL_PATH);
+	assert_int_equal(parse_columns("vmflags", cols, COL_COUNT, 0), 1);
+	assert_int_equal(cols[0], COL_VMFLAGS);
+	assert_int_equal(parse_columns("all", cols, COL_COUNT, 0), 6 + PMAPS_F_COUNT + 2);
+	assert_int_equal(parse_columns("all", cols, COL_COUNT, 1), 3 + PMAPS_F_COUNT + 1);
+	assert_string_equal(col_name(COL_SHARED), "shared");
+	assert_string_equal(col_name(PMAPS_F_LAZY_FREE), "lazy_free");
+	assert_null(col_name(COL_COUNT));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_human),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_writer_spans_buffers),
+		cmocka_unit_test(test_columns),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
