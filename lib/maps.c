@@ -426,46 +426,68 @@ static int is_header_start(unsigned char ch)
 	return (unsigned)(ch - '0') < 10 || (unsigned)(ch - 'a') < 6;
 }
 
-/* Copies the name decoding "\012" into '\n' (the only escape the kernel uses). */
-static void copy_name(struct pmaps_maps *c, const char *s, const char *e)
+/* Bytes of W equal to C's byte (with false positives above a true one only). */
+static inline uint64_t has_byte(uint64_t w, uint64_t c)
+{
+	w ^= c;
+	return (w - 0x0101010101010101ull) & ~w & HI;
+}
+
+/*
+ * Copies the name, from S to the end of the line, into the cursor, decoding
+ * "\012" into '\n' (the only escape the kernel uses); returns the '\n'. One
+ * pass: eight bytes at a time until a word holds '\n' or '\\' (reading at
+ * most 7 bytes past the '\n', inside the buffer's slack), then byte by byte.
+ */
+static const char *take_name(struct pmaps_maps *c, const char *s, const char *e)
 {
 	struct pmaps_mapping *m = &c->row;
-	size_t n = 0, room = sizeof(c->path) - 1, len = e > s ? (size_t)(e - s) : 0;
-	const char *bs = memchr(s, '\\', len);
+	size_t n = 0, room = sizeof(c->path) - 1;
 
-	if (!bs && len <= room) {
-		n = len;
-		memcpy(c->path, s, n);
-	} else {
-		while (s < e && n < room) {
-			if (*s == '\\' && e - s >= 4 && s[1] == '0' && s[2] == '1' && s[3] == '2') {
-				c->path[n++] = '\n';
-				s += 4;
-				m->flags |= PMAPS_ROW_PATH_ESCAPED;
-			} else {
-				c->path[n++] = *s++;
-			}
-		}
-		if (s < e)
+	for (;;) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		if (has_byte(w, 0x0a0a0a0a0a0a0a0aull) | has_byte(w, 0x5c5c5c5c5c5c5c5cull) ||
+		    n + 8 > room)
+			break;
+		memcpy(c->path + n, &w, 8);
+		n += 8;
+		s += 8;
+	}
+	while (*s != '\n') {
+		if (n >= room) {
 			m->flags |= PMAPS_ROW_PATH_TRUNCATED;
+			s = memchr(s, '\n', (size_t)(e - s)); /* every line before LIM has one */
+			break;
+		}
+		if (*s == '\\' && s[1] == '0' && s[2] == '1' && s[3] == '2') {
+			c->path[n++] = '\n';
+			s += 4;
+			m->flags |= PMAPS_ROW_PATH_ESCAPED;
+		} else {
+			c->path[n++] = *s++;
+		}
 	}
 	c->path[n] = '\0';
 	m->path.ptr = c->path;
 	m->path.len = n;
 	if (n >= 10 && memcmp(c->path + n - 10, " (deleted)", 10) == 0)
 		m->flags |= PMAPS_ROW_DELETED;
+	return s;
 }
 
 static int parse_header(struct pmaps_maps *c)
 {
 	struct pmaps_mapping *m = &c->row;
-	const char *p = c->buf + c->pos, *e = c->buf + c->lim;
-	const char *nl = memchr(p, '\n', (size_t)(e - p));
+	const char *p = c->buf + c->pos, *e = c->buf + c->lim, *nl;
 	uint64_t maj, min;
 	unsigned perms = 0, n, n2;
 	int fast = 0;
-	/* Past the newline only if the line was malformed: every check stops there. */
 
+	/*
+	 * No search for the line's end first: every check below stops at the
+	 * '\n' that ends each line before LIM (it is no digit, letter or space).
+	 */
 	reset_row(c);
 	m->line = (unsigned)(c->lines + 1);
 	/*
@@ -489,7 +511,7 @@ static int parse_header(struct pmaps_maps *c)
 perms:
 	if (m->end < m->start)
 		return bad(c, "mapping ends before it starts");
-	if (nl - p < 5 || (p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
+	if ((p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
 	    (p[2] != 'x' && p[2] != '-') || (p[3] != 's' && p[3] != 'p') || p[4] != ' ')
 		return bad(c, "expected permissions like rw-p");
 	perms |= p[0] == 'r' ? PMAPS_PERM_READ : 0;
@@ -512,19 +534,19 @@ perms:
 		return bad(c, "expected the device as MAJ:MIN in hex");
 	m->dev_major = (uint32_t)maj;
 	m->dev_minor = (uint32_t)min;
-	if (pmaps__parse_dec(&p, nl, &m->inode) < 0 || (p < nl && *p != ' '))
+	if (pmaps__parse_dec(&p, e, &m->inode) < 0 || (*p != ' ' && *p != '\n'))
 		return bad(c, "expected the inode in decimal");
 	/* The name is padded to column 73: skip spaces a word at a time. */
 	for (;;) {
 		uint64_t w;
 		memcpy(&w, p, 8);
-		if (w != 0x2020202020202020ull || nl - p < 8)
+		if (w != 0x2020202020202020ull)
 			break;
 		p += 8;
 	}
-	while (p < nl && *p == ' ')
+	while (*p == ' ')
 		p++;
-	copy_name(c, p, nl);
+	nl = take_name(c, p, e);
 	if (c->trunc_line) {
 		m->flags |= PMAPS_ROW_PATH_TRUNCATED;
 		c->trunc_line = 0;
@@ -790,9 +812,11 @@ static int parse_field(struct pmaps_maps *c)
 
 	/*
 	 * Consecutive 28-byte "Key:   value kB" lines in the expected order,
-	 * state in registers.
+	 * state in registers; only as many as fit before LIM can match.
 	 */
-	for (; i < n && p < lim; i++, p += 28) {
+	if (i < n && (size_t)(lim - p) / 28 < n - i)
+		n = i + (unsigned)((size_t)(lim - p) / 28);
+	for (; i < n; i++, p += 28) {
 		uint64_t a, b, x, val;
 		uint32_t tail;
 
@@ -809,7 +833,7 @@ static int parse_field(struct pmaps_maps *c)
 			break;
 		v[sched[i]] = val << 10;
 	}
-	if (i0 < n && i > i0) {
+	if (i > i0 && i0 < c->sched_n) {
 		c->row.present = present | (c->sched_mask[i] & ~c->sched_mask[i0]);
 		c->pos = (size_t)(p - c->buf);
 		c->lines += i - i0;
