@@ -38,7 +38,7 @@ median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1
 echo "pmaps and its peers, $(date -u +%Y-%m-%d), $(nproc) cores, Linux $(uname -r)"
 for n in $SIZES; do
 	fifo=$OUT/hold.$$
-	rm -f "$fifo"; mkfifo "$fifo"
+	rm -f "$fifo" "$OUT/pid"; mkfifo "$fifo"
 	"$BUILD/pmaps-bench" --hold "$n" <"$fifo" >"$OUT/pid" &
 	exec 3>"$fifo"
 	while [ ! -s "$OUT/pid" ]; do sleep 0.1; done
