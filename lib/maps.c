@@ -16,14 +16,18 @@
  * name, never by position), so field lines are matched by name, unknown ones
  * are passed through, and absent ones are told apart with a bitmask.
  *
- * How it stays near the cost of the kernel writing the text: one read() fills
- * a large buffer; LIM marks the end of its last complete line, so every line
- * before LIM is parsed in place without searching for its end; the partial
- * line after LIM is moved to the front before the next read(). Field lines
- * come in the same order for every VMA, so the parser predicts the next key
- * and confirms it with one memcmp; only a miss looks the key up by name.
- * A line longer than the whole buffer is cut at the buffer's end, marked
- * truncated in its row, and the rest of it skipped.
+ * How it stays near the cost of the kernel writing the text (the details
+ * and their cost: docs/internals/MAPS.md): one read() fills a large buffer;
+ * LIM marks the end of its last complete line, so every line before LIM is
+ * parsed in place without searching for its end; the partial line after LIM
+ * is moved to the front before the next read(). Field lines come in the same
+ * order for every VMA and, for values below 10^8 KiB, in a fixed width, so
+ * the parser walks a learnt schedule of keys comparing whole words; anything
+ * unexpected takes a general path that looks keys up by name. Fast paths may
+ * read up to SLACK bytes past LIM (never past the allocation) but every
+ * match they accept ends at a '\n' before LIM. A line longer than the whole
+ * buffer is cut at the buffer's end, marked truncated in its row, and the
+ * rest of it skipped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -114,14 +118,13 @@ static unsigned key_lookup(const char *name, size_t len)
  * The kernel prints "Name:" padded with spaces to 16 columns, then the value
  * right-aligned in 8 columns, then " kB\n" (or "\n" for bare numbers): a
  * 28-byte line for any value below 10^8 KiB. (Private_Hugetlb is "Name: "
- * in 17 columns and the value in 7: the same bytes.) The fast path compares
- * the first 16 bytes as two words and converts the value's 8 bytes at once
+ * in 17 columns and the value in 7: the same bytes.) The fast paths compare
+ * the first 16 bytes as two words and convert the value's 8 bytes at once
  * (SWAR); anything else takes the general path.
  */
 struct pat {
 	uint64_t w0, w1;     /* the padded "Name:" as two little-endian words */
-	uint32_t tail_mask, tail; /* " kB\n" or "\n" after the value */
-	unsigned char ok, len, shift; /* usable; bytes in the whole line; 10 for kB */
+	int ok;              /* the name fits in 16 columns */
 };
 
 #define HI 0x8080808080808080ull
@@ -255,10 +258,6 @@ static void init_pats(struct pat *pat)
 		pad[n] = ':';
 		memcpy(&p->w0, pad, 8);
 		memcpy(&p->w1, pad + 8, 8);
-		p->len = (unsigned char)(16 + 8 + (keys[k].is_size ? 4 : 1));
-		p->tail_mask = keys[k].is_size ? 0xffffffffu : 0xffu;
-		p->tail = keys[k].is_size ? 0x0a426b20u /* " kB\n" */ : '\n';
-		p->shift = keys[k].is_size ? 10 : 0;
 		p->ok = 1;
 	}
 }
