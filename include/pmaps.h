@@ -179,7 +179,8 @@ const char *pmaps_vmflag_code(enum pmaps_vmflag f);
 enum {
 	PMAPS_ROW_DELETED = 1u << 0,        /* the name ends in " (deleted)" */
 	PMAPS_ROW_PATH_TRUNCATED = 1u << 1, /* the name did not fit: path holds its start */
-	PMAPS_ROW_LINE_TRUNCATED = 1u << 2, /* a field line was longer than the buffer */
+	PMAPS_ROW_LINE_TRUNCATED = 1u << 2, /* a field line was longer than the buffer, or an
+	                                       unknown field's name or text than its slot */
 	PMAPS_ROW_UNKNOWN_DROPPED = 1u << 3, /* more unknown fields than PMAPS_MAX_UNKNOWN */
 	PMAPS_ROW_VMFLAGS_TRUNCATED = 1u << 4, /* VmFlags text longer than its buffer */
 	PMAPS_ROW_PATH_ESCAPED = 1u << 5,   /* the name held "\012" escapes, now decoded */

@@ -596,6 +596,20 @@ static void parse_vmflags(struct pmaps_maps *c, const char *p, const char *nl)
 	}
 }
 
+/* Copies N bytes of SRC into DST (CAP bytes, NUL-terminated) as V; 1 if cut. */
+static int copy_view(char *dst, size_t cap, const char *src, size_t n, struct pmaps_view *v)
+{
+	int cut = n >= cap;
+
+	if (cut)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	v->ptr = dst;
+	v->len = n;
+	return cut;
+}
+
 static void add_unknown(struct pmaps_maps *c, const char *name, size_t nlen, const char *v,
                         const char *ve)
 {
@@ -604,26 +618,15 @@ static void add_unknown(struct pmaps_maps *c, const char *name, size_t nlen, con
 	unsigned i = m->n_unknown;
 	const char *q = v;
 	uint64_t val = 0;
-	size_t tl;
 
 	if (i >= PMAPS_MAX_UNKNOWN) {
 		m->flags |= PMAPS_ROW_UNKNOWN_DROPPED;
 		return;
 	}
 	u = &m->unknown[i];
-	if (nlen >= PMAPS_UNKNOWN_NAME)
-		nlen = PMAPS_UNKNOWN_NAME - 1;
-	memcpy(c->unk_name[i], name, nlen);
-	c->unk_name[i][nlen] = '\0';
-	u->name.ptr = c->unk_name[i];
-	u->name.len = nlen;
-	tl = (size_t)(ve - v);
-	if (tl >= PMAPS_UNKNOWN_TEXT)
-		tl = PMAPS_UNKNOWN_TEXT - 1;
-	memcpy(c->unk_text[i], v, tl);
-	c->unk_text[i][tl] = '\0';
-	u->text.ptr = c->unk_text[i];
-	u->text.len = tl;
+	if (copy_view(c->unk_name[i], PMAPS_UNKNOWN_NAME, name, nlen, &u->name) |
+	    copy_view(c->unk_text[i], PMAPS_UNKNOWN_TEXT, v, (size_t)(ve - v), &u->text))
+		m->flags |= PMAPS_ROW_LINE_TRUNCATED;
 	u->is_kb = 0;
 	u->is_number = 0;
 	u->value = 0;

@@ -163,7 +163,7 @@ int cmd_demo(int argc, char **argv)
 	};
 	uint64_t size = 64u << 20;
 	char path[] = "/tmp/pmaps-demo.XXXXXX";
-	char pid[16], msg[161];
+	char pid[16], msg[161], all[24], quarter[24], eighth[24];
 	int ready[2], hold[2], ch, rc = EXIT_OK, status;
 	struct maps_opts o = {.sort_col = -1, .human = 1};
 	ssize_t n;
@@ -227,18 +227,14 @@ int cmd_demo(int argc, char **argv)
 	snprintf(pid, sizeof(pid), "%d", (int)kid);
 	o.pid = pid;
 	o.fmt = FMT_TABLE;
-	{
-		char b[4][24];
-		fmt_human(b[0], size);
-		fmt_human(b[1], size / 4);
-		fmt_human(b[2], size / 4);
-		fmt_human(b[3], size / 8);
-		printf("pmaps demo: process %s holds a %s anonymous buffer (all touched, then %s\n"
-		       "freed with MADV_FREE), a %s file mapping read through, a %s memfd,\n"
-		       "a 4M region named with PR_SET_VMA_ANON_NAME (anon if the kernel has no\n"
-		       "names) and two threads.\n\n",
-		       pid, b[0], b[1], b[2], b[3]);
-	}
+	fmt_human(all, size);
+	fmt_human(quarter, size / 4);
+	fmt_human(eighth, size / 8);
+	printf("pmaps demo: process %s holds a %s anonymous buffer (all touched, then %s\n"
+	       "freed with MADV_FREE), a %s file mapping read through, a %s memfd,\n"
+	       "a 4M region named with PR_SET_VMA_ANON_NAME (anon if the kernel has no\n"
+	       "names) and two threads.\n\n",
+	       pid, all, quarter, quarter, eighth);
 	o.group = PMAPS_GROUP_KIND;
 	maps_default_columns(&o);
 	o.title = "Its memory by kind (pmaps maps --group kind PID):";
@@ -253,15 +249,11 @@ int cmd_demo(int argc, char **argv)
 		rc = maps_report(&o);
 	}
 	if (rc == EXIT_OK) {
-		char b[3][24];
-		fmt_human(b[0], size / 4);
-		fmt_human(b[1], size / 4);
-		fmt_human(b[2], size / 8);
 		printf("\nReading it: Rss counts the %s freed with MADV_FREE (LazyFree) until the\n"
 		       "kernel needs the memory; the %s of file pages count in Rss but belong to\n"
 		       "the page cache (Private_Clean here); the %s memfd is shared memory, \"Shared\"\n"
 		       "once another process maps it. No heap profiler sees the last two.\n",
-		       b[0], b[1], b[2]);
+		       quarter, quarter, eighth);
 	}
 out:
 	close(hold[1]); /* the child's threads and main see EOF and exit */

@@ -497,6 +497,17 @@ static void test_too_many_unknown(void **state)
 	assert_view(m->unknown[PMAPS_MAX_UNKNOWN - 1].name, "Extra15");
 	assert_int_equal(m->unknown[PMAPS_MAX_UNKNOWN - 1].value, 15 * KB);
 	pmaps_maps_close(c);
+
+	/* A name or text longer than its slot is cut, and the row says so. */
+	off = (size_t)sprintf(t, "00400000-00401000 r--p 00000000 fe:00 7 /x\n"
+	                         "AVeryLongFieldNameThatNoKernelPrintsButOneMightOneDay:  5 kB\n");
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, t, off, 0), 0);
+	m = next_row(c);
+	assert_int_equal(m->n_unknown, 1);
+	assert_int_equal(m->unknown[0].name.len, PMAPS_UNKNOWN_NAME - 1);
+	assert_int_equal(m->unknown[0].value, 5 * KB);
+	assert_true(m->flags & PMAPS_ROW_LINE_TRUNCATED);
+	pmaps_maps_close(c);
 }
 
 /* ---- injected read faults ---- */
