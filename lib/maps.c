@@ -243,6 +243,32 @@ static inline unsigned hex_line(const char **p, uint64_t *out)
 	return n;
 }
 
+/*
+ * Decimal digits up to the first other byte (the line's '\n' at the latest),
+ * up to 8 at once. Returns the count, or -1 for none or more than 64 bits.
+ */
+static inline int dec_line(const char **p, uint64_t *out)
+{
+	uint64_t w, z, nd;
+	unsigned n;
+
+	memcpy(&w, *p, 8);
+	z = w ^ 0x3030303030303030ull;
+	nd = (((z & LO7) + 0x7676767676767676ull) | z) & HI; /* bytes that are no digit */
+	n = nd ? (unsigned)__builtin_ctzll(nd) / 8 : 8;
+	if (n == 0)
+		return -1;
+	if (n == 8) /* eight digits or more: the checked byte loop */
+		return pmaps__parse_dec(p, *p + 21, out);
+	/* Right-align the N digits behind leading zeros, then convert all 8. */
+	z <<= 8 * (8 - n);
+	z = (z * 10 + (z >> 8)) & 0x00ff00ff00ff00ffull;
+	z = (z * 100 + (z >> 16)) & 0x0000ffff0000ffffull;
+	*out = (z * 10000 + (z >> 32)) & 0xffffffffull;
+	*p += n;
+	return (int)n;
+}
+
 static void init_pats(struct pat *pat)
 {
 	for (unsigned k = 0; k < N_KEYS; k++) {
@@ -480,7 +506,7 @@ static int parse_header(struct pmaps_maps *c)
 	struct pmaps_mapping *m = &c->row;
 	const char *p = c->buf + c->pos, *e = c->buf + c->lim, *nl;
 	uint64_t maj, min;
-	unsigned perms = 0, n, n2;
+	unsigned perms = 0, n, n2, d0, d1, d2, d3;
 	int fast = 0;
 
 	/*
@@ -527,13 +553,23 @@ perms:
 		if (*p++ != ' ')
 			return bad(c, "expected the offset in hex");
 	}
-	n = hex_line(&p, &maj);
-	if (n == 0 || n > 8 || *p++ != ':' || (n2 = hex_line(&p, &min)) == 0 || n2 > 8 ||
-	    *p++ != ' ')
-		return bad(c, "expected the device as MAJ:MIN in hex");
-	m->dev_major = (uint32_t)maj;
-	m->dev_minor = (uint32_t)min;
-	if (pmaps__parse_dec(&p, e, &m->inode) < 0 || (*p != ' ' && *p != '\n'))
+	if (p[2] == ':' && p[5] == ' ' && (d0 = pmaps__hex_table[(unsigned char)p[0]]) &&
+	    (d1 = pmaps__hex_table[(unsigned char)p[1]]) &&
+	    (d2 = pmaps__hex_table[(unsigned char)p[3]]) &&
+	    (d3 = pmaps__hex_table[(unsigned char)p[4]])) {
+		/* The usual "fe:00 ". */
+		m->dev_major = (d0 - 1) << 4 | (d1 - 1);
+		m->dev_minor = (d2 - 1) << 4 | (d3 - 1);
+		p += 6;
+	} else {
+		n = hex_line(&p, &maj);
+		if (n == 0 || n > 8 || *p++ != ':' || (n2 = hex_line(&p, &min)) == 0 || n2 > 8 ||
+		    *p++ != ' ')
+			return bad(c, "expected the device as MAJ:MIN in hex");
+		m->dev_major = (uint32_t)maj;
+		m->dev_minor = (uint32_t)min;
+	}
+	if (dec_line(&p, &m->inode) < 0 || (*p != ' ' && *p != '\n'))
 		return bad(c, "expected the inode in decimal");
 	/* The name is padded to column 73: skip spaces a word at a time. */
 	for (;;) {
