@@ -7,8 +7,9 @@
  * read-write / file private read-only / anonymous read-only / file private
  * read-write (so neighbours never merge), the first two pages of each
  * touched, and every 40th VMA MADV_FREE'd. Every figure is a median over
- * interleaved repetitions, printed beside the floor measured in the same run:
- * a bare read() loop over the same file through a buffer of the same size.
+ * interleaved repetitions (every other one in reverse order), printed beside
+ * the floor measured in the same run: a bare read() loop over the same file
+ * through a buffer of the same size.
  *
  *   pmaps-bench [--quick] [--vmas N[,N...]] [--reps R] [--bufsize KiB]
  *   pmaps-bench --hold N     (start a target, print its pid, keep it until stdin closes)
@@ -297,14 +298,17 @@ static void bench_target(long n, int reps, int whole)
 	scan(cs, NULL);
 	scan(cs, g);
 	for (int i = 0; i < reps; i++) {
-		v[OP_BARE][i] = bare_read(smaps);
-		last[OP_MAP] = scan(cs, NULL);
-		v[OP_MAP][i] = last[OP_MAP].ns;
-		last[OP_GROUP] = scan(cs, g);
-		v[OP_GROUP][i] = last[OP_GROUP].ns;
-		v[OP_BARE_ROLLUP][i] = bare_read(rollup);
-		last[OP_TOTAL] = scan(cr, NULL);
-		v[OP_TOTAL][i] = last[OP_TOTAL].ns;
+		/* Odd repetitions run in reverse order, so no operation always goes first. */
+		for (int k = 0; k < OP_N; k++) {
+			int op = i % 2 ? OP_N - 1 - k : k;
+			switch (op) {
+			case OP_BARE: v[op][i] = bare_read(smaps); break;
+			case OP_MAP: last[op] = scan(cs, NULL); v[op][i] = last[op].ns; break;
+			case OP_GROUP: last[op] = scan(cs, g); v[op][i] = last[op].ns; break;
+			case OP_BARE_ROLLUP: v[op][i] = bare_read(rollup); break;
+			case OP_TOTAL: last[op] = scan(cr, NULL); v[op][i] = last[op].ns; break;
+			}
+		}
 	}
 	double bare = median(v[OP_BARE], reps), bare_r = median(v[OP_BARE_ROLLUP], reps);
 	static const char *names[OP_N] = {"bare read() of smaps (floor)", "pmaps per mapping",
@@ -336,9 +340,10 @@ static void bench_target(long n, int reps, int whole)
 		double w[3][64];
 		long rss_tool = 0, rss_json = 0, rss_cat = 0;
 		for (int i = 0; i < reps; i++) {
-			w[0][i] = run_cmd(cat, &rss_cat);
+			int rev = i % 2;
+			w[rev ? 2 : 0][i] = run_cmd(rev ? json : cat, rev ? &rss_json : &rss_cat);
 			w[1][i] = run_cmd(tool, &rss_tool);
-			w[2][i] = run_cmd(json, &rss_json);
+			w[rev ? 0 : 2][i] = run_cmd(rev ? cat : json, rev ? &rss_cat : &rss_json);
 		}
 		double c0 = median(w[0], reps), c1 = median(w[1], reps), c2 = median(w[2], reps);
 		printf("  whole process, output to /dev/null:\n");
