@@ -466,6 +466,41 @@ static void test_long_lines(void **state)
 	free(text);
 }
 
+/* Values of every width the fixed-width fast path handles, and one past it. */
+static void test_value_widths(void **state)
+{
+	static const uint64_t vals[] = {0, 7, 42, 999, 1000, 9999, 10000, 12345, 1234567,
+	                                99999999, 100000000};
+	static const enum pmaps_field f[] = {
+		PMAPS_F_SIZE, PMAPS_F_KERNEL_PAGE_SIZE, PMAPS_F_MMU_PAGE_SIZE, PMAPS_F_RSS,
+		PMAPS_F_PSS, PMAPS_F_PSS_DIRTY, PMAPS_F_SHARED_CLEAN, PMAPS_F_SHARED_DIRTY,
+		PMAPS_F_PRIVATE_CLEAN, PMAPS_F_PRIVATE_DIRTY, PMAPS_F_REFERENCED};
+	char t[4096];
+	size_t off = 0;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	(void)state;
+
+	for (int row = 0; row < 2; row++) {
+		off += (size_t)sprintf(t + off, "%08x-%08x r--p 00000000 fe:00 7 /x\n", 0x400000 + row * 4096,
+		                       0x401000 + row * 4096);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			char key[32];
+			snprintf(key, sizeof(key), "%s:", pmaps_field_name(f[i]));
+			off += (size_t)sprintf(t + off, "%-16s%8llu kB\n", key,
+			                       (unsigned long long)vals[(i + (size_t)row) % 11]);
+		}
+	}
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, t, off, 0), 0);
+	for (int row = 0; row < 2; row++) {
+		m = next_row(c);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			assert_int_equal(m->v[f[i]], vals[(i + (size_t)row) % 11] * KB);
+	}
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	pmaps_maps_close(c);
+}
+
 static void test_no_final_newline(void **state)
 {
 	static const char t[] = "00400000-00401000 r--p 00000000 fe:00 7 /x\nRss:     8 kB";
@@ -724,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_rollup),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_value_widths),
 		cmocka_unit_test(test_no_final_newline),
 		cmocka_unit_test(test_too_many_unknown),
 		cmocka_unit_test(test_read_faults),
