@@ -343,10 +343,8 @@ int maps_report(const struct maps_opts *o)
 		if (err < 0)
 			break;
 	}
-	if (!begun) {
+	if (!begun)
 		render_begin(&r, &out, o, pmaps_proc_pid(proc), "smaps", g != NULL);
-		begun = 1;
-	}
 	if (err < 0) {
 		rc = fail_read(o, &r, &out, c, err);
 		goto done;
@@ -370,7 +368,8 @@ int maps_report(const struct maps_opts *o)
 		for (size_t i = 0; i < st.n; i++)
 			stash_fix(&st, &st.rows[i]);
 		sort_col = o->sort_col;
-		qsort(st.rows, st.n, sizeof(*st.rows), cmp_srow);
+		if (st.n) /* qsort's pointer must not be NULL, even for no rows */
+			qsort(st.rows, st.n, sizeof(*st.rows), cmp_srow);
 		for (size_t i = 0; i < st.n; i++)
 			render_mapping(&r, &st.rows[i].m);
 	}

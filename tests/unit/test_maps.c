@@ -38,8 +38,11 @@ static char *slurp(const char *path, size_t *len)
 	assert_true(fd >= 0);
 	while ((k = read(fd, b + n, cap - n)) > 0) {
 		n += (size_t)k;
-		if (n == cap)
-			b = realloc(b, cap *= 2);
+		if (n == cap) {
+			char *nb = realloc(b, cap *= 2);
+			assert_non_null(nb);
+			b = nb;
+		}
 	}
 	close(fd);
 	*len = n;
