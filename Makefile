@@ -5,6 +5,7 @@
 #   make check   build and run every test, then again under ASan+UBSan
 #   make bench   build (release) and run the benchmark (figures in bench/README.md)
 #   make fuzz    build the libFuzzer target (clang) and fuzz the parser for FUZZ_SECONDS
+#   make valgrind  the unit, live and corpus tests under valgrind (memcheck)
 #   make clean   remove build/
 #
 # As root, missing Debian build packages are installed first.
@@ -13,7 +14,7 @@ BUILD_DEPS := cmake make gcc pkg-config libcmocka-dev util-linux cppcheck
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 
-.PHONY: all demo check bench fuzz clean deps fuzz-deps
+.PHONY: all demo check bench fuzz valgrind clean deps fuzz-deps
 
 all:
 	cmake --preset dev
@@ -64,6 +65,16 @@ fuzz: deps fuzz-deps
 	mkdir -p build/fuzz/corpus
 	./build/fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 		build/fuzz/corpus tests/fuzz/corpus/smaps
+
+valgrind: deps
+	$(call install_missing,valgrind)
+	cmake --preset dev
+	cmake --build --preset dev -j2
+	for t in test_maps test_util test_live; do \
+		valgrind -q --error-exitcode=9 --leak-check=full ./build/dev/tests/$$t || exit 1; \
+	done
+	valgrind -q --error-exitcode=9 --leak-check=full ./build/dev/tests/fuzz_replay \
+		tests/fuzz/corpus/smaps 2>/dev/null
 
 clean:
 	rm -rf build

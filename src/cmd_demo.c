@@ -230,10 +230,10 @@ int cmd_demo(int argc, char **argv)
 	fmt_human(all, size);
 	fmt_human(quarter, size / 4);
 	fmt_human(eighth, size / 8);
-	printf("pmaps demo: process %s holds a %s anonymous buffer (all touched, then %s\n"
-	       "freed with MADV_FREE), a %s file mapping read through, a %s memfd,\n"
-	       "a 4M region named with PR_SET_VMA_ANON_NAME (anon if the kernel has no\n"
-	       "names) and two threads.\n\n",
+	printf("pmaps demo: process %s holds an anonymous buffer of %s (all touched,\n"
+	       "then %s freed with MADV_FREE), a file mapping of %s read through, a memfd\n"
+	       "of %s, a 4M region named with PR_SET_VMA_ANON_NAME (plain anon where the\n"
+	       "kernel has no names) and two threads.\n\n",
 	       pid, all, quarter, quarter, eighth);
 	o.group = PMAPS_GROUP_KIND;
 	maps_default_columns(&o);
@@ -251,8 +251,8 @@ int cmd_demo(int argc, char **argv)
 	if (rc == EXIT_OK) {
 		printf("\nReading it: Rss counts the %s freed with MADV_FREE (LazyFree) until the\n"
 		       "kernel needs the memory; the %s of file pages count in Rss but belong to\n"
-		       "the page cache (Private_Clean here); the %s memfd is shared memory, \"Shared\"\n"
-		       "once another process maps it. No heap profiler sees the last two.\n",
+		       "the page cache (Private_Clean here); the memfd's %s is shared memory,\n"
+		       "\"Shared\" once another process maps it. No heap profiler sees the last two.\n",
 		       quarter, quarter, eighth);
 	}
 out:
