@@ -72,6 +72,13 @@ void pmaps_proc_close(struct pmaps_proc *proc);
 /* The pid the handle names (for "self", the resolved pid; 0 if unknown). */
 int pmaps_proc_pid(const struct pmaps_proc *proc);
 
+/*
+ * 1 when the process is a kernel thread (it has no user-space memory: its
+ * maps and smaps are empty, its smaps_rollup cannot be opened), 0 when not
+ * or when PROC_ROOT is not a live procfs, or a negative errno (-ESRCH gone).
+ */
+int pmaps_proc_is_kernel_thread(const struct pmaps_proc *proc);
+
 /* The directory fd on PROC_ROOT/PID, owned by the handle. */
 int pmaps_proc_dirfd(const struct pmaps_proc *proc);
 
@@ -245,6 +252,7 @@ struct pmaps_maps;
  *
  * Returns 0 and *OUT, or: -ESRCH (the process has gone), -EACCES (smaps and
  * smaps_rollup need ptrace-read access: the same user, or CAP_SYS_PTRACE),
+ * -ENODATA (smaps_rollup of a kernel thread, which has no memory to sum),
  * -ENOENT (the file does not exist: e.g. smaps_rollup before 4.14),
  * -ENOMEM, -EINVAL. On any error but those two, *OUT is set all the same so
  * that pmaps_maps_errmsg() can say more: close it.

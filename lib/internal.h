@@ -41,6 +41,7 @@ struct pmaps_proc {
 struct pmaps__ident {
 	int ok;               /* stat was read */
 	char state;           /* R S D Z X ... */
+	int kthread;          /* PF_KTHREAD: no user-space memory at all */
 	uint64_t code_start, code_end, stack_start, arg_start;
 };
 

@@ -947,6 +947,11 @@ static int open_file(struct pmaps_maps *c)
 		else if (fd == -ENOENT && c->src == PMAPS_SRC_ROLLUP)
 			pmaps__msg(c->errmsg, sizeof(c->errmsg),
 			           "smaps_rollup: not provided by this kernel (needs Linux 4.14)");
+		else if (fd == -ESRCH && pmaps_proc_is_kernel_thread(c->proc) == 1) {
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "%s: a kernel thread has no user-space memory", src_file(c->src));
+			fd = -ENODATA;
+		}
 		return fail(c, fd);
 	}
 	c->fd = fd;

@@ -92,6 +92,8 @@ const char *pmaps_strerror(int err)
 		return "permission denied: reading another user's process needs root or CAP_SYS_PTRACE";
 	case -ENOENT:
 		return "no such file: the kernel does not provide it";
+	case -ENODATA:
+		return "no user-space memory (a kernel thread)";
 	default:
 		return err < 0 ? strerror(-err) : "unknown error";
 	}
@@ -182,6 +184,19 @@ int pmaps_proc_pid(const struct pmaps_proc *proc)
 	return proc->pid;
 }
 
+int pmaps_proc_is_kernel_thread(const struct pmaps_proc *proc)
+{
+	struct pmaps__ident id;
+	int r;
+
+	if (!proc->live)
+		return 0;
+	r = pmaps__proc_ident(proc, &id);
+	if (r < 0)
+		return r;
+	return id.kthread;
+}
+
 int pmaps_proc_dirfd(const struct pmaps_proc *proc)
 {
 	return proc->dirfd;
@@ -228,7 +243,7 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 {
 	char buf[1024];
 	const char *s, *end;
-	uint64_t v[4];
+	uint64_t v[4], flags;
 	ssize_t n;
 	int fd;
 
@@ -249,8 +264,13 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 		return -EBADMSG;
 	s += 2;
 	id->state = *s;
-	/* Fields 26, 27, 28 and 48 (1-based); the state is field 3. */
-	if (skip_fields(&s, end, 26 - 3) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
+	/* Fields 9 (flags), 26, 27, 28 and 48 (1-based); the state is field 3. */
+	if (skip_fields(&s, end, 9 - 3) || pmaps__parse_dec(&s, end, &flags) < 0) {
+		id->ok = 1;
+		return 0;
+	}
+	id->kthread = (flags & 0x00200000) != 0; /* PF_KTHREAD */
+	if (skip_fields(&s, end, 26 - 9) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[1]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[2]) < 0 ||
 	    skip_fields(&s, end, 48 - 28) || pmaps__parse_dec(&s, end, &v[3]) < 0) {

@@ -349,6 +349,8 @@ int maps_report(const struct maps_opts *o)
 		rc = fail_read(o, &r, &out, c, err);
 		goto done;
 	}
+	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
+		note_msg("process %s is a kernel thread: it has no user-space memory", o->pid);
 	if (g) {
 		size_t n = pmaps_group_count(g);
 		sorted = calloc(n ? n : 1, sizeof(*sorted));

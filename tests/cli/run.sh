@@ -120,6 +120,15 @@ if "$PMAPS" maps --json self >"$TMP/out"; then json "json self"; ok; else bad "j
 sleep 30 & sp=$!
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
 kill $sp; wait $sp 2>/dev/null
+if [ -r /proc/2/stat ] && [ $(( $(cut -d' ' -f9 /proc/2/stat) & 0x200000 )) != 0 ]; then
+	# pid 2 is a kernel thread (kthreadd): an empty table and a note; no total.
+	err=$("$PMAPS" maps 2 2>&1 >/dev/null); rc=$?
+	if [ $rc = 0 ] && [ "$err" = "pmaps: note: process 2 is a kernel thread: it has no user-space memory" ]; then ok; else bad "kernel thread: rc=$rc $err"; fi
+	err=$("$PMAPS" maps --total 2 2>&1 >/dev/null); rc=$?
+	if [ $rc = 1 ] && echo "$err" | grep -q 'kernel thread has no user-space memory'; then ok; else bad "kernel thread total: rc=$rc $err"; fi
+else
+	echo "skipped: pid 2 is not a kernel thread here"
+fi
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	# Another user may not read a root process: the message names the privilege.
 	err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$PMAPS" maps $$ 2>&1 >/dev/null)

@@ -458,6 +458,43 @@ static void test_exec_mid_read(void **state)
 	close(go[1]);
 }
 
+/* A kernel thread: no mappings, no rollup, and the library says why. */
+static void test_kernel_thread(void **state)
+{
+	struct pmaps_proc *p = NULL;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	char pid[16];
+	int found = 0;
+	(void)state;
+
+	/* kthreadd is pid 2 outside a pid namespace; look a little further too. */
+	for (int i = 2; i < 200 && !found; i++) {
+		snprintf(pid, sizeof(pid), "%d", i);
+		if (pmaps_proc_open(&p, NULL, pid) < 0)
+			continue;
+		found = pmaps_proc_is_kernel_thread(p) == 1;
+		if (!found)
+			pmaps_proc_close(p);
+	}
+	if (!found) {
+		printf("skipped: no kernel thread visible (a pid namespace?)\n");
+		skip();
+	}
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0), 0);
+	assert_int_equal(pmaps_maps_next(c, &m), 0);
+	assert_int_equal(pmaps_maps_lines(c), 0);
+	pmaps_maps_close(c);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_ROLLUP, 0), -ENODATA);
+	assert_string_equal(pmaps_maps_errmsg(c), "smaps_rollup: a kernel thread has no user-space memory");
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	/* This process is not one. */
+	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
+	assert_int_equal(pmaps_proc_is_kernel_thread(p), 0);
+	pmaps_proc_close(p);
+}
+
 static void test_permission_denied(void **state)
 {
 	pid_t kid;
@@ -504,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_exit_mid_read),
 		cmocka_unit_test(test_exec_mid_read),
+		cmocka_unit_test(test_kernel_thread),
 		cmocka_unit_test(test_permission_denied),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
