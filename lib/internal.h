@@ -48,6 +48,14 @@ struct pmaps__ident {
 /* Reads PROC's stat. Returns 0, or a negative errno (-ESRCH when gone). */
 int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id);
 
+/*
+ * After a read ended early or failed: did the process exit (-ESRCH) or exec
+ * (-ESTALE, compared with BEFORE) while WHAT was read? Writes a message into
+ * MSG for either; 0 when neither (or PROC is not a live procfs).
+ */
+int pmaps__check_target(const struct pmaps_proc *proc, const struct pmaps__ident *before,
+                        const char *what, char *msg, size_t size);
+
 /* openat(PROC->dirfd, NAME, O_RDONLY|O_CLOEXEC), mapping "gone" errors to -ESRCH. */
 int pmaps__openat(const struct pmaps_proc *proc, const char *name);
 

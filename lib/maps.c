@@ -1072,28 +1072,12 @@ uint64_t pmaps_maps_lines(const struct pmaps_maps *c)
  */
 static int end_check(struct pmaps_maps *c)
 {
-	struct pmaps__ident id;
 	int r;
 
-	if (c->mem || c->src == PMAPS_SRC_ROLLUP || !c->proc->live)
+	if (c->mem || c->src == PMAPS_SRC_ROLLUP)
 		return 0;
-	r = pmaps__proc_ident(c->proc, &id);
-	if (r == -ESRCH || (r == 0 && (id.state == 'Z' || id.state == 'X'))) {
-		pmaps__msg(c->errmsg, sizeof(c->errmsg),
-		           "%s: process %d exited while it was read", src_file(c->src),
-		           c->proc->pid);
-		return fail(c, -ESRCH);
-	}
-	if (r == 0 && c->id0.ok && c->id0.code_start &&
-	    (id.code_start != c->id0.code_start || id.code_end != c->id0.code_end ||
-	     id.stack_start != c->id0.stack_start || id.arg_start != c->id0.arg_start)) {
-		pmaps__msg(c->errmsg, sizeof(c->errmsg),
-		           "%s: process %d exec'd while it was read; the rows described the old "
-		           "program",
-		           src_file(c->src), c->proc->pid);
-		return fail(c, -ESTALE);
-	}
-	return 0;
+	r = pmaps__check_target(c->proc, &c->id0, src_file(c->src), c->errmsg, sizeof(c->errmsg));
+	return r < 0 ? fail(c, r) : 0;
 }
 
 static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)

@@ -285,3 +285,28 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 	id->ok = 1;
 	return 0;
 }
+
+int pmaps__check_target(const struct pmaps_proc *proc, const struct pmaps__ident *before,
+                        const char *what, char *msg, size_t size)
+{
+	struct pmaps__ident id;
+	int r;
+
+	if (!proc->live)
+		return 0;
+	r = pmaps__proc_ident(proc, &id);
+	if (r == -ESRCH || (r == 0 && (id.state == 'Z' || id.state == 'X'))) {
+		pmaps__msg(msg, size, "%s: process %d exited while it was read", what, proc->pid);
+		return -ESRCH;
+	}
+	if (r == 0 && before->ok && before->code_start &&
+	    (id.code_start != before->code_start || id.code_end != before->code_end ||
+	     id.stack_start != before->stack_start || id.arg_start != before->arg_start)) {
+		pmaps__msg(msg, size,
+		           "%s: process %d exec'd while it was read; what was read so far described "
+		           "the old program",
+		           what, proc->pid);
+		return -ESTALE;
+	}
+	return 0;
+}
