@@ -285,6 +285,88 @@ uint64_t pmaps_maps_lines(const struct pmaps_maps *c);
 void pmaps_maps_close(struct pmaps_maps *c);
 
 /* ------------------------------------------------------------------ */
+/* Page cursor                                                         */
+
+/*
+ * The state of a run of pages. From PAGEMAP_SCAN (Linux 6.7+) or
+ * /proc/PID/pagemap; the comment says which can see each flag.
+ */
+enum {
+	PMAPS_PG_PRESENT = 1u << 0,    /* in memory (both) */
+	PMAPS_PG_SWAPPED = 1u << 1,    /* swapped out, or any other non-present entry (both) */
+	PMAPS_PG_FILE = 1u << 2,       /* a file page or shared anonymous memory (both) */
+	PMAPS_PG_EXCLUSIVE = 1u << 3,  /* mapped by this process only (pagemap, 4.2+) */
+	PMAPS_PG_HUGE = 1u << 4,       /* PMD-mapped THP or hugetlb (scan) */
+	PMAPS_PG_ZERO = 1u << 5,       /* the shared zero page (scan) */
+	PMAPS_PG_SOFT_DIRTY = 1u << 6, /* written since soft-dirty was cleared (both;
+	                                  CONFIG_MEM_SOFT_DIRTY) */
+	PMAPS_PG_UFFD_WP = 1u << 7,    /* userfaultfd write-protected (both, 5.13+) */
+	PMAPS_PG_GUARD = 1u << 8,      /* a guard region (both, 6.15+) */
+};
+/* The flags both readers see; the other ones come from one reader only. */
+#define PMAPS_PG_COMMON (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED | PMAPS_PG_FILE | \
+	PMAPS_PG_SOFT_DIRTY | PMAPS_PG_UFFD_WP | PMAPS_PG_GUARD)
+
+/* The short name of one PMAPS_PG_* bit ("present"), or NULL. */
+const char *pmaps_page_flag_name(unsigned flag);
+
+/* A run of pages of equal state, [start, end), page-aligned. */
+struct pmaps_page_range {
+	uint64_t start, end;
+	unsigned flags; /* PMAPS_PG_* */
+};
+
+enum pmaps_pages_strategy {
+	PMAPS_PAGES_AUTO,    /* PAGEMAP_SCAN when the kernel accepts it, else pagemap */
+	PMAPS_PAGES_SCAN,    /* the PAGEMAP_SCAN ioctl (6.7+): -ENOTTY where missing */
+	PMAPS_PAGES_PAGEMAP, /* pread() of /proc/PID/pagemap, 8 bytes a page */
+};
+
+enum {
+	/* Pause about 50 us between bounded walks, so that a target's
+	 * mmap()/munmap() waiting for its mmap_lock get in (KERNEL.md 8). */
+	PMAPS_PAGES_GENTLE = 1u << 0,
+};
+
+struct pmaps_pages;
+
+/*
+ * Opens a page cursor on PROC with STRATEGY (AUTO probes PAGEMAP_SCAN once)
+ * and OPTIONS (PMAPS_PAGES_*). Allocates here, once: the cursor and a fixed
+ * buffer; never per page or per range. Seek before reading.
+ * Returns 0 and *OUT, or -ESRCH, -EACCES (pagemap needs ptrace-read access),
+ * -ENOTTY (SCAN asked for, the kernel lacks it), -ENOMEM. On errors other
+ * than -ENOMEM and -EINVAL, *OUT is set so its message can be read: close it.
+ */
+int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
+                     enum pmaps_pages_strategy strategy, unsigned options);
+
+/* The strategy in use: PMAPS_PAGES_SCAN or PMAPS_PAGES_PAGEMAP. */
+enum pmaps_pages_strategy pmaps_pages_strategy(const struct pmaps_pages *c);
+
+/*
+ * Restarts the cursor on [START, END): START is rounded down and END up to
+ * pages. Unmapped addresses read as pages with no flags (both readers), so
+ * to learn about mappings, seek to one mapping at a time (as pmaps pages
+ * does, from a maps cursor). Allocates nothing. Returns 0 or -EINVAL.
+ */
+int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end);
+
+/*
+ * Advances to the next run. Returns 1 with *RANGE (valid until the next
+ * call), 0 at the end of the range, or a negative errno: -ESRCH (the process
+ * exited), -EIO, -EINVAL, -EINTR. Runs never cross the sought range's ends;
+ * adjacent runs differ in flags.
+ */
+int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **range);
+
+/* Kernel calls (ioctls or preads) made since the last seek. */
+uint64_t pmaps_pages_calls(const struct pmaps_pages *c);
+
+const char *pmaps_pages_errmsg(const struct pmaps_pages *c);
+void pmaps_pages_close(struct pmaps_pages *c);
+
+/* ------------------------------------------------------------------ */
 /* Grouping                                                            */
 
 enum pmaps_group_by {

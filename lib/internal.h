@@ -67,6 +67,10 @@ int pmaps__openat(const struct pmaps_proc *proc, const char *name);
 typedef ssize_t (*pmaps__read_fn)(int fd, void *buf, size_t len);
 extern pmaps__read_fn pmaps__read_hook;
 ssize_t pmaps__read(int fd, void *buf, size_t len);
+/* pread(2), or its hook: the page reader's reads, for fault injection. */
+typedef ssize_t (*pmaps__pread_fn)(int fd, void *buf, size_t len, off_t off);
+extern pmaps__pread_fn pmaps__pread_hook;
+ssize_t pmaps__pread(int fd, void *buf, size_t len, off_t off);
 
 /*
  * A cursor over text in memory instead of a file (the fuzz targets and the

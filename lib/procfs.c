@@ -76,6 +76,13 @@ ssize_t pmaps__read(int fd, void *buf, size_t len)
 	return n;
 }
 
+ssize_t pmaps__pread(int fd, void *buf, size_t len, off_t off)
+{
+	return pmaps__pread_hook ? pmaps__pread_hook(fd, buf, len, off) : pread(fd, buf, len, off);
+}
+
+pmaps__pread_fn pmaps__pread_hook;
+
 const char *pmaps_strerror(int err)
 {
 	switch (err) {

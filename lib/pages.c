@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pages.c - runs of pages of equal state, from PAGEMAP_SCAN or /proc/PID/pagemap.
+ *
+ * /proc/PID/pagemap (KERNEL.md section 3): one u64 per virtual page at
+ * offset vaddr / PAGE_SIZE * 8; bit 63 present, 62 swapped (any non-present,
+ * non-empty entry), 61 file page or shared anonymous, 58 guard (6.15), 57
+ * uffd write-protected (5.13), 56 exclusively mapped (4.2), 55 soft-dirty;
+ * bits 0-54 the PFN, zero unless the reader has CAP_SYS_ADMIN. Unmapped
+ * addresses read 0; reads past the user address space return 0 bytes.
+ *
+ * PAGEMAP_SCAN (section 4, Linux 6.7): an ioctl on the same file that walks
+ * the page tables and returns regions of pages with equal categories. Here
+ * it reports only pages that are present, swapped or guard pages (so a
+ * sparse range costs few regions) and the gaps between them are pages with
+ * no flags, as pagemap would read them. Each call is bounded twice: by
+ * max_pages (pages reported) and by the length of address space it may
+ * walk, so that no call holds the target's mmap_lock for a whole walk.
+ *
+ * Either reader feeds "items" (address runs with flags) in address order to
+ * a merger that joins equal neighbours into the runs the caller sees.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* The 6.7 UAPI (include/uapi/linux/fs.h); the installed headers are older. */
+struct pmaps__page_region {
+	uint64_t start, end, categories;
+};
+
+struct pmaps__pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+
+#define PMAPS_PAGEMAP_SCAN _IOWR('f', 16, struct pmaps__pm_scan_arg)
+#define CAT_WRITTEN (1u << 1)
+#define CAT_FILE (1u << 2)
+#define CAT_PRESENT (1u << 3)
+#define CAT_SWAPPED (1u << 4)
+#define CAT_PFNZERO (1u << 5)
+#define CAT_HUGE (1u << 6)
+#define CAT_SOFT_DIRTY (1u << 7)
+#define CAT_GUARD (1u << 8) /* ~6.15: older kernels refuse it with EINVAL */
+
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAPPED (1ull << 62)
+#define PM_FILE (1ull << 61)
+#define PM_GUARD (1ull << 58)
+#define PM_UFFD_WP (1ull << 57)
+#define PM_EXCLUSIVE (1ull << 56)
+#define PM_SOFT_DIRTY (1ull << 55)
+#define PM_FLAGS (PM_PRESENT | PM_SWAPPED | PM_FILE | PM_GUARD | PM_UFFD_WP | PM_EXCLUSIVE | \
+                  PM_SOFT_DIRTY)
+
+#define SCAN_VEC 512                   /* regions per call */
+#define SCAN_MAX_PAGES 4096            /* pages reported per call */
+#define SCAN_SPAN (256ull << 20)       /* address space walked per call, at most */
+#define PM_ENTRIES 16384               /* pagemap entries per pread: 128 KiB */
+#define GENTLE_NS 50000
+
+static const char *const flag_names[] = {
+	"present", "swapped", "file", "exclusive", "huge", "zero", "soft-dirty", "uffd-wp",
+	"guard",
+};
+
+const char *pmaps_page_flag_name(unsigned flag)
+{
+	if (flag == 0 || (flag & (flag - 1)))
+		return NULL;
+	unsigned b = (unsigned)__builtin_ctz(flag);
+	return b < sizeof(flag_names) / sizeof(flag_names[0]) ? flag_names[b] : NULL;
+}
+
+struct pmaps_pages {
+	struct pmaps_proc *proc;
+	int fd;
+	enum pmaps_pages_strategy strategy;
+	unsigned options;
+	uint64_t page;
+	unsigned shift;
+	uint64_t guard_cat;          /* CAT_GUARD where the kernel knows it, else 0 */
+	uint64_t start, end;         /* the sought range */
+	uint64_t walked;             /* the reader has looked at [start, walked) */
+	uint64_t emitted;            /* items cover [start, emitted) */
+	uint64_t calls;
+	int done, err, have;
+	struct pmaps_page_range cur, out;
+	struct pmaps__ident id0;
+	/* scan */
+	struct pmaps__page_region *vec;
+	size_t nvec, ivec;
+	/* pagemap */
+	uint64_t *pm;
+	size_t npm, ipm;
+	uint64_t pm_addr;            /* the address of pm[0] */
+	char errmsg[PMAPS_ERRMSG_SIZE];
+};
+
+static int fail(struct pmaps_pages *c, int err, const char *what)
+{
+	c->err = err;
+	if (what)
+		pmaps__msg(c->errmsg, sizeof(c->errmsg), "pagemap: %s: %s", what,
+		           pmaps_strerror(err));
+	return err;
+}
+
+static void gentle(const struct pmaps_pages *c)
+{
+	if (c->options & PMAPS_PAGES_GENTLE) {
+		struct timespec ts = {0, GENTLE_NS};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The reader ended early or failed with ESRCH: exited, exec'd, or neither. */
+static int gone(struct pmaps_pages *c, int err)
+{
+	int r = pmaps__check_target(c->proc, &c->id0, "pagemap", c->errmsg, sizeof(c->errmsg));
+
+	if (r < 0)
+		return fail(c, r, NULL);
+	return err ? fail(c, err, "read") : 0;
+}
+
+static int scan_call(struct pmaps_pages *c, uint64_t start, uint64_t end, uint64_t *walk_end,
+                     uint64_t anyof)
+{
+	struct pmaps__pm_scan_arg a;
+	long n;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.start = start;
+	a.end = end;
+	a.vec = (uint64_t)(uintptr_t)c->vec;
+	a.vec_len = SCAN_VEC;
+	a.max_pages = SCAN_MAX_PAGES;
+	a.category_anyof_mask = anyof;
+	a.return_mask = CAT_WRITTEN | CAT_FILE | CAT_PRESENT | CAT_SWAPPED | CAT_PFNZERO | CAT_HUGE |
+	                CAT_SOFT_DIRTY | c->guard_cat;
+	do
+		n = ioctl(c->fd, PMAPS_PAGEMAP_SCAN, &a);
+	while (n < 0 && errno == EINTR);
+	c->calls++;
+	if (n < 0)
+		return -errno;
+	*walk_end = a.walk_end;
+	return (int)n;
+}
+
+/* Does this kernel take PAGEMAP_SCAN, and the GUARD category? */
+static int probe_scan(struct pmaps_pages *c)
+{
+	uint64_t we;
+	int r;
+
+	c->guard_cat = CAT_GUARD;
+	r = scan_call(c, 0, 0, &we, CAT_PRESENT | CAT_GUARD);
+	if (r == -EINVAL) {
+		c->guard_cat = 0;
+		r = scan_call(c, 0, 0, &we, CAT_PRESENT);
+	}
+	c->calls = 0;
+	return r < 0 ? r : 0;
+}
+
+int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
+                     enum pmaps_pages_strategy strategy, unsigned options)
+{
+	struct pmaps_pages *c;
+	long ps = sysconf(_SC_PAGESIZE);
+	int fd, r;
+
+	*out = NULL;
+	if (!proc || (unsigned)strategy > PMAPS_PAGES_PAGEMAP || ps <= 0 || (ps & (ps - 1)))
+		return -EINVAL;
+	c = pmaps__alloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->proc = proc;
+	c->options = options;
+	c->page = (uint64_t)ps;
+	c->shift = (unsigned)__builtin_ctzl((unsigned long)ps);
+	c->fd = -1;
+	c->done = 1;
+	*out = c;
+	if (proc->live)
+		(void)pmaps__proc_ident(proc, &c->id0);
+	fd = pmaps__openat(proc, "pagemap");
+	if (fd < 0) {
+		if (fd == -EACCES || fd == -EPERM)
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "pagemap: permission denied: needs ptrace-read access to the process "
+			           "(its own user, or root with CAP_SYS_PTRACE)");
+		return fail(c, fd, c->errmsg[0] ? NULL : "open");
+	}
+	c->fd = fd;
+	c->strategy = PMAPS_PAGES_PAGEMAP;
+	if (strategy != PMAPS_PAGES_PAGEMAP) {
+		c->vec = pmaps__alloc(SCAN_VEC * sizeof(*c->vec));
+		if (!c->vec)
+			return fail(c, -ENOMEM, NULL);
+		r = probe_scan(c);
+		if (r == 0) {
+			c->strategy = PMAPS_PAGES_SCAN;
+		} else if (strategy == PMAPS_PAGES_SCAN || (r != -ENOTTY && r != -EINVAL)) {
+			if (r == -ENOTTY)
+				pmaps__msg(c->errmsg, sizeof(c->errmsg),
+				           "PAGEMAP_SCAN: not provided by this kernel (needs Linux 6.7)");
+			return fail(c, r, c->errmsg[0] ? NULL : "PAGEMAP_SCAN");
+		}
+	}
+	if (c->strategy == PMAPS_PAGES_PAGEMAP) {
+		c->pm = pmaps__alloc(PM_ENTRIES * sizeof(*c->pm));
+		if (!c->pm)
+			return fail(c, -ENOMEM, NULL);
+	}
+	return 0;
+}
+
+enum pmaps_pages_strategy pmaps_pages_strategy(const struct pmaps_pages *c)
+{
+	return c->strategy;
+}
+
+int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end)
+{
+	uint64_t mask = c->page - 1;
+
+	if (c->fd < 0)
+		return c->err ? c->err : -EBADF;
+	if (end < start)
+		return -EINVAL;
+	start &= ~mask;
+	end = end > UINT64_MAX - mask ? UINT64_MAX & ~mask : (end + mask) & ~mask;
+	c->start = c->walked = c->emitted = start;
+	c->end = end;
+	c->done = c->err = c->have = 0;
+	c->nvec = c->ivec = c->npm = c->ipm = 0;
+	c->calls = 0;
+	c->errmsg[0] = '\0';
+	return 0;
+}
+
+uint64_t pmaps_pages_calls(const struct pmaps_pages *c)
+{
+	return c->calls;
+}
+
+static unsigned from_categories(uint64_t cat)
+{
+	unsigned f = 0;
+
+	f |= cat & CAT_PRESENT ? PMAPS_PG_PRESENT : 0;
+	f |= cat & CAT_SWAPPED ? PMAPS_PG_SWAPPED : 0;
+	f |= cat & CAT_FILE ? PMAPS_PG_FILE : 0;
+	f |= cat & CAT_PFNZERO ? PMAPS_PG_ZERO : 0;
+	f |= cat & CAT_HUGE ? PMAPS_PG_HUGE : 0;
+	f |= cat & CAT_SOFT_DIRTY ? PMAPS_PG_SOFT_DIRTY : 0;
+	f |= cat & CAT_GUARD ? PMAPS_PG_GUARD : 0;
+	/* WRITTEN is clear only on uffd write-protected pages. */
+	f |= (f & (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED)) && !(cat & CAT_WRITTEN) ? PMAPS_PG_UFFD_WP : 0;
+	return f;
+}
+
+static unsigned from_entry(uint64_t e)
+{
+	unsigned f = 0;
+
+	f |= e & PM_PRESENT ? PMAPS_PG_PRESENT : 0;
+	f |= e & PM_SWAPPED ? PMAPS_PG_SWAPPED : 0;
+	f |= e & PM_FILE ? PMAPS_PG_FILE : 0;
+	f |= e & PM_EXCLUSIVE ? PMAPS_PG_EXCLUSIVE : 0;
+	f |= e & PM_SOFT_DIRTY ? PMAPS_PG_SOFT_DIRTY : 0;
+	f |= e & PM_UFFD_WP ? PMAPS_PG_UFFD_WP : 0;
+	f |= e & PM_GUARD ? PMAPS_PG_GUARD : 0;
+	return f;
+}
+
+/*
+ * The next item from PAGEMAP_SCAN: a reported region, or the gap before it
+ * (pages with no flags). Returns 1, 0 at the end of the range, or -errno.
+ */
+static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
+{
+	for (;;) {
+		if (c->ivec < c->nvec) {
+			const struct pmaps__page_region *r = &c->vec[c->ivec];
+			uint64_t rs = r->start < c->start ? c->start : r->start;
+			uint64_t re = r->end > c->end ? c->end : r->end;
+			if (c->emitted < rs) {
+				it->start = c->emitted;
+				it->end = rs;
+				it->flags = 0;
+				c->emitted = rs;
+				return 1;
+			}
+			c->ivec++;
+			if (re <= rs)
+				continue;
+			it->start = rs;
+			it->end = re;
+			it->flags = from_categories(r->categories);
+			c->emitted = re;
+			return 1;
+		}
+		if (c->walked < c->end) {
+			uint64_t stop = c->end - c->walked > SCAN_SPAN ? c->walked + SCAN_SPAN : c->end;
+			uint64_t we = 0;
+			int n;
+			if (c->calls)
+				gentle(c);
+			n = scan_call(c, c->walked, stop, &we,
+			              CAT_PRESENT | CAT_SWAPPED | c->guard_cat);
+			if (n < 0) {
+				if (n == -ESRCH)
+					return gone(c, -ESRCH);
+				return fail(c, n, "PAGEMAP_SCAN");
+			}
+			if (we <= c->walked || we > stop) {
+				pmaps__msg(c->errmsg, sizeof(c->errmsg),
+				           "PAGEMAP_SCAN: no progress at %llx (walk_end %llx)",
+				           (unsigned long long)c->walked, (unsigned long long)we);
+				return fail(c, -EIO, NULL);
+			}
+			c->walked = we;
+			c->nvec = (size_t)n;
+			c->ivec = 0;
+			continue;
+		}
+		if (c->emitted < c->end) {
+			it->start = c->emitted;
+			it->end = c->end;
+			it->flags = 0;
+			c->emitted = c->end;
+			return 1;
+		}
+		return 0;
+	}
+}
+
+/* The next item from pagemap: a run of entries with equal flag bits. */
+static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
+{
+	for (;;) {
+		if (c->ipm < c->npm) {
+			size_t i = c->ipm;
+			uint64_t f = c->pm[i] & PM_FLAGS;
+			while (++i < c->npm && (c->pm[i] & PM_FLAGS) == f)
+				;
+			it->start = c->pm_addr + ((uint64_t)c->ipm << c->shift);
+			it->end = c->pm_addr + ((uint64_t)i << c->shift);
+			it->flags = from_entry(f);
+			c->ipm = i;
+			return 1;
+		}
+		if (c->walked < c->end) {
+			uint64_t pages = (c->end - c->walked) >> c->shift;
+			size_t want = pages > PM_ENTRIES ? PM_ENTRIES : (size_t)pages;
+			off_t off = (off_t)((c->walked >> c->shift) * 8);
+			ssize_t n;
+			if (c->calls)
+				gentle(c);
+			do
+				n = pmaps__pread(c->fd, c->pm, want * 8, off);
+			while (n < 0 && errno == EINTR);
+			c->calls++;
+			if (n < 0) {
+				int e = errno;
+				if (e == ESRCH)
+					return gone(c, -ESRCH);
+				return fail(c, -e, "pread");
+			}
+			if (n == 0) {
+				/* Past the user address space, or the process is gone. */
+				int r = gone(c, 0);
+				if (r < 0)
+					return r;
+				it->start = c->walked;
+				it->end = c->end;
+				it->flags = 0;
+				c->walked = c->end;
+				return 1;
+			}
+			if (n % 8) {
+				pmaps__msg(c->errmsg, sizeof(c->errmsg),
+				           "pagemap: a read of %zd bytes is not whole entries", n);
+				return fail(c, -EIO, NULL);
+			}
+			c->pm_addr = c->walked;
+			c->npm = (size_t)n / 8;
+			c->ipm = 0;
+			c->walked += (uint64_t)c->npm << c->shift;
+			continue;
+		}
+		return 0;
+	}
+}
+
+int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **range)
+{
+	struct pmaps_page_range it;
+	int r;
+
+	if (c->err)
+		return c->err;
+	if (c->done)
+		return 0;
+	for (;;) {
+		r = c->strategy == PMAPS_PAGES_SCAN ? scan_item(c, &it) : pagemap_item(c, &it);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			c->done = 1;
+			if (!c->have)
+				return 0;
+			c->have = 0;
+			c->out = c->cur;
+			*range = &c->out;
+			return 1;
+		}
+		if (c->have && it.flags == c->cur.flags && it.start == c->cur.end) {
+			c->cur.end = it.end;
+			continue;
+		}
+		if (c->have) {
+			c->out = c->cur;
+			c->cur = it;
+			*range = &c->out;
+			return 1;
+		}
+		c->cur = it;
+		c->have = 1;
+	}
+}
+
+const char *pmaps_pages_errmsg(const struct pmaps_pages *c)
+{
+	return c->errmsg;
+}
+
+void pmaps_pages_close(struct pmaps_pages *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	pmaps__free(c->vec);
+	pmaps__free(c->pm);
+	pmaps__free(c);
+}
