@@ -301,7 +301,8 @@ enum {
 	PMAPS_PG_SOFT_DIRTY = 1u << 6, /* written since soft-dirty was cleared (both;
 	                                  CONFIG_MEM_SOFT_DIRTY) */
 	PMAPS_PG_UFFD_WP = 1u << 7,    /* userfaultfd write-protected (both, 5.13+) */
-	PMAPS_PG_GUARD = 1u << 8,      /* a guard region (both, 6.15+) */
+	PMAPS_PG_GUARD = 1u << 8,      /* a guard region (both, 6.15+; its entries also
+	                                  read as swapped: only GUARD is set) */
 };
 /* The flags both readers see; the other ones come from one reader only. */
 #define PMAPS_PG_COMMON (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED | PMAPS_PG_FILE | \
@@ -335,7 +336,8 @@ struct pmaps_pages;
  * and OPTIONS (PMAPS_PAGES_*). Allocates here, once: the cursor and a fixed
  * buffer; never per page or per range. Seek before reading.
  * Returns 0 and *OUT, or -ESRCH, -EACCES (pagemap needs ptrace-read access),
- * -ENOTTY (SCAN asked for, the kernel lacks it), -ENOMEM. On errors other
+ * -ENODATA (a kernel thread), -ENOTTY (SCAN asked for, the kernel lacks it),
+ * -ENOMEM. On errors other
  * than -ENOMEM and -EINVAL, *OUT is set so its message can be read: close it.
  */
 int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,

@@ -106,8 +106,7 @@ static int fail(struct pmaps_pages *c, int err, const char *what)
 {
 	c->err = err;
 	if (what)
-		pmaps__msg(c->errmsg, sizeof(c->errmsg), "pagemap: %s: %s", what,
-		           pmaps_strerror(err));
+		pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: %s", what, pmaps_strerror(err));
 	return err;
 }
 
@@ -126,7 +125,7 @@ static int gone(struct pmaps_pages *c, int err)
 
 	if (r < 0)
 		return fail(c, r, NULL);
-	return err ? fail(c, err, "read") : 0;
+	return err ? fail(c, err, "pagemap") : 0;
 }
 
 static int scan_call(struct pmaps_pages *c, uint64_t start, uint64_t end, uint64_t *walk_end,
@@ -200,7 +199,12 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 			pmaps__msg(c->errmsg, sizeof(c->errmsg),
 			           "pagemap: permission denied: needs ptrace-read access to the process "
 			           "(its own user, or root with CAP_SYS_PTRACE)");
-		return fail(c, fd, c->errmsg[0] ? NULL : "open");
+		else if (fd == -ESRCH && pmaps_proc_is_kernel_thread(proc) == 1) {
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "pagemap: a kernel thread has no user-space memory");
+			fd = -ENODATA;
+		}
+		return fail(c, fd, c->errmsg[0] ? NULL : "pagemap");
 	}
 	c->fd = fd;
 	c->strategy = PMAPS_PAGES_PAGEMAP;
@@ -266,6 +270,8 @@ static unsigned from_categories(uint64_t cat)
 	f |= cat & CAT_HUGE ? PMAPS_PG_HUGE : 0;
 	f |= cat & CAT_SOFT_DIRTY ? PMAPS_PG_SOFT_DIRTY : 0;
 	f |= cat & CAT_GUARD ? PMAPS_PG_GUARD : 0;
+	if (f & PMAPS_PG_GUARD)
+		f &= ~PMAPS_PG_SWAPPED; /* a guard marker also reads as swapped */
 	/* WRITTEN is clear only on uffd write-protected pages. */
 	f |= (f & (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED)) && !(cat & CAT_WRITTEN) ? PMAPS_PG_UFFD_WP : 0;
 	return f;
@@ -282,6 +288,8 @@ static unsigned from_entry(uint64_t e)
 	f |= e & PM_SOFT_DIRTY ? PMAPS_PG_SOFT_DIRTY : 0;
 	f |= e & PM_UFFD_WP ? PMAPS_PG_UFFD_WP : 0;
 	f |= e & PM_GUARD ? PMAPS_PG_GUARD : 0;
+	if (f & PMAPS_PG_GUARD)
+		f &= ~PMAPS_PG_SWAPPED; /* a guard marker also reads as swapped */
 	return f;
 }
 
@@ -320,6 +328,15 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 				gentle(c);
 			n = scan_call(c, c->walked, stop, &we,
 			              CAT_PRESENT | CAT_SWAPPED | c->guard_cat);
+			if (n == -EFAULT) {
+				/*
+				 * Past the user address space ([vsyscall] is no VMA): no
+				 * page there has a state, as pagemap reads it.
+				 */
+				c->walked = c->end;
+				c->nvec = c->ivec = 0;
+				continue;
+			}
 			if (n < 0) {
 				if (n == -ESRCH)
 					return gone(c, -ESRCH);
@@ -377,7 +394,7 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 				int e = errno;
 				if (e == ESRCH)
 					return gone(c, -ESRCH);
-				return fail(c, -e, "pread");
+				return fail(c, -e, "pagemap");
 			}
 			if (n == 0) {
 				/* Past the user address space, or the process is gone. */

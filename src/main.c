@@ -14,6 +14,7 @@ static const char usage[] =
 	"\n"
 	"Commands:\n"
 	"  maps PID     every mapping with every smaps field; --group path|kind, --total\n"
+	"  pages PID [RANGE]  pages as runs of equal state (present, swapped, ...)\n"
 	"  demo         start a built-in workload and show where its memory is\n"
 	"  help [CMD]   show help for pmaps or for a command\n"
 	"\n"
@@ -55,6 +56,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "maps") == 0)
 		return cmd_maps(argc, argv);
+	if (strcmp(cmd, "pages") == 0)
+		return cmd_pages(argc, argv);
 	if (strcmp(cmd, "demo") == 0)
 		return cmd_demo(argc, argv);
 	die_msg("unknown command '%s' (see pmaps --help)", cmd);

@@ -82,7 +82,17 @@ struct maps_opts {
 	const char *title;  /* demo: a heading above the table */
 };
 
+/* The RANGE argument of pmaps pages (range.c): a NAME, or [start, end). */
+struct range_arg {
+	const char *name; /* a mapping name ([heap], a path), or NULL */
+	size_t name_len;
+	uint64_t start, end;
+};
+/* Returns 0, or -1 with a message in ERR. */
+int parse_range(const char *s, struct range_arg *r, char *err, size_t errsz);
+
 int cmd_maps(int argc, char **argv);
+int cmd_pages(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 /* Runs a maps report with O to standard output; returns an exit code. */
 int maps_report(const struct maps_opts *o);

@@ -113,10 +113,36 @@ t err-malformed-json 1 maps --json --proc-root malformed/proc 4242; json err-mal
 t err-demo-size 2 demo --size 12Q
 t err-demo-arg 2 demo now
 
+# pages, on a synthetic pagemap (swapped, soft-dirty, uffd-wp and guard entries)
+PG="--proc-root pages/proc 300"
+t pages-table 0 pages $PG
+t pages-summary 0 pages --summary $PG
+t pages-json 0 pages --json $PG; json pages-json
+t pages-csv 0 pages --csv $PG
+t pages-summary-json 0 pages -s --json $PG; json pages-summary-json
+t pages-summary-csv 0 pages -s --csv $PG
+t pages-range-len 0 pages $PG 600000+16K
+t pages-range-dash 0 pages $PG 0x601000-0x605000
+t pages-range-addr 0 pages $PG 605abc
+t pages-name 0 pages $PG '[heap]'
+t pages-path 0 pages $PG /usr/bin/prog
+t pages-verbose 0 pages -v --strategy pagemap $PG 400000+64K
+t err-pages-gap 1 pages $PG 800000+4K
+t err-pages-name 1 pages $PG '[stack]'
+t err-pages-range 2 pages $PG 12x
+t err-pages-order 2 pages $PG 602000-601000
+t err-pages-strategy 2 pages --strategy fast $PG
+t err-pages-scan 1 pages --strategy scan $PG
+t err-pages-no-pid 2 pages
+t err-pages-args 2 pages 1 2 3
+
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
 if "$PMAPS" maps --total --json self | grep -q '"source":"smaps_rollup"'; then ok; else bad "total self"; fi
 if "$PMAPS" maps --json self >"$TMP/out"; then json "json self"; ok; else bad "json self"; fi
+if out=$("$PMAPS" pages self 2>&1) && echo "$out" | grep -q '\[stack\]$'; then ok; else bad "pages self"; fi
+if "$PMAPS" pages --summary --json self >"$TMP/out"; then json "pages json self"; ok; else bad "pages json self"; fi
+if "$PMAPS" pages --strategy pagemap --gentle self '[stack]' | grep -q 'present'; then ok; else bad "pages gentle stack"; fi
 sleep 30 & sp=$!
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
 kill $sp; wait $sp 2>/dev/null
@@ -126,6 +152,8 @@ if [ -r /proc/2/stat ] && [ $(( $(cut -d' ' -f9 /proc/2/stat) & 0x200000 )) != 0
 	if [ $rc = 0 ] && [ "$err" = "pmaps: note: process 2 is a kernel thread: it has no user-space memory" ]; then ok; else bad "kernel thread: rc=$rc $err"; fi
 	err=$("$PMAPS" maps --total 2 2>&1 >/dev/null); rc=$?
 	if [ $rc = 1 ] && echo "$err" | grep -q 'kernel thread has no user-space memory'; then ok; else bad "kernel thread total: rc=$rc $err"; fi
+	err=$("$PMAPS" pages 2 2>&1 >/dev/null); rc=$?
+	if [ $rc = 1 ] && echo "$err" | grep -q 'kernel thread has no user-space memory'; then ok; else bad "kernel thread pages: rc=$rc $err"; fi
 else
 	echo "skipped: pid 2 is not a kernel thread here"
 fi

@@ -14,6 +14,7 @@
  *   file      a 16-page file (written, synced), mapped private read-only, all read
  *   memfd     8 pages of a memfd mapped shared, the first 4 touched
  *   named     4 pages, named "pmaps-test" where the kernel supports names, 2 touched
+ *   zero      8 pages read but never written (the shared zero page)
  * plus THREADS threads (argument 1, default 2) blocked on standard input.
  */
 #include <errno.h>
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
 {
 	int threads = argc > 1 ? atoi(argv[1]) : 2;
 	char path[] = "/tmp/pmaps-layout.XXXXXX";
-	char *a, *b, *c, *f, *m, *n, buf[4096];
+	char *a, *b, *c, *f, *m, *n, *z, buf[4096];
 	pthread_t t;
 	int fd, named;
 
@@ -118,6 +119,10 @@ int main(int argc, char **argv)
 	              (unsigned long)"pmaps-test") == 0;
 	memset(n, 6, 2 * (size_t)page);
 
+	z = region(8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	for (int i = 0; i < 8; i++)
+		(void)*(volatile char *)(z + i * page);
+
 	for (int i = 0; i < threads; i++)
 		if (pthread_create(&t, NULL, blocked, NULL))
 			die("pthread_create");
@@ -128,6 +133,7 @@ int main(int argc, char **argv)
 	show("file", f, 16);
 	show("memfd", m, 8);
 	show("named", n, 4);
+	show("zero", z, 8);
 	printf("names %d\nready\n", named);
 	fflush(stdout);
 	blocked(NULL);

@@ -38,6 +38,21 @@ struct helper {
 	int nr, named;
 };
 
+/* The helper of the running test, ended by teardown if an assertion failed. */
+static pid_t running_helper;
+
+static int teardown(void **state)
+{
+	int st;
+	(void)state;
+	if (running_helper > 0) {
+		kill(running_helper, SIGKILL);
+		waitpid(running_helper, &st, 0);
+		running_helper = 0;
+	}
+	return 0;
+}
+
 static void start_helper(struct helper *h, const char *threads)
 {
 	int to[2], from[2];
@@ -56,6 +71,7 @@ static void start_helper(struct helper *h, const char *threads)
 	}
 	close(to[0]);
 	close(from[1]);
+	running_helper = h->pid;
 	h->in = to[1];
 	h->out = from[0];
 	snprintf(h->pidstr, sizeof(h->pidstr), "%d", (int)h->pid);
@@ -74,7 +90,7 @@ static void start_helper(struct helper *h, const char *threads)
 		h->nr++;
 	}
 	fclose(f);
-	assert_int_equal(h->nr, 6);
+	assert_int_equal(h->nr, 7);
 }
 
 static void stop_helper(struct helper *h)
@@ -83,6 +99,7 @@ static void stop_helper(struct helper *h)
 	close(h->in);
 	close(h->out);
 	assert_int_equal(waitpid(h->pid, &st, 0), h->pid);
+	running_helper = 0;
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
@@ -179,6 +196,139 @@ static void test_layout_exact(void **state)
 	assert_int_equal(m.v[PMAPS_F_RSS], 2 * PG);
 
 	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* ---- pages ---- */
+
+#define MAXRUNS 128
+
+struct runs {
+	int n;
+	struct pmaps_page_range r[MAXRUNS];
+};
+
+static void collect(struct pmaps_pages *c, const struct region *rg, unsigned mask, struct runs *out)
+{
+	const struct pmaps_page_range *r;
+	int rc;
+
+	out->n = 0;
+	assert_int_equal(pmaps_pages_seek(c, rg->start, rg->end), 0);
+	while ((rc = pmaps_pages_next(c, &r)) > 0) {
+		struct pmaps_page_range x = *r;
+		x.flags &= mask;
+		/* Masking can make neighbours equal: merge them again. */
+		if (out->n && out->r[out->n - 1].flags == x.flags && out->r[out->n - 1].end == x.start) {
+			out->r[out->n - 1].end = x.end;
+			continue;
+		}
+		assert_true(out->n < MAXRUNS);
+		out->r[out->n++] = x;
+	}
+	assert_int_equal(rc, 0);
+}
+
+/* Runs of PG pages from the region's start: {pages, flags}, ... */
+static void expect(const struct runs *got, const struct region *rg, const int (*w)[2], int n)
+{
+	uint64_t at = rg->start;
+
+	if (got->n != n)
+		fail_msg("%s: %d runs, want %d", rg->name, got->n, n);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(got->r[i].start, at);
+		at += (uint64_t)w[i][0] * PG;
+		assert_int_equal(got->r[i].end, at);
+		if (got->r[i].flags != (unsigned)w[i][1])
+			fail_msg("%s run %d: flags %x, want %x", rg->name, i, got->r[i].flags, w[i][1]);
+	}
+	assert_int_equal(at, rg->end);
+}
+
+static void test_pages_exact(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_pages *scan, *pm;
+	struct runs a, b;
+	const unsigned P = PMAPS_PG_PRESENT, F = PMAPS_PG_FILE, E = PMAPS_PG_EXCLUSIVE,
+	               Z = PMAPS_PG_ZERO;
+	int w[MAXRUNS][2], n;
+	(void)state;
+
+	start_helper(&h, "2"); /* idle, blocked in read(): its pages stay put */
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_pages_open(&scan, p, PMAPS_PAGES_SCAN, 0), 0);
+	assert_int_equal(pmaps_pages_open(&pm, p, PMAPS_PAGES_PAGEMAP, 0), 0);
+
+	/* Every 3rd of 64 pages: 22 single present pages with 2 untouched between. */
+	n = 0;
+	for (int i = 0; i < 64; i += 3) {
+		w[n][0] = 1, w[n][1] = (int)(P | E), n++;
+		if (i + 3 < 64)
+			w[n][0] = 2, w[n][1] = 0, n++;
+	}
+	collect(pm, region(&h, "touched3"), ~0u, &b);
+	expect(&b, region(&h, "touched3"), (const int (*)[2])w, n);
+	for (int i = 0; i < n; i++)
+		w[i][1] &= (int)~E;
+	collect(scan, region(&h, "touched3"), ~0u, &a);
+	expect(&a, region(&h, "touched3"), (const int (*)[2])w, n);
+
+	/* MADV_FREE'd pages stay present until the kernel needs memory. */
+	static const int lazy_pm[][2] = {{32, PMAPS_PG_PRESENT | PMAPS_PG_EXCLUSIVE}};
+	static const int lazy_scan[][2] = {{32, PMAPS_PG_PRESENT}};
+	collect(pm, region(&h, "lazyfree"), ~0u, &b);
+	expect(&b, region(&h, "lazyfree"), lazy_pm, 1);
+	collect(scan, region(&h, "lazyfree"), ~0u, &a);
+	expect(&a, region(&h, "lazyfree"), lazy_scan, 1);
+
+	/* MADV_DONTNEED'd pages are gone at once. */
+	static const int dn[][2] = {{8, PMAPS_PG_PRESENT}, {8, 0}};
+	collect(pm, region(&h, "dontneed"), PMAPS_PG_COMMON, &b);
+	expect(&b, region(&h, "dontneed"), dn, 2);
+	collect(scan, region(&h, "dontneed"), ~0u, &a);
+	expect(&a, region(&h, "dontneed"), dn, 2);
+
+	/* The file, all read: page cache pages. */
+	static const int file[][2] = {{16, PMAPS_PG_PRESENT | PMAPS_PG_FILE}};
+	collect(pm, region(&h, "file"), PMAPS_PG_COMMON, &b);
+	expect(&b, region(&h, "file"), file, 1);
+	collect(scan, region(&h, "file"), ~0u, &a);
+	expect(&a, region(&h, "file"), file, 1);
+
+	/* The memfd: shmem, half touched. */
+	static const int mfd[][2] = {{4, PMAPS_PG_PRESENT | PMAPS_PG_FILE}, {4, 0}};
+	collect(pm, region(&h, "memfd"), PMAPS_PG_COMMON, &b);
+	expect(&b, region(&h, "memfd"), mfd, 2);
+	collect(scan, region(&h, "memfd"), ~0u, &a);
+	expect(&a, region(&h, "memfd"), mfd, 2);
+
+	/* Read, never written: the zero page (PAGEMAP_SCAN names it). */
+	static const int zero_scan[][2] = {{8, PMAPS_PG_PRESENT | PMAPS_PG_ZERO}};
+	static const int zero_pm[][2] = {{8, PMAPS_PG_PRESENT}};
+	collect(scan, region(&h, "zero"), ~0u, &a);
+	expect(&a, region(&h, "zero"), zero_scan, 1);
+	collect(pm, region(&h, "zero"), ~0u, &b);
+	expect(&b, region(&h, "zero"), zero_pm, 1);
+	(void)F;
+	(void)Z;
+
+	/* On every region, the two readers agree on the flags both can see. */
+	for (int i = 0; i < h.nr; i++) {
+		collect(scan, &h.r[i], PMAPS_PG_COMMON, &a);
+		collect(pm, &h.r[i], PMAPS_PG_COMMON, &b);
+		assert_int_equal(a.n, b.n);
+		for (int k = 0; k < a.n; k++) {
+			assert_int_equal(a.r[k].start, b.r[k].start);
+			assert_int_equal(a.r[k].end, b.r[k].end);
+			assert_int_equal(a.r[k].flags, b.r[k].flags);
+		}
+	}
+	pmaps_pages_close(scan);
+	pmaps_pages_close(pm);
 	pmaps_proc_close(p);
 	stop_helper(&h);
 }
@@ -393,6 +543,7 @@ static void test_exit_mid_read(void **state)
 	while ((rc = pmaps_maps_next(c, &m)) > 0)
 		rows++;
 	pmaps__read_hook = NULL;
+	running_helper = 0; /* reaped by the hook */
 	assert_int_equal(rc, -ESRCH);
 	assert_true(rows >= 1);
 	assert_non_null(strstr(pmaps_maps_errmsg(c), "exited while it was read"));
@@ -535,14 +686,15 @@ static void test_permission_denied(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_exact),
-		cmocka_unit_test(test_sources_agree),
-		cmocka_unit_test(test_allocations),
-		cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_exit_mid_read),
-		cmocka_unit_test(test_exec_mid_read),
-		cmocka_unit_test(test_kernel_thread),
-		cmocka_unit_test(test_permission_denied),
+		cmocka_unit_test_teardown(test_layout_exact, teardown),
+		cmocka_unit_test_teardown(test_sources_agree, teardown),
+		cmocka_unit_test_teardown(test_allocations, teardown),
+		cmocka_unit_test_teardown(test_pages_exact, teardown),
+		cmocka_unit_test_teardown(test_gone, teardown),
+		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
+		cmocka_unit_test_teardown(test_exec_mid_read, teardown),
+		cmocka_unit_test_teardown(test_kernel_thread, teardown),
+		cmocka_unit_test_teardown(test_permission_denied, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -137,6 +137,65 @@ static void test_columns(void **state)
 	assert_null(col_name(COL_COUNT));
 }
 
+static void range_ok(const char *arg, uint64_t start, uint64_t end)
+{
+	struct range_arg r;
+	char err[256] = "";
+
+	if (parse_range(arg, &r, err, sizeof(err)) != 0)
+		fail_msg("'%s': %s", arg, err);
+	assert_null(r.name);
+	assert_int_equal(r.start, start);
+	assert_int_equal(r.end, end);
+}
+
+static void range_bad(const char *arg, const char *msg)
+{
+	struct range_arg r;
+	char err[256] = "";
+
+	assert_int_equal(parse_range(arg, &r, err, sizeof(err)), -1);
+	if (!strstr(err, msg))
+		fail_msg("'%s': message '%s' lacks '%s'", arg, err, msg);
+}
+
+static void test_ranges(void **state)
+{
+	struct range_arg r;
+	char err[256];
+	(void)state;
+
+	range_ok("7f3a2c000000", 0x7f3a2c000000ull, 0x7f3a2c000001ull);
+	range_ok("0x7f3a2c000000", 0x7f3a2c000000ull, 0x7f3a2c000001ull);
+	range_ok("400000-401000", 0x400000, 0x401000);
+	range_ok("0x400000-0X401000", 0x400000, 0x401000);
+	range_ok("400000+4096", 0x400000, 0x401000);
+	range_ok("400000+4K", 0x400000, 0x401000);
+	range_ok("400000+2m", 0x400000, 0x600000);
+	range_ok("400000+0x1000", 0x400000, 0x401000);
+	range_ok("0+1T", 0, 1ull << 40);
+	range_ok("ffffffffffffffff", UINT64_MAX, UINT64_MAX);
+	assert_int_equal(parse_range("[heap]", &r, err, sizeof(err)), 0);
+	assert_string_equal(r.name, "[heap]");
+	assert_int_equal(r.name_len, 6);
+	assert_int_equal(parse_range("/usr/lib/libc.so.6", &r, err, sizeof(err)), 0);
+	assert_string_equal(r.name, "/usr/lib/libc.so.6");
+	range_bad("", "is not a range");
+	range_bad("heap", "is not a range");
+	range_bad("12x", "is not a range");
+	range_bad("400000-", "is not a range");
+	range_bad("401000-400000", "ends before it starts");
+	range_bad("400000-400000", "ends before it starts");
+	range_bad("400000+", "is not a range");
+	range_bad("400000+0", "is not a range");
+	range_bad("400000+4Q", "is not a range");
+	range_bad("400000+-4", "is not a range");
+	range_bad("10000000000000000", "is not a range");
+	range_bad("ffffffffffff0000+1M", "past the end of the address space");
+	range_bad("0+99999999999999999999", "is not a range");
+	range_bad("0+17179869184G", "is not a range");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_writer_spans_buffers),
 		cmocka_unit_test(test_columns),
+		cmocka_unit_test(test_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

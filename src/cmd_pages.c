@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_pages.c - `pmaps pages PID [RANGE|MAPPING]`: every mapping's pages as
+ * runs of equal state, or counted per mapping (--summary).
+ *
+ * Mappings come from /proc/PID/maps (the cheapest source: no page-table
+ * walk, and since 6.17 no mmap_lock); each mapping that meets the range is
+ * walked on its own, so runs never cross mappings and gaps are never shown.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+static const char pages_usage[] =
+	"Usage: pmaps pages [OPTIONS] PID [RANGE|MAPPING]\n"
+	"\n"
+	"Show the pages of process PID (a number, or 'self') as runs of equal state:\n"
+	"start-end, page count, flags, path. Unmapped gaps are not shown.\n"
+	"\n"
+	"RANGE: ADDR, START-END or START+LEN (addresses in hex as maps prints them,\n"
+	"0x optional; LEN decimal or 0x hex, with K, M, G or T); MAPPING: a name such\n"
+	"as [heap], [stack], [anon:NAME] or a path. Only that range is read.\n"
+	"\n"
+	"Options:\n"
+	"  -s, --summary             per mapping: pages by state instead of runs\n"
+	"      --strategy scan|pagemap  the reader: the PAGEMAP_SCAN ioctl (Linux 6.7+) or\n"
+	"                            pagemap reads; default: PAGEMAP_SCAN when the kernel has it\n"
+	"      --gentle              pause between bounded page-table walks, so the target's\n"
+	"                            mmap()/munmap() are not held up (slower)\n"
+	"  -j, --json                JSON for programs\n"
+	"      --csv                 CSV for programs\n"
+	"      --proc-root DIR       read DIR/PID instead of /proc/PID\n"
+	"  -v, --verbose             say which reader ran and how many kernel calls it made\n"
+	"  -h, --help                show this help\n"
+	"\n"
+	"Flags: present, swapped, file (a file page or shared anonymous memory),\n"
+	"exclusive (pagemap only), huge and zero (PAGEMAP_SCAN only), soft-dirty,\n"
+	"uffd-wp, guard. A run with none is pages never touched (or dropped).\n"
+	"\n"
+	"Exit status: 0 on success, 1 when the process cannot be read or the range\n"
+	"meets no mapping, 2 on a usage error.\n";
+
+enum { SUM_PAGES, SUM_RESIDENT, SUM_SWAPPED, SUM_FILE, SUM_ZERO, SUM_HUGE, SUM_EXCL, SUM_SHARED,
+       SUM_N };
+static const char *const sum_keys[SUM_N] = {"pages", "resident", "swapped", "file",
+                                            "zero", "huge", "exclusive", "shared"};
+static const char *const sum_titles[SUM_N] = {"Pages", "Resident", "Swapped", "File",
+                                              "Zero", "Huge", "Excl", "Shared"};
+
+struct pages_opts {
+	const char *proc_root, *pid;
+	struct range_arg range;
+	int have_range, summary, gentle, verbose;
+	enum fmt fmt;
+	enum pmaps_pages_strategy strategy;
+};
+
+static void out_flags(struct out *o, unsigned flags, char sep, int json)
+{
+	int first = 1;
+
+	for (unsigned b = 1; b <= PMAPS_PG_GUARD; b <<= 1) {
+		if (!(flags & b))
+			continue;
+		if (!first)
+			out_ch(o, sep);
+		if (json)
+			out_ch(o, '"');
+		out_str(o, pmaps_page_flag_name(b));
+		if (json)
+			out_ch(o, '"');
+		first = 0;
+	}
+	if (first && !json)
+		out_ch(o, '-');
+}
+
+/* Whether the strategy can see the counter at all ("-" / absent when not). */
+static int sum_visible(int k, enum pmaps_pages_strategy s)
+{
+	if (k == SUM_ZERO || k == SUM_HUGE)
+		return s == PMAPS_PAGES_SCAN;
+	if (k == SUM_EXCL || k == SUM_SHARED)
+		return s == PMAPS_PAGES_PAGEMAP;
+	return 1;
+}
+
+static void count(uint64_t *sum, const struct pmaps_page_range *r, unsigned shift)
+{
+	uint64_t n = (r->end - r->start) >> shift;
+
+	sum[SUM_PAGES] += n;
+	if (r->flags & PMAPS_PG_PRESENT) {
+		sum[SUM_RESIDENT] += n;
+		if (r->flags & PMAPS_PG_EXCLUSIVE)
+			sum[SUM_EXCL] += n;
+		else
+			sum[SUM_SHARED] += n;
+	}
+	sum[SUM_SWAPPED] += r->flags & PMAPS_PG_SWAPPED ? n : 0;
+	sum[SUM_FILE] += r->flags & PMAPS_PG_FILE ? n : 0;
+	sum[SUM_ZERO] += r->flags & PMAPS_PG_ZERO ? n : 0;
+	sum[SUM_HUGE] += r->flags & PMAPS_PG_HUGE ? n : 0;
+}
+
+static void out_addr(struct out *o, uint64_t a, int json)
+{
+	if (json) {
+		out_str(o, "\"0x");
+		out_hex(o, a, 1);
+		out_ch(o, '"');
+	} else {
+		out_hex(o, a, 12);
+	}
+}
+
+static void header(struct out *o, const struct pages_opts *po, int pid,
+                   enum pmaps_pages_strategy s)
+{
+	if (po->fmt == FMT_JSON) {
+		out_str(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+		out_u64(o, (uint64_t)pid);
+		out_str(o, ",\"strategy\":\"");
+		out_str(o, s == PMAPS_PAGES_SCAN ? "scan" : "pagemap");
+		out_str(o, po->summary ? "\",\"mappings\":[" : "\",\"ranges\":[");
+		return;
+	}
+	if (po->fmt == FMT_CSV) {
+		if (po->summary) {
+			out_str(o, "start,end");
+			for (int k = 0; k < SUM_N; k++) {
+				out_ch(o, ',');
+				out_str(o, sum_keys[k]);
+			}
+			out_str(o, ",path\n");
+		} else {
+			out_str(o, "start,end,pages,flags,path\n");
+		}
+		return;
+	}
+	if (po->summary) {
+		out_ljust(o, "Address", 7, 25);
+		for (int k = 0; k < SUM_N; k++) {
+			out_ch(o, ' ');
+			out_rjust(o, sum_titles[k], strlen(sum_titles[k]), 9);
+		}
+		out_str(o, " Path\n");
+	} else {
+		out_str(o, "Start        End             Pages Flags                            Path\n");
+	}
+}
+
+static void run_row(struct out *o, const struct pages_opts *po, const struct pmaps_page_range *r,
+                    const struct pmaps_mapping *m, unsigned shift, uint64_t *rows)
+{
+	uint64_t pages = (r->end - r->start) >> shift;
+	char b[24];
+	size_t n;
+
+	if (po->fmt == FMT_JSON) {
+		out_str(o, *rows ? ",\n{\"start\":" : "\n{\"start\":");
+		out_addr(o, r->start, 1);
+		out_str(o, ",\"end\":");
+		out_addr(o, r->end, 1);
+		out_str(o, ",\"pages\":");
+		out_u64(o, pages);
+		out_str(o, ",\"flags\":[");
+		out_flags(o, r->flags, ',', 1);
+		out_str(o, "],\"kind\":\"");
+		out_str(o, pmaps_kind_name(m->kind));
+		out_str(o, "\",\"path\":");
+		out_json_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '}');
+	} else if (po->fmt == FMT_CSV) {
+		out_str(o, "0x");
+		out_hex(o, r->start, 1);
+		out_str(o, ",0x");
+		out_hex(o, r->end, 1);
+		out_ch(o, ',');
+		out_u64(o, pages);
+		out_ch(o, ',');
+		out_flags(o, r->flags, '|', 0);
+		out_ch(o, ',');
+		out_csv_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '\n');
+	} else {
+		out_addr(o, r->start, 0);
+		out_ch(o, ' ');
+		out_addr(o, r->end, 0);
+		n = fmt_u64(b, pages);
+		out_rjust(o, b, n, 10);
+		out_ch(o, ' ');
+		{
+			/* Flags padded to a column: written to a scratch writer first. */
+			char fl[128];
+			size_t k = 0;
+			for (unsigned bit = 1; bit <= PMAPS_PG_GUARD; bit <<= 1) {
+				if (!(r->flags & bit))
+					continue;
+				const char *name = pmaps_page_flag_name(bit);
+				if (k)
+					fl[k++] = ',';
+				memcpy(fl + k, name, strlen(name));
+				k += strlen(name);
+			}
+			if (!k)
+				fl[k++] = '-';
+			out_ljust(o, fl, k, 32);
+		}
+		out_ch(o, ' ');
+		out_table_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '\n');
+	}
+	(*rows)++;
+}
+
+static void summary_row(struct out *o, const struct pages_opts *po, const uint64_t *sum,
+                        uint64_t start, uint64_t end, const struct pmaps_mapping *m,
+                        enum pmaps_pages_strategy s, uint64_t *rows)
+{
+	char b[24];
+
+	if (po->fmt == FMT_JSON) {
+		out_str(o, *rows ? ",\n{\"start\":" : "\n{\"start\":");
+		out_addr(o, start, 1);
+		out_str(o, ",\"end\":");
+		out_addr(o, end, 1);
+		for (int k = 0; k < SUM_N; k++) {
+			if (!sum_visible(k, s))
+				continue;
+			out_str(o, ",\"");
+			out_str(o, sum_keys[k]);
+			out_str(o, "\":");
+			out_u64(o, sum[k]);
+		}
+		out_str(o, ",\"kind\":\"");
+		out_str(o, pmaps_kind_name(m->kind));
+		out_str(o, "\",\"path\":");
+		out_json_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '}');
+	} else if (po->fmt == FMT_CSV) {
+		out_str(o, "0x");
+		out_hex(o, start, 1);
+		out_str(o, ",0x");
+		out_hex(o, end, 1);
+		for (int k = 0; k < SUM_N; k++) {
+			out_ch(o, ',');
+			if (sum_visible(k, s))
+				out_u64(o, sum[k]);
+		}
+		out_ch(o, ',');
+		out_csv_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '\n');
+	} else {
+		out_addr(o, start, 0);
+		out_ch(o, '-');
+		out_addr(o, end, 0);
+		for (int k = 0; k < SUM_N; k++) {
+			size_t n = sum_visible(k, s) ? fmt_u64(b, sum[k]) : 1;
+			if (!sum_visible(k, s))
+				b[0] = '-';
+			out_ch(o, ' ');
+			out_rjust(o, b, n, 9);
+		}
+		out_ch(o, ' ');
+		out_table_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '\n');
+	}
+	(*rows)++;
+}
+
+static int pages_report(const struct pages_opts *po)
+{
+	static struct out out;
+	struct pmaps_proc *proc = NULL;
+	struct pmaps_maps *maps = NULL;
+	struct pmaps_pages *pg = NULL;
+	const struct pmaps_mapping *m;
+	const struct pmaps_page_range *r;
+	enum pmaps_pages_strategy s;
+	uint64_t rows = 0, met = 0, calls = 0;
+	unsigned shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
+	const char *error = NULL;
+	int rc = EXIT_OK, err;
+
+	out_init(&out, STDOUT_FILENO);
+	err = pmaps_proc_open(&proc, po->proc_root, po->pid);
+	if (err < 0) {
+		if (err == -ESRCH)
+			die_msg("process %s: no such process", po->pid);
+		else if (err == -EINVAL)
+			die_msg("'%s' is not a process id (a number, or 'self')", po->pid);
+		else
+			die_msg("process %s: %s", po->pid, pmaps_strerror(err));
+		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
+	}
+	err = pmaps_pages_open(&pg, proc, po->strategy, po->gentle ? PMAPS_PAGES_GENTLE : 0);
+	if (err < 0) {
+		die_msg("process %s: %s", po->pid, pg && pmaps_pages_errmsg(pg)[0] ?
+		        pmaps_pages_errmsg(pg) : pmaps_strerror(err));
+		rc = EXIT_FAIL;
+		goto done;
+	}
+	s = pmaps_pages_strategy(pg);
+	err = pmaps_maps_open(&maps, proc, PMAPS_SRC_MAPS, 0);
+	if (err < 0) {
+		die_msg("process %s: %s", po->pid, maps ? pmaps_maps_errmsg(maps) : pmaps_strerror(err));
+		rc = EXIT_FAIL;
+		goto done;
+	}
+	header(&out, po, pmaps_proc_pid(proc), s);
+	while ((err = pmaps_maps_next(maps, &m)) > 0) {
+		uint64_t start = m->start, end = m->end, sum[SUM_N] = {0};
+		if (po->have_range && po->range.name) {
+			if (m->path.len != po->range.name_len ||
+			    memcmp(m->path.ptr, po->range.name, m->path.len) != 0)
+				continue;
+		} else if (po->have_range) {
+			if (end <= po->range.start || start >= po->range.end)
+				continue;
+			start = start < po->range.start ? po->range.start : start;
+			end = end > po->range.end ? po->range.end : end;
+		}
+		met++;
+		if ((err = pmaps_pages_seek(pg, start, end)) < 0)
+			break;
+		while ((err = pmaps_pages_next(pg, &r)) > 0) {
+			if (po->summary)
+				count(sum, r, shift);
+			else
+				run_row(&out, po, r, m, shift, &rows);
+		}
+		calls += pmaps_pages_calls(pg);
+		if (err < 0)
+			break;
+		if (po->summary)
+			summary_row(&out, po, sum, start, end, m, s, &rows);
+	}
+	if (err < 0) {
+		error = pg && pmaps_pages_errmsg(pg)[0] ? pmaps_pages_errmsg(pg)
+		        : pmaps_maps_errmsg(maps)[0] ? pmaps_maps_errmsg(maps) : pmaps_strerror(err);
+		rc = EXIT_FAIL;
+	}
+	if (po->fmt == FMT_JSON) {
+		out_str(&out, "\n]");
+		if (error) {
+			out_str(&out, ",\"error\":");
+			out_json_str(&out, error, strlen(error));
+		}
+		out_str(&out, "}\n");
+	}
+	out_flush(&out);
+	if (error) {
+		die_msg("process %s: %s", po->pid, error);
+	} else if (po->have_range && met == 0) {
+		if (po->range.name)
+			die_msg("process %s: no mapping named '%s'", po->pid, po->range.name);
+		else
+			die_msg("process %s: no mapping meets 0x%llx-0x%llx", po->pid,
+			        (unsigned long long)po->range.start, (unsigned long long)po->range.end);
+		rc = EXIT_FAIL;
+	}
+	if (po->verbose)
+		note_msg("read with %s: %llu kernel calls over %llu mappings",
+		         s == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap", (unsigned long long)calls,
+		         (unsigned long long)met);
+	if (out.err && rc == EXIT_OK) {
+		die_msg("writing output: %s", strerror(out.err));
+		rc = EXIT_FAIL;
+	}
+done:
+	pmaps_maps_close(maps);
+	pmaps_pages_close(pg);
+	pmaps_proc_close(proc);
+	return rc;
+}
+
+int cmd_pages(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"summary", no_argument, NULL, 's'},
+		{"strategy", required_argument, NULL, 'S'},
+		{"gentle", no_argument, NULL, 'G'},
+		{"json", no_argument, NULL, 'j'},
+		{"csv", no_argument, NULL, 'C'},
+		{"proc-root", required_argument, NULL, 'R'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct pages_opts po = {.fmt = FMT_TABLE, .strategy = PMAPS_PAGES_AUTO};
+	char err[256];
+	int ch;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "sjvh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 's': po.summary = 1; break;
+		case 'S':
+			if (strcmp(optarg, "scan") == 0)
+				po.strategy = PMAPS_PAGES_SCAN;
+			else if (strcmp(optarg, "pagemap") == 0)
+				po.strategy = PMAPS_PAGES_PAGEMAP;
+			else {
+				die_msg("--strategy takes 'scan' or 'pagemap', not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'G': po.gentle = 1; break;
+		case 'j': po.fmt = FMT_JSON; break;
+		case 'C': po.fmt = FMT_CSV; break;
+		case 'R': po.proc_root = optarg; break;
+		case 'v': po.verbose = 1; break;
+		case 'h': fputs(pages_usage, stdout); return EXIT_OK;
+		default:
+			if (optopt == 'S' || optopt == 'R' ||
+			    (optind > 1 && (strcmp(argv[optind - 1], "--strategy") == 0 ||
+			                    strcmp(argv[optind - 1], "--proc-root") == 0)))
+				die_msg("option '%s' needs a value (see pmaps pages --help)",
+				        argv[optind - 1]);
+			else
+				die_msg("unknown option '%s' (see pmaps pages --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind == argc || argc - optind > 2) {
+		die_msg(optind == argc ? "which process? (pmaps pages PID [RANGE]; see --help)"
+		                       : "too many arguments (see pmaps pages --help)");
+		return EXIT_USAGE;
+	}
+	po.pid = argv[optind];
+	if (optind + 1 < argc) {
+		if (parse_range(argv[optind + 1], &po.range, err, sizeof(err)) < 0) {
+			die_msg("%s", err);
+			return EXIT_USAGE;
+		}
+		po.have_range = 1;
+	}
+	return pages_report(&po);
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_pages.c - the page cursor on a synthetic pagemap in a fixture tree
+ * (swapped, soft-dirty, uffd-wp and guard entries this machine cannot make),
+ * seek rounding, read faults and allocations.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+struct want {
+	uint64_t start, end;
+	unsigned flags;
+};
+
+static struct pmaps_proc *fixture(void)
+{
+	struct pmaps_proc *p;
+	char root[4096];
+
+	snprintf(root, sizeof(root), "%s/pages/proc", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_proc_open(&p, root, "300"), 0);
+	return p;
+}
+
+static void expect_runs(struct pmaps_pages *c, uint64_t start, uint64_t end,
+                        const struct want *w, size_t n)
+{
+	const struct pmaps_page_range *r;
+	size_t i = 0;
+	int rc;
+
+	assert_int_equal(pmaps_pages_seek(c, start, end), 0);
+	while ((rc = pmaps_pages_next(c, &r)) > 0) {
+		assert_true(i < n);
+		assert_int_equal(r->start, w[i].start);
+		assert_int_equal(r->end, w[i].end);
+		assert_int_equal(r->flags, w[i].flags);
+		i++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(i, n);
+	assert_int_equal(pmaps_pages_next(c, &r), 0);
+}
+
+#define P PMAPS_PG_PRESENT
+#define S PMAPS_PG_SWAPPED
+#define F PMAPS_PG_FILE
+#define E PMAPS_PG_EXCLUSIVE
+#define D PMAPS_PG_SOFT_DIRTY
+#define U PMAPS_PG_UFFD_WP
+#define G PMAPS_PG_GUARD
+
+static void test_fixture_runs(void **state)
+{
+	struct pmaps_proc *p = fixture();
+	struct pmaps_pages *c;
+	static const struct want prog[] = {
+		{0x400000, 0x40a000, P | F},
+		{0x40a000, 0x410000, 0},
+	};
+	static const struct want heap[] = {
+		{0x600000, 0x602000, P | E | D},
+		{0x602000, 0x604000, S},
+		{0x604000, 0x605000, P | E},
+		{0x605000, 0x606000, P | E | U},
+		{0x606000, 0x608000, 0},
+	};
+	static const struct want anon[] = {
+		{0x1000000, 0x1002000, G},
+		{0x1002000, 0x1004000, P | E},
+	};
+	(void)state;
+
+	/* AUTO on a regular file: PAGEMAP_SCAN is refused, pagemap it is. */
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_AUTO, 0), 0);
+	assert_int_equal(pmaps_pages_strategy(c), PMAPS_PAGES_PAGEMAP);
+	expect_runs(c, 0x400000, 0x410000, prog, 2);
+	expect_runs(c, 0x600000, 0x608000, heap, 5);
+	expect_runs(c, 0x1000000, 0x1004000, anon, 2);
+	/* Unaligned ends round out to pages; a run is cut at the range's ends. */
+	static const struct want cut[] = {{0x601000, 0x602000, P | E | D}, {0x602000, 0x603000, S}};
+	expect_runs(c, 0x601fff, 0x602001, cut, 2);
+	/* Past the end of the file (the address space): pages with no flags. */
+	static const struct want past[] = {{0x7000000, 0x7002000, 0}};
+	expect_runs(c, 0x7000000, 0x7002000, past, 1);
+	assert_int_equal(pmaps_pages_seek(c, 0x2000, 0x1000), -EINVAL);
+	assert_int_equal(pmaps_pages_calls(c), 1);
+	pmaps_pages_close(c);
+
+	/* SCAN forced on a file that has no such ioctl: a clear refusal. */
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_SCAN, 0), -ENOTTY);
+	assert_non_null(strstr(pmaps_pages_errmsg(c), "needs Linux 6.7"));
+	pmaps_pages_close(c);
+	pmaps_proc_close(p);
+}
+
+static int fault, calls;
+
+static ssize_t faulty_pread(int fd, void *buf, size_t len, off_t off)
+{
+	calls++;
+	switch (fault) {
+	case 1: /* EINTR first: retried */
+		if (calls == 1) {
+			errno = EINTR;
+			return -1;
+		}
+		break;
+	case 2:
+		errno = EIO;
+		return -1;
+	case 3: /* not whole entries */
+		return pread(fd, buf, len > 12 ? 12 : len, off);
+	}
+	return pread(fd, buf, len, off);
+}
+
+static void test_read_faults(void **state)
+{
+	struct pmaps_proc *p = fixture();
+	struct pmaps_pages *c;
+	const struct pmaps_page_range *r;
+	static const struct want heap[] = {
+		{0x600000, 0x602000, P | E | D},
+		{0x602000, 0x604000, S},
+		{0x604000, 0x605000, P | E},
+		{0x605000, 0x606000, P | E | U},
+		{0x606000, 0x608000, 0},
+	};
+	(void)state;
+
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_PAGEMAP, PMAPS_PAGES_GENTLE), 0);
+	pmaps__pread_hook = faulty_pread;
+	fault = 1;
+	calls = 0;
+	expect_runs(c, 0x600000, 0x608000, heap, 5);
+	assert_int_equal(calls, 2);
+	fault = 2;
+	assert_int_equal(pmaps_pages_seek(c, 0x600000, 0x608000), 0);
+	assert_int_equal(pmaps_pages_next(c, &r), -EIO);
+	assert_string_equal(pmaps_pages_errmsg(c), "pagemap: Input/output error");
+	assert_int_equal(pmaps_pages_next(c, &r), -EIO);
+	fault = 3;
+	assert_int_equal(pmaps_pages_seek(c, 0x600000, 0x608000), 0);
+	assert_int_equal(pmaps_pages_next(c, &r), -EIO);
+	assert_non_null(strstr(pmaps_pages_errmsg(c), "not whole entries"));
+	pmaps__pread_hook = NULL;
+	expect_runs(c, 0x600000, 0x608000, heap, 5);
+	pmaps_pages_close(c);
+	pmaps_proc_close(p);
+}
+
+static uint64_t allocs;
+
+static void *count_alloc(size_t n, void *ctx)
+{
+	(void)ctx;
+	allocs++;
+	return malloc(n);
+}
+
+static void count_free(void *ptr, void *ctx)
+{
+	(void)ctx;
+	free(ptr);
+}
+
+static void test_no_allocation_per_run(void **state)
+{
+	struct pmaps_proc *p = fixture();
+	struct pmaps_pages *c;
+	const struct pmaps_page_range *r;
+	int runs = 0;
+	(void)state;
+
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	allocs = 0;
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_PAGEMAP, 0), 0);
+	uint64_t opened = allocs;
+	for (int i = 0; i < 50; i++) {
+		assert_int_equal(pmaps_pages_seek(c, 0x400000, 0x1004000), 0);
+		while (pmaps_pages_next(c, &r) > 0)
+			runs++;
+	}
+	/* Across mappings the gaps read as pages with no flags and merge: 9 runs. */
+	assert_int_equal(runs, 50 * 9);
+	assert_int_equal(allocs, opened);
+	pmaps_pages_close(c);
+	pmaps_set_allocator(NULL, NULL, NULL);
+	pmaps_proc_close(p);
+}
+
+static void test_flag_names(void **state)
+{
+	(void)state;
+	assert_string_equal(pmaps_page_flag_name(PMAPS_PG_PRESENT), "present");
+	assert_string_equal(pmaps_page_flag_name(PMAPS_PG_SOFT_DIRTY), "soft-dirty");
+	assert_string_equal(pmaps_page_flag_name(PMAPS_PG_GUARD), "guard");
+	assert_null(pmaps_page_flag_name(0));
+	assert_null(pmaps_page_flag_name(PMAPS_PG_PRESENT | PMAPS_PG_FILE));
+	assert_null(pmaps_page_flag_name(1u << 20));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture_runs),
+		cmocka_unit_test(test_read_faults),
+		cmocka_unit_test(test_no_allocation_per_run),
+		cmocka_unit_test(test_flag_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
