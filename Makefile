@@ -58,6 +58,7 @@ bench: deps
 	cmake --preset release
 	cmake --build --preset release -j2
 	./build/release/pmaps-bench
+	./build/release/pmaps-bench-pages
 
 fuzz: deps fuzz-deps
 	cmake --preset fuzz

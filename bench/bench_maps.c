@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "pmaps.h"
+#include "targets.h"
 
-#define PAGE 4096ul
 static size_t BUFSZ = PMAPS_DEFAULT_BUFSIZE;
 
 static uint64_t n_allocs, n_bytes;
@@ -49,122 +49,8 @@ static void count_free(void *p, void *ctx)
 	free(p);
 }
 
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* ---- targets ---- */
-
-struct target {
-	pid_t pid;
-	int hold; /* write end: closing it ends the child */
-	char pidstr[16];
-	long vmas;
-};
-
-static void target_child(long n, int ready, int hold)
-{
-	char path[] = "/tmp/pmaps-bench.XXXXXX";
-	size_t chunk = 4 * PAGE, fsize = 256 * PAGE;
-	char *base, c;
-	int fd;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	fd = mkstemp(path);
-	if (fd < 0 || ftruncate(fd, (off_t)fsize) < 0)
-		_exit(2);
-	unlink(path);
-	base = mmap(NULL, (size_t)n * chunk, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-	            -1, 0);
-	if (base == MAP_FAILED)
-		_exit(3);
-	for (long i = 0; i < n; i++) {
-		char *p = base + (size_t)i * chunk;
-		off_t off = (off_t)(((size_t)i * chunk) % fsize);
-		void *r;
-		switch (i % 4) {
-		case 0:
-			r = mmap(p, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-			         -1, 0);
-			break;
-		case 1:
-			r = mmap(p, chunk, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, off);
-			break;
-		case 2:
-			r = mmap(p, chunk, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-			break;
-		default:
-			r = mmap(p, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, off);
-		}
-		if (r == MAP_FAILED)
-			_exit(4);
-		for (int k = 0; k < 2; k++) {
-			if (i % 4 == 0 || i % 4 == 3)
-				p[k * PAGE] = 1;
-			else
-				(void)*(volatile char *)(p + k * PAGE);
-		}
-		if (i % 40 == 0)
-			madvise(p, chunk, MADV_FREE);
-	}
-	if (write(ready, "k", 1) != 1)
-		_exit(5);
-	while (read(hold, &c, 1) < 0 && errno == EINTR)
-		;
-	_exit(0);
-}
-
-static int target_start(struct target *t, long n)
-{
-	int ready[2], hold[2];
-	char c;
-
-	if (pipe2(ready, O_CLOEXEC) || pipe2(hold, O_CLOEXEC))
-		return -1;
-	t->pid = fork();
-	if (t->pid < 0)
-		return -1;
-	if (t->pid == 0) {
-		close(ready[0]);
-		close(hold[1]);
-		target_child(n, ready[1], hold[0]);
-	}
-	close(ready[1]);
-	close(hold[0]);
-	t->hold = hold[1];
-	t->vmas = n;
-	snprintf(t->pidstr, sizeof(t->pidstr), "%d", (int)t->pid);
-	if (read(ready[0], &c, 1) != 1) {
-		close(ready[0]);
-		fprintf(stderr, "pmaps-bench: target with %ld VMAs failed to start "
-		                "(vm.max_map_count is 65530 by default)\n", n);
-		return -1;
-	}
-	close(ready[0]);
-	return 0;
-}
-
-static void target_stop(struct target *t)
-{
-	int st;
-	close(t->hold);
-	waitpid(t->pid, &st, 0);
-}
 
 /* ---- the measured operations ---- */
 
@@ -242,28 +128,6 @@ static struct opstat scan(struct pmaps_maps *c, struct pmaps_group *g)
 	return s;
 }
 
-/* Runs the tool (or cat) on the target, output to /dev/null: wall ns and peak RSS KiB. */
-static double run_cmd(char *const argv[], long *maxrss_kb)
-{
-	struct rusage ru;
-	double t0 = now_ns();
-	int st;
-	pid_t p = fork();
-
-	if (p == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (wait4(p, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "pmaps-bench: %s failed\n", argv[0]);
-		exit(1);
-	}
-	if (maxrss_kb)
-		*maxrss_kb = ru.ru_maxrss;
-	return now_ns() - t0;
-}
 
 enum { OP_BARE, OP_MAP, OP_GROUP, OP_BARE_ROLLUP, OP_TOTAL, OP_N };
 

@@ -324,8 +324,9 @@ enum pmaps_pages_strategy {
 };
 
 enum {
-	/* Pause about 50 us between bounded walks, so that a target's
-	 * mmap()/munmap() waiting for its mmap_lock get in (KERNEL.md 8). */
+	/* Pause 50 us after every 200 us of walking (bounded calls, across
+	 * mappings), so that a target's mmap()/munmap() waiting for its
+	 * mmap_lock get in (KERNEL.md section 8). */
 	PMAPS_PAGES_GENTLE = 1u << 0,
 };
 

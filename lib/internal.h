@@ -94,4 +94,35 @@ static inline int pmaps__vmflag_lookup(char a, char b)
 	return x < 26 && y < 26 ? pmaps__vmflag_table[x][y] - 1 : -1;
 }
 
+/*
+ * PAGEMAP_SCAN (Linux 6.7, include/uapi/linux/fs.h; the installed headers are
+ * older), and how pages.c calls it and reads pagemap: shared with the
+ * benchmark, whose bare walks must make the same calls.
+ */
+#include <sys/ioctl.h>
+
+struct pmaps__page_region {
+	uint64_t start, end, categories;
+};
+
+struct pmaps__pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+
+#define PMAPS_PAGEMAP_SCAN _IOWR('f', 16, struct pmaps__pm_scan_arg)
+#define PMAPS__CAT_WRITTEN (1u << 1)
+#define PMAPS__CAT_FILE (1u << 2)
+#define PMAPS__CAT_PRESENT (1u << 3)
+#define PMAPS__CAT_SWAPPED (1u << 4)
+#define PMAPS__CAT_PFNZERO (1u << 5)
+#define PMAPS__CAT_HUGE (1u << 6)
+#define PMAPS__CAT_SOFT_DIRTY (1u << 7)
+#define PMAPS__CAT_GUARD (1u << 8) /* ~6.15: older kernels refuse it with EINVAL */
+
+#define PMAPS__SCAN_VEC 512             /* regions per call */
+#define PMAPS__SCAN_MAX_PAGES 4096      /* pages reported per call */
+#define PMAPS__SCAN_SPAN (256ull << 20) /* address space walked per call, at most */
+#define PMAPS__PM_ENTRIES 16384         /* pagemap entries per pread: 128 KiB */
+
 #endif

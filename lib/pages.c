@@ -22,31 +22,19 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-/* The 6.7 UAPI (include/uapi/linux/fs.h); the installed headers are older. */
-struct pmaps__page_region {
-	uint64_t start, end, categories;
-};
-
-struct pmaps__pm_scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-
-#define PMAPS_PAGEMAP_SCAN _IOWR('f', 16, struct pmaps__pm_scan_arg)
-#define CAT_WRITTEN (1u << 1)
-#define CAT_FILE (1u << 2)
-#define CAT_PRESENT (1u << 3)
-#define CAT_SWAPPED (1u << 4)
-#define CAT_PFNZERO (1u << 5)
-#define CAT_HUGE (1u << 6)
-#define CAT_SOFT_DIRTY (1u << 7)
-#define CAT_GUARD (1u << 8) /* ~6.15: older kernels refuse it with EINVAL */
+#define CAT_WRITTEN PMAPS__CAT_WRITTEN
+#define CAT_FILE PMAPS__CAT_FILE
+#define CAT_PRESENT PMAPS__CAT_PRESENT
+#define CAT_SWAPPED PMAPS__CAT_SWAPPED
+#define CAT_PFNZERO PMAPS__CAT_PFNZERO
+#define CAT_HUGE PMAPS__CAT_HUGE
+#define CAT_SOFT_DIRTY PMAPS__CAT_SOFT_DIRTY
+#define CAT_GUARD PMAPS__CAT_GUARD
 
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAPPED (1ull << 62)
@@ -58,11 +46,12 @@ struct pmaps__pm_scan_arg {
 #define PM_FLAGS (PM_PRESENT | PM_SWAPPED | PM_FILE | PM_GUARD | PM_UFFD_WP | PM_EXCLUSIVE | \
                   PM_SOFT_DIRTY)
 
-#define SCAN_VEC 512                   /* regions per call */
-#define SCAN_MAX_PAGES 4096            /* pages reported per call */
-#define SCAN_SPAN (256ull << 20)       /* address space walked per call, at most */
-#define PM_ENTRIES 16384               /* pagemap entries per pread: 128 KiB */
-#define GENTLE_NS 50000
+#define SCAN_VEC PMAPS__SCAN_VEC
+#define SCAN_MAX_PAGES PMAPS__SCAN_MAX_PAGES
+#define SCAN_SPAN PMAPS__SCAN_SPAN
+#define PM_ENTRIES PMAPS__PM_ENTRIES
+#define GENTLE_NS 50000        /* the pause */
+#define GENTLE_EVERY_NS 200000 /* of walking between pauses */
 
 static const char *const flag_names[] = {
 	"present", "swapped", "file", "exclusive", "huge", "zero", "soft-dirty", "uffd-wp",
@@ -89,6 +78,7 @@ struct pmaps_pages {
 	uint64_t walked;             /* the reader has looked at [start, walked) */
 	uint64_t emitted;            /* items cover [start, emitted) */
 	uint64_t calls;
+	uint64_t last_pause;         /* GENTLE: when the last pause ended */
 	int done, err, have;
 	struct pmaps_page_range cur, out;
 	struct pmaps__ident id0;
@@ -110,11 +100,31 @@ static int fail(struct pmaps_pages *c, int err, const char *what)
 	return err;
 }
 
-static void gentle(const struct pmaps_pages *c)
+static uint64_t mono_ns(void)
 {
-	if (c->options & PMAPS_PAGES_GENTLE) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Before a call: with GENTLE, once GENTLE_EVERY_NS of walking has passed
+ * since the last pause (across mappings too: a walk of many small mappings
+ * is back-to-back calls all the same), pause GENTLE_NS so that a waiting
+ * mmap()/munmap() gets the lock.
+ */
+static void gentle(struct pmaps_pages *c)
+{
+	uint64_t now;
+
+	if (!(c->options & PMAPS_PAGES_GENTLE))
+		return;
+	now = mono_ns();
+	if (now - c->last_pause >= GENTLE_EVERY_NS) {
 		struct timespec ts = {0, GENTLE_NS};
 		nanosleep(&ts, NULL);
+		c->last_pause = mono_ns();
 	}
 }
 
@@ -324,8 +334,7 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			uint64_t stop = c->end - c->walked > SCAN_SPAN ? c->walked + SCAN_SPAN : c->end;
 			uint64_t we = 0;
 			int n;
-			if (c->calls)
-				gentle(c);
+			gentle(c);
 			n = scan_call(c, c->walked, stop, &we,
 			              CAT_PRESENT | CAT_SWAPPED | c->guard_cat);
 			if (n == -EFAULT) {
@@ -384,8 +393,7 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			size_t want = pages > PM_ENTRIES ? PM_ENTRIES : (size_t)pages;
 			off_t off = (off_t)((c->walked >> c->shift) * 8);
 			ssize_t n;
-			if (c->calls)
-				gentle(c);
+			gentle(c);
 			do
 				n = pmaps__pread(c->fd, c->pm, want * 8, off);
 			while (n < 0 && errno == EINTR);

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * targets.h - processes the benchmarks build and measure, and their timing helpers.
+ */
+#ifndef PMAPS_BENCH_TARGETS_H
+#define PMAPS_BENCH_TARGETS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct target {
+	pid_t pid;
+	int hold; /* write end: closing it ends the child */
+	char pidstr[16];
+	long vmas;
+};
+
+/*
+ * N > 0: N VMAs of 4 pages, cycling anonymous read-write / file private
+ * read-only / anonymous read-only / file private read-write, two pages of
+ * each touched, every 40th MADV_FREE'd. N < 0: a 64 GiB sparse region with
+ * -N bytes resident in runs of 64 pages. Returns 0 once the target is ready.
+ */
+int target_start(struct target *t, long n);
+void target_stop(struct target *t);
+
+double now_ns(void);
+double median(double *v, int n);
+/* Runs ARGV with output to /dev/null: wall ns; *MAXRSS_KB its peak RSS. */
+double run_cmd(char *const argv[], long *maxrss_kb);
+
+#endif
