@@ -314,8 +314,36 @@ const char *pmaps_page_flag_name(unsigned flag);
 /* A run of pages of equal state, [start, end), page-aligned. */
 struct pmaps_page_range {
 	uint64_t start, end;
-	unsigned flags; /* PMAPS_PG_* */
+	unsigned flags;    /* PMAPS_PG_* */
+	/* With PMAPS_PAGES_KPAGE, of present pages (0 otherwise): */
+	uint64_t kflags;   /* PMAPS_KPF_* bits of every page of the run */
+	uint64_t mapcount; /* /proc/kpagecount: how many mappings share each page */
+	uint64_t pfn;      /* with PMAPS_PAGES_PFN: the first page's frame number */
 };
+
+/*
+ * Physical page flags from /proc/kpageflags (include/uapi/linux/
+ * kernel-page-flags.h; KERNEL.md section 6), the ones that split runs. The
+ * bit numbers are the kernel's; LAZYFREE is pmaps' own: an anonymous page
+ * without SWAPBACKED, freed with MADV_FREE and not yet reclaimed.
+ */
+#define PMAPS_KPF_REFERENCED     (1ull << 2)
+#define PMAPS_KPF_DIRTY          (1ull << 4)
+#define PMAPS_KPF_LRU            (1ull << 5)
+#define PMAPS_KPF_ACTIVE         (1ull << 6)
+#define PMAPS_KPF_ANON           (1ull << 12)
+#define PMAPS_KPF_SWAPCACHE      (1ull << 13)
+#define PMAPS_KPF_SWAPBACKED     (1ull << 14)
+#define PMAPS_KPF_HUGE           (1ull << 17) /* hugetlb */
+#define PMAPS_KPF_UNEVICTABLE    (1ull << 18)
+#define PMAPS_KPF_KSM            (1ull << 21)
+#define PMAPS_KPF_THP            (1ull << 22) /* part of a large folio */
+#define PMAPS_KPF_ZERO_PAGE      (1ull << 24)
+#define PMAPS_KPF_IDLE           (1ull << 25) /* CONFIG_IDLE_PAGE_TRACKING */
+#define PMAPS_KPF_MLOCKED        (1ull << 33)
+#define PMAPS_KPF_LAZYFREE       (1ull << 63)
+/* The name of one PMAPS_KPF_* bit ("dirty"), or NULL. */
+const char *pmaps_kpage_flag_name(uint64_t flag);
 
 enum pmaps_pages_strategy {
 	PMAPS_PAGES_AUTO,    /* PAGEMAP_SCAN when the kernel accepts it, else pagemap */
@@ -328,6 +356,14 @@ enum {
 	 * mappings), so that a target's mmap()/munmap() waiting for its
 	 * mmap_lock get in (KERNEL.md section 8). */
 	PMAPS_PAGES_GENTLE = 1u << 0,
+	/* Join /proc/kpageflags and /proc/kpagecount for present pages. Needs
+	 * root (CAP_SYS_ADMIN: without it PFNs read as 0 and the files are
+	 * closed); where it cannot, runs carry no kflags and
+	 * pmaps_pages_kpage() says why. PAGEMAP_SCAN gives no PFNs: the
+	 * present runs it finds are read again from pagemap. */
+	PMAPS_PAGES_KPAGE = 1u << 1,
+	/* With KPAGE: also split runs where the frames are not consecutive. */
+	PMAPS_PAGES_PFN = 1u << 2,
 };
 
 struct pmaps_pages;
@@ -362,6 +398,15 @@ int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end);
  * adjacent runs differ in flags.
  */
 int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **range);
+
+/*
+ * 1 when runs carry kpageflags and kpagecount (KPAGE asked for and
+ * possible), 0 when not asked for, or a negative errno saying why not
+ * (-EPERM: no CAP_SYS_ADMIN, so PFNs read as 0 or the files are closed;
+ * -ENOENT: the kernel has no /proc/kpageflags), with a message in
+ * pmaps_pages_errmsg() until the next error.
+ */
+int pmaps_pages_kpage(const struct pmaps_pages *c);
 
 /* Kernel calls (ioctls or preads) made since the last seek. */
 uint64_t pmaps_pages_calls(const struct pmaps_pages *c);

@@ -21,6 +21,7 @@
  * a merger that joins equal neighbours into the runs the caller sees.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +51,12 @@
 #define SCAN_MAX_PAGES PMAPS__SCAN_MAX_PAGES
 #define SCAN_SPAN PMAPS__SCAN_SPAN
 #define PM_ENTRIES PMAPS__PM_ENTRIES
+#define KWIN 512               /* kpageflags/kpagecount entries read at once */
+#define PFN_MASK ((1ull << 55) - 1)
+#define KPF_SHOWN (PMAPS_KPF_REFERENCED | PMAPS_KPF_DIRTY | PMAPS_KPF_LRU | PMAPS_KPF_ACTIVE | \
+                   PMAPS_KPF_ANON | PMAPS_KPF_SWAPCACHE | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_HUGE | \
+                   PMAPS_KPF_UNEVICTABLE | PMAPS_KPF_KSM | PMAPS_KPF_THP | \
+                   PMAPS_KPF_ZERO_PAGE | PMAPS_KPF_IDLE | PMAPS_KPF_MLOCKED)
 #define GENTLE_NS 50000        /* the pause */
 #define GENTLE_EVERY_NS 200000 /* of walking between pauses */
 
@@ -64,6 +71,27 @@ const char *pmaps_page_flag_name(unsigned flag)
 		return NULL;
 	unsigned b = (unsigned)__builtin_ctz(flag);
 	return b < sizeof(flag_names) / sizeof(flag_names[0]) ? flag_names[b] : NULL;
+}
+
+static const struct {
+	uint64_t bit;
+	const char *name;
+} kpf_names[] = {
+	{PMAPS_KPF_REFERENCED, "referenced"}, {PMAPS_KPF_DIRTY, "dirty"},
+	{PMAPS_KPF_LRU, "lru"}, {PMAPS_KPF_ACTIVE, "active"}, {PMAPS_KPF_ANON, "anon"},
+	{PMAPS_KPF_SWAPCACHE, "swapcache"}, {PMAPS_KPF_SWAPBACKED, "swapbacked"},
+	{PMAPS_KPF_HUGE, "hugetlb"}, {PMAPS_KPF_UNEVICTABLE, "unevictable"},
+	{PMAPS_KPF_KSM, "ksm"}, {PMAPS_KPF_THP, "thp"}, {PMAPS_KPF_ZERO_PAGE, "zero-page"},
+	{PMAPS_KPF_IDLE, "idle"}, {PMAPS_KPF_MLOCKED, "mlocked"},
+	{PMAPS_KPF_LAZYFREE, "lazyfree"},
+};
+
+const char *pmaps_kpage_flag_name(uint64_t flag)
+{
+	for (size_t i = 0; i < sizeof(kpf_names) / sizeof(kpf_names[0]); i++)
+		if (kpf_names[i].bit == flag)
+			return kpf_names[i].name;
+	return NULL;
 }
 
 struct pmaps_pages {
@@ -89,6 +117,18 @@ struct pmaps_pages {
 	uint64_t *pm;
 	size_t npm, ipm;
 	uint64_t pm_addr;            /* the address of pm[0] */
+	/* the kpageflags join */
+	int kpage;                   /* 1 joined, 0 not asked for, -errno why not */
+	int kpf_fd, kpc_fd;
+	uint64_t *ents;              /* scan: pagemap entries of a present run */
+	uint64_t ents_addr;
+	size_t nents;
+	int refining;                /* splitting REF by physical page state */
+	struct pmaps_page_range ref;
+	uint64_t ref_pos;
+	uint64_t kwin_pfn;           /* kpageflags/kpagecount of [kwin_pfn, +nkwin) */
+	size_t nkwin;
+	uint64_t kwin_f[KWIN], kwin_c[KWIN];
 	char errmsg[PMAPS_ERRMSG_SIZE];
 };
 
@@ -180,6 +220,36 @@ static int probe_scan(struct pmaps_pages *c)
 	return r < 0 ? r : 0;
 }
 
+/* Opens /proc/kpageflags and kpagecount; where it cannot, says why and carries on. */
+static int open_kpage(struct pmaps_pages *c)
+{
+	c->kpf_fd = openat(c->proc->rootfd, "kpageflags", O_RDONLY | O_CLOEXEC);
+	if (c->kpf_fd >= 0)
+		c->kpc_fd = openat(c->proc->rootfd, "kpagecount", O_RDONLY | O_CLOEXEC);
+	if (c->kpf_fd < 0 || c->kpc_fd < 0) {
+		int e = errno;
+		c->kpage = e == EACCES || e == EPERM ? -EPERM : -e;
+		pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: %s: showing pagemap flags only",
+		           c->kpf_fd < 0 ? "kpageflags" : "kpagecount",
+		           c->kpage == -EPERM ? "needs root (CAP_SYS_ADMIN)"
+		           : e == ENOENT      ? "not in this proc tree (CONFIG_PROC_PAGE_MONITOR)"
+		                              : strerror(e));
+		return 0;
+	}
+	if (c->strategy == PMAPS_PAGES_SCAN) {
+		c->ents = pmaps__alloc(PM_ENTRIES * sizeof(*c->ents));
+		if (!c->ents)
+			return fail(c, -ENOMEM, NULL);
+	}
+	c->kpage = 1;
+	return 0;
+}
+
+int pmaps_pages_kpage(const struct pmaps_pages *c)
+{
+	return c->kpage;
+}
+
 int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
                      enum pmaps_pages_strategy strategy, unsigned options)
 {
@@ -198,7 +268,7 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 	c->options = options;
 	c->page = (uint64_t)ps;
 	c->shift = (unsigned)__builtin_ctzl((unsigned long)ps);
-	c->fd = -1;
+	c->fd = c->kpf_fd = c->kpc_fd = -1;
 	c->done = 1;
 	*out = c;
 	if (proc->live)
@@ -237,6 +307,8 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 		if (!c->pm)
 			return fail(c, -ENOMEM, NULL);
 	}
+	if (options & PMAPS_PAGES_KPAGE)
+		return open_kpage(c);
 	return 0;
 }
 
@@ -259,8 +331,11 @@ int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end)
 	c->end = end;
 	c->done = c->err = c->have = 0;
 	c->nvec = c->ivec = c->npm = c->ipm = 0;
+	c->nents = 0;
+	c->refining = 0;
 	c->calls = 0;
-	c->errmsg[0] = '\0';
+	if (c->kpage >= 0)
+		c->errmsg[0] = '\0'; /* a kpage refusal stays readable */
 	return 0;
 }
 
@@ -430,6 +505,128 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 	}
 }
 
+/* kpageflags (masked, with LAZYFREE) and kpagecount of PFN, through a window. */
+static int kpage_of(struct pmaps_pages *c, uint64_t pfn, uint64_t *kf, uint64_t *mc)
+{
+	if (pfn - c->kwin_pfn >= c->nkwin) {
+		off_t off = (off_t)(pfn * 8);
+		ssize_t nf, nc;
+		do
+			nf = pmaps__pread(c->kpf_fd, c->kwin_f, sizeof(c->kwin_f), off);
+		while (nf < 0 && errno == EINTR);
+		do
+			nc = pmaps__pread(c->kpc_fd, c->kwin_c, sizeof(c->kwin_c), off);
+		while (nc < 0 && errno == EINTR);
+		c->calls += 2;
+		if (nf < 0 || nc < 0)
+			return fail(c, -errno, "kpageflags");
+		c->kwin_pfn = pfn;
+		c->nkwin = (size_t)(nf < nc ? nf : nc) / 8;
+		if (c->nkwin == 0) {
+			*kf = *mc = 0; /* past the last PFN */
+			return 0;
+		}
+	}
+	uint64_t raw = c->kwin_f[pfn - c->kwin_pfn];
+	*kf = raw & KPF_SHOWN;
+	if ((raw & PMAPS_KPF_ANON) && !(raw & (PMAPS_KPF_SWAPBACKED | PMAPS_KPF_KSM)))
+		*kf |= PMAPS_KPF_LAZYFREE;
+	*mc = c->kwin_c[pfn - c->kwin_pfn];
+	return 0;
+}
+
+/*
+ * Splits the present run REF by the physical pages' state: the next part
+ * of it whose pages share kflags and map count (and, with PFN, follow each
+ * other in physical memory). Returns 1, 0 when REF is done, or -errno.
+ */
+static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
+{
+	const uint64_t *e;
+	uint64_t avail, kf0, mc0, pfn0, kf, mc;
+	size_t n;
+
+	if (c->ref_pos >= c->ref.end)
+		return 0;
+	if (c->strategy == PMAPS_PAGES_PAGEMAP) {
+		/* The run came from the entries still in the buffer. */
+		e = c->pm + ((c->ref_pos - c->pm_addr) >> c->shift);
+		avail = (c->ref.end - c->ref_pos) >> c->shift;
+	} else {
+		if (c->ref_pos < c->ents_addr ||
+		    c->ref_pos >= c->ents_addr + ((uint64_t)c->nents << c->shift)) {
+			uint64_t pages = (c->ref.end - c->ref_pos) >> c->shift;
+			size_t want = pages > PM_ENTRIES ? PM_ENTRIES : (size_t)pages;
+			ssize_t got;
+			do
+				got = pmaps__pread(c->fd, c->ents, want * 8,
+				                   (off_t)((c->ref_pos >> c->shift) * 8));
+			while (got < 0 && errno == EINTR);
+			c->calls++;
+			if (got < 0)
+				return errno == ESRCH ? gone(c, -ESRCH) : fail(c, -errno, "pagemap");
+			if (got < 8) {
+				int r = gone(c, 0);
+				if (r < 0)
+					return r;
+				*it = c->ref; /* nothing more to learn: the rest as it is */
+				it->start = c->ref_pos;
+				c->ref_pos = c->ref.end;
+				return 1;
+			}
+			c->ents_addr = c->ref_pos;
+			c->nents = (size_t)got / 8;
+		}
+		e = c->ents + ((c->ref_pos - c->ents_addr) >> c->shift);
+		avail = c->ents_addr + ((uint64_t)c->nents << c->shift) - c->ref_pos;
+		avail = avail >> c->shift;
+		if (avail > (c->ref.end - c->ref_pos) >> c->shift)
+			avail = (c->ref.end - c->ref_pos) >> c->shift;
+	}
+	*it = c->ref;
+	it->start = c->ref_pos;
+	pfn0 = e[0] & PFN_MASK;
+	if (!(e[0] & PM_PRESENT) || pfn0 == 0) {
+		if ((e[0] & PM_PRESENT) && c->kpage == 1) {
+			/* PFNs read as 0: the pagemap was opened without CAP_SYS_ADMIN. */
+			c->kpage = -EPERM;
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "pagemap: PFNs read as 0: needs root (CAP_SYS_ADMIN): showing "
+			           "pagemap flags only");
+		}
+		it->end = c->ref.end;
+		c->ref_pos = c->ref.end;
+		return 1;
+	}
+	if (kpage_of(c, pfn0, &kf0, &mc0) < 0)
+		return c->err;
+	for (n = 1; n < avail; n++) {
+		uint64_t pfn = e[n] & PFN_MASK;
+		if (!(e[n] & PM_PRESENT) || ((c->options & PMAPS_PAGES_PFN) && pfn != pfn0 + n))
+			break;
+		if (kpage_of(c, pfn, &kf, &mc) < 0)
+			return c->err;
+		if (kf != kf0 || mc != mc0)
+			break;
+	}
+	it->kflags = kf0;
+	it->mapcount = mc0;
+	it->pfn = c->options & PMAPS_PAGES_PFN ? pfn0 : 0;
+	it->end = c->ref_pos + ((uint64_t)n << c->shift);
+	c->ref_pos = it->end;
+	return 1;
+}
+
+static int same_run(const struct pmaps_pages *c, const struct pmaps_page_range *a,
+                    const struct pmaps_page_range *b)
+{
+	if (a->end != b->start || a->flags != b->flags || a->kflags != b->kflags ||
+	    a->mapcount != b->mapcount)
+		return 0;
+	return !(c->options & PMAPS_PAGES_PFN) || !a->pfn ||
+	       a->pfn + ((a->end - a->start) >> c->shift) == b->pfn;
+}
+
 int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **range)
 {
 	struct pmaps_page_range it;
@@ -440,9 +637,26 @@ int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **rang
 	if (c->done)
 		return 0;
 	for (;;) {
-		r = c->strategy == PMAPS_PAGES_SCAN ? scan_item(c, &it) : pagemap_item(c, &it);
-		if (r < 0)
-			return r;
+		if (c->refining) {
+			r = refine_item(c, &it);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				c->refining = 0;
+				continue;
+			}
+		} else {
+			r = c->strategy == PMAPS_PAGES_SCAN ? scan_item(c, &it) : pagemap_item(c, &it);
+			if (r < 0)
+				return r;
+			it.kflags = it.mapcount = it.pfn = 0;
+			if (r > 0 && c->kpage == 1 && (it.flags & PMAPS_PG_PRESENT)) {
+				c->ref = it;
+				c->ref_pos = it.start;
+				c->refining = 1;
+				continue;
+			}
+		}
 		if (r == 0) {
 			c->done = 1;
 			if (!c->have)
@@ -452,7 +666,7 @@ int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **rang
 			*range = &c->out;
 			return 1;
 		}
-		if (c->have && it.flags == c->cur.flags && it.start == c->cur.end) {
+		if (c->have && same_run(c, &c->cur, &it)) {
 			c->cur.end = it.end;
 			continue;
 		}
@@ -478,6 +692,11 @@ void pmaps_pages_close(struct pmaps_pages *c)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
+	if (c->kpf_fd >= 0)
+		close(c->kpf_fd);
+	if (c->kpc_fd >= 0)
+		close(c->kpc_fd);
+	pmaps__free(c->ents);
 	pmaps__free(c->vec);
 	pmaps__free(c->pm);
 	pmaps__free(c);

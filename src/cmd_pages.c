@@ -34,27 +34,38 @@ static const char pages_usage[] =
 	"  -j, --json                JSON for programs\n"
 	"      --csv                 CSV for programs\n"
 	"      --proc-root DIR       read DIR/PID instead of /proc/PID\n"
+	"      --pfn                 as root: split runs where physical frames are not\n"
+	"                            consecutive, and show each run's first frame number\n"
 	"  -v, --verbose             say which reader ran and how many kernel calls it made\n"
 	"  -h, --help                show this help\n"
 	"\n"
 	"Flags: present, swapped, file (a file page or shared anonymous memory),\n"
 	"exclusive (pagemap only), huge and zero (PAGEMAP_SCAN only), soft-dirty,\n"
 	"uffd-wp, guard. A run with none is pages never touched (or dropped).\n"
+	"As root, present runs are split further by /proc/kpageflags (referenced,\n"
+	"dirty, lru, active, anon, swapcache, swapbacked, hugetlb, unevictable, ksm,\n"
+	"thp, zero-page, idle, mlocked; lazyfree: anonymous without swapbacked, freed\n"
+	"with MADV_FREE) and by /proc/kpagecount (MapCnt: mappings sharing the page).\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read or the range\n"
 	"meets no mapping, 2 on a usage error.\n";
 
 enum { SUM_PAGES, SUM_RESIDENT, SUM_SWAPPED, SUM_FILE, SUM_ZERO, SUM_HUGE, SUM_EXCL, SUM_SHARED,
+       /* with the kpageflags join */
+       SUM_DIRTY, SUM_ACTIVE, SUM_REFERENCED, SUM_LAZY, SUM_THP, SUM_MLOCKED, SUM_MAPPED2,
        SUM_N };
-static const char *const sum_keys[SUM_N] = {"pages", "resident", "swapped", "file",
-                                            "zero", "huge", "exclusive", "shared"};
-static const char *const sum_titles[SUM_N] = {"Pages", "Resident", "Swapped", "File",
-                                              "Zero", "Huge", "Excl", "Shared"};
+static const char *const sum_keys[SUM_N] = {
+	"pages", "resident", "swapped", "file", "zero", "huge", "exclusive", "shared",
+	"dirty", "active", "referenced", "lazyfree", "thp", "mlocked", "mapped_by_2_or_more"};
+static const char *const sum_titles[SUM_N] = {
+	"Pages", "Resident", "Swapped", "File", "Zero", "Huge", "Excl", "Shared",
+	"Dirty", "Active", "Refd", "LazyFree", "THP", "Mlocked", "MapCnt>1"};
 
 struct pages_opts {
 	const char *proc_root, *pid;
 	struct range_arg range;
-	int have_range, summary, gentle, verbose;
+	int have_range, summary, gentle, verbose, pfn;
+	int joined; /* set by the report: runs carry kpageflags */
 	enum fmt fmt;
 	enum pmaps_pages_strategy strategy;
 };
@@ -80,8 +91,10 @@ static void out_flags(struct out *o, unsigned flags, char sep, int json)
 }
 
 /* Whether the strategy can see the counter at all ("-" / absent when not). */
-static int sum_visible(int k, enum pmaps_pages_strategy s)
+static int sum_visible(int k, enum pmaps_pages_strategy s, int joined)
 {
+	if (k >= SUM_DIRTY)
+		return joined;
 	if (k == SUM_ZERO || k == SUM_HUGE)
 		return s == PMAPS_PAGES_SCAN;
 	if (k == SUM_EXCL || k == SUM_SHARED)
@@ -105,6 +118,34 @@ static void count(uint64_t *sum, const struct pmaps_page_range *r, unsigned shif
 	sum[SUM_FILE] += r->flags & PMAPS_PG_FILE ? n : 0;
 	sum[SUM_ZERO] += r->flags & PMAPS_PG_ZERO ? n : 0;
 	sum[SUM_HUGE] += r->flags & PMAPS_PG_HUGE ? n : 0;
+	sum[SUM_DIRTY] += r->kflags & PMAPS_KPF_DIRTY ? n : 0;
+	sum[SUM_ACTIVE] += r->kflags & PMAPS_KPF_ACTIVE ? n : 0;
+	sum[SUM_REFERENCED] += r->kflags & PMAPS_KPF_REFERENCED ? n : 0;
+	sum[SUM_LAZY] += r->kflags & PMAPS_KPF_LAZYFREE ? n : 0;
+	sum[SUM_THP] += r->kflags & PMAPS_KPF_THP ? n : 0;
+	sum[SUM_MLOCKED] += r->kflags & PMAPS_KPF_MLOCKED ? n : 0;
+	sum[SUM_MAPPED2] += r->mapcount >= 2 ? n : 0;
+}
+
+/* The kpageflags names of KF joined with SEP ('-' for none); returns the length. */
+static size_t kflags_str(char *dst, size_t size, uint64_t kf, char sep)
+{
+	size_t k = 0;
+
+	for (int b = 0; b < 64; b++) {
+		const char *name = (kf >> b) & 1 ? pmaps_kpage_flag_name(1ull << b) : NULL;
+		size_t n = name ? strlen(name) : 0;
+		if (!name || k + n + 2 > size)
+			continue;
+		if (k)
+			dst[k++] = sep;
+		memcpy(dst + k, name, n);
+		k += n;
+	}
+	if (!k)
+		dst[k++] = '-';
+	dst[k] = '\0';
+	return k;
 }
 
 static void out_addr(struct out *o, uint64_t a, int json)
@@ -126,31 +167,43 @@ static void header(struct out *o, const struct pages_opts *po, int pid,
 		out_u64(o, (uint64_t)pid);
 		out_str(o, ",\"strategy\":\"");
 		out_str(o, s == PMAPS_PAGES_SCAN ? "scan" : "pagemap");
-		out_str(o, po->summary ? "\",\"mappings\":[" : "\",\"ranges\":[");
+		out_str(o, po->joined ? "\",\"kpageflags\":true" : "\",\"kpageflags\":false");
+		out_str(o, po->summary ? ",\"mappings\":[" : ",\"ranges\":[");
 		return;
 	}
 	if (po->fmt == FMT_CSV) {
 		if (po->summary) {
 			out_str(o, "start,end");
 			for (int k = 0; k < SUM_N; k++) {
+				if (k >= SUM_DIRTY && !po->joined)
+					break;
 				out_ch(o, ',');
 				out_str(o, sum_keys[k]);
 			}
 			out_str(o, ",path\n");
 		} else {
-			out_str(o, "start,end,pages,flags,path\n");
+			out_str(o, "start,end,pages,flags,");
+			if (po->joined)
+				out_str(o, po->pfn ? "mapcount,kflags,pfn," : "mapcount,kflags,");
+			out_str(o, "path\n");
 		}
 		return;
 	}
 	if (po->summary) {
 		out_ljust(o, "Address", 7, 25);
 		for (int k = 0; k < SUM_N; k++) {
+			if (k >= SUM_DIRTY && !po->joined)
+				break;
 			out_ch(o, ' ');
 			out_rjust(o, sum_titles[k], strlen(sum_titles[k]), 9);
 		}
 		out_str(o, " Path\n");
 	} else {
-		out_str(o, "Start        End             Pages Flags                            Path\n");
+		out_str(o, "Start        End             Pages Flags                           ");
+		if (po->joined)
+			out_str(o, po->pfn ? " MapCnt PFN          Page flags                " :
+			                     " MapCnt Page flags                ");
+		out_str(o, " Path\n");
 	}
 }
 
@@ -170,7 +223,29 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 		out_u64(o, pages);
 		out_str(o, ",\"flags\":[");
 		out_flags(o, r->flags, ',', 1);
-		out_str(o, "],\"kind\":\"");
+		out_ch(o, ']');
+		if (po->joined && (r->flags & PMAPS_PG_PRESENT)) {
+			char kf[256];
+			size_t k = kflags_str(kf, sizeof(kf), r->kflags, ' ');
+			out_str(o, ",\"mapcount\":");
+			out_u64(o, r->mapcount);
+			out_str(o, ",\"kflags\":[");
+			for (size_t i = 0, w = 0; r->kflags && i <= k; i++) {
+				if (i == k || kf[i] == ' ') {
+					if (w)
+						out_ch(o, ',');
+					out_json_str(o, kf + w, i - w);
+					w = i + 1;
+				}
+			}
+			out_ch(o, ']');
+			if (po->pfn) {
+				out_str(o, ",\"pfn\":\"0x");
+				out_hex(o, r->pfn, 1);
+				out_ch(o, '"');
+			}
+		}
+		out_str(o, ",\"kind\":\"");
 		out_str(o, pmaps_kind_name(m->kind));
 		out_str(o, "\",\"path\":");
 		out_json_str(o, m->path.ptr, m->path.len);
@@ -185,6 +260,25 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 		out_ch(o, ',');
 		out_flags(o, r->flags, '|', 0);
 		out_ch(o, ',');
+		if (po->joined) {
+			char kf[256];
+			if (r->flags & PMAPS_PG_PRESENT) {
+				out_u64(o, r->mapcount);
+				out_ch(o, ',');
+				kflags_str(kf, sizeof(kf), r->kflags, '|');
+				out_str(o, kf);
+			} else {
+				out_ch(o, ',');
+			}
+			out_ch(o, ',');
+			if (po->pfn) {
+				if (r->flags & PMAPS_PG_PRESENT) {
+					out_str(o, "0x");
+					out_hex(o, r->pfn, 1);
+				}
+				out_ch(o, ',');
+			}
+		}
 		out_csv_str(o, m->path.ptr, m->path.len);
 		out_ch(o, '\n');
 	} else {
@@ -211,6 +305,30 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 				fl[k++] = '-';
 			out_ljust(o, fl, k, 32);
 		}
+		if (po->joined) {
+			char kf[256];
+			size_t k;
+			out_ch(o, ' ');
+			if (r->flags & PMAPS_PG_PRESENT) {
+				n = fmt_u64(b, r->mapcount);
+				out_rjust(o, b, n, 6);
+			} else {
+				out_rjust(o, "-", 1, 6);
+			}
+			if (po->pfn) {
+				out_ch(o, ' ');
+				if (r->flags & PMAPS_PG_PRESENT) {
+					out_hex(o, r->pfn, 12);
+				} else {
+					out_ljust(o, "-", 1, 12);
+				}
+			}
+			out_ch(o, ' ');
+			k = r->flags & PMAPS_PG_PRESENT ? kflags_str(kf, sizeof(kf), r->kflags, ',') : 1;
+			if (!(r->flags & PMAPS_PG_PRESENT))
+				kf[0] = '-';
+			out_ljust(o, kf, k, 26);
+		}
 		out_ch(o, ' ');
 		out_table_str(o, m->path.ptr, m->path.len);
 		out_ch(o, '\n');
@@ -230,7 +348,7 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 		out_str(o, ",\"end\":");
 		out_addr(o, end, 1);
 		for (int k = 0; k < SUM_N; k++) {
-			if (!sum_visible(k, s))
+			if (!sum_visible(k, s, po->joined))
 				continue;
 			out_str(o, ",\"");
 			out_str(o, sum_keys[k]);
@@ -247,9 +365,9 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 		out_hex(o, start, 1);
 		out_str(o, ",0x");
 		out_hex(o, end, 1);
-		for (int k = 0; k < SUM_N; k++) {
+		for (int k = 0; k < SUM_N && (k < SUM_DIRTY || po->joined); k++) {
 			out_ch(o, ',');
-			if (sum_visible(k, s))
+			if (sum_visible(k, s, po->joined))
 				out_u64(o, sum[k]);
 		}
 		out_ch(o, ',');
@@ -259,9 +377,9 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 		out_addr(o, start, 0);
 		out_ch(o, '-');
 		out_addr(o, end, 0);
-		for (int k = 0; k < SUM_N; k++) {
-			size_t n = sum_visible(k, s) ? fmt_u64(b, sum[k]) : 1;
-			if (!sum_visible(k, s))
+		for (int k = 0; k < SUM_N && (k < SUM_DIRTY || po->joined); k++) {
+			size_t n = sum_visible(k, s, po->joined) ? fmt_u64(b, sum[k]) : 1;
+			if (!sum_visible(k, s, po->joined))
 				b[0] = '-';
 			out_ch(o, ' ');
 			out_rjust(o, b, n, 9);
@@ -273,7 +391,7 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 	(*rows)++;
 }
 
-static int pages_report(const struct pages_opts *po)
+static int pages_report(struct pages_opts *po)
 {
 	static struct out out;
 	struct pmaps_proc *proc = NULL;
@@ -298,7 +416,9 @@ static int pages_report(const struct pages_opts *po)
 			die_msg("process %s: %s", po->pid, pmaps_strerror(err));
 		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
 	}
-	err = pmaps_pages_open(&pg, proc, po->strategy, po->gentle ? PMAPS_PAGES_GENTLE : 0);
+	err = pmaps_pages_open(&pg, proc, po->strategy,
+	                       PMAPS_PAGES_KPAGE | (po->pfn ? PMAPS_PAGES_PFN : 0) |
+	                       (po->gentle ? PMAPS_PAGES_GENTLE : 0));
 	if (err < 0) {
 		die_msg("process %s: %s", po->pid, pg && pmaps_pages_errmsg(pg)[0] ?
 		        pmaps_pages_errmsg(pg) : pmaps_strerror(err));
@@ -306,6 +426,10 @@ static int pages_report(const struct pages_opts *po)
 		goto done;
 	}
 	s = pmaps_pages_strategy(pg);
+	/* Root gets physical page state; anyone else is told once, and carries on. */
+	po->joined = pmaps_pages_kpage(pg) == 1;
+	if (!po->joined)
+		note_msg("%s", pmaps_pages_errmsg(pg));
 	err = pmaps_maps_open(&maps, proc, PMAPS_SRC_MAPS, 0);
 	if (err < 0) {
 		die_msg("process %s: %s", po->pid, maps ? pmaps_maps_errmsg(maps) : pmaps_strerror(err));
@@ -389,6 +513,7 @@ int cmd_pages(int argc, char **argv)
 		{"csv", no_argument, NULL, 'C'},
 		{"proc-root", required_argument, NULL, 'R'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"pfn", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -416,6 +541,7 @@ int cmd_pages(int argc, char **argv)
 		case 'C': po.fmt = FMT_CSV; break;
 		case 'R': po.proc_root = optarg; break;
 		case 'v': po.verbose = 1; break;
+		case 'P': po.pfn = 1; break;
 		case 'h': fputs(pages_usage, stdout); return EXIT_OK;
 		default:
 			if (optopt == 'S' || optopt == 'R' ||

@@ -127,6 +127,11 @@ t pages-range-addr 0 pages $PG 605abc
 t pages-name 0 pages $PG '[heap]'
 t pages-path 0 pages $PG /usr/bin/prog
 t pages-verbose 0 pages -v --strategy pagemap $PG 400000+64K
+t pages-pfn 0 pages --pfn $PG
+t pages-pfn-json 0 pages --pfn --json $PG; json pages-pfn-json
+t pages-pfn-csv 0 pages --pfn --csv $PG
+t pages-nokpage 0 pages --proc-root pages-nokpage/proc 300 '[heap]'
+t pages-nokpage-summary 0 pages -s --proc-root pages-nokpage/proc 300
 t err-pages-gap 1 pages $PG 800000+4K
 t err-pages-name 1 pages $PG '[stack]'
 t err-pages-range 2 pages $PG 12x

@@ -333,6 +333,72 @@ static void test_pages_exact(void **state)
 	stop_helper(&h);
 }
 
+/* Pages of region RG whose run has all of BITS in kflags (and mapcount MC if not -1). */
+static uint64_t count_kpage(struct pmaps_pages *c, const struct region *rg, uint64_t bits,
+                            int64_t mc, uint64_t *present)
+{
+	const struct pmaps_page_range *r;
+	uint64_t n = 0;
+	int rc;
+
+	*present = 0;
+	assert_int_equal(pmaps_pages_seek(c, rg->start, rg->end), 0);
+	while ((rc = pmaps_pages_next(c, &r)) > 0) {
+		uint64_t pages = (r->end - r->start) / PG;
+		if (!(r->flags & PMAPS_PG_PRESENT))
+			continue;
+		*present += pages;
+		assert_true(r->pfn != 0);
+		if ((r->kflags & bits) == bits && (mc < 0 || r->mapcount == (uint64_t)mc))
+			n += pages;
+	}
+	assert_int_equal(rc, 0);
+	return n;
+}
+
+/* As root: physical page state from /proc/kpageflags and kpagecount. */
+static void test_pages_kpage(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_pages *c;
+	uint64_t present;
+	(void)state;
+
+	if (geteuid() != 0) {
+		printf("skipped: /proc/kpageflags needs root\n");
+		skip();
+	}
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	for (int s = PMAPS_PAGES_SCAN; s <= PMAPS_PAGES_PAGEMAP; s++) {
+		assert_int_equal(pmaps_pages_open(&c, p, (enum pmaps_pages_strategy)s,
+		                                  PMAPS_PAGES_KPAGE | PMAPS_PAGES_PFN), 0);
+		if (pmaps_pages_kpage(c) != 1)
+			fail_msg("no kpageflags join as root: %s", pmaps_pages_errmsg(c));
+		/* Every 3rd page: anonymous, mapped once. */
+		assert_int_equal(count_kpage(c, region(&h, "touched3"), PMAPS_KPF_ANON, 1, &present), 22);
+		assert_int_equal(present, 22);
+		/* The MADV_FREE'd half is anonymous without SWAPBACKED: lazily freed. */
+		assert_int_equal(count_kpage(c, region(&h, "lazyfree"), PMAPS_KPF_LAZYFREE, 1, &present),
+		                 16);
+		assert_int_equal(present, 32);
+		assert_int_equal(count_kpage(c, region(&h, "lazyfree"),
+		                             PMAPS_KPF_ANON | PMAPS_KPF_SWAPBACKED, 1, &present), 16);
+		/* Read, never written: the zero page. */
+		assert_int_equal(count_kpage(c, region(&h, "zero"), PMAPS_KPF_ZERO_PAGE, -1, &present), 8);
+		/* The memfd: shmem pages are swap-backed, not anonymous. */
+		assert_int_equal(count_kpage(c, region(&h, "memfd"), PMAPS_KPF_SWAPBACKED, 1, &present), 4);
+		assert_int_equal(count_kpage(c, region(&h, "memfd"), PMAPS_KPF_ANON, -1, &present), 0);
+		/* The file's page cache pages, mapped by this process only. */
+		assert_int_equal(count_kpage(c, region(&h, "file"), PMAPS_KPF_LRU, 1, &present), 16);
+		assert_int_equal(count_kpage(c, region(&h, "file"), PMAPS_KPF_ANON, -1, &present), 0);
+		pmaps_pages_close(c);
+	}
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
 /* A naive count of /proc/PID/maps lines, for cross-checking. */
 static int count_lines(const char *pid, const char *file)
 {
@@ -690,6 +756,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_sources_agree, teardown),
 		cmocka_unit_test_teardown(test_allocations, teardown),
 		cmocka_unit_test_teardown(test_pages_exact, teardown),
+		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
 		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_exec_mid_read, teardown),

@@ -105,6 +105,92 @@ static void test_fixture_runs(void **state)
 	pmaps_proc_close(p);
 }
 
+/* The synthetic kpageflags/kpagecount of the fixture: exact physical state. */
+static void test_fixture_kpage(void **state)
+{
+	struct pmaps_proc *p = fixture();
+	struct pmaps_pages *c;
+	const struct pmaps_page_range *r;
+	static const struct {
+		uint64_t start, end, kflags, mapcount, pfn;
+		unsigned flags;
+	} want[] = {
+		{0x600000, 0x601000, PMAPS_KPF_DIRTY | PMAPS_KPF_LRU | PMAPS_KPF_ANON | PMAPS_KPF_SWAPBACKED,
+		 1, 0x2000, P | E | D},
+		/* Anonymous without SWAPBACKED: freed with MADV_FREE. */
+		{0x601000, 0x602000, PMAPS_KPF_LRU | PMAPS_KPF_ANON | PMAPS_KPF_LAZYFREE, 1, 0x2001,
+		 P | E | D},
+		{0x602000, 0x604000, 0, 0, 0, S},
+		{0x604000, 0x605000,
+		 PMAPS_KPF_LRU | PMAPS_KPF_ANON | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_KSM, 2, 0x2100, P | E},
+		{0x605000, 0x606000,
+		 PMAPS_KPF_DIRTY | PMAPS_KPF_ANON | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_UNEVICTABLE |
+		     PMAPS_KPF_MLOCKED,
+		 1, 0x2101, P | E | U},
+		{0x606000, 0x608000, 0, 0, 0, 0},
+		/* A THP's head and tail: one run, consecutive frames. */
+		{0x1000000, 0x1002000, 0, 0, 0, G},
+		{0x1002000, 0x1004000,
+		 PMAPS_KPF_DIRTY | PMAPS_KPF_LRU | PMAPS_KPF_ANON | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_THP,
+		 1, 0x3000, P | E},
+	};
+	size_t i = 0;
+	int rc;
+	(void)state;
+
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE | PMAPS_PAGES_PFN),
+	                 0);
+	assert_int_equal(pmaps_pages_kpage(c), 1);
+	for (int part = 0; part < 2; part++) {
+		assert_int_equal(pmaps_pages_seek(c, part ? 0x1000000 : 0x600000,
+		                                  part ? 0x1004000 : 0x608000), 0);
+		while ((rc = pmaps_pages_next(c, &r)) > 0) {
+			assert_true(i < sizeof(want) / sizeof(want[0]));
+			assert_int_equal(r->start, want[i].start);
+			assert_int_equal(r->end, want[i].end);
+			assert_int_equal(r->flags, want[i].flags);
+			assert_int_equal(r->kflags, want[i].kflags);
+			assert_int_equal(r->mapcount, want[i].mapcount);
+			assert_int_equal(r->pfn, want[i].pfn);
+			i++;
+		}
+		assert_int_equal(rc, 0);
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	/* Without PFN, the program's first five pages (mapcount 3) are one run. */
+	pmaps_pages_close(c);
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_PAGEMAP, PMAPS_PAGES_KPAGE), 0);
+	assert_int_equal(pmaps_pages_seek(c, 0x400000, 0x410000), 0);
+	assert_int_equal(pmaps_pages_next(c, &r), 1);
+	assert_int_equal(r->end - r->start, 5 * 4096);
+	assert_int_equal(r->mapcount, 3);
+	assert_int_equal(r->kflags, PMAPS_KPF_REFERENCED | PMAPS_KPF_LRU | PMAPS_KPF_ACTIVE);
+	assert_int_equal(r->pfn, 0);
+	assert_int_equal(pmaps_pages_next(c, &r), 1);
+	assert_int_equal(r->end - r->start, 5 * 4096);
+	assert_int_equal(r->mapcount, 1);
+	assert_int_equal(r->kflags, PMAPS_KPF_LRU);
+	pmaps_pages_close(c);
+	pmaps_proc_close(p);
+
+	/* A tree without kpageflags: no join, a reason, and the runs all the same. */
+	char root[4096];
+	snprintf(root, sizeof(root), "%s/pages-nokpage/proc", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_proc_open(&p, root, "300"), 0);
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_PAGEMAP, PMAPS_PAGES_KPAGE), 0);
+	assert_int_equal(pmaps_pages_kpage(c), -ENOENT);
+	assert_string_equal(pmaps_pages_errmsg(c), "kpageflags: not in this proc tree "
+	                                           "(CONFIG_PROC_PAGE_MONITOR): showing pagemap "
+	                                           "flags only");
+	assert_int_equal(pmaps_pages_seek(c, 0x600000, 0x608000), 0);
+	assert_int_equal(pmaps_pages_next(c, &r), 1);
+	assert_int_equal(r->flags, P | E | D);
+	assert_int_equal(r->end - r->start, 2 * 4096);
+	assert_int_equal(r->kflags, 0);
+	pmaps_pages_close(c);
+	pmaps_proc_close(p);
+}
+
 static int fault, calls;
 
 static ssize_t faulty_pread(int fd, void *buf, size_t len, off_t off)
@@ -216,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_runs),
+		cmocka_unit_test(test_fixture_kpage),
 		cmocka_unit_test(test_read_faults),
 		cmocka_unit_test(test_no_allocation_per_run),
 		cmocka_unit_test(test_flag_names),
