@@ -169,17 +169,19 @@ static struct libstat lib_walk(struct pmaps_pages *c)
 	return s;
 }
 
-enum { OP_BARE_SCAN, OP_LIB_SCAN, OP_GENTLE_SCAN, OP_BARE_PM, OP_LIB_PM, OP_N };
+enum { OP_BARE_SCAN, OP_LIB_SCAN, OP_GENTLE_SCAN, OP_KPAGE_SCAN, OP_BARE_PM, OP_LIB_PM,
+       OP_KPAGE_PM, OP_N };
 static const char *const op_names[OP_N] = {
 	"bare PAGEMAP_SCAN walk (floor)", "pmaps pages, PAGEMAP_SCAN", "  ... with --gentle",
-	"bare pagemap pread walk (floor)", "pmaps pages, pagemap",
+	"  ... with the kpageflags join", "bare pagemap pread walk (floor)", "pmaps pages, pagemap",
+	"  ... with the kpageflags join",
 };
 
 static void bench(long spec, const char *label, int reps)
 {
 	struct target t;
 	struct pmaps_proc *proc;
-	struct pmaps_pages *cs, *cg, *cp;
+	struct pmaps_pages *cs, *cg, *cp, *cks, *ckp;
 	struct libstat last[OP_N] = {{0}};
 	double v[OP_N][64];
 	char path[64];
@@ -195,8 +197,12 @@ static void bench(long spec, const char *label, int reps)
 		die(path, strerror(errno));
 	if (pmaps_pages_open(&cs, proc, PMAPS_PAGES_SCAN, 0) < 0 ||
 	    pmaps_pages_open(&cg, proc, PMAPS_PAGES_SCAN, PMAPS_PAGES_GENTLE) < 0 ||
-	    pmaps_pages_open(&cp, proc, PMAPS_PAGES_PAGEMAP, 0) < 0)
+	    pmaps_pages_open(&cp, proc, PMAPS_PAGES_PAGEMAP, 0) < 0 ||
+	    pmaps_pages_open(&cks, proc, PMAPS_PAGES_SCAN, PMAPS_PAGES_KPAGE) < 0 ||
+	    pmaps_pages_open(&ckp, proc, PMAPS_PAGES_PAGEMAP, PMAPS_PAGES_KPAGE) < 0)
 		die("page cursor", "cannot open (needs Linux 6.7 for PAGEMAP_SCAN)");
+	if (pmaps_pages_kpage(cks) != 1)
+		printf("(no kpageflags join: %s)\n", pmaps_pages_errmsg(cks));
 	{
 		uint64_t we;
 		if (scan_ioctl(0, 0, &we) < 0)
@@ -214,6 +220,8 @@ static void bench(long spec, const char *label, int reps)
 			case OP_LIB_SCAN: last[op] = lib_walk(cs); v[op][i] = last[op].ns; break;
 			case OP_GENTLE_SCAN: last[op] = lib_walk(cg); v[op][i] = last[op].ns; break;
 			case OP_LIB_PM: last[op] = lib_walk(cp); v[op][i] = last[op].ns; break;
+			case OP_KPAGE_SCAN: last[op] = lib_walk(cks); v[op][i] = last[op].ns; break;
+			case OP_KPAGE_PM: last[op] = lib_walk(ckp); v[op][i] = last[op].ns; break;
 			}
 		}
 	}
@@ -225,7 +233,7 @@ static void bench(long spec, const char *label, int reps)
 	double floor_scan = median(v[OP_BARE_SCAN], reps), floor_pm = median(v[OP_BARE_PM], reps);
 	for (int op = 0; op < OP_N; op++) {
 		double med = median(v[op], reps);
-		double floor = op <= OP_GENTLE_SCAN ? floor_scan : floor_pm;
+		double floor = op <= OP_KPAGE_SCAN ? floor_scan : floor_pm;
 		printf("  %-34s %8.3f ms %6.3fx", op_names[op], med / 1e6, med / floor);
 		if (op == OP_BARE_SCAN || op == OP_BARE_PM)
 			printf(" %9s %10s", "-", "-");
@@ -253,6 +261,8 @@ static void bench(long spec, const char *label, int reps)
 	pmaps_pages_close(cs);
 	pmaps_pages_close(cg);
 	pmaps_pages_close(cp);
+	pmaps_pages_close(cks);
+	pmaps_pages_close(ckp);
 	pmaps_proc_close(proc);
 	close(pagemap_fd);
 	free(vmas);

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,7 +52,8 @@
 #define SCAN_MAX_PAGES PMAPS__SCAN_MAX_PAGES
 #define SCAN_SPAN PMAPS__SCAN_SPAN
 #define PM_ENTRIES PMAPS__PM_ENTRIES
-#define KWIN 512               /* kpageflags/kpagecount entries read at once */
+#define KWIN 2048              /* kpageflags/kpagecount entries read at once, at most */
+#define KGAP 64                /* frames skipped inside one read rather than two reads */
 #define PFN_MASK ((1ull << 55) - 1)
 #define KPF_SHOWN (PMAPS_KPF_REFERENCED | PMAPS_KPF_DIRTY | PMAPS_KPF_LRU | PMAPS_KPF_ACTIVE | \
                    PMAPS_KPF_ANON | PMAPS_KPF_SWAPCACHE | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_HUGE | \
@@ -126,8 +128,14 @@ struct pmaps_pages {
 	int refining;                /* splitting REF by physical page state */
 	struct pmaps_page_range ref;
 	uint64_t ref_pos;
-	uint64_t kwin_pfn;           /* kpageflags/kpagecount of [kwin_pfn, +nkwin) */
-	size_t nkwin;
+	/*
+	 * The physical state of every frame a buffer of pagemap entries names,
+	 * fetched before the buffer is refined: the frames sorted, read in
+	 * clusters (one pread of each file per cluster of nearby frames, in
+	 * whatever order the virtual pages hold them), then looked up.
+	 */
+	uint64_t *kp_pfn, *kp_kf, *kp_mc; /* sorted frames and their state; PM_ENTRIES each */
+	size_t kp_n;
 	uint64_t kwin_f[KWIN], kwin_c[KWIN];
 	char errmsg[PMAPS_ERRMSG_SIZE];
 };
@@ -241,6 +249,11 @@ static int open_kpage(struct pmaps_pages *c)
 		if (!c->ents)
 			return fail(c, -ENOMEM, NULL);
 	}
+	c->kp_pfn = pmaps__alloc(3 * PM_ENTRIES * sizeof(uint64_t));
+	if (!c->kp_pfn)
+		return fail(c, -ENOMEM, NULL);
+	c->kp_kf = c->kp_pfn + PM_ENTRIES;
+	c->kp_mc = c->kp_kf + PM_ENTRIES;
 	c->kpage = 1;
 	return 0;
 }
@@ -448,6 +461,8 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 	}
 }
 
+static int kpage_prefetch(struct pmaps_pages *c, const uint64_t *ents, size_t n);
+
 /* The next item from pagemap: a run of entries with equal flag bits. */
 static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 {
@@ -455,6 +470,14 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 		if (c->ipm < c->npm) {
 			size_t i = c->ipm;
 			uint64_t f = c->pm[i] & PM_FLAGS;
+			if (f == 0) {
+				/* Untouched pages, the bulk of a sparse range: four at a time. */
+				i++;
+				while (i + 4 <= c->npm &&
+				       ((c->pm[i] | c->pm[i + 1] | c->pm[i + 2] | c->pm[i + 3]) & PM_FLAGS) == 0)
+					i += 4;
+				i--;
+			}
 			while (++i < c->npm && (c->pm[i] & PM_FLAGS) == f)
 				;
 			it->start = c->pm_addr + ((uint64_t)c->ipm << c->shift);
@@ -499,40 +522,87 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			c->npm = (size_t)n / 8;
 			c->ipm = 0;
 			c->walked += (uint64_t)c->npm << c->shift;
+			if (c->kpage == 1 && kpage_prefetch(c, c->pm, c->npm) < 0)
+				return c->err;
 			continue;
 		}
 		return 0;
 	}
 }
 
-/* kpageflags (masked, with LAZYFREE) and kpagecount of PFN, through a window. */
-static int kpage_of(struct pmaps_pages *c, uint64_t pfn, uint64_t *kf, uint64_t *mc)
+static int cmp_u64(const void *a, const void *b)
 {
-	if (pfn - c->kwin_pfn >= c->nkwin) {
-		off_t off = (off_t)(pfn * 8);
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint64_t shown(uint64_t raw)
+{
+	uint64_t kf = raw & KPF_SHOWN;
+
+	if ((raw & PMAPS_KPF_ANON) && !(raw & (PMAPS_KPF_SWAPBACKED | PMAPS_KPF_KSM)))
+		kf |= PMAPS_KPF_LAZYFREE;
+	return kf;
+}
+
+/* Fetches kpageflags and kpagecount for every frame the N entries name. */
+static int kpage_prefetch(struct pmaps_pages *c, const uint64_t *ents, size_t n)
+{
+	size_t k = 0, u, i;
+
+	for (i = 0; i < n; i++)
+		if ((ents[i] & PM_PRESENT) && (ents[i] & PFN_MASK))
+			c->kp_pfn[k++] = ents[i] & PFN_MASK;
+	qsort(c->kp_pfn, k, sizeof(*c->kp_pfn), cmp_u64);
+	for (u = 0, i = 0; i < k; i++)
+		if (u == 0 || c->kp_pfn[i] != c->kp_pfn[u - 1])
+			c->kp_pfn[u++] = c->kp_pfn[i];
+	c->kp_n = u;
+	for (i = 0; i < u;) {
+		uint64_t first = c->kp_pfn[i];
+		size_t j = i + 1, want, got;
 		ssize_t nf, nc;
+		/* A cluster: frames no more than KGAP apart, within one read. */
+		while (j < u && c->kp_pfn[j] - c->kp_pfn[j - 1] <= KGAP && c->kp_pfn[j] - first < KWIN)
+			j++;
+		want = (size_t)(c->kp_pfn[j - 1] - first + 1);
 		do
-			nf = pmaps__pread(c->kpf_fd, c->kwin_f, sizeof(c->kwin_f), off);
+			nf = pmaps__pread(c->kpf_fd, c->kwin_f, want * 8, (off_t)(first * 8));
 		while (nf < 0 && errno == EINTR);
 		do
-			nc = pmaps__pread(c->kpc_fd, c->kwin_c, sizeof(c->kwin_c), off);
+			nc = pmaps__pread(c->kpc_fd, c->kwin_c, want * 8, (off_t)(first * 8));
 		while (nc < 0 && errno == EINTR);
 		c->calls += 2;
 		if (nf < 0 || nc < 0)
 			return fail(c, -errno, "kpageflags");
-		c->kwin_pfn = pfn;
-		c->nkwin = (size_t)(nf < nc ? nf : nc) / 8;
-		if (c->nkwin == 0) {
-			*kf = *mc = 0; /* past the last PFN */
-			return 0;
+		got = (size_t)(nf < nc ? nf : nc) / 8; /* short past the last frame */
+		for (; i < j; i++) {
+			size_t at = (size_t)(c->kp_pfn[i] - first);
+			c->kp_kf[i] = at < got ? shown(c->kwin_f[at]) : 0;
+			c->kp_mc[i] = at < got ? c->kwin_c[at] : 0;
 		}
 	}
-	uint64_t raw = c->kwin_f[pfn - c->kwin_pfn];
-	*kf = raw & KPF_SHOWN;
-	if ((raw & PMAPS_KPF_ANON) && !(raw & (PMAPS_KPF_SWAPBACKED | PMAPS_KPF_KSM)))
-		*kf |= PMAPS_KPF_LAZYFREE;
-	*mc = c->kwin_c[pfn - c->kwin_pfn];
 	return 0;
+}
+
+/* The fetched state of PFN (binary search); a frame not fetched reads as 0. */
+static void kpage_of(const struct pmaps_pages *c, uint64_t pfn, uint64_t *kf, uint64_t *mc)
+{
+	size_t lo = 0, hi = c->kp_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->kp_pfn[mid] < pfn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->kp_n && c->kp_pfn[lo] == pfn) {
+		*kf = c->kp_kf[lo];
+		*mc = c->kp_mc[lo];
+	} else {
+		*kf = *mc = 0;
+	}
 }
 
 /*
@@ -555,7 +625,8 @@ static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 	} else {
 		if (c->ref_pos < c->ents_addr ||
 		    c->ref_pos >= c->ents_addr + ((uint64_t)c->nents << c->shift)) {
-			uint64_t pages = (c->ref.end - c->ref_pos) >> c->shift;
+			/* Ahead to the range's end: later runs use the same fetch. */
+			uint64_t pages = (c->end - c->ref_pos) >> c->shift;
 			size_t want = pages > PM_ENTRIES ? PM_ENTRIES : (size_t)pages;
 			ssize_t got;
 			do
@@ -576,6 +647,8 @@ static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			}
 			c->ents_addr = c->ref_pos;
 			c->nents = (size_t)got / 8;
+			if (kpage_prefetch(c, c->ents, c->nents) < 0)
+				return c->err;
 		}
 		e = c->ents + ((c->ref_pos - c->ents_addr) >> c->shift);
 		avail = c->ents_addr + ((uint64_t)c->nents << c->shift) - c->ref_pos;
@@ -598,14 +671,12 @@ static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 		c->ref_pos = c->ref.end;
 		return 1;
 	}
-	if (kpage_of(c, pfn0, &kf0, &mc0) < 0)
-		return c->err;
+	kpage_of(c, pfn0, &kf0, &mc0);
 	for (n = 1; n < avail; n++) {
 		uint64_t pfn = e[n] & PFN_MASK;
 		if (!(e[n] & PM_PRESENT) || ((c->options & PMAPS_PAGES_PFN) && pfn != pfn0 + n))
 			break;
-		if (kpage_of(c, pfn, &kf, &mc) < 0)
-			return c->err;
+		kpage_of(c, pfn, &kf, &mc);
 		if (kf != kf0 || mc != mc0)
 			break;
 	}
@@ -697,6 +768,7 @@ void pmaps_pages_close(struct pmaps_pages *c)
 	if (c->kpc_fd >= 0)
 		close(c->kpc_fd);
 	pmaps__free(c->ents);
+	pmaps__free(c->kp_pfn);
 	pmaps__free(c->vec);
 	pmaps__free(c->pm);
 	pmaps__free(c);
