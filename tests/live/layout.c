@@ -15,6 +15,12 @@
  *   memfd     8 pages of a memfd mapped shared, the first 4 touched
  *   named     4 pages, named "pmaps-test" where the kernel supports names, 2 touched
  *   zero      8 pages read but never written (the shared zero page)
+ *   shared    8 pages MAP_SHARED|MAP_ANONYMOUS, all touched, also mapped by a child
+ *             (forked before any other region exists, so it shares nothing else)
+ *   mlocked   4 pages, touched and mlock()ed
+ *   filepart  a 16-page file dropped from the page cache, mapped with MADV_RANDOM,
+ *             pages 0, 5, 10 and 15 read: 4 pages in memory
+ *   thp       4 MiB at a 2 MiB boundary, MADV_HUGEPAGE, all touched (THP where granted)
  * plus THREADS threads (argument 1, default 2) blocked on standard input.
  */
 #include <errno.h>
@@ -25,7 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef PR_SET_VMA
@@ -75,11 +83,34 @@ int main(int argc, char **argv)
 {
 	int threads = argc > 1 ? atoi(argv[1]) : 2;
 	char path[] = "/tmp/pmaps-layout.XXXXXX";
-	char *a, *b, *c, *f, *m, *n, *z, buf[4096];
+	char *a, *b, *c, *f, *m, *n, *z, *sh, *ml, *fp, *thp, buf[4096];
+	pid_t kid;
+	int sync[2];
 	pthread_t t;
 	int fd, named;
 
 	page = sysconf(_SC_PAGESIZE);
+	/* First, and shared with a child that holds it and nothing else. */
+	sh = region(8, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1);
+	memset(sh, 7, 8 * (size_t)page);
+	if (pipe(sync))
+		die("pipe");
+	kid = fork();
+	if (kid < 0)
+		die("fork");
+	if (kid == 0) {
+		/* fork() copies no page tables of a shared mapping: fault them in. */
+		for (int i = 0; i < 8; i++)
+			(void)*(volatile char *)(sh + i * page);
+		if (write(sync[1], "k", 1) != 1)
+			_exit(1);
+		blocked(NULL); /* until standard input closes, like the parent */
+		_exit(0);
+	}
+	close(sync[1]);
+	if (read(sync[0], buf, 1) != 1) /* the child holds the pages now */
+		die("child");
+	close(sync[0]);
 	a = region(64, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	for (int i = 0; i < 64; i += 3)
 		a[i * page] = 1;
@@ -123,6 +154,46 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 8; i++)
 		(void)*(volatile char *)(z + i * page);
 
+	ml = region(4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	memset(ml, 8, 4 * (size_t)page);
+	/* The system call itself: ASan's mlock() does nothing, by design. */
+	if (syscall(SYS_mlock, ml, 4 * (size_t)page))
+		die("mlock");
+
+	{
+		char fpath[] = "/tmp/pmaps-layout.XXXXXX";
+		fd = mkstemp(fpath);
+		if (fd < 0)
+			die("mkstemp");
+		unlink(fpath);
+		for (int i = 0; i < 16; i++)
+			if (write(fd, buf, (size_t)page) != page)
+				die("write");
+		if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+			die("fsync/fadvise"); /* clean, then out of the page cache */
+		fp = region(16, PROT_READ, MAP_PRIVATE, fd);
+		if (madvise(fp, 16 * (size_t)page, MADV_RANDOM))
+			die("MADV_RANDOM"); /* no readahead: a fault reads its page only */
+		for (int i = 0; i < 16; i += 5)
+			(void)*(volatile char *)(fp + i * page);
+		close(fd);
+	}
+
+	{
+		size_t huge = 2u << 20;
+		char *raw = mmap(NULL, 3 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		                 -1, 0);
+		if (raw == MAP_FAILED)
+			die("mmap thp");
+		thp = (char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+		/* Guards around it, so it stays its own VMA. */
+		mprotect(raw, (size_t)(thp - raw) ? (size_t)(thp - raw) : 0, PROT_NONE);
+		if (thp + 2 * huge < raw + 3 * huge)
+			mprotect(thp + 2 * huge, (size_t)(raw + 3 * huge - (thp + 2 * huge)), PROT_NONE);
+		madvise(thp, 2 * huge, MADV_HUGEPAGE);
+		memset(thp, 9, 2 * huge);
+	}
+
 	for (int i = 0; i < threads; i++)
 		if (pthread_create(&t, NULL, blocked, NULL))
 			die("pthread_create");
@@ -134,8 +205,13 @@ int main(int argc, char **argv)
 	show("memfd", m, 8);
 	show("named", n, 4);
 	show("zero", z, 8);
+	show("shared", sh, 8);
+	show("mlocked", ml, 4);
+	show("filepart", fp, 16);
+	show("thp", thp, 1024);
 	printf("names %d\nready\n", named);
 	fflush(stdout);
 	blocked(NULL);
+	waitpid(kid, NULL, 0);
 	return 0;
 }

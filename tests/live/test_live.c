@@ -34,7 +34,7 @@ struct helper {
 	pid_t pid;
 	int in, out; /* its stdin (write end), its stdout (read end) */
 	char pidstr[16];
-	struct region r[8];
+	struct region r[16];
 	int nr, named;
 };
 
@@ -90,7 +90,7 @@ static void start_helper(struct helper *h, const char *threads)
 		h->nr++;
 	}
 	fclose(f);
-	assert_int_equal(h->nr, 7);
+	assert_int_equal(h->nr, 11);
 }
 
 static void stop_helper(struct helper *h)
@@ -316,6 +316,46 @@ static void test_pages_exact(void **state)
 	(void)F;
 	(void)Z;
 
+	/* Shared anonymous memory reads as "file"; shared with the child, not exclusive. */
+	static const int shared[][2] = {{8, PMAPS_PG_PRESENT | PMAPS_PG_FILE}};
+	collect(pm, region(&h, "shared"), ~0u, &b);
+	expect(&b, region(&h, "shared"), shared, 1);
+	collect(scan, region(&h, "shared"), ~0u, &a);
+	expect(&a, region(&h, "shared"), shared, 1);
+
+	/* A file out of the page cache, read at pages 0, 5, 10, 15 with no readahead. */
+	static const int part[][2] = {{1, PMAPS_PG_PRESENT | PMAPS_PG_FILE}, {4, 0},
+	                              {1, PMAPS_PG_PRESENT | PMAPS_PG_FILE}, {4, 0},
+	                              {1, PMAPS_PG_PRESENT | PMAPS_PG_FILE}, {4, 0},
+	                              {1, PMAPS_PG_PRESENT | PMAPS_PG_FILE}};
+	collect(pm, region(&h, "filepart"), PMAPS_PG_COMMON, &b);
+	expect(&b, region(&h, "filepart"), part, 7);
+	collect(scan, region(&h, "filepart"), ~0u, &a);
+	expect(&a, region(&h, "filepart"), part, 7);
+
+	/* The THP region: PMD-mapped pages are "huge", exactly smaps' AnonHugePages. */
+	{
+		struct pmaps_maps *sm;
+		struct pmaps_mapping row;
+		char path[256];
+		uint64_t huge = 0, present = 0;
+		assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
+		row_of(sm, region(&h, "thp"), &row, path, sizeof(path));
+		pmaps_maps_close(sm);
+		assert_int_equal(row.v[PMAPS_F_RSS], 1024 * PG);
+		collect(scan, region(&h, "thp"), ~0u, &a);
+		for (int i = 0; i < a.n; i++) {
+			uint64_t pages = (a.r[i].end - a.r[i].start) / PG;
+			assert_true(a.r[i].flags & PMAPS_PG_PRESENT);
+			present += pages;
+			huge += a.r[i].flags & PMAPS_PG_HUGE ? pages : 0;
+		}
+		assert_int_equal(present, 1024);
+		assert_int_equal(huge * PG, row.v[PMAPS_F_ANON_HUGE_PAGES]);
+		if (huge == 0)
+			printf("note: the kernel granted no THP here (AnonHugePages 0)\n");
+	}
+
 	/* On every region, the two readers agree on the flags both can see. */
 	for (int i = 0; i < h.nr; i++) {
 		collect(scan, &h.r[i], PMAPS_PG_COMMON, &a);
@@ -390,6 +430,14 @@ static void test_pages_kpage(void **state)
 		/* The memfd: shmem pages are swap-backed, not anonymous. */
 		assert_int_equal(count_kpage(c, region(&h, "memfd"), PMAPS_KPF_SWAPBACKED, 1, &present), 4);
 		assert_int_equal(count_kpage(c, region(&h, "memfd"), PMAPS_KPF_ANON, -1, &present), 0);
+		/* Shared with the child: two mappings of each shmem page. */
+		assert_int_equal(count_kpage(c, region(&h, "shared"), PMAPS_KPF_SWAPBACKED, 2, &present),
+		                 8);
+		assert_int_equal(present, 8);
+		/* mlock()ed: mlocked and unevictable. */
+		assert_int_equal(count_kpage(c, region(&h, "mlocked"),
+		                             PMAPS_KPF_MLOCKED | PMAPS_KPF_UNEVICTABLE, 1, &present), 4);
+		assert_int_equal(present, 4);
 		/* The file's page cache pages, mapped by this process only. */
 		assert_int_equal(count_kpage(c, region(&h, "file"), PMAPS_KPF_LRU, 1, &present), 16);
 		assert_int_equal(count_kpage(c, region(&h, "file"), PMAPS_KPF_ANON, -1, &present), 0);
