@@ -52,14 +52,21 @@ static const char pages_usage[] =
 
 enum { SUM_PAGES, SUM_RESIDENT, SUM_SWAPPED, SUM_FILE, SUM_ZERO, SUM_HUGE, SUM_EXCL, SUM_SHARED,
        /* with the kpageflags join */
-       SUM_DIRTY, SUM_ACTIVE, SUM_REFERENCED, SUM_LAZY, SUM_THP, SUM_MLOCKED, SUM_MAPPED2,
+       SUM_DIRTY, SUM_ACTIVE, SUM_REFERENCED, SUM_IDLE, SUM_LAZY, SUM_THP, SUM_MLOCKED,
+       SUM_MAPPED2,
+       /* the shared-by-N histogram (JSON and CSV only) */
+       SUM_BY1, SUM_BY2, SUM_BY3_4, SUM_BY5_8, SUM_BY9,
        SUM_N };
+#define SUM_TABLE SUM_BY1 /* the table stops before the histogram */
 static const char *const sum_keys[SUM_N] = {
 	"pages", "resident", "swapped", "file", "zero", "huge", "exclusive", "shared",
-	"dirty", "active", "referenced", "lazyfree", "thp", "mlocked", "mapped_by_2_or_more"};
+	"dirty", "active", "referenced", "idle", "lazyfree", "thp", "mlocked",
+	"mapped_by_2_or_more", "mapped_by_1", "mapped_by_2", "mapped_by_3_4", "mapped_by_5_8",
+	"mapped_by_9_or_more"};
 static const char *const sum_titles[SUM_N] = {
 	"Pages", "Resident", "Swapped", "File", "Zero", "Huge", "Excl", "Shared",
-	"Dirty", "Active", "Refd", "LazyFree", "THP", "Mlocked", "MapCnt>1"};
+	"Dirty", "Active", "Refd", "Idle", "LazyFree", "THP", "Mlocked", "MapCnt>1",
+	"", "", "", "", ""};
 
 struct pages_opts {
 	const char *proc_root, *pid;
@@ -124,7 +131,13 @@ static void count(uint64_t *sum, const struct pmaps_page_range *r, unsigned shif
 	sum[SUM_LAZY] += r->kflags & PMAPS_KPF_LAZYFREE ? n : 0;
 	sum[SUM_THP] += r->kflags & PMAPS_KPF_THP ? n : 0;
 	sum[SUM_MLOCKED] += r->kflags & PMAPS_KPF_MLOCKED ? n : 0;
+	sum[SUM_IDLE] += r->kflags & PMAPS_KPF_IDLE ? n : 0;
 	sum[SUM_MAPPED2] += r->mapcount >= 2 ? n : 0;
+	if (r->flags & PMAPS_PG_PRESENT) {
+		uint64_t mc = r->mapcount;
+		sum[mc <= 1 ? SUM_BY1 : mc == 2 ? SUM_BY2 : mc <= 4 ? SUM_BY3_4 : mc <= 8 ? SUM_BY5_8
+		                                                                          : SUM_BY9] += n;
+	}
 }
 
 /* The kpageflags names of KF joined with SEP ('-' for none); returns the length. */
@@ -191,7 +204,7 @@ static void header(struct out *o, const struct pages_opts *po, int pid,
 	}
 	if (po->summary) {
 		out_ljust(o, "Address", 7, 25);
-		for (int k = 0; k < SUM_N; k++) {
+		for (int k = 0; k < SUM_TABLE; k++) {
 			if (k >= SUM_DIRTY && !po->joined)
 				break;
 			out_ch(o, ' ');
@@ -377,7 +390,7 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 		out_addr(o, start, 0);
 		out_ch(o, '-');
 		out_addr(o, end, 0);
-		for (int k = 0; k < SUM_N && (k < SUM_DIRTY || po->joined); k++) {
+		for (int k = 0; k < SUM_TABLE && (k < SUM_DIRTY || po->joined); k++) {
 			size_t n = sum_visible(k, s, po->joined) ? fmt_u64(b, sum[k]) : 1;
 			if (!sum_visible(k, s, po->joined))
 				b[0] = '-';

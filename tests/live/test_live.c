@@ -616,6 +616,18 @@ static void test_gone(void **state)
 	/* Its rollup refuses at open. */
 	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_ROLLUP, 0), -ESRCH);
 	pmaps_maps_close(c);
+	/* A zombie's pagemap: no memory to walk, reported as an exit. */
+	{
+		struct pmaps_pages *pg;
+		int r = pmaps_pages_open(&pg, p, PMAPS_PAGES_AUTO, 0);
+		assert_true(r == -ESRCH || r == 0);
+		if (r == 0) {
+			const struct pmaps_page_range *rg;
+			assert_int_equal(pmaps_pages_seek(pg, 0x400000, 0x401000), 0);
+			assert_int_equal(pmaps_pages_next(pg, &rg), -ESRCH);
+		}
+		pmaps_pages_close(pg);
+	}
 	/* Reaped: the handle's lookups fail. */
 	assert_int_equal(waitpid(z, &st, 0), z);
 	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0), -ESRCH);
@@ -662,6 +674,50 @@ static void test_exit_mid_read(void **state)
 	assert_true(rows >= 1);
 	assert_non_null(strstr(pmaps_maps_errmsg(c), "exited while it was read"));
 	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	close(h.in);
+	close(h.out);
+}
+
+/* The page walk of a process killed between two reads. */
+static ssize_t kill_before_second_pread(int fd, void *buf, size_t len, off_t off)
+{
+	if (++hook_reads == 2) {
+		int st;
+		kill(victim->pid, SIGKILL);
+		waitpid(victim->pid, &st, 0);
+	}
+	return pread(fd, buf, len, off);
+}
+
+static void test_pages_exit_mid_walk(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_pages *c;
+	const struct pmaps_page_range *r;
+	const struct region *rg;
+	int rc = 0;
+	(void)state;
+
+	start_helper(&h, "2");
+	rg = region(&h, "thp"); /* 1024 pages: several preads of 8 KiB entries apart */
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_PAGEMAP, 0), 0);
+	victim = &h;
+	hook_reads = 0;
+	pmaps__pread_hook = kill_before_second_pread;
+	/* Walk the region twice over: the second read finds the process gone. */
+	for (int pass = 0; pass < 2 && rc >= 0; pass++) {
+		assert_int_equal(pmaps_pages_seek(c, rg->start, rg->end), 0);
+		while ((rc = pmaps_pages_next(c, &r)) > 0)
+			;
+	}
+	pmaps__pread_hook = NULL;
+	running_helper = 0; /* reaped by the hook */
+	assert_int_equal(rc, -ESRCH);
+	assert_non_null(strstr(pmaps_pages_errmsg(c), "exited while it was read"));
+	pmaps_pages_close(c);
 	pmaps_proc_close(p);
 	close(h.in);
 	close(h.out);
@@ -807,6 +863,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
 		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
+		cmocka_unit_test_teardown(test_pages_exit_mid_walk, teardown),
 		cmocka_unit_test_teardown(test_exec_mid_read, teardown),
 		cmocka_unit_test_teardown(test_kernel_thread, teardown),
 		cmocka_unit_test_teardown(test_permission_denied, teardown),
