@@ -167,6 +167,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$PMAPS" maps $$ 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc = 1 ] && echo "$err" | grep -q 'CAP_SYS_PTRACE'; then ok; else bad "permission denied: rc=$rc $err"; fi
+	err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$PMAPS" pages $$ 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc = 1 ] && echo "$err" | grep -q 'CAP_SYS_PTRACE'; then ok; else bad "pages permission denied: rc=$rc $err"; fi
+	# Not root: the pages of one's own process, without physical page state, said once.
+	err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$PMAPS" pages self 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc = 0 ] && [ "$err" = "pmaps: note: kpageflags: needs root (CAP_SYS_ADMIN): showing pagemap flags only" ]; then ok; else bad "pages as nobody: rc=$rc $err"; fi
 else
 	echo "skipped: permission test needs root and setpriv"
 fi
