@@ -172,6 +172,39 @@ static void out_addr(struct out *o, uint64_t a, int json)
 	}
 }
 
+/* A record's start: JSON '{"start":..,"end":..' or CSV '0x..,0x..'. */
+static void span_open(struct out *o, const struct pages_opts *po, uint64_t start, uint64_t end,
+                      uint64_t rows)
+{
+	if (po->fmt == FMT_JSON) {
+		out_str(o, rows ? ",\n{\"start\":" : "\n{\"start\":");
+		out_addr(o, start, 1);
+		out_str(o, ",\"end\":");
+		out_addr(o, end, 1);
+	} else {
+		out_str(o, "0x");
+		out_hex(o, start, 1);
+		out_str(o, ",0x");
+		out_hex(o, end, 1);
+	}
+}
+
+/* A record's end: JSON ',"kind":..,"path":..}' or CSV ',PATH\n'. */
+static void span_close(struct out *o, const struct pages_opts *po, const struct pmaps_mapping *m)
+{
+	if (po->fmt == FMT_JSON) {
+		out_str(o, ",\"kind\":\"");
+		out_str(o, pmaps_kind_name(m->kind));
+		out_str(o, "\",\"path\":");
+		out_json_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '}');
+	} else {
+		out_ch(o, ',');
+		out_csv_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '\n');
+	}
+}
+
 static void header(struct out *o, const struct pages_opts *po, int pid,
                    enum pmaps_pages_strategy s)
 {
@@ -228,10 +261,7 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 	size_t n;
 
 	if (po->fmt == FMT_JSON) {
-		out_str(o, *rows ? ",\n{\"start\":" : "\n{\"start\":");
-		out_addr(o, r->start, 1);
-		out_str(o, ",\"end\":");
-		out_addr(o, r->end, 1);
+		span_open(o, po, r->start, r->end, *rows);
 		out_str(o, ",\"pages\":");
 		out_u64(o, pages);
 		out_str(o, ",\"flags\":[");
@@ -258,42 +288,33 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 				out_ch(o, '"');
 			}
 		}
-		out_str(o, ",\"kind\":\"");
-		out_str(o, pmaps_kind_name(m->kind));
-		out_str(o, "\",\"path\":");
-		out_json_str(o, m->path.ptr, m->path.len);
-		out_ch(o, '}');
+		span_close(o, po, m);
 	} else if (po->fmt == FMT_CSV) {
-		out_str(o, "0x");
-		out_hex(o, r->start, 1);
-		out_str(o, ",0x");
-		out_hex(o, r->end, 1);
+		int present = (r->flags & PMAPS_PG_PRESENT) != 0;
+		span_open(o, po, r->start, r->end, *rows);
 		out_ch(o, ',');
 		out_u64(o, pages);
 		out_ch(o, ',');
 		out_flags(o, r->flags, '|', 0);
-		out_ch(o, ',');
 		if (po->joined) {
 			char kf[256];
-			if (r->flags & PMAPS_PG_PRESENT) {
+			out_ch(o, ',');
+			if (present)
 				out_u64(o, r->mapcount);
-				out_ch(o, ',');
+			out_ch(o, ',');
+			if (present) {
 				kflags_str(kf, sizeof(kf), r->kflags, '|');
 				out_str(o, kf);
-			} else {
-				out_ch(o, ',');
 			}
-			out_ch(o, ',');
 			if (po->pfn) {
-				if (r->flags & PMAPS_PG_PRESENT) {
+				out_ch(o, ',');
+				if (present) {
 					out_str(o, "0x");
 					out_hex(o, r->pfn, 1);
 				}
-				out_ch(o, ',');
 			}
 		}
-		out_csv_str(o, m->path.ptr, m->path.len);
-		out_ch(o, '\n');
+		span_close(o, po, m);
 	} else {
 		out_addr(o, r->start, 0);
 		out_ch(o, ' ');
@@ -356,10 +377,7 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 	char b[24];
 
 	if (po->fmt == FMT_JSON) {
-		out_str(o, *rows ? ",\n{\"start\":" : "\n{\"start\":");
-		out_addr(o, start, 1);
-		out_str(o, ",\"end\":");
-		out_addr(o, end, 1);
+		span_open(o, po, start, end, *rows);
 		for (int k = 0; k < SUM_N; k++) {
 			if (!sum_visible(k, s, po->joined))
 				continue;
@@ -368,24 +386,15 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 			out_str(o, "\":");
 			out_u64(o, sum[k]);
 		}
-		out_str(o, ",\"kind\":\"");
-		out_str(o, pmaps_kind_name(m->kind));
-		out_str(o, "\",\"path\":");
-		out_json_str(o, m->path.ptr, m->path.len);
-		out_ch(o, '}');
+		span_close(o, po, m);
 	} else if (po->fmt == FMT_CSV) {
-		out_str(o, "0x");
-		out_hex(o, start, 1);
-		out_str(o, ",0x");
-		out_hex(o, end, 1);
+		span_open(o, po, start, end, *rows);
 		for (int k = 0; k < SUM_N && (k < SUM_DIRTY || po->joined); k++) {
 			out_ch(o, ',');
 			if (sum_visible(k, s, po->joined))
 				out_u64(o, sum[k]);
 		}
-		out_ch(o, ',');
-		out_csv_str(o, m->path.ptr, m->path.len);
-		out_ch(o, '\n');
+		span_close(o, po, m);
 	} else {
 		out_addr(o, start, 0);
 		out_ch(o, '-');
