@@ -374,8 +374,8 @@ struct pmaps_pages;
  * buffer; never per page or per range. Seek before reading.
  * Returns 0 and *OUT, or -ESRCH, -EACCES (pagemap needs ptrace-read access),
  * -ENODATA (a kernel thread), -ENOTTY (SCAN asked for, the kernel lacks it),
- * -ENOMEM. On errors other
- * than -ENOMEM and -EINVAL, *OUT is set so its message can be read: close it.
+ * -ENOMEM, -EINVAL. Whenever the cursor itself could be allocated, *OUT is
+ * set, even on error, so its message can be read: close it.
  */
 int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
                      enum pmaps_pages_strategy strategy, unsigned options);
