@@ -415,6 +415,73 @@ const char *pmaps_pages_errmsg(const struct pmaps_pages *c);
 void pmaps_pages_close(struct pmaps_pages *c);
 
 /* ------------------------------------------------------------------ */
+/* Explain: where a process's RSS is                                   */
+
+/* What the resident memory is for. */
+enum pmaps_xcat {
+	PMAPS_X_HEAP,         /* [heap]: the brk area (glibc malloc's main arena) */
+	PMAPS_X_ANON,         /* anonymous mmap (allocators' large chunks and arenas) */
+	PMAPS_X_ANON_NAMED,   /* [anon:NAME] */
+	PMAPS_X_THREAD_STACK, /* a thread's stack */
+	PMAPS_X_MAIN_STACK,   /* [stack] */
+	PMAPS_X_FILE_TEXT,    /* file-backed code */
+	PMAPS_X_FILE_DATA,    /* file-backed writable data */
+	PMAPS_X_FILE_RO,      /* read-only file data */
+	PMAPS_X_SHMEM,        /* shmem, memfd, SysV, shared anonymous */
+	PMAPS_X_HUGETLB,
+	PMAPS_X_OTHER,        /* vdso, guard, unknown names */
+	PMAPS_X_COUNT
+};
+/* A short name of a category ("thread-stacks"), or NULL. */
+const char *pmaps_xcat_name(enum pmaps_xcat c);
+
+/*
+ * The state columns. RSS = PRIVATE_DIRTY + PRIVATE_CLEAN + SHARED exactly
+ * (the kernel's own split); LAZYFREE, THP and LOCKED are parts of RSS; SWAP
+ * is outside it.
+ */
+enum pmaps_xcol {
+	PMAPS_XC_RSS, PMAPS_XC_PRIVATE_DIRTY, PMAPS_XC_PRIVATE_CLEAN, PMAPS_XC_SHARED,
+	PMAPS_XC_LAZYFREE, PMAPS_XC_THP, PMAPS_XC_LOCKED, PMAPS_XC_SWAP, PMAPS_XC_PSS,
+	PMAPS_XC_SWAP_PSS, PMAPS_XC_COUNT
+};
+
+#define PMAPS_EXPLAIN_TOP 10
+
+struct pmaps_explain_top {
+	uint64_t start, end, rss;
+	enum pmaps_xcat cat;
+	char path[128];          /* cut to fit, NUL-terminated */
+};
+
+struct pmaps_explain {
+	uint64_t v[PMAPS_X_COUNT][PMAPS_XC_COUNT]; /* bytes, from smaps */
+	uint64_t mappings[PMAPS_X_COUNT];
+	uint64_t total[PMAPS_XC_COUNT];           /* the sums over categories */
+	uint64_t nmappings;
+	/* smaps_rollup, read right after smaps (0 when the kernel has none) */
+	int have_rollup;
+	uint64_t rollup[PMAPS_F_COUNT];
+	/* /proc/PID/status, read before smaps (bytes) */
+	int have_status;
+	uint64_t vm_rss, rss_anon, rss_file, rss_shmem, vm_hwm, vm_pte, vm_swap;
+	/* thread stacks */
+	unsigned threads;        /* tasks listed */
+	unsigned stacks_found;   /* located by a stack pointer */
+	unsigned stacks_guessed; /* by the guard-page-below pattern (no pointer readable) */
+	unsigned ntop;           /* the largest mappings by RSS, largest first */
+	struct pmaps_explain_top top[PMAPS_EXPLAIN_TOP];
+};
+
+/*
+ * Fills OUT for PROC: status, the threads' stack pointers, one pass over
+ * smaps, then smaps_rollup. Allocates only an array of the threads' stack
+ * pointers (none per mapping). Returns 0, or a negative errno with a message
+ * in MSG (as pmaps_maps_errmsg() would give it).
+ */
+int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, char *msg, size_t msgsz);
+
+/* ------------------------------------------------------------------ */
 /* Grouping                                                            */
 
 enum pmaps_group_by {

@@ -15,6 +15,8 @@ static const char usage[] =
 	"Commands:\n"
 	"  maps PID           every mapping with every smaps field; --group, --total\n"
 	"  pages PID [RANGE]  pages as runs of equal state: present, swapped, zero, ...\n"
+	"  explain PID        where the RSS is, in numbers that add up, and why a heap\n"
+	"                     profile shows less\n"
 	"  demo               start a built-in workload and show where its memory is\n"
 	"  help [CMD]         show help for pmaps or for a command\n"
 	"\n"
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "maps") == 0)
 		return cmd_maps(argc, argv);
+	if (strcmp(cmd, "explain") == 0)
+		return cmd_explain(argc, argv);
 	if (strcmp(cmd, "pages") == 0)
 		return cmd_pages(argc, argv);
 	if (strcmp(cmd, "demo") == 0)

@@ -141,6 +141,13 @@ t err-pages-scan 1 pages --strategy scan $PG
 t err-pages-no-pid 2 pages
 t err-pages-args 2 pages 1 2 3
 
+# explain, on the hand-made edge cases (no status, no tasks in a fixture)
+t explain-edge 0 explain $E
+t explain-edge-json 0 explain --json $E; json explain-edge-json
+t err-explain-no-pid 2 explain
+t err-explain-not-pid 2 explain xyz
+t err-explain-no-such 1 explain --proc-root edge/proc 999
+
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
 if "$PMAPS" maps --total --json self | grep -q '"source":"smaps_rollup"'; then ok; else bad "total self"; fi
@@ -148,6 +155,8 @@ if "$PMAPS" maps --json self >"$TMP/out"; then json "json self"; ok; else bad "j
 if out=$("$PMAPS" pages self 2>&1) && echo "$out" | grep -q '\[stack\]$'; then ok; else bad "pages self"; fi
 if "$PMAPS" pages --summary --json self >"$TMP/out"; then json "pages json self"; ok; else bad "pages json self"; fi
 if "$PMAPS" pages --strategy pagemap --gentle self '[stack]' | grep -q 'present'; then ok; else bad "pages gentle stack"; fi
+if out=$("$PMAPS" explain self 2>&1) && echo "$out" | grep -q '^Reconciled'; then ok; else bad "explain self"; fi
+if "$PMAPS" explain --json self >"$TMP/out"; then json "explain json self"; ok; else bad "explain json self"; fi
 sleep 30 & sp=$!
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
 kill $sp; wait $sp 2>/dev/null

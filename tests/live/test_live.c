@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "internal.h"
 
@@ -37,6 +38,8 @@ struct helper {
 	struct region r[16];
 	int nr, named;
 };
+
+static void wait_state_all(pid_t pid, char want);
 
 /* The helper of the running test, ended by teardown if an assertion failed. */
 static pid_t running_helper;
@@ -91,6 +94,43 @@ static void start_helper(struct helper *h, const char *threads)
 	}
 	fclose(f);
 	assert_int_equal(h->nr, 11);
+	wait_state_all(h->pid, 'S');
+}
+
+/* Until every thread of PID is in state WANT ('S': blocked in read(); 'T': stopped). */
+static void wait_state_all(pid_t pid, char want)
+{
+	char path[320];
+
+	for (int tries = 0; tries < 2000; tries++) {
+		int busy = 0;
+		DIR *d;
+		struct dirent *e;
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		d = opendir(path);
+		assert_non_null(d);
+		while ((e = readdir(d)) != NULL) {
+			char st[512], *rp;
+			FILE *f;
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, e->d_name);
+			f = fopen(path, "r");
+			if (!f || !fgets(st, sizeof(st), f)) {
+				busy = 1;
+			} else {
+				rp = strrchr(st, ')');
+				busy |= !rp || rp[2] != want;
+			}
+			if (f)
+				fclose(f);
+		}
+		closedir(d);
+		if (!busy)
+			return;
+		usleep(1000);
+	}
+	fail_msg("the helper's threads never all reached state %c", want);
 }
 
 static void stop_helper(struct helper *h)
@@ -444,6 +484,55 @@ static void test_pages_kpage(void **state)
 		pmaps_pages_close(c);
 	}
 	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* explain on the layout: parts that add up, stacks found, the lazily freed pages. */
+static void test_explain(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	static struct pmaps_explain x;
+	char msg[256];
+	uint64_t sum[PMAPS_XC_COUNT] = {0}, maps = 0;
+	(void)state;
+
+	start_helper(&h, "3");
+	kill(h.pid, SIGSTOP); /* at rest: smaps and smaps_rollup must agree */
+	wait_state_all(h.pid, 'T'); /* woken from read() to stop: wait until they have */
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_explain(p, &x, msg, sizeof(msg)), 0);
+	for (int k = 0; k < PMAPS_X_COUNT; k++) {
+		const uint64_t *v = x.v[k];
+		/* Private dirty + private clean + shared is the RSS, category by category. */
+		assert_int_equal(v[PMAPS_XC_PRIVATE_DIRTY] + v[PMAPS_XC_PRIVATE_CLEAN] + v[PMAPS_XC_SHARED],
+		                 v[PMAPS_XC_RSS]);
+		for (int c = 0; c < PMAPS_XC_COUNT; c++)
+			sum[c] += v[c];
+		maps += x.mappings[k];
+	}
+	assert_memory_equal(sum, x.total, sizeof(sum));
+	assert_int_equal(maps, x.nmappings);
+	assert_int_equal(x.have_rollup, 1);
+	assert_int_equal(x.total[PMAPS_XC_RSS], x.rollup[PMAPS_F_RSS]);
+	assert_int_equal(x.total[PMAPS_XC_LAZYFREE], x.rollup[PMAPS_F_LAZY_FREE]);
+	assert_true(x.v[PMAPS_X_ANON][PMAPS_XC_LAZYFREE] >= 16 * PG);
+	/* The helper and its 3 threads, blocked in read(): every stack found. */
+	assert_int_equal(x.threads, 4);
+	assert_int_equal(x.stacks_found, 3);
+	assert_int_equal(x.mappings[PMAPS_X_THREAD_STACK], 3);
+	assert_int_equal(x.stacks_guessed, 0);
+	assert_int_equal(x.mappings[PMAPS_X_MAIN_STACK], 1);
+	/* memfd (4 pages) and the shared region (8): shared memory. */
+	assert_int_equal(x.v[PMAPS_X_SHMEM][PMAPS_XC_RSS], 12 * PG);
+	assert_int_equal(x.have_status, 1);
+	assert_int_equal(x.vm_rss, x.rss_anon + x.rss_file + x.rss_shmem);
+	/* The largest first. */
+	assert_true(x.ntop > 0);
+	for (unsigned i = 1; i < x.ntop; i++)
+		assert_true(x.top[i - 1].rss >= x.top[i].rss);
+	pmaps_proc_close(p);
+	kill(h.pid, SIGCONT);
 	stop_helper(&h);
 }
 
@@ -861,6 +950,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_allocations, teardown),
 		cmocka_unit_test_teardown(test_pages_exact, teardown),
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
+		cmocka_unit_test_teardown(test_explain, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
 		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_pages_exit_mid_walk, teardown),

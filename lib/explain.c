@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * explain.c - where a process's resident memory is: one pass over smaps,
+ * each mapping put in a category and its Rss split by state, checked against
+ * smaps_rollup and /proc/PID/status.
+ *
+ * Thread stacks: each task's stack pointer is the second-to-last field of
+ * /proc/PID/task/TID/syscall (readable with ptrace access, "running" while
+ * the thread runs); the anonymous mapping that holds it is that thread's
+ * stack. For threads whose pointer cannot be read, an anonymous read-write
+ * mapping right above an inaccessible one (the guard glibc and musl put
+ * below a thread stack) counts as a stack, as many times as there are such
+ * threads, and is marked a guess.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "parse.h"
+
+static const char *const xcat_names[PMAPS_X_COUNT] = {
+	[PMAPS_X_HEAP] = "heap",
+	[PMAPS_X_ANON] = "anon",
+	[PMAPS_X_ANON_NAMED] = "anon-named",
+	[PMAPS_X_THREAD_STACK] = "thread-stacks",
+	[PMAPS_X_MAIN_STACK] = "main-stack",
+	[PMAPS_X_FILE_TEXT] = "file-text",
+	[PMAPS_X_FILE_DATA] = "file-data",
+	[PMAPS_X_FILE_RO] = "file-ro",
+	[PMAPS_X_SHMEM] = "shmem",
+	[PMAPS_X_HUGETLB] = "hugetlb",
+	[PMAPS_X_OTHER] = "other",
+};
+
+const char *pmaps_xcat_name(enum pmaps_xcat c)
+{
+	return (unsigned)c < PMAPS_X_COUNT ? xcat_names[c] : NULL;
+}
+
+/* "Name:\t   123 kB" lines of /proc/PID/status. */
+static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{"VmRSS:", offsetof(struct pmaps_explain, vm_rss)},
+		{"RssAnon:", offsetof(struct pmaps_explain, rss_anon)},
+		{"RssFile:", offsetof(struct pmaps_explain, rss_file)},
+		{"RssShmem:", offsetof(struct pmaps_explain, rss_shmem)},
+		{"VmHWM:", offsetof(struct pmaps_explain, vm_hwm)},
+		{"VmPTE:", offsetof(struct pmaps_explain, vm_pte)},
+		{"VmSwap:", offsetof(struct pmaps_explain, vm_swap)},
+	};
+	char buf[8192];
+	const char *p, *end;
+	ssize_t n;
+	int fd = pmaps__openat(proc, "status");
+
+	if (fd < 0)
+		return;
+	n = pmaps__read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0)
+		return;
+	end = buf + n;
+	for (p = buf; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			size_t kl = strlen(keys[k].key);
+			const char *q = p + kl;
+			uint64_t v;
+			if ((size_t)(nl - p) <= kl || memcmp(p, keys[k].key, kl) != 0)
+				continue;
+			while (q < nl && (*q == ' ' || *q == '\t'))
+				q++;
+			if (pmaps__parse_dec(&q, nl, &v) > 0 && v <= UINT64_MAX >> 10) {
+				*(uint64_t *)((char *)x + keys[k].off) = v << 10;
+				x->have_status = 1;
+			}
+		}
+		p = nl + 1;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The stack pointer of task NAME, from its syscall file; 0 when unreadable or running. */
+static uint64_t task_sp(int taskfd, const char *name)
+{
+	char path[64], buf[512];
+	const char *p, *last = NULL, *prev = NULL;
+	uint64_t sp;
+	ssize_t n;
+	int fd;
+
+	if (strlen(name) > 32)
+		return 0;
+	memcpy(path, name, strlen(name));
+	memcpy(path + strlen(name), "/syscall", 9);
+	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pmaps__read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "NR arg1 ... arg6 SP PC": the second-to-last field. */
+	for (p = buf; *p;) {
+		while (*p == ' ' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		prev = last;
+		last = p;
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+	}
+	if (!prev || prev[0] != '0' || prev[1] != 'x')
+		return 0;
+	p = prev + 2;
+	if (pmaps__parse_hex(&p, buf + n, &sp) < 0)
+		return 0;
+	return sp;
+}
+
+/* Every task's stack pointer, sorted (0s for those that cannot be read). */
+static int read_sps(const struct pmaps_proc *proc, uint64_t **out, unsigned *n)
+{
+	int taskfd = openat(proc->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	uint64_t *sps = NULL;
+	size_t cap = 0;
+	struct dirent *e;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	if (taskfd < 0)
+		return 0; /* a fixture tree without tasks: no threads to find */
+	d = fdopendir(taskfd);
+	if (!d) {
+		close(taskfd);
+		return -errno;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			uint64_t *ns = pmaps__alloc(nc * sizeof(*ns));
+			if (!ns) {
+				pmaps__free(sps);
+				closedir(d);
+				return -ENOMEM;
+			}
+			if (cap)
+				memcpy(ns, sps, cap * sizeof(*ns));
+			pmaps__free(sps);
+			sps = ns;
+			cap = nc;
+		}
+		sps[(*n)++] = task_sp(dirfd(d), e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(sps, *n, sizeof(*sps), cmp_u64);
+	*out = sps;
+	return 0;
+}
+
+/* Whether a stack pointer in the sorted SPS lies in [start, end). */
+static int holds_sp(const uint64_t *sps, unsigned n, uint64_t start, uint64_t end)
+{
+	unsigned lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (sps[mid] < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && sps[lo] < end;
+}
+
+static void add_top(struct pmaps_explain *x, const struct pmaps_mapping *m, enum pmaps_xcat cat)
+{
+	uint64_t rss = m->v[PMAPS_F_RSS];
+	unsigned i = x->ntop;
+
+	if (rss == 0 || (i == PMAPS_EXPLAIN_TOP && x->top[i - 1].rss >= rss))
+		return;
+	if (i == PMAPS_EXPLAIN_TOP)
+		i--;
+	else
+		x->ntop++;
+	while (i > 0 && x->top[i - 1].rss < rss) {
+		x->top[i] = x->top[i - 1];
+		i--;
+	}
+	x->top[i].start = m->start;
+	x->top[i].end = m->end;
+	x->top[i].rss = rss;
+	x->top[i].cat = cat;
+	size_t n = m->path.len < sizeof(x->top[i].path) - 1 ? m->path.len : sizeof(x->top[i].path) - 1;
+	memcpy(x->top[i].path, m->path.ptr, n);
+	x->top[i].path[n] = '\0';
+}
+
+static enum pmaps_xcat category(enum pmaps_kind k)
+{
+	switch (k) {
+	case PMAPS_KIND_HEAP: return PMAPS_X_HEAP;
+	case PMAPS_KIND_ANON: return PMAPS_X_ANON;
+	case PMAPS_KIND_ANON_NAMED: return PMAPS_X_ANON_NAMED;
+	case PMAPS_KIND_STACK: return PMAPS_X_MAIN_STACK;
+	case PMAPS_KIND_FILE_TEXT: return PMAPS_X_FILE_TEXT;
+	case PMAPS_KIND_FILE_DATA: return PMAPS_X_FILE_DATA;
+	case PMAPS_KIND_FILE_RO: return PMAPS_X_FILE_RO;
+	case PMAPS_KIND_SHMEM: return PMAPS_X_SHMEM;
+	case PMAPS_KIND_HUGETLB: return PMAPS_X_HUGETLB;
+	default: return PMAPS_X_OTHER;
+	}
+}
+
+int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, size_t msgsz)
+{
+	struct pmaps_maps *c = NULL;
+	const struct pmaps_mapping *m;
+	uint64_t *sps = NULL, prev_end = 0;
+	unsigned nsps, unlocated = 0, located = 0;
+	int prev_guard = 0, r;
+
+	memset(x, 0, sizeof(*x));
+	msg[0] = '\0';
+	read_status(proc, x);
+	r = read_sps(proc, &sps, &x->threads);
+	if (r < 0) {
+		pmaps__msg(msg, msgsz, "task: %s", pmaps_strerror(r));
+		return r;
+	}
+	/* The pointers that could not be read are 0s, sorted first. */
+	for (nsps = 0; nsps < x->threads && sps[nsps] == 0; nsps++)
+		unlocated++;
+	r = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0);
+	while (r >= 0 && (r = pmaps_maps_next(c, &m)) > 0) {
+		enum pmaps_xcat cat = category(m->kind);
+		const uint64_t *v = m->v;
+		uint64_t *row;
+		if (cat == PMAPS_X_ANON) {
+			if (holds_sp(sps + nsps, x->threads - nsps, m->start, m->end)) {
+				cat = PMAPS_X_THREAD_STACK;
+				located++;
+			} else if (unlocated > x->stacks_guessed && prev_guard && prev_end == m->start &&
+			           (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) ==
+			               (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) {
+				cat = PMAPS_X_THREAD_STACK;
+				x->stacks_guessed++;
+			}
+		}
+		prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
+		prev_end = m->end;
+		row = x->v[cat];
+		row[PMAPS_XC_RSS] += v[PMAPS_F_RSS];
+		row[PMAPS_XC_PRIVATE_DIRTY] += v[PMAPS_F_PRIVATE_DIRTY];
+		row[PMAPS_XC_PRIVATE_CLEAN] += v[PMAPS_F_PRIVATE_CLEAN];
+		row[PMAPS_XC_SHARED] += v[PMAPS_F_SHARED_CLEAN] + v[PMAPS_F_SHARED_DIRTY];
+		row[PMAPS_XC_LAZYFREE] += v[PMAPS_F_LAZY_FREE];
+		row[PMAPS_XC_THP] += v[PMAPS_F_ANON_HUGE_PAGES] + v[PMAPS_F_SHMEM_PMD_MAPPED] +
+		                     v[PMAPS_F_FILE_PMD_MAPPED];
+		row[PMAPS_XC_LOCKED] += v[PMAPS_F_LOCKED];
+		row[PMAPS_XC_SWAP] += v[PMAPS_F_SWAP];
+		row[PMAPS_XC_PSS] += v[PMAPS_F_PSS];
+		row[PMAPS_XC_SWAP_PSS] += v[PMAPS_F_SWAP_PSS];
+		x->mappings[cat]++;
+		x->nmappings++;
+		add_top(x, m, cat);
+	}
+	x->stacks_found = located;
+	pmaps__free(sps);
+	if (r < 0) {
+		pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c)
+		                                                          : pmaps_strerror(r));
+		pmaps_maps_close(c);
+		return r;
+	}
+	pmaps_maps_close(c);
+	for (int k = 0; k < PMAPS_X_COUNT; k++)
+		for (int col = 0; col < PMAPS_XC_COUNT; col++)
+			x->total[col] += x->v[k][col];
+	/* The kernel's own sum, right after: equal on a process at rest. */
+	c = NULL;
+	r = pmaps_maps_open(&c, proc, PMAPS_SRC_ROLLUP, 0);
+	if (r == 0 && (r = pmaps_maps_next(c, &m)) > 0) {
+		memcpy(x->rollup, m->v, sizeof(x->rollup));
+		x->have_rollup = 1;
+		r = 0;
+	}
+	if (r == -ENOENT)
+		r = 0; /* before 4.14: the smaps sum stands alone */
+	if (r < 0)
+		pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c)
+		                                                          : pmaps_strerror(r));
+	pmaps_maps_close(c);
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_explain.c - `pmaps explain PID`: where the RSS is, in numbers that add
+ * up to what the kernel reports, and notes on why a heap profiler shows less.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+static const char explain_usage[] =
+	"Usage: pmaps explain [OPTIONS] PID\n"
+	"\n"
+	"Explain where the resident memory (RSS) of process PID (a number, or 'self')\n"
+	"is: by category (heap, anonymous mmap, thread stacks, file code and data,\n"
+	"shared memory, ...) and state (private dirty or clean, shared, lazily freed,\n"
+	"huge pages, locked, swapped), reconciled with smaps_rollup and status, with\n"
+	"the largest mappings and notes on the usual gaps to a heap profile.\n"
+	"\n"
+	"Options:\n"
+	"  -j, --json             JSON for programs (bytes)\n"
+	"      --proc-root DIR    read DIR/PID instead of /proc/PID\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 on success, 1 when the process cannot be read, 2 on a usage error.\n";
+
+static const char *const col_keys[PMAPS_XC_COUNT] = {
+	"rss", "private_dirty", "private_clean", "shared", "lazy_free", "thp", "locked",
+	"swap", "pss", "swap_pss"};
+static const char *const col_titles[] = {"Rss", "PrDirty", "PrClean", "Shared", "LazyFree",
+                                         "THP", "Locked", "Swap"};
+
+/* S with control characters as \n, \t or \xHH (a path must stay on its row). */
+static const char *printable(char *dst, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *d = dst;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != 0x7f) {
+			*d++ = (char)c;
+		} else if (c == '\n' || c == '\t') {
+			*d++ = '\\';
+			*d++ = c == '\n' ? 'n' : 't';
+		} else {
+			*d++ = '\\';
+			*d++ = 'x';
+			*d++ = hex[c >> 4];
+			*d++ = hex[c & 15];
+		}
+	}
+	*d = '\0';
+	return dst;
+}
+
+static void h(char *b, uint64_t v)
+{
+	fmt_human(b, v);
+}
+
+static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
+{
+	out_str(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+	out_u64(o, (uint64_t)pid);
+	out_str(o, ",\"rss\":");
+	out_u64(o, x->total[PMAPS_XC_RSS]);
+	out_str(o, ",\"effective_rss\":");
+	out_u64(o, x->total[PMAPS_XC_RSS] - x->total[PMAPS_XC_LAZYFREE]);
+	out_str(o, ",\"pss\":");
+	out_u64(o, x->total[PMAPS_XC_PSS]);
+	out_str(o, ",\"uss\":");
+	out_u64(o, x->total[PMAPS_XC_PRIVATE_DIRTY] + x->total[PMAPS_XC_PRIVATE_CLEAN]);
+	out_str(o, ",\"swap\":");
+	out_u64(o, x->total[PMAPS_XC_SWAP]);
+	out_str(o, ",\"swap_pss\":");
+	out_u64(o, x->total[PMAPS_XC_SWAP_PSS]);
+	out_str(o, ",\"mappings\":");
+	out_u64(o, x->nmappings);
+	if (x->have_status) {
+		out_str(o, ",\"status\":{\"vm_rss\":");
+		out_u64(o, x->vm_rss);
+		out_str(o, ",\"rss_anon\":");
+		out_u64(o, x->rss_anon);
+		out_str(o, ",\"rss_file\":");
+		out_u64(o, x->rss_file);
+		out_str(o, ",\"rss_shmem\":");
+		out_u64(o, x->rss_shmem);
+		out_str(o, ",\"vm_hwm\":");
+		out_u64(o, x->vm_hwm);
+		out_str(o, ",\"vm_pte\":");
+		out_u64(o, x->vm_pte);
+		out_str(o, ",\"vm_swap\":");
+		out_u64(o, x->vm_swap);
+		out_ch(o, '}');
+	}
+	if (x->have_rollup) {
+		out_str(o, ",\"smaps_rollup\":{\"rss\":");
+		out_u64(o, x->rollup[PMAPS_F_RSS]);
+		out_str(o, ",\"pss\":");
+		out_u64(o, x->rollup[PMAPS_F_PSS]);
+		out_str(o, ",\"lazy_free\":");
+		out_u64(o, x->rollup[PMAPS_F_LAZY_FREE]);
+		out_str(o, ",\"swap\":");
+		out_u64(o, x->rollup[PMAPS_F_SWAP]);
+		out_ch(o, '}');
+	}
+	out_str(o, ",\"threads\":{\"count\":");
+	out_u64(o, x->threads);
+	out_str(o, ",\"stacks_found\":");
+	out_u64(o, x->stacks_found);
+	out_str(o, ",\"stacks_guessed\":");
+	out_u64(o, x->stacks_guessed);
+	out_str(o, "},\"categories\":[");
+	for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
+		if (!x->mappings[k])
+			continue;
+		out_str(o, first ? "\n{\"category\":\"" : ",\n{\"category\":\"");
+		first = 0;
+		out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
+		out_str(o, "\",\"mappings\":");
+		out_u64(o, x->mappings[k]);
+		for (int c = 0; c < PMAPS_XC_COUNT; c++) {
+			out_str(o, ",\"");
+			out_str(o, col_keys[c]);
+			out_str(o, "\":");
+			out_u64(o, x->v[k][c]);
+		}
+		out_ch(o, '}');
+	}
+	out_str(o, "\n],\"largest\":[");
+	for (unsigned i = 0; i < x->ntop; i++) {
+		const struct pmaps_explain_top *t = &x->top[i];
+		out_str(o, i ? ",\n{\"start\":\"0x" : "\n{\"start\":\"0x");
+		out_hex(o, t->start, 1);
+		out_str(o, "\",\"end\":\"0x");
+		out_hex(o, t->end, 1);
+		out_str(o, "\",\"rss\":");
+		out_u64(o, t->rss);
+		out_str(o, ",\"category\":\"");
+		out_str(o, pmaps_xcat_name(t->cat));
+		out_str(o, "\",\"path\":");
+		out_json_str(o, t->path, strlen(t->path));
+		out_ch(o, '}');
+	}
+	out_str(o, "\n]}\n");
+}
+
+/* PART of WHOLE as "12.3%" into B (at least 24 bytes). */
+static void pct(char *b, uint64_t part, uint64_t whole)
+{
+	/* Tenths of a percent, in floating point: PART * 1000 could overflow. */
+	unsigned t = whole ? (unsigned)((double)part * 1000.0 / (double)whole + 0.5) : 0;
+	snprintf(b, 24, "%u.%u%%", t / 10, t % 10);
+}
+
+static void explain_text(const struct pmaps_explain *x, int pid)
+{
+	const uint64_t *t = x->total;
+	uint64_t rss = t[PMAPS_XC_RSS], lazy = t[PMAPS_XC_LAZYFREE];
+	uint64_t file = 0, file_clean = 0, anon_dirty = 0;
+	char a[24], b[24], c[24], d[24];
+
+	h(a, rss);
+	h(b, rss - lazy);
+	h(c, lazy);
+	printf("pmaps explain: process %d\n\n", pid);
+	printf("RSS %s: what ps and top show.", a);
+	if (lazy)
+		printf(" Effective RSS %s (minus %s LazyFree).", b, c);
+	printf("\n");
+	h(a, t[PMAPS_XC_PSS]);
+	h(b, t[PMAPS_XC_PRIVATE_DIRTY] + t[PMAPS_XC_PRIVATE_CLEAN]);
+	h(c, t[PMAPS_XC_SWAP]);
+	h(d, t[PMAPS_XC_SWAP_PSS]);
+	printf("PSS %s, USS %s (pages no other process maps), swap %s (SwapPss %s).\n", a, b, c, d);
+	if (x->have_status) {
+		h(a, x->vm_hwm);
+		h(b, x->vm_pte);
+		printf("Peak RSS (VmHWM) %s, page tables (VmPTE) %s.\n", a, b);
+	}
+	printf("\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
+	printf("%-14s %5s", "Category", "Maps");
+	for (size_t k = 0; k < sizeof(col_titles) / sizeof(col_titles[0]); k++)
+		printf(" %8s", col_titles[k]);
+	printf(" %7s\n", "%RSS");
+	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
+		const uint64_t *v = k < PMAPS_X_COUNT ? x->v[k] : t;
+		if (k < PMAPS_X_COUNT && !x->mappings[k])
+			continue;
+		printf("%-14s %5llu", k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total",
+		       (unsigned long long)(k < PMAPS_X_COUNT ? x->mappings[k] : x->nmappings));
+		for (size_t col = 0; col < sizeof(col_titles) / sizeof(col_titles[0]); col++) {
+			h(a, v[col]);
+			printf(" %8s", a);
+		}
+		pct(a, v[PMAPS_XC_RSS], rss);
+		printf(" %7s\n", a);
+	}
+	printf("\nReconciled: the categories add up to %llu KiB of RSS",
+	       (unsigned long long)(rss >> 10));
+	if (x->have_rollup) {
+		uint64_t r = x->rollup[PMAPS_F_RSS];
+		if (r == rss)
+			printf("; smaps_rollup, the kernel's own sum, says the same.\n");
+		else
+			printf("; smaps_rollup says %llu KiB, %llu KiB apart: the process changed between "
+			       "the two reads.\n",
+			       (unsigned long long)(r >> 10),
+			       (unsigned long long)((r > rss ? r - rss : rss - r) >> 10));
+	} else {
+		printf(" (this kernel has no smaps_rollup to compare with).\n");
+	}
+	if (x->have_status) {
+		uint64_t sum = x->rss_anon + x->rss_file + x->rss_shmem;
+		printf("status: VmRSS %llu KiB = RssAnon %llu + RssFile %llu + RssShmem %llu KiB",
+		       (unsigned long long)(x->vm_rss >> 10), (unsigned long long)(x->rss_anon >> 10),
+		       (unsigned long long)(x->rss_file >> 10), (unsigned long long)(x->rss_shmem >> 10));
+		printf(".\n");
+		if (sum != x->vm_rss || x->vm_rss != rss)
+			printf("  %llu KiB from the sum above: status was read first, and its counters are\n"
+			       "  approximate before Linux 6.16.\n",
+			       (unsigned long long)((x->vm_rss > rss ? x->vm_rss - rss : rss - x->vm_rss) >> 10));
+	}
+	if (x->threads) {
+		printf("Threads: %u; stacks found by their stack pointer: %u", x->threads,
+		       x->stacks_found);
+		if (x->stacks_guessed)
+			printf(", guessed from the guard page below them: %u", x->stacks_guessed);
+		printf(" (the main thread's is [stack]).\n");
+	}
+	if (x->ntop) {
+		printf("\nLargest mappings by RSS:\n");
+		for (unsigned i = 0; i < x->ntop; i++) {
+			const struct pmaps_explain_top *tp = &x->top[i];
+			char path[4 * sizeof(tp->path) + 1];
+			h(a, tp->rss);
+			printf("  %012llx-%012llx %8s  %-13s %s\n", (unsigned long long)tp->start,
+			       (unsigned long long)tp->end, a, pmaps_xcat_name(tp->cat),
+			       tp->path[0] ? printable(path, tp->path) : "[anon]");
+		}
+	}
+	for (int k = PMAPS_X_FILE_TEXT; k <= PMAPS_X_FILE_RO; k++) {
+		file += x->v[k][PMAPS_XC_RSS];
+		file_clean += x->v[k][PMAPS_XC_PRIVATE_CLEAN];
+	}
+	anon_dirty = x->v[PMAPS_X_HEAP][PMAPS_XC_PRIVATE_DIRTY] +
+	             x->v[PMAPS_X_ANON][PMAPS_XC_PRIVATE_DIRTY] +
+	             x->v[PMAPS_X_ANON_NAMED][PMAPS_XC_PRIVATE_DIRTY];
+	printf("\nNotes:\n");
+	if (anon_dirty) {
+		h(a, anon_dirty);
+		printf("- %s of heap and anonymous memory is private and dirty: what allocators got from\n"
+		       "  the kernel and wrote. A heap profile counts live objects in it; the rest is\n"
+		       "  memory kept after free (glibc: malloc_trim returns it), metadata and\n"
+		       "  fragmentation.\n", a);
+	}
+	if (lazy) {
+		h(a, lazy);
+		printf("- %s are pages freed with MADV_FREE (LazyFree): still resident and counted in\n"
+		       "  RSS until the kernel needs the memory. Go 1.12 to 1.15 freed this way by\n"
+		       "  default (GODEBUG=madvdontneed=1 returns pages at once).\n", a);
+	}
+	if (file) {
+		h(a, file);
+		h(b, file_clean);
+		printf("- %s are file pages (code, data and files mapped): in RSS but in no heap\n"
+		       "  profile; %s of them are clean, and the kernel can drop those at any time.\n",
+		       a, b);
+	}
+	if (x->v[PMAPS_X_SHMEM][PMAPS_XC_RSS]) {
+		h(a, x->v[PMAPS_X_SHMEM][PMAPS_XC_RSS]);
+		h(b, x->v[PMAPS_X_SHMEM][PMAPS_XC_PSS]);
+		printf("- %s is shared memory (shmem, memfd, SysV): counted whole in the RSS of every\n"
+		       "  process that maps it; PSS splits it (%s here).\n", a, b);
+	}
+	if (x->v[PMAPS_X_THREAD_STACK][PMAPS_XC_RSS] || x->v[PMAPS_X_MAIN_STACK][PMAPS_XC_RSS]) {
+		h(a, x->v[PMAPS_X_THREAD_STACK][PMAPS_XC_RSS] + x->v[PMAPS_X_MAIN_STACK][PMAPS_XC_RSS]);
+		printf("- %s are stacks: touched stack pages stay resident after the calls return.\n", a);
+	}
+	if (t[PMAPS_XC_THP]) {
+		h(a, t[PMAPS_XC_THP]);
+		printf("- %s are transparent huge pages: touching one byte can make 2 MiB resident.\n", a);
+	}
+	if (t[PMAPS_XC_SWAP]) {
+		h(a, t[PMAPS_XC_SWAP]);
+		printf("- %s are swapped out: not in RSS, back in it when touched.\n", a);
+	}
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"proc-root", required_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static struct pmaps_explain x;
+	static struct out out;
+	struct pmaps_proc *proc;
+	const char *root = NULL;
+	char msg[256];
+	int ch, json = 0, err;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'j': json = 1; break;
+		case 'R': root = optarg; break;
+		case 'h': fputs(explain_usage, stdout); return EXIT_OK;
+		default:
+			if (optopt == 'R' || (optind > 1 && strcmp(argv[optind - 1], "--proc-root") == 0))
+				die_msg("option '%s' needs a value (see pmaps explain --help)", argv[optind - 1]);
+			else
+				die_msg("unknown option '%s' (see pmaps explain --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		die_msg(optind == argc ? "which process? (pmaps explain PID; see --help)"
+		                       : "one PID only (see pmaps explain --help)");
+		return EXIT_USAGE;
+	}
+	err = pmaps_proc_open(&proc, root, argv[optind]);
+	if (err < 0) {
+		if (err == -EINVAL) {
+			die_msg("'%s' is not a process id (a number, or 'self')", argv[optind]);
+			return EXIT_USAGE;
+		}
+		die_msg("process %s: %s", argv[optind],
+		        err == -ESRCH ? "no such process" : pmaps_strerror(err));
+		return EXIT_FAIL;
+	}
+	err = pmaps_explain(proc, &x, msg, sizeof(msg));
+	if (err < 0) {
+		die_msg("process %s: %s", argv[optind], msg[0] ? msg : pmaps_strerror(err));
+		pmaps_proc_close(proc);
+		return EXIT_FAIL;
+	}
+	if (json) {
+		out_init(&out, STDOUT_FILENO);
+		explain_json(&out, &x, pmaps_proc_pid(proc));
+		out_flush(&out);
+		err = out.err;
+	} else {
+		explain_text(&x, pmaps_proc_pid(proc));
+		err = fflush(stdout) == 0 ? 0 : 1;
+	}
+	pmaps_proc_close(proc);
+	if (err) {
+		die_msg("writing output failed");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
