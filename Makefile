@@ -10,7 +10,7 @@
 #
 # As root, missing Debian build packages are installed first.
 
-BUILD_DEPS := cmake make gcc pkg-config libcmocka-dev util-linux cppcheck
+BUILD_DEPS := cmake make gcc pkg-config libcmocka-dev util-linux cppcheck golang-go
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 

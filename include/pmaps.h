@@ -422,6 +422,7 @@ enum pmaps_xcat {
 	PMAPS_X_HEAP,         /* [heap]: the brk area (glibc malloc's main arena) */
 	PMAPS_X_ANON,         /* anonymous mmap (allocators' large chunks and arenas) */
 	PMAPS_X_ANON_NAMED,   /* [anon:NAME] */
+	PMAPS_X_RUNTIME_HEAP, /* a language runtime's heap, where the evidence is solid */
 	PMAPS_X_THREAD_STACK, /* a thread's stack */
 	PMAPS_X_MAIN_STACK,   /* [stack] */
 	PMAPS_X_FILE_TEXT,    /* file-backed code */
@@ -471,6 +472,14 @@ struct pmaps_explain {
 	unsigned stacks_guessed; /* by the guard-page-below pattern (no pointer readable) */
 	unsigned ntop;           /* the largest mappings by RSS, largest first */
 	struct pmaps_explain_top top[PMAPS_EXPLAIN_TOP];
+	/*
+	 * The language runtime found, and the evidence for each rule: "go"
+	 * (the .go.buildinfo section of /proc/PID/exe; its heap is the
+	 * anonymous mappings in its arena ranges, from 0xc000000000), or "".
+	 */
+	char runtime[16];
+	char runtime_version[32];
+	char runtime_evidence[192];
 };
 
 /*

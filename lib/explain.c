@@ -26,6 +26,7 @@ static const char *const xcat_names[PMAPS_X_COUNT] = {
 	[PMAPS_X_HEAP] = "heap",
 	[PMAPS_X_ANON] = "anon",
 	[PMAPS_X_ANON_NAMED] = "anon-named",
+	[PMAPS_X_RUNTIME_HEAP] = "runtime-heap",
 	[PMAPS_X_THREAD_STACK] = "thread-stacks",
 	[PMAPS_X_MAIN_STACK] = "main-stack",
 	[PMAPS_X_FILE_TEXT] = "file-text",
@@ -87,6 +88,70 @@ static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
 		}
 		p = nl + 1;
 	}
+}
+
+static uint64_t le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/*
+ * Go: a 64-bit little-endian ELF /proc/PID/exe with a .go.buildinfo section
+ * (Go 1.13+), whose 32-byte header "\xff Go buildinf:" has flags bit 2 when
+ * the version string follows inline, length-prefixed (Go 1.18+). Returns 1
+ * when found; VERSION gets the version or "" (older layout).
+ */
+static int go_buildinfo(const struct pmaps_proc *proc, char *version, size_t vsize)
+{
+	unsigned char eh[64], sh[64], name[16], bi[64];
+	uint64_t shoff, stroff = 0;
+	unsigned shentsize, shnum, shstrndx;
+	int fd = pmaps__openat(proc, "exe"), found = 0;
+
+	version[0] = '\0';
+	if (fd < 0)
+		return 0;
+	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, "\177ELF", 4) != 0 ||
+	    eh[4] != 2 || eh[5] != 1)
+		goto out;
+	shoff = le(eh + 0x28, 8);
+	shentsize = (unsigned)le(eh + 0x3a, 2);
+	shnum = (unsigned)le(eh + 0x3c, 2);
+	shstrndx = (unsigned)le(eh + 0x3e, 2);
+	if (shentsize != 64 || shnum > 4096 || shstrndx >= shnum)
+		goto out;
+	if (pread(fd, sh, 64, (off_t)(shoff + (uint64_t)shstrndx * 64)) != 64)
+		goto out;
+	stroff = le(sh + 0x18, 8);
+	for (unsigned i = 0; i < shnum && !found; i++) {
+		if (pread(fd, sh, 64, (off_t)(shoff + (uint64_t)i * 64)) != 64)
+			break;
+		if (pread(fd, name, 14, (off_t)(stroff + le(sh, 4))) != 14 ||
+		    memcmp(name, ".go.buildinfo", 14) != 0)
+			continue;
+		found = 1;
+		ssize_t n = pread(fd, bi, sizeof(bi), (off_t)le(sh + 0x18, 8));
+		if (n >= 33 && memcmp(bi, "\377 Go buildinf:", 14) == 0 && (bi[15] & 2)) {
+			size_t len = bi[32]; /* a one-byte varint: versions are short */
+			if (len < 0x80 && len < vsize && 33 + len <= (size_t)n) {
+				memcpy(version, bi + 33, len);
+				version[len] = '\0';
+			}
+		}
+	}
+out:
+	close(fd);
+	return found;
+}
+
+/* Go's heap arena hints on 64-bit: (i << 40) + 0xc000000000 upward, i < 0x80. */
+static int in_go_arenas(uint64_t start)
+{
+	return (start >> 40) < 0x80 && (start & ((1ull << 40) - 1)) >= 0xc000000000ull;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -250,6 +315,13 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		pmaps__msg(msg, msgsz, "task: %s", pmaps_strerror(r));
 		return r;
 	}
+	if (go_buildinfo(proc, x->runtime_version, sizeof(x->runtime_version))) {
+		memcpy(x->runtime, "go", 3);
+		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+		           "Go %s: the .go.buildinfo section of /proc/%d/exe; its heap: the anonymous "
+		           "mappings in Go's arena ranges (from 0xc000000000)",
+		           x->runtime_version[0] ? x->runtime_version : "(before 1.18)", proc->pid);
+	}
 	/* The pointers that could not be read are 0s, sorted first. */
 	for (nsps = 0; nsps < x->threads && sps[nsps] == 0; nsps++)
 		unlocated++;
@@ -259,7 +331,9 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		const uint64_t *v = m->v;
 		uint64_t *row;
 		if (cat == PMAPS_X_ANON) {
-			if (holds_sp(sps + nsps, x->threads - nsps, m->start, m->end)) {
+			if (x->runtime[0] == 'g' && in_go_arenas(m->start)) {
+				cat = PMAPS_X_RUNTIME_HEAP;
+			} else if (holds_sp(sps + nsps, x->threads - nsps, m->start, m->end)) {
 				cat = PMAPS_X_THREAD_STACK;
 				located++;
 			} else if (unlocated > x->stacks_guessed && prev_guard && prev_end == m->start &&

@@ -108,6 +108,15 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_u64(o, x->rollup[PMAPS_F_SWAP]);
 		out_ch(o, '}');
 	}
+	if (x->runtime[0]) {
+		out_str(o, ",\"runtime\":{\"name\":");
+		out_json_str(o, x->runtime, strlen(x->runtime));
+		out_str(o, ",\"version\":");
+		out_json_str(o, x->runtime_version, strlen(x->runtime_version));
+		out_str(o, ",\"evidence\":");
+		out_json_str(o, x->runtime_evidence, strlen(x->runtime_evidence));
+		out_ch(o, '}');
+	}
 	out_str(o, ",\"threads\":{\"count\":");
 	out_u64(o, x->threads);
 	out_str(o, ",\"stacks_found\":");
@@ -182,6 +191,8 @@ static void explain_text(const struct pmaps_explain *x, int pid)
 		h(b, x->vm_pte);
 		printf("Peak RSS (VmHWM) %s, page tables (VmPTE) %s.\n", a, b);
 	}
+	if (x->runtime[0])
+		printf("Runtime: %s.\n", x->runtime_evidence);
 	printf("\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
 	printf("%-14s %5s", "Category", "Maps");
 	for (size_t k = 0; k < sizeof(col_titles) / sizeof(col_titles[0]); k++)
@@ -251,6 +262,19 @@ static void explain_text(const struct pmaps_explain *x, int pid)
 	             x->v[PMAPS_X_ANON][PMAPS_XC_PRIVATE_DIRTY] +
 	             x->v[PMAPS_X_ANON_NAMED][PMAPS_XC_PRIVATE_DIRTY];
 	printf("\nNotes:\n");
+	if (x->runtime[0] == 'g') {
+		const uint64_t *g = x->v[PMAPS_X_RUNTIME_HEAP];
+		h(a, g[PMAPS_XC_RSS]);
+		h(b, g[PMAPS_XC_LAZYFREE]);
+		printf("- The Go heap holds %s of RSS. A pprof heap profile shows sampled live objects\n"
+		       "  (inuse_space) or what was allocated (alloc_space): never idle spans, pages\n"
+		       "  returned but still resident, goroutine stacks or runtime metadata.\n", a);
+		if (g[PMAPS_XC_LAZYFREE])
+			printf("- %s of the Go heap was returned with MADV_FREE (GODEBUG=madvdontneed=0, or\n"
+			       "  Go 1.12 to 1.15): resident until the kernel needs it. With\n"
+			       "  GODEBUG=madvdontneed=1 the runtime returns it with MADV_DONTNEED and RSS\n"
+			       "  drops at once.\n", b);
+	}
 	if (anon_dirty) {
 		h(a, anon_dirty);
 		printf("- %s of heap and anonymous memory is private and dirty: what allocators got from\n"

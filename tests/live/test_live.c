@@ -536,6 +536,74 @@ static void test_explain(void **state)
 	stop_helper(&h);
 }
 
+/* The Go target under GODEBUG=madvdontneed=M: its heap found, the gap named. */
+static void explain_go(int madvdontneed)
+{
+	static struct pmaps_explain x;
+	struct pmaps_proc *p;
+	char env[32], pid[16], line[64], msg[256];
+	int to[2], from[2], st;
+	pid_t kid;
+	FILE *f;
+
+	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(from, O_CLOEXEC), 0);
+	snprintf(env, sizeof(env), "GODEBUG=madvdontneed=%d", madvdontneed);
+	kid = fork();
+	if (kid == 0) {
+		char *envp[] = {env, NULL};
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		execle(PMAPS_GO_TARGET, "gotarget", (char *)NULL, envp);
+		_exit(127);
+	}
+	running_helper = kid;
+	close(to[0]);
+	close(from[1]);
+	f = fdopen(from[0], "r");
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "ready\n");
+	kill(kid, SIGSTOP);
+	wait_state_all(kid, 'T');
+	snprintf(pid, sizeof(pid), "%d", (int)kid);
+	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
+	assert_int_equal(pmaps_explain(p, &x, msg, sizeof(msg)), 0);
+	assert_string_equal(x.runtime, "go");
+	assert_memory_equal(x.runtime_version, "go1.", 4);
+	/* The parts add up to the kernel's total, LazyFree included. */
+	assert_int_equal(x.total[PMAPS_XC_RSS], x.rollup[PMAPS_F_RSS]);
+	assert_int_equal(x.total[PMAPS_XC_LAZYFREE], x.rollup[PMAPS_F_LAZY_FREE]);
+	const uint64_t *g = x.v[PMAPS_X_RUNTIME_HEAP];
+	assert_true(g[PMAPS_XC_RSS] >= 16ull << 20); /* the 16 MiB kept, at least */
+	if (madvdontneed == 0) {
+		/* 48 MiB returned with MADV_FREE: still in RSS, as LazyFree. */
+		assert_true(g[PMAPS_XC_LAZYFREE] >= 40ull << 20);
+		assert_true(g[PMAPS_XC_RSS] >= 56ull << 20);
+	} else {
+		/* Returned with MADV_DONTNEED: gone from RSS. */
+		assert_int_equal(g[PMAPS_XC_LAZYFREE], 0);
+		assert_true(g[PMAPS_XC_RSS] < 40ull << 20);
+	}
+	pmaps_proc_close(p);
+	kill(kid, SIGCONT);
+	close(to[1]);
+	fclose(f);
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	running_helper = 0;
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void test_explain_go(void **state)
+{
+	(void)state;
+	if (!PMAPS_GO_TARGET[0]) {
+		printf("skipped: no Go toolchain (Debian's golang-go) to build the target\n");
+		skip();
+	}
+	explain_go(0);
+	explain_go(1);
+}
+
 /* A naive count of /proc/PID/maps lines, for cross-checking. */
 static int count_lines(const char *pid, const char *file)
 {
@@ -951,6 +1019,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_pages_exact, teardown),
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_explain, teardown),
+		cmocka_unit_test_teardown(test_explain_go, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
 		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_pages_exit_mid_walk, teardown),
