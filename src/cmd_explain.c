@@ -315,6 +315,46 @@ static void explain_text(const struct pmaps_explain *x, int pid)
 	}
 }
 
+int explain_report(const char *root, const char *pid, int json)
+{
+	static struct pmaps_explain x;
+	static struct out out;
+	struct pmaps_proc *proc;
+	char msg[256];
+	int err;
+
+	err = pmaps_proc_open(&proc, root, pid);
+	if (err < 0) {
+		if (err == -EINVAL) {
+			die_msg("'%s' is not a process id (a number, or 'self')", pid);
+			return EXIT_USAGE;
+		}
+		die_msg("process %s: %s", pid, err == -ESRCH ? "no such process" : pmaps_strerror(err));
+		return EXIT_FAIL;
+	}
+	err = pmaps_explain(proc, &x, msg, sizeof(msg));
+	if (err < 0) {
+		die_msg("process %s: %s", pid, msg[0] ? msg : pmaps_strerror(err));
+		pmaps_proc_close(proc);
+		return EXIT_FAIL;
+	}
+	if (json) {
+		out_init(&out, STDOUT_FILENO);
+		explain_json(&out, &x, pmaps_proc_pid(proc));
+		out_flush(&out);
+		err = out.err;
+	} else {
+		explain_text(&x, pmaps_proc_pid(proc));
+		err = fflush(stdout) == 0 ? 0 : 1;
+	}
+	pmaps_proc_close(proc);
+	if (err) {
+		die_msg("writing output failed");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -323,12 +363,8 @@ int cmd_explain(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	static struct pmaps_explain x;
-	static struct out out;
-	struct pmaps_proc *proc;
 	const char *root = NULL;
-	char msg[256];
-	int ch, json = 0, err;
+	int ch, json = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -350,35 +386,5 @@ int cmd_explain(int argc, char **argv)
 		                       : "one PID only (see pmaps explain --help)");
 		return EXIT_USAGE;
 	}
-	err = pmaps_proc_open(&proc, root, argv[optind]);
-	if (err < 0) {
-		if (err == -EINVAL) {
-			die_msg("'%s' is not a process id (a number, or 'self')", argv[optind]);
-			return EXIT_USAGE;
-		}
-		die_msg("process %s: %s", argv[optind],
-		        err == -ESRCH ? "no such process" : pmaps_strerror(err));
-		return EXIT_FAIL;
-	}
-	err = pmaps_explain(proc, &x, msg, sizeof(msg));
-	if (err < 0) {
-		die_msg("process %s: %s", argv[optind], msg[0] ? msg : pmaps_strerror(err));
-		pmaps_proc_close(proc);
-		return EXIT_FAIL;
-	}
-	if (json) {
-		out_init(&out, STDOUT_FILENO);
-		explain_json(&out, &x, pmaps_proc_pid(proc));
-		out_flush(&out);
-		err = out.err;
-	} else {
-		explain_text(&x, pmaps_proc_pid(proc));
-		err = fflush(stdout) == 0 ? 0 : 1;
-	}
-	pmaps_proc_close(proc);
-	if (err) {
-		die_msg("writing output failed");
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
+	return explain_report(root, argv[optind], json);
 }

@@ -94,6 +94,8 @@ int parse_range(const char *s, struct range_arg *r, char *err, size_t errsz);
 int cmd_maps(int argc, char **argv);
 int cmd_pages(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+/* Explains PID under ROOT (NULL: /proc) to standard output; returns an exit code. */
+int explain_report(const char *root, const char *pid, int json);
 int cmd_demo(int argc, char **argv);
 /* Runs a maps report with O to standard output; returns an exit code. */
 int maps_report(const struct maps_opts *o);
