@@ -475,8 +475,11 @@ struct pmaps_explain {
 	/*
 	 * The language runtime found, and the evidence for each rule: "go"
 	 * (the .go.buildinfo section of /proc/PID/exe; its heap is the
-	 * anonymous mappings in its arena ranges, from 0xc000000000), or "".
+	 * anonymous mappings in its arena ranges, from 0xc000000000), "glibc"
+	 * (libc.so.6 mapped; its thread arenas: anonymous heaps at 64 MiB
+	 * boundaries with their reserved rest; the main arena is [heap]), or "".
 	 */
+	unsigned arenas;         /* glibc thread arenas found */
 	char runtime[16];
 	char runtime_version[32];
 	char runtime_evidence[192];

@@ -154,6 +154,18 @@ static int in_go_arenas(uint64_t start)
 	return (start >> 40) < 0x80 && (start & ((1ull << 40) - 1)) >= 0xc000000000ull;
 }
 
+/* glibc: a heap of a thread arena is HEAP_MAX_SIZE (64 MiB on 64-bit) aligned. */
+#define ARENA_SIZE (64ull << 20)
+#define ARENA_STARTS 64
+
+static int is_libc(const struct pmaps_view *p)
+{
+	static const char name[] = "/libc.so.6";
+	size_t n = sizeof(name) - 1;
+
+	return p->len >= n && memcmp(p->ptr + p->len - n, name, n) == 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -304,8 +316,10 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 	struct pmaps_maps *c = NULL;
 	const struct pmaps_mapping *m;
 	uint64_t *sps = NULL, prev_end = 0;
+	uint64_t pend[PMAPS_XC_COUNT], arena[PMAPS_XC_COUNT] = {0}, pend_start = 0, pend_end = 0;
+	uint64_t arena_starts[ARENA_STARTS];
 	unsigned nsps, unlocated = 0, located = 0;
-	int prev_guard = 0, r;
+	int prev_guard = 0, pending = 0, glibc = 0, r;
 
 	memset(x, 0, sizeof(*x));
 	msg[0] = '\0';
@@ -343,6 +357,20 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 				x->stacks_guessed++;
 			}
 		}
+		/*
+		 * A glibc arena candidate waits for the next mapping: its reserved
+		 * rest (inaccessible, contiguous, to the 64 MiB boundary) confirms it.
+		 */
+		if (pending && m->kind == PMAPS_KIND_GUARD && m->path.len == 0 && m->start == pend_end &&
+		    m->end == pend_start + ARENA_SIZE) {
+			for (int col = 0; col < PMAPS_XC_COUNT; col++)
+				arena[col] += pend[col];
+			if (x->arenas < ARENA_STARTS)
+				arena_starts[x->arenas] = pend_start;
+			x->arenas++;
+		}
+		pending = 0;
+		glibc |= is_libc(&m->path);
 		prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
 		prev_end = m->end;
 		row = x->v[cat];
@@ -360,6 +388,25 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		x->mappings[cat]++;
 		x->nmappings++;
 		add_top(x, m, cat);
+		if (cat == PMAPS_X_ANON && !(m->start & (ARENA_SIZE - 1)) &&
+		    m->end - m->start <= ARENA_SIZE &&
+		    (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) ==
+		        (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) {
+			pend[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
+			pend[PMAPS_XC_PRIVATE_DIRTY] = v[PMAPS_F_PRIVATE_DIRTY];
+			pend[PMAPS_XC_PRIVATE_CLEAN] = v[PMAPS_F_PRIVATE_CLEAN];
+			pend[PMAPS_XC_SHARED] = v[PMAPS_F_SHARED_CLEAN] + v[PMAPS_F_SHARED_DIRTY];
+			pend[PMAPS_XC_LAZYFREE] = v[PMAPS_F_LAZY_FREE];
+			pend[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES] + v[PMAPS_F_SHMEM_PMD_MAPPED] +
+			                     v[PMAPS_F_FILE_PMD_MAPPED];
+			pend[PMAPS_XC_LOCKED] = v[PMAPS_F_LOCKED];
+			pend[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
+			pend[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
+			pend[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
+			pend_start = m->start;
+			pend_end = m->end;
+			pending = 1;
+		}
 	}
 	x->stacks_found = located;
 	pmaps__free(sps);
@@ -370,6 +417,26 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		return r;
 	}
 	pmaps_maps_close(c);
+	if (glibc && !x->runtime[0]) {
+		/* glibc's thread arenas: from anonymous to the runtime's heap. */
+		for (int col = 0; col < PMAPS_XC_COUNT; col++) {
+			x->v[PMAPS_X_ANON][col] -= arena[col];
+			x->v[PMAPS_X_RUNTIME_HEAP][col] += arena[col];
+		}
+		x->mappings[PMAPS_X_ANON] -= x->arenas;
+		x->mappings[PMAPS_X_RUNTIME_HEAP] += x->arenas;
+		for (unsigned i = 0; i < x->ntop; i++)
+			for (unsigned k = 0; k < x->arenas && k < ARENA_STARTS; k++)
+				if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start == arena_starts[k])
+					x->top[i].cat = PMAPS_X_RUNTIME_HEAP;
+		memcpy(x->runtime, "glibc", 6);
+		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+		           "glibc malloc: libc.so.6 mapped; its main arena is [heap], its %u thread "
+		           "arena(s) anonymous heaps at 64 MiB boundaries with their reserved rest",
+		           x->arenas);
+	} else {
+		x->arenas = 0; /* not glibc (or Go, whose rules stand): no arenas claimed */
+	}
 	for (int k = 0; k < PMAPS_X_COUNT; k++)
 		for (int col = 0; col < PMAPS_XC_COUNT; col++)
 			x->total[col] += x->v[k][col];

@@ -117,6 +117,8 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_json_str(o, x->runtime_evidence, strlen(x->runtime_evidence));
 		out_ch(o, '}');
 	}
+	out_str(o, ",\"glibc_arenas\":");
+	out_u64(o, x->arenas);
 	out_str(o, ",\"threads\":{\"count\":");
 	out_u64(o, x->threads);
 	out_str(o, ",\"stacks_found\":");
@@ -274,6 +276,12 @@ static void explain_text(const struct pmaps_explain *x, int pid)
 			       "  Go 1.12 to 1.15): resident until the kernel needs it. With\n"
 			       "  GODEBUG=madvdontneed=1 the runtime returns it with MADV_DONTNEED and RSS\n"
 			       "  drops at once.\n", b);
+	}
+	if (x->runtime[0] == 'g' && x->runtime[1] == 'l' && x->arenas) {
+		h(a, x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS]);
+		printf("- glibc's %u thread arena(s) hold %s: a thread that mallocs gets its own arena\n"
+		       "  (up to 8 per core), and chunks freed there stay until malloc_trim(0) or the\n"
+		       "  arena's top shrinks.\n", x->arenas, a);
 	}
 	if (anon_dirty) {
 		h(a, anon_dirty);

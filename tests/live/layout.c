@@ -21,7 +21,8 @@
  *   filepart  a 16-page file dropped from the page cache, mapped with MADV_RANDOM,
  *             pages 0, 5, 10 and 15 read: 4 pages in memory
  *   thp       4 MiB at a 2 MiB boundary, MADV_HUGEPAGE, all touched (THP where granted)
- * plus THREADS threads (argument 1, default 2) blocked on standard input.
+ * plus THREADS threads (argument 1, default 2) that each malloc() 4 x 64 KiB
+ * (a glibc arena each) and block on standard input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,6 +77,22 @@ static void *blocked(void *arg)
 	(void)arg;
 	while (read(0, &c, 1) > 0)
 		;
+	return NULL;
+}
+
+/* A thread's first malloc() gives it a glibc arena of its own; the memory is kept. */
+static void *mallocing(void *arg)
+{
+	char *p[4];
+	for (int i = 0; i < 4; i++) {
+		p[i] = malloc(64 << 10);
+		if (!p[i])
+			die("malloc");
+		memset(p[i], 1, 64 << 10);
+	}
+	blocked(arg);
+	for (int i = 0; i < 4; i++)
+		free(p[i]);
 	return NULL;
 }
 
@@ -195,7 +212,7 @@ int main(int argc, char **argv)
 	}
 
 	for (int i = 0; i < threads; i++)
-		if (pthread_create(&t, NULL, blocked, NULL))
+		if (pthread_create(&t, NULL, mallocing, NULL))
 			die("pthread_create");
 
 	show("touched3", a, 64);

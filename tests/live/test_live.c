@@ -523,6 +523,11 @@ static void test_explain(void **state)
 	assert_int_equal(x.mappings[PMAPS_X_THREAD_STACK], 3);
 	assert_int_equal(x.stacks_guessed, 0);
 	assert_int_equal(x.mappings[PMAPS_X_MAIN_STACK], 1);
+	/* Each of the 3 threads malloc()ed: 3 glibc arenas, 256 KiB touched in each. */
+	assert_string_equal(x.runtime, "glibc");
+	assert_int_equal(x.arenas, 3);
+	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 3);
+	assert_true(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS] >= 3 * (256ull << 10));
 	/* memfd (4 pages) and the shared region (8): shared memory. */
 	assert_int_equal(x.v[PMAPS_X_SHMEM][PMAPS_XC_RSS], 12 * PG);
 	assert_int_equal(x.have_status, 1);
