@@ -448,6 +448,22 @@ enum pmaps_xcol {
 };
 
 #define PMAPS_EXPLAIN_TOP 10
+#define PMAPS_ERRMSG_SIZE_PUBLIC 256
+
+/* Page-level evidence per category, with PMAPS_EXPLAIN_PAGES (bytes). */
+enum pmaps_xpage {
+	PMAPS_XP_RESIDENT, /* present pages */
+	PMAPS_XP_DIRTY,    /* kpageflags DIRTY (root) */
+	PMAPS_XP_LAZYFREE, /* anonymous without SWAPBACKED: freed with MADV_FREE (root) */
+	PMAPS_XP_SHARED,   /* mapped more than once (kpagecount, root) */
+	PMAPS_XP_THP,      /* part of a large folio (root) */
+	PMAPS_XP_ZERO,     /* the shared zero page (PAGEMAP_SCAN) */
+	PMAPS_XP_COUNT
+};
+
+enum {
+	PMAPS_EXPLAIN_PAGES = 1u << 0, /* also walk every mapping's pages (the pages layer) */
+};
 
 struct pmaps_explain_top {
 	uint64_t start, end, rss;
@@ -480,6 +496,12 @@ struct pmaps_explain {
 	 * boundaries with their reserved rest; the main arena is [heap]), or "".
 	 */
 	unsigned arenas;         /* glibc thread arenas found */
+	/* With PMAPS_EXPLAIN_PAGES: */
+	int pages;               /* 1 when walked */
+	int pages_kpage;         /* as pmaps_pages_kpage(): 1 with physical page state */
+	enum pmaps_pages_strategy pages_strategy;
+	char pages_note[PMAPS_ERRMSG_SIZE_PUBLIC]; /* why no physical page state, or "" */
+	uint64_t pg[PMAPS_X_COUNT][PMAPS_XP_COUNT];
 	char runtime[16];
 	char runtime_version[32];
 	char runtime_evidence[192];
@@ -487,11 +509,14 @@ struct pmaps_explain {
 
 /*
  * Fills OUT for PROC: status, the threads' stack pointers, one pass over
- * smaps, then smaps_rollup. Allocates only an array of the threads' stack
- * pointers (none per mapping). Returns 0, or a negative errno with a message
+ * smaps, then smaps_rollup; with PMAPS_EXPLAIN_PAGES (OPTIONS) also every
+ * mapping's pages through a page cursor (physical page state as root).
+ * Allocates only an array of the threads' stack pointers and, with PAGES,
+ * one page cursor (none per mapping). Returns 0, or a negative errno with a message
  * in MSG (as pmaps_maps_errmsg() would give it).
  */
-int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, char *msg, size_t msgsz);
+int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
+                  char *msg, size_t msgsz);
 
 /* ------------------------------------------------------------------ */
 /* Grouping                                                            */

@@ -311,13 +311,39 @@ static enum pmaps_xcat category(enum pmaps_kind k)
 	}
 }
 
-int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, size_t msgsz)
+/* Page-level evidence of mapping M, added to category CAT. */
+static int walk_pages(struct pmaps_pages *pg, const struct pmaps_mapping *m, uint64_t *out)
 {
+	const struct pmaps_page_range *r;
+	int rc;
+
+	if (m->start >= 0x800000000000ull)
+		return 0; /* [vsyscall]: not a VMA */
+	rc = pmaps_pages_seek(pg, m->start, m->end);
+	while (rc >= 0 && (rc = pmaps_pages_next(pg, &r)) > 0) {
+		uint64_t n = r->end - r->start;
+		if (!(r->flags & PMAPS_PG_PRESENT))
+			continue;
+		out[PMAPS_XP_RESIDENT] += n;
+		out[PMAPS_XP_DIRTY] += r->kflags & PMAPS_KPF_DIRTY ? n : 0;
+		out[PMAPS_XP_LAZYFREE] += r->kflags & PMAPS_KPF_LAZYFREE ? n : 0;
+		out[PMAPS_XP_SHARED] += r->mapcount >= 2 ? n : 0;
+		out[PMAPS_XP_THP] += r->kflags & PMAPS_KPF_THP ? n : 0;
+		out[PMAPS_XP_ZERO] += r->flags & PMAPS_PG_ZERO ? n : 0;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned options, char *msg,
+                  size_t msgsz)
+{
+	struct pmaps_pages *pg = NULL;
 	struct pmaps_maps *c = NULL;
 	const struct pmaps_mapping *m;
 	uint64_t *sps = NULL, prev_end = 0;
 	uint64_t pend[PMAPS_XC_COUNT], arena[PMAPS_XC_COUNT] = {0}, pend_start = 0, pend_end = 0;
 	uint64_t arena_starts[ARENA_STARTS];
+	uint64_t pend_pg[PMAPS_XP_COUNT] = {0}, arena_pg[PMAPS_XP_COUNT] = {0}, before[PMAPS_XP_COUNT];
 	unsigned nsps, unlocated = 0, located = 0;
 	int prev_guard = 0, pending = 0, glibc = 0, r;
 
@@ -335,6 +361,20 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		           "Go %s: the .go.buildinfo section of /proc/%d/exe; its heap: the anonymous "
 		           "mappings in Go's arena ranges (from 0xc000000000)",
 		           x->runtime_version[0] ? x->runtime_version : "(before 1.18)", proc->pid);
+	}
+	if (options & PMAPS_EXPLAIN_PAGES) {
+		r = pmaps_pages_open(&pg, proc, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE);
+		if (r < 0) {
+			pmaps__msg(msg, msgsz, "%s", pg ? pmaps_pages_errmsg(pg) : pmaps_strerror(r));
+			pmaps_pages_close(pg);
+			pmaps__free(sps);
+			return r;
+		}
+		x->pages = 1;
+		x->pages_kpage = pmaps_pages_kpage(pg);
+		x->pages_strategy = pmaps_pages_strategy(pg);
+		if (x->pages_kpage != 1)
+			pmaps__msg(x->pages_note, sizeof(x->pages_note), "%s", pmaps_pages_errmsg(pg));
 	}
 	/* The pointers that could not be read are 0s, sorted first. */
 	for (nsps = 0; nsps < x->threads && sps[nsps] == 0; nsps++)
@@ -365,6 +405,8 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		    m->end == pend_start + ARENA_SIZE) {
 			for (int col = 0; col < PMAPS_XC_COUNT; col++)
 				arena[col] += pend[col];
+			for (int col = 0; col < PMAPS_XP_COUNT; col++)
+				arena_pg[col] += pend_pg[col];
 			if (x->arenas < ARENA_STARTS)
 				arena_starts[x->arenas] = pend_start;
 			x->arenas++;
@@ -388,6 +430,11 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		x->mappings[cat]++;
 		x->nmappings++;
 		add_top(x, m, cat);
+		memcpy(before, x->pg[cat], sizeof(before));
+		if (pg && (r = walk_pages(pg, m, x->pg[cat])) < 0) {
+			pmaps__msg(msg, msgsz, "%s", pmaps_pages_errmsg(pg));
+			break;
+		}
 		if (cat == PMAPS_X_ANON && !(m->start & (ARENA_SIZE - 1)) &&
 		    m->end - m->start <= ARENA_SIZE &&
 		    (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) ==
@@ -405,14 +452,18 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 			pend[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
 			pend_start = m->start;
 			pend_end = m->end;
+			for (int col = 0; col < PMAPS_XP_COUNT; col++)
+				pend_pg[col] = x->pg[cat][col] - before[col];
 			pending = 1;
 		}
 	}
 	x->stacks_found = located;
 	pmaps__free(sps);
+	pmaps_pages_close(pg);
 	if (r < 0) {
-		pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c)
-		                                                          : pmaps_strerror(r));
+		if (!msg[0])
+			pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c)
+			                                                          : pmaps_strerror(r));
 		pmaps_maps_close(c);
 		return r;
 	}
@@ -422,6 +473,10 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, char *msg, s
 		for (int col = 0; col < PMAPS_XC_COUNT; col++) {
 			x->v[PMAPS_X_ANON][col] -= arena[col];
 			x->v[PMAPS_X_RUNTIME_HEAP][col] += arena[col];
+		}
+		for (int col = 0; col < PMAPS_XP_COUNT; col++) {
+			x->pg[PMAPS_X_ANON][col] -= arena_pg[col];
+			x->pg[PMAPS_X_RUNTIME_HEAP][col] += arena_pg[col];
 		}
 		x->mappings[PMAPS_X_ANON] -= x->arenas;
 		x->mappings[PMAPS_X_RUNTIME_HEAP] += x->arenas;

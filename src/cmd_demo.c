@@ -242,7 +242,7 @@ int cmd_demo(int argc, char **argv)
 	       "Here is where its RSS really is (pmaps explain %s):\n\n",
 	       pid, all, quarter, eighth, quarter, pid);
 	fflush(stdout);
-	rc = explain_report(NULL, pid, 0);
+	rc = explain_report(NULL, pid, 0, 0, 0);
 out:
 	close(hold[1]); /* the child's threads and main see EOF and exit */
 	while (waitpid(kid, &status, 0) < 0 && errno == EINTR)

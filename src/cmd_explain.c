@@ -22,6 +22,10 @@ static const char explain_usage[] =
 	"\n"
 	"Options:\n"
 	"  -j, --json             JSON for programs (bytes)\n"
+	"      --pages            also walk every mapping's pages: per category, resident,\n"
+	"                         zero-page and (as root) dirty, lazily freed, shared and\n"
+	"                         THP pages\n"
+	"  -v, --verbose          show the evidence behind each rule\n"
 	"      --proc-root DIR    read DIR/PID instead of /proc/PID\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -142,7 +146,36 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		}
 		out_ch(o, '}');
 	}
-	out_str(o, "\n],\"largest\":[");
+	out_str(o, "\n]");
+	if (x->pages) {
+		static const char *const pkeys[PMAPS_XP_COUNT] = {"resident", "dirty", "lazy_free",
+		                                                  "shared", "thp", "zero"};
+		int phys = x->pages_kpage == 1;
+		out_str(o, ",\"pages\":{\"strategy\":\"");
+		out_str(o, x->pages_strategy == PMAPS_PAGES_SCAN ? "scan" : "pagemap");
+		out_str(o, phys ? "\",\"kpageflags\":true,\"categories\":[" :
+		                  "\",\"kpageflags\":false,\"categories\":[");
+		for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
+			if (!x->mappings[k])
+				continue;
+			out_str(o, first ? "{\"category\":\"" : ",{\"category\":\"");
+			first = 0;
+			out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
+			out_ch(o, '"');
+			for (int col = 0; col < PMAPS_XP_COUNT; col++) {
+				if (col != PMAPS_XP_RESIDENT &&
+				    !(col == PMAPS_XP_ZERO ? x->pages_strategy == PMAPS_PAGES_SCAN : phys))
+					continue;
+				out_str(o, ",\"");
+				out_str(o, pkeys[col]);
+				out_str(o, "\":");
+				out_u64(o, x->pg[k][col]);
+			}
+			out_ch(o, '}');
+		}
+		out_str(o, "]}");
+	}
+	out_str(o, ",\"largest\":[");
 	for (unsigned i = 0; i < x->ntop; i++) {
 		const struct pmaps_explain_top *t = &x->top[i];
 		out_str(o, i ? ",\n{\"start\":\"0x" : "\n{\"start\":\"0x");
@@ -168,7 +201,7 @@ static void pct(char *b, uint64_t part, uint64_t whole)
 	snprintf(b, 24, "%u.%u%%", t / 10, t % 10);
 }
 
-static void explain_text(const struct pmaps_explain *x, int pid)
+static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 {
 	const uint64_t *t = x->total;
 	uint64_t rss = t[PMAPS_XC_RSS], lazy = t[PMAPS_XC_LAZYFREE];
@@ -244,6 +277,47 @@ static void explain_text(const struct pmaps_explain *x, int pid)
 		if (x->stacks_guessed)
 			printf(", guessed from the guard page below them: %u", x->stacks_guessed);
 		printf(" (the main thread's is [stack]).\n");
+	}
+	if (verbose) {
+		printf("\nEvidence:\n");
+		if (x->runtime[0])
+			printf("- runtime-heap: %s.\n", x->runtime_evidence);
+		else
+			printf("- runtime-heap: no runtime recognised (Go: .go.buildinfo; glibc: "
+			       "libc.so.6), so none.\n");
+		printf("- thread-stacks: %u of %u threads' stack pointers read from "
+		       "/proc/PID/task/TID/syscall and found in a mapping", x->stacks_found, x->threads);
+		if (x->stacks_guessed)
+			printf("; %u more guessed: an anonymous mapping right above a guard page",
+			       x->stacks_guessed);
+		printf(".\n");
+	}
+	if (x->pages) {
+		static const char *const ptitles[PMAPS_XP_COUNT] = {"Resident", "Dirty", "LazyFree",
+		                                                    "Shared", "THP", "Zero"};
+		int phys = x->pages_kpage == 1;
+		printf("\nPage by page (%s%s):\n",
+		       x->pages_strategy == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",
+		       phys ? ", with kpageflags and kpagecount" : "");
+		if (!phys)
+			printf("  (%s)\n", x->pages_note);
+		printf("%-14s", "Category");
+		for (int k = 0; k < PMAPS_XP_COUNT; k++)
+			printf(" %9s", ptitles[k]);
+		printf("\n");
+		for (int k = 0; k < PMAPS_X_COUNT; k++) {
+			if (!x->mappings[k])
+				continue;
+			printf("%-14s", pmaps_xcat_name((enum pmaps_xcat)k));
+			for (int col = 0; col < PMAPS_XP_COUNT; col++) {
+				int seen = col == PMAPS_XP_RESIDENT ||
+				           (col == PMAPS_XP_ZERO ? x->pages_strategy == PMAPS_PAGES_SCAN : phys);
+				if (seen)
+					h(a, x->pg[k][col]);
+				printf(" %9s", seen ? a : "-");
+			}
+			printf("\n");
+		}
 	}
 	if (x->ntop) {
 		printf("\nLargest mappings by RSS:\n");
@@ -323,7 +397,7 @@ static void explain_text(const struct pmaps_explain *x, int pid)
 	}
 }
 
-int explain_report(const char *root, const char *pid, int json)
+int explain_report(const char *root, const char *pid, int json, unsigned options, int verbose)
 {
 	static struct pmaps_explain x;
 	static struct out out;
@@ -340,7 +414,7 @@ int explain_report(const char *root, const char *pid, int json)
 		die_msg("process %s: %s", pid, err == -ESRCH ? "no such process" : pmaps_strerror(err));
 		return EXIT_FAIL;
 	}
-	err = pmaps_explain(proc, &x, msg, sizeof(msg));
+	err = pmaps_explain(proc, &x, options, msg, sizeof(msg));
 	if (err < 0) {
 		die_msg("process %s: %s", pid, msg[0] ? msg : pmaps_strerror(err));
 		pmaps_proc_close(proc);
@@ -352,7 +426,7 @@ int explain_report(const char *root, const char *pid, int json)
 		out_flush(&out);
 		err = out.err;
 	} else {
-		explain_text(&x, pmaps_proc_pid(proc));
+		explain_text(&x, pmaps_proc_pid(proc), verbose);
 		err = fflush(stdout) == 0 ? 0 : 1;
 	}
 	pmaps_proc_close(proc);
@@ -367,18 +441,22 @@ int cmd_explain(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"pages", no_argument, NULL, 'P'},
+		{"verbose", no_argument, NULL, 'v'},
 		{"proc-root", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *root = NULL;
-	int ch, json = 0;
+	int ch, json = 0, pages = 0, verbose = 0;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "jvh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j': json = 1; break;
+		case 'P': pages = 1; break;
+		case 'v': verbose = 1; break;
 		case 'R': root = optarg; break;
 		case 'h': fputs(explain_usage, stdout); return EXIT_OK;
 		default:
@@ -394,5 +472,5 @@ int cmd_explain(int argc, char **argv)
 		                       : "one PID only (see pmaps explain --help)");
 		return EXIT_USAGE;
 	}
-	return explain_report(root, argv[optind], json);
+	return explain_report(root, argv[optind], json, pages ? PMAPS_EXPLAIN_PAGES : 0, verbose);
 }

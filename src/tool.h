@@ -95,7 +95,7 @@ int cmd_maps(int argc, char **argv);
 int cmd_pages(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 /* Explains PID under ROOT (NULL: /proc) to standard output; returns an exit code. */
-int explain_report(const char *root, const char *pid, int json);
+int explain_report(const char *root, const char *pid, int json, unsigned options, int verbose);
 int cmd_demo(int argc, char **argv);
 /* Runs a maps report with O to standard output; returns an exit code. */
 int maps_report(const struct maps_opts *o);

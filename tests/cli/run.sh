@@ -144,6 +144,7 @@ t err-pages-args 2 pages 1 2 3
 # explain, on the hand-made edge cases (no status, no tasks in a fixture)
 t explain-edge 0 explain $E
 t explain-edge-json 0 explain --json $E; json explain-edge-json
+t explain-edge-verbose 0 explain -v $E
 t err-explain-no-pid 2 explain
 t err-explain-not-pid 2 explain xyz
 t err-explain-no-such 1 explain --proc-root edge/proc 999
@@ -157,6 +158,8 @@ if "$PMAPS" pages --summary --json self >"$TMP/out"; then json "pages json self"
 if "$PMAPS" pages --strategy pagemap --gentle self '[stack]' | grep -q 'present'; then ok; else bad "pages gentle stack"; fi
 if out=$("$PMAPS" explain self 2>&1) && echo "$out" | grep -q '^Reconciled'; then ok; else bad "explain self"; fi
 if "$PMAPS" explain --json self >"$TMP/out"; then json "explain json self"; ok; else bad "explain json self"; fi
+if "$PMAPS" explain --pages --json self >"$TMP/out"; then json "explain pages json self"; ok; else bad "explain pages json"; fi
+if "$PMAPS" explain --pages -v self | grep -q '^Page by page' ; then ok; else bad "explain --pages -v"; fi
 sleep 30 & sp=$!
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
 kill $sp; wait $sp 2>/dev/null

@@ -501,7 +501,33 @@ static void test_explain(void **state)
 	kill(h.pid, SIGSTOP); /* at rest: smaps and smaps_rollup must agree */
 	wait_state_all(h.pid, 'T'); /* woken from read() to stop: wait until they have */
 	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
-	assert_int_equal(pmaps_explain(p, &x, msg, sizeof(msg)), 0);
+	assert_int_equal(pmaps_explain(p, &x, PMAPS_EXPLAIN_PAGES, msg, sizeof(msg)), 0);
+	assert_int_equal(x.pages, 1);
+	for (int k = 0; k < PMAPS_X_COUNT; k++) {
+		/*
+		 * Two layers, one answer: present pages are the Rss, category by
+		 * category, but for the zero page, which the page table maps and
+		 * RSS does not count.
+		 */
+		if (x.pg[k][PMAPS_XP_RESIDENT] - x.pg[k][PMAPS_XP_ZERO] != x.v[k][PMAPS_XC_RSS])
+			fail_msg("%s: %llu bytes present (%llu zero page), Rss %llu",
+			         pmaps_xcat_name((enum pmaps_xcat)k),
+			         (unsigned long long)x.pg[k][PMAPS_XP_RESIDENT],
+			         (unsigned long long)x.pg[k][PMAPS_XP_ZERO],
+			         (unsigned long long)x.v[k][PMAPS_XC_RSS]);
+	}
+	/* The zero page region: 8 pages, seen by PAGEMAP_SCAN. */
+	assert_int_equal(x.pages_strategy, PMAPS_PAGES_SCAN);
+	assert_int_equal(x.pg[PMAPS_X_ANON][PMAPS_XP_ZERO], 8 * PG);
+	if (geteuid() == 0) {
+		/* kpageflags agrees with smaps on LazyFree; the child shares 8 shmem pages. */
+		assert_int_equal(x.pages_kpage, 1);
+		assert_int_equal(x.pg[PMAPS_X_ANON][PMAPS_XP_LAZYFREE], x.v[PMAPS_X_ANON][PMAPS_XC_LAZYFREE]);
+		assert_int_equal(x.pg[PMAPS_X_ANON][PMAPS_XP_LAZYFREE], 16 * PG);
+		assert_int_equal(x.pg[PMAPS_X_SHMEM][PMAPS_XP_SHARED], 8 * PG);
+	} else {
+		printf("note: not root: the physical page state of explain --pages is not checked\n");
+	}
 	for (int k = 0; k < PMAPS_X_COUNT; k++) {
 		const uint64_t *v = x.v[k];
 		/* Private dirty + private clean + shared is the RSS, category by category. */
@@ -572,7 +598,7 @@ static void explain_go(int madvdontneed)
 	wait_state_all(kid, 'T');
 	snprintf(pid, sizeof(pid), "%d", (int)kid);
 	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
-	assert_int_equal(pmaps_explain(p, &x, msg, sizeof(msg)), 0);
+	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 	assert_string_equal(x.runtime, "go");
 	assert_memory_equal(x.runtime_version, "go1.", 4);
 	/* The parts add up to the kernel's total, LazyFree included. */
