@@ -166,6 +166,55 @@ static int is_libc(const struct pmaps_view *p)
 	return p->len >= n && memcmp(p->ptr + p->len - n, name, n) == 0;
 }
 
+/* The directory before "/lib/server/libjvm.so" names the JDK ("java-17-openjdk-amd64"). */
+static int is_jvm(const struct pmaps_view *p, char *version, size_t vsize)
+{
+	static const char lib[] = "/libjvm.so";
+	size_t n = sizeof(lib) - 1;
+	const char *jvm;
+
+	if (p->len < n || memcmp(p->ptr + p->len - n, lib, n) != 0)
+		return 0;
+	jvm = memmem(p->ptr, p->len, "/jvm/", 5);
+	if (jvm && !version[0]) {
+		const char *s = jvm + 5, *e = memchr(s, '/', (size_t)(p->ptr + p->len - s));
+		size_t k = e ? (size_t)(e - s) : 0;
+		if (k && k < vsize) {
+			memcpy(version, s, k);
+			version[k] = '\0';
+		}
+	}
+	return 1;
+}
+
+/* CPython: the interpreter "python3.11" or "libpython3.11.so.1.0"; VERSION "3.11". */
+static int is_cpython(const struct pmaps_view *p, char *version, size_t vsize)
+{
+	const char *base = p->ptr + p->len;
+	const char *v;
+	size_t k = 0;
+
+	while (base > p->ptr && base[-1] != '/')
+		base--;
+	if ((size_t)(p->ptr + p->len - base) >= 9 && memcmp(base, "libpython", 9) == 0)
+		v = base + 9;
+	else if ((size_t)(p->ptr + p->len - base) >= 6 && memcmp(base, "python", 6) == 0)
+		v = base + 6;
+	else
+		return 0;
+	while (v + k < p->ptr + p->len && ((v[k] >= '0' && v[k] <= '9') || v[k] == '.') && k + 1 < vsize)
+		k++;
+	while (k && v[k - 1] == '.')
+		k--;
+	if (k == 0 || v[0] != '3')
+		return 0;
+	if (!version[0]) {
+		memcpy(version, v, k);
+		version[k] = '\0';
+	}
+	return 1;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -345,7 +394,8 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	uint64_t arena_starts[ARENA_STARTS];
 	uint64_t pend_pg[PMAPS_XP_COUNT] = {0}, arena_pg[PMAPS_XP_COUNT] = {0}, before[PMAPS_XP_COUNT];
 	unsigned nsps, unlocated = 0, located = 0;
-	int prev_guard = 0, pending = 0, glibc = 0, r;
+	int prev_guard = 0, pending = 0, glibc = 0, jvm = 0, cpython = 0, r;
+	char jvm_version[32] = "", py_version[32] = "";
 
 	memset(x, 0, sizeof(*x));
 	msg[0] = '\0';
@@ -413,6 +463,8 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		}
 		pending = 0;
 		glibc |= is_libc(&m->path);
+		jvm |= is_jvm(&m->path, jvm_version, sizeof(jvm_version));
+		cpython |= is_cpython(&m->path, py_version, sizeof(py_version));
 		prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
 		prev_end = m->end;
 		row = x->v[cat];
@@ -468,6 +520,24 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		return r;
 	}
 	pmaps_maps_close(c);
+	if (!x->runtime[0] && (jvm || cpython)) {
+		/*
+		 * The runtime is named, its heap not claimed: neither the JVM's heap
+		 * reservation nor CPython's arenas can be told from other anonymous
+		 * memory by the maps alone, so they stay "anon".
+		 */
+		memcpy(x->runtime, jvm ? "jvm" : "cpython", jvm ? 4 : 8);
+		pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s",
+		           jvm ? jvm_version : py_version);
+		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+		           jvm ? "the JVM (%s): libjvm.so mapped; its heap stays in anon: the maps alone "
+		                 "do not tell the heap reservation from other anonymous memory"
+		               : "CPython %s: the interpreter mapped; its arenas stay in anon: the maps "
+		                 "alone do not tell them from other anonymous memory",
+		           x->runtime_version);
+		glibc = 0;
+		x->arenas = 0;
+	}
 	if (glibc && !x->runtime[0]) {
 		/* glibc's thread arenas: from anonymous to the runtime's heap. */
 		for (int col = 0; col < PMAPS_XC_COUNT; col++) {

@@ -351,6 +351,15 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 			       "  GODEBUG=madvdontneed=1 the runtime returns it with MADV_DONTNEED and RSS\n"
 			       "  drops at once.\n", b);
 	}
+	if (strcmp(x->runtime, "jvm") == 0)
+		printf("- This is a JVM: it reserves its heap up front (-Xmx) and keeps what it commits;\n"
+		       "  a heap dump counts live objects, not the committed heap, metaspace, code\n"
+		       "  cache, thread stacks or GC structures. Native Memory Tracking\n"
+		       "  (-XX:NativeMemoryTracking=summary, jcmd PID VM.native_memory) splits it.\n");
+	if (strcmp(x->runtime, "cpython") == 0)
+		printf("- This is CPython: its object allocator keeps arenas (1 MiB since 3.10) while\n"
+		       "  any object in them lives, and glibc keeps what Python frees; tracemalloc\n"
+		       "  counts live allocations only.\n");
 	if (x->runtime[0] == 'g' && x->runtime[1] == 'l' && x->arenas) {
 		h(a, x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS]);
 		printf("- glibc's %u thread arena(s) hold %s: a thread that mallocs gets its own arena\n"

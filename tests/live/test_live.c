@@ -567,43 +567,80 @@ static void test_explain(void **state)
 	stop_helper(&h);
 }
 
+/*
+ * A runtime's target, started with ARGV and ENVP: it prints "ready" once its
+ * memory is in place and exits when its stdin closes.  Stopped on return.
+ */
+struct target {
+	pid_t pid;
+	int to;
+	FILE *from;
+};
+
+static void start_target(struct target *t, char *const argv[], char *const envp[])
+{
+	char line[64];
+	int to[2], from[2];
+
+	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(from, O_CLOEXEC), 0);
+	t->pid = fork();
+	if (t->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	running_helper = t->pid;
+	close(to[0]);
+	close(from[1]);
+	t->to = to[1];
+	t->from = fdopen(from[0], "r");
+	assert_non_null(fgets(line, sizeof(line), t->from));
+	assert_string_equal(line, "ready\n");
+	kill(t->pid, SIGSTOP);
+	wait_state_all(t->pid, 'T');
+}
+
+static void explain_target(const struct target *t, struct pmaps_explain *x)
+{
+	struct pmaps_proc *p;
+	char pid[16], msg[256];
+
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
+	assert_int_equal(pmaps_explain(p, x, 0, msg, sizeof(msg)), 0);
+	/* The parts add up to the kernel's total, LazyFree included. */
+	assert_int_equal(x->total[PMAPS_XC_RSS], x->rollup[PMAPS_F_RSS]);
+	assert_int_equal(x->total[PMAPS_XC_LAZYFREE], x->rollup[PMAPS_F_LAZY_FREE]);
+	pmaps_proc_close(p);
+}
+
+static void stop_target(struct target *t)
+{
+	int st;
+
+	kill(t->pid, SIGCONT);
+	close(t->to);
+	fclose(t->from);
+	assert_int_equal(waitpid(t->pid, &st, 0), t->pid);
+	running_helper = 0;
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /* The Go target under GODEBUG=madvdontneed=M: its heap found, the gap named. */
 static void explain_go(int madvdontneed)
 {
 	static struct pmaps_explain x;
-	struct pmaps_proc *p;
-	char env[32], pid[16], line[64], msg[256];
-	int to[2], from[2], st;
-	pid_t kid;
-	FILE *f;
+	char env[32];
+	char *argv[] = {PMAPS_GO_TARGET, NULL}, *envp[] = {env, NULL};
+	struct target t;
 
-	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(from, O_CLOEXEC), 0);
 	snprintf(env, sizeof(env), "GODEBUG=madvdontneed=%d", madvdontneed);
-	kid = fork();
-	if (kid == 0) {
-		char *envp[] = {env, NULL};
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		execle(PMAPS_GO_TARGET, "gotarget", (char *)NULL, envp);
-		_exit(127);
-	}
-	running_helper = kid;
-	close(to[0]);
-	close(from[1]);
-	f = fdopen(from[0], "r");
-	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "ready\n");
-	kill(kid, SIGSTOP);
-	wait_state_all(kid, 'T');
-	snprintf(pid, sizeof(pid), "%d", (int)kid);
-	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
-	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
+	start_target(&t, argv, envp);
+	explain_target(&t, &x);
 	assert_string_equal(x.runtime, "go");
 	assert_memory_equal(x.runtime_version, "go1.", 4);
-	/* The parts add up to the kernel's total, LazyFree included. */
-	assert_int_equal(x.total[PMAPS_XC_RSS], x.rollup[PMAPS_F_RSS]);
-	assert_int_equal(x.total[PMAPS_XC_LAZYFREE], x.rollup[PMAPS_F_LAZY_FREE]);
 	const uint64_t *g = x.v[PMAPS_X_RUNTIME_HEAP];
 	assert_true(g[PMAPS_XC_RSS] >= 16ull << 20); /* the 16 MiB kept, at least */
 	if (madvdontneed == 0) {
@@ -615,13 +652,7 @@ static void explain_go(int madvdontneed)
 		assert_int_equal(g[PMAPS_XC_LAZYFREE], 0);
 		assert_true(g[PMAPS_XC_RSS] < 40ull << 20);
 	}
-	pmaps_proc_close(p);
-	kill(kid, SIGCONT);
-	close(to[1]);
-	fclose(f);
-	assert_int_equal(waitpid(kid, &st, 0), kid);
-	running_helper = 0;
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	stop_target(&t);
 }
 
 static void test_explain_go(void **state)
@@ -633,6 +664,59 @@ static void test_explain_go(void **state)
 	}
 	explain_go(0);
 	explain_go(1);
+}
+
+/* Named, not claimed: the JVM's and CPython's heaps stay anonymous. */
+static void assert_runtime_unclaimed(const struct pmaps_explain *x)
+{
+	assert_int_equal(x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
+	assert_int_equal(x->arenas, 0);
+	/* The 32 MiB live, from mmap or brk. */
+	assert_true(x->v[PMAPS_X_ANON][PMAPS_XC_RSS] + x->v[PMAPS_X_HEAP][PMAPS_XC_RSS] >= 32ull << 20);
+}
+
+static void test_explain_cpython(void **state)
+{
+	static struct pmaps_explain x;
+	char *argv[] = {PMAPS_PYTHON3, "-c",
+	                "import sys\n"
+	                "live = bytearray(b'x' * (32 << 20))\n"
+	                "print('ready', flush=True)\n"
+	                "sys.stdin.read()\n",
+	                NULL};
+	char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+	struct target t;
+
+	(void)state;
+	if (!PMAPS_PYTHON3[0]) {
+		printf("skipped: no python3 to run\n");
+		skip();
+	}
+	start_target(&t, argv, envp);
+	explain_target(&t, &x);
+	assert_string_equal(x.runtime, "cpython");
+	assert_memory_equal(x.runtime_version, "3.", 2);
+	assert_runtime_unclaimed(&x);
+	stop_target(&t);
+}
+
+static void test_explain_jvm(void **state)
+{
+	static struct pmaps_explain x;
+	char *argv[] = {PMAPS_JAVA, "-Xmx128m", "-XX:+UseSerialGC", PMAPS_JVM_TARGET, NULL};
+	char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+	struct target t;
+
+	(void)state;
+	if (!PMAPS_JAVA[0]) {
+		printf("skipped: no java (Debian's default-jre-headless) to run\n");
+		skip();
+	}
+	start_target(&t, argv, envp);
+	explain_target(&t, &x);
+	assert_string_equal(x.runtime, "jvm");
+	assert_runtime_unclaimed(&x);
+	stop_target(&t);
 }
 
 /* A naive count of /proc/PID/maps lines, for cross-checking. */
@@ -1051,6 +1135,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_explain, teardown),
 		cmocka_unit_test_teardown(test_explain_go, teardown),
+		cmocka_unit_test_teardown(test_explain_cpython, teardown),
+		cmocka_unit_test_teardown(test_explain_jvm, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
 		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_pages_exit_mid_walk, teardown),
