@@ -491,11 +491,14 @@ struct pmaps_explain {
 	/*
 	 * The language runtime found, and the evidence for each rule: "go"
 	 * (the .go.buildinfo section of /proc/PID/exe; its heap is the
-	 * anonymous mappings in its arena ranges, from 0xc000000000), "glibc"
+	 * anonymous mappings in its arena ranges, from 0xc000000000, and those
+	 * labelled "[anon: Go: heap]" by Go 1.25+), "glibc"
 	 * (libc.so.6 mapped; its thread arenas: anonymous heaps at 64 MiB
-	 * boundaries with their reserved rest; the main arena is [heap]), or "".
+	 * boundaries with their reserved rest; the main arena is [heap]), "jvm"
+	 * or "cpython" (named only: their heaps stay anon), or "".
 	 */
 	unsigned arenas;         /* glibc thread arenas found */
+	unsigned go_labels;      /* mappings labelled as Go's heap */
 	/* With PMAPS_EXPLAIN_PAGES: */
 	int pages;               /* 1 when walked */
 	int pages_kpage;         /* as pmaps_pages_kpage(): 1 with physical page state */

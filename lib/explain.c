@@ -149,6 +149,24 @@ out:
 }
 
 /* Go's heap arena hints on 64-bit: (i << 40) + 0xc000000000 upward, i < 0x80. */
+static int in_go_arenas(uint64_t start);
+
+/*
+ * Go 1.25 names its mappings "[anon: Go: ...]" where the kernel can
+ * (CONFIG_ANON_VMA_NAME): "heap" is the heap wherever it is; "heap
+ * reservation" is the heap's only within the arena ranges (the arenas'
+ * metadata is reserved under the same name elsewhere).  Other labels name
+ * runtime metadata and stay anon-named.
+ */
+static int is_go_heap_label(const struct pmaps_view *p, uint64_t start)
+{
+	static const char heap[] = "[anon: Go: heap]", resv[] = "[anon: Go: heap reservation]";
+
+	if (p->len == sizeof(heap) - 1 && memcmp(p->ptr, heap, p->len) == 0)
+		return 1;
+	return p->len == sizeof(resv) - 1 && memcmp(p->ptr, resv, p->len) == 0 && in_go_arenas(start);
+}
+
 static int in_go_arenas(uint64_t start)
 {
 	return (start >> 40) < 0x80 && (start & ((1ull << 40) - 1)) >= 0xc000000000ull;
@@ -434,7 +452,10 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		enum pmaps_xcat cat = category(m->kind);
 		const uint64_t *v = m->v;
 		uint64_t *row;
-		if (cat == PMAPS_X_ANON) {
+		if (cat == PMAPS_X_ANON_NAMED && x->runtime[0] == 'g' && is_go_heap_label(&m->path, m->start)) {
+			cat = PMAPS_X_RUNTIME_HEAP;
+			x->go_labels++;
+		} else if (cat == PMAPS_X_ANON) {
 			if (x->runtime[0] == 'g' && in_go_arenas(m->start)) {
 				cat = PMAPS_X_RUNTIME_HEAP;
 			} else if (holds_sp(sps + nsps, x->threads - nsps, m->start, m->end)) {
@@ -520,6 +541,11 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		return r;
 	}
 	pmaps_maps_close(c);
+	if (x->go_labels) {
+		size_t n = strlen(x->runtime_evidence);
+		pmaps__msg(x->runtime_evidence + n, sizeof(x->runtime_evidence) - n,
+		           " and %u mapping(s) labelled as Go's heap", x->go_labels);
+	}
 	if (!x->runtime[0] && (jvm || cpython)) {
 		/*
 		 * The runtime is named, its heap not claimed: neither the JVM's heap

@@ -119,6 +119,10 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_json_str(o, x->runtime_version, strlen(x->runtime_version));
 		out_str(o, ",\"evidence\":");
 		out_json_str(o, x->runtime_evidence, strlen(x->runtime_evidence));
+		if (x->runtime[0] == 'g' && x->runtime[1] == 'o') {
+			out_str(o, ",\"heap_labels\":");
+			out_u64(o, x->go_labels);
+		}
 		out_ch(o, '}');
 	}
 	out_str(o, ",\"glibc_arenas\":");

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -666,6 +667,82 @@ static void test_explain_go(void **state)
 	explain_go(1);
 }
 
+/* One private anonymous mapping of smaps, RSS_KB resident and dirty. */
+static void smaps_entry(FILE *f, uint64_t start, uint64_t end, const char *perms, const char *name,
+                        unsigned rss_kb)
+{
+	fprintf(f, "%012llx-%012llx %s 00000000 00:00 0 %s\n", (unsigned long long)start,
+	        (unsigned long long)end, perms, name);
+	fprintf(f,
+	        "Size: %llu kB\nKernelPageSize: 4 kB\nMMUPageSize: 4 kB\nRss: %u kB\nPss: %u kB\n"
+	        "Pss_Dirty: %u kB\nShared_Clean: 0 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
+	        "Private_Dirty: %u kB\nReferenced: %u kB\nAnonymous: %u kB\nKSM: 0 kB\n"
+	        "LazyFree: 0 kB\nAnonHugePages: 0 kB\nShmemPmdMapped: 0 kB\nFilePmdMapped: 0 kB\n"
+	        "Shared_Hugetlb: 0 kB\nPrivate_Hugetlb: 0 kB\nSwap: 0 kB\nSwapPss: 0 kB\n"
+	        "Locked: 0 kB\nTHPeligible: 0\nVmFlags: rd wr mr mw me ac \n",
+	        (unsigned long long)((end - start) >> 10), rss_kb, rss_kb, rss_kb, rss_kb, rss_kb,
+	        rss_kb);
+}
+
+/*
+ * Go 1.25's labels, on a process tree made here (this kernel may not name
+ * mappings): the Go target's executable, and smaps with "[anon: Go: heap]"
+ * outside the arenas, "[anon: Go: heap reservation]" inside and outside them,
+ * and a metadata label.  Exact sums.
+ */
+static void test_explain_go_labels(void **state)
+{
+	static struct pmaps_explain x;
+	char root[] = "/tmp/pmaps-golabels-XXXXXX", dir[128], path[160], msg[256];
+	struct pmaps_proc *p;
+	FILE *f;
+
+	(void)state;
+	if (!PMAPS_GO_TARGET[0]) {
+		printf("skipped: no Go toolchain (Debian's golang-go) to build the target\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/400", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/exe", dir);
+	assert_int_equal(symlink(PMAPS_GO_TARGET, path), 0);
+	snprintf(path, sizeof(path), "%s/smaps", dir);
+	assert_non_null(f = fopen(path, "w"));
+	smaps_entry(f, 0xc000000000, 0xc000400000, "rw-p", "[anon: Go: heap]", 4096);
+	smaps_entry(f, 0xc000400000, 0xc004000000, "---p", "[anon: Go: heap reservation]", 0);
+	smaps_entry(f, 0x7f0000000000, 0x7f0000200000, "rw-p", "[anon: Go: heap]", 1024);
+	smaps_entry(f, 0x7f0000200000, 0x7f0000400000, "rw-p", "[anon: Go: heap reservation]", 12);
+	smaps_entry(f, 0x7f0000400000, 0x7f0000600000, "rw-p", "[anon: Go: page summary]", 8);
+	smaps_entry(f, 0x7f0000600000, 0x7f0000800000, "rw-p", "", 100);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/smaps_rollup", dir);
+	assert_non_null(f = fopen(path, "w"));
+	smaps_entry(f, 0xc000000000, 0x7f0000800000, "---p", "[rollup]", 4096 + 1024 + 12 + 8 + 100);
+	assert_int_equal(fclose(f), 0);
+
+	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
+	pmaps_proc_close(p);
+	assert_string_equal(x.runtime, "go");
+	assert_int_equal(x.go_labels, 3);
+	assert_non_null(strstr(x.runtime_evidence, "3 mapping(s) labelled as Go's heap"));
+	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], (4096 + 1024) << 10);
+	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 3);
+	/* Reserved outside the arenas (metadata) and other labels stay named. */
+	assert_int_equal(x.v[PMAPS_X_ANON_NAMED][PMAPS_XC_RSS], (12 + 8) << 10);
+	assert_int_equal(x.v[PMAPS_X_ANON][PMAPS_XC_RSS], 100 << 10);
+	assert_int_equal(x.total[PMAPS_XC_RSS], x.rollup[PMAPS_F_RSS]);
+
+	const char *files[] = {"exe", "smaps", "smaps_rollup"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(rmdir(root), 0);
+}
+
 /* Named, not claimed: the JVM's and CPython's heaps stay anonymous. */
 static void assert_runtime_unclaimed(const struct pmaps_explain *x)
 {
@@ -1135,6 +1212,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_explain, teardown),
 		cmocka_unit_test_teardown(test_explain_go, teardown),
+		cmocka_unit_test_teardown(test_explain_go_labels, teardown),
 		cmocka_unit_test_teardown(test_explain_cpython, teardown),
 		cmocka_unit_test_teardown(test_explain_jvm, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
