@@ -495,10 +495,13 @@ struct pmaps_explain {
 	 * labelled "[anon: Go: heap]" by Go 1.25+), "glibc"
 	 * (libc.so.6 mapped; its thread arenas: anonymous heaps at 64 MiB
 	 * boundaries with their reserved rest; the main arena is [heap]), "jvm"
-	 * or "cpython" (named only: their heaps stay anon), or "".
+	 * (libjvm.so mapped; its heap: the one run of contiguous anonymous
+	 * mappings whose span is the heap size its hsperfdata file gives),
+	 * "cpython" (named only: its arenas stay anon), or "".
 	 */
 	unsigned arenas;         /* glibc thread arenas found */
 	unsigned go_labels;      /* mappings labelled as Go's heap */
+	uint64_t jvm_heap_start, jvm_heap_end; /* the JVM's heap reservation, when found */
 	/* With PMAPS_EXPLAIN_PAGES: */
 	int pages;               /* 1 when walked */
 	int pages_kpage;         /* as pmaps_pages_kpage(): 1 with physical page state */

@@ -233,6 +233,186 @@ static int is_cpython(const struct pmaps_view *p, char *version, size_t vsize)
 	return 1;
 }
 
+/*
+ * The JVM's heap is one reservation: committed parts read-write, the rest
+ * inaccessible, the CDS archive's heap regions mapped from classes.jsa
+ * inside it.  A run is a stretch of contiguous private anonymous mappings
+ * (and such archive pieces); the run whose span is exactly the heap size the
+ * JVM publishes in its hsperfdata file is the heap.
+ */
+struct run {
+	uint64_t start, end;
+	uint64_t v[PMAPS_XC_COUNT]; /* its anon mappings' sums */
+	uint64_t pg[PMAPS_XP_COUNT];
+	unsigned maps;
+};
+
+#define RUNS 64
+#define RUN_MIN (2u << 20)
+
+struct runs {
+	struct run cur;
+	struct run r[RUNS];
+	unsigned n;
+};
+
+static void run_close(struct runs *t)
+{
+	struct run *c = &t->cur;
+	unsigned small = 0;
+
+	if (c->end - c->start >= RUN_MIN) {
+		if (t->n < RUNS) {
+			t->r[t->n++] = *c;
+		} else {
+			for (unsigned i = 1; i < RUNS; i++)
+				if (t->r[i].end - t->r[i].start < t->r[small].end - t->r[small].start)
+					small = i;
+			if (c->end - c->start > t->r[small].end - t->r[small].start)
+				t->r[small] = *c;
+		}
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+static int is_cds_archive(const struct pmaps_view *p)
+{
+	static const char jsa[] = ".jsa";
+
+	return p->len > 4 && memcmp(p->ptr + p->len - 4, jsa, 4) == 0;
+}
+
+/* "/tmp/hsperfdata_USER/PID": the JVM's performance counters, shared. */
+static int is_hsperfdata(const struct pmaps_view *p)
+{
+	return p->len > 12 && memmem(p->ptr, p->len, "/hsperfdata_", 12) != NULL;
+}
+
+/*
+ * The heap's size from the hsperfdata file PATH (read through the process's
+ * root: the same file whichever mount namespace it is in): for G1 each
+ * generation's maxCapacity is the heap's (plus a few bytes of accounting,
+ * dropped by rounding to the page); for Serial and Parallel the young and
+ * old generations' sum.  0 when not known; GC gets the collector's name.
+ */
+static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const char *path, char *gc, size_t gcsize)
+{
+	unsigned char b[192];
+	char name[320];
+	uint64_t gen[3] = {0}, off, size = 0;
+	unsigned entries;
+	int fd;
+
+	gc[0] = '\0';
+	size_t plen = strlen(path);
+
+	if (plen + 5 > sizeof(name))
+		return 0;
+	memcpy(name, "root", 4);
+	memcpy(name + 4, path, plen + 1);
+	fd = pmaps__openat(proc, name);
+	if (fd < 0)
+		return 0;
+	/* The header: magic (big-endian), byte order (1: little), major 2. */
+	if (pread(fd, b, 32, 0) != 32 || memcmp(b, "\xca\xfe\xc0\xc0", 4) != 0 || b[4] != 1 ||
+	    b[5] != 2)
+		goto out;
+	off = le(b + 24, 4);
+	entries = (unsigned)le(b + 28, 4);
+	for (unsigned i = 0; i < entries && i < 4096; i++) {
+		ssize_t n = pread(fd, b, sizeof(b), (off_t)off);
+		uint64_t len, noff, vlen, doff;
+		const char *nm;
+		size_t k;
+
+		if (n < 20)
+			break;
+		len = le(b, 4);
+		noff = le(b + 4, 4);
+		vlen = le(b + 8, 4);
+		doff = le(b + 16, 4);
+		if (len < 20 || len > 65536 || noff >= (uint64_t)n)
+			break;
+		nm = (const char *)b + noff;
+		k = strnlen(nm, (size_t)n - noff);
+		if (k == 18 && memcmp(nm, "sun.gc.policy.name", 18) == 0 && b[12] == 'B') {
+			size_t want = vlen < gcsize ? (size_t)vlen : gcsize - 1;
+			ssize_t got = pread(fd, gc, want, (off_t)(off + doff));
+			gc[got > 0 ? strnlen(gc, (size_t)got) : 0] = '\0';
+		} else if (k == 31 && memcmp(nm, "sun.gc.generation.", 18) == 0 && nm[18] >= '0' &&
+		           nm[18] <= '2' && memcmp(nm + 19, ".maxCapacity", 12) == 0 && b[12] == 'J') {
+			unsigned char q[8];
+			if (pread(fd, q, 8, (off_t)(off + doff)) == 8)
+				gen[nm[18] - '0'] = le(q, 8);
+		}
+		off += len;
+	}
+	if (strcmp(gc, "GarbageFirst") == 0)
+		size = (gen[0] > gen[1] ? gen[0] : gen[1]) & ~(uint64_t)4095;
+	else if (strcmp(gc, "Copy:MSC") == 0 || strcmp(gc, "ParScav:MSC") == 0)
+		size = gen[0] + gen[1];
+out:
+	close(fd);
+	return size;
+}
+
+/*
+ * The JVM: named by libjvm.so; its heap claimed when hsperfdata gives its
+ * size and exactly one run of anonymous mappings has that span.
+ */
+static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, const struct runs *runs,
+                     const char *hsperf, const char *version)
+{
+	char gc[32];
+	uint64_t size = hsperf[0] ? jvm_heap_size(proc, hsperf, gc, sizeof(gc)) : 0;
+	const struct run *heap = NULL;
+	unsigned found = 0;
+
+	memcpy(x->runtime, "jvm", 4);
+	pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", version);
+	for (unsigned i = 0; size && i < runs->n; i++)
+		if (runs->r[i].end - runs->r[i].start == size) {
+			heap = &runs->r[i];
+			found++;
+		}
+	if (found != 1) {
+		if (!hsperf[0])
+			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+			           "the JVM (%s): libjvm.so mapped; its heap stays in anon: no hsperfdata "
+			           "mapped (-XX:-UsePerfData) to give its size", version);
+		else if (!size)
+			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+			           "the JVM (%s): libjvm.so mapped; its heap stays in anon: the heap size "
+			           "not known from %s (collector %s)", version, hsperf, gc[0] ? gc : "not named there");
+		else
+			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+			           "the JVM (%s): libjvm.so mapped; its heap stays in anon: %u anonymous "
+			           "reservations of the %llu bytes %s reports", version, found,
+			           (unsigned long long)size, gc);
+		return;
+	}
+	for (int col = 0; col < PMAPS_XC_COUNT; col++) {
+		x->v[PMAPS_X_ANON][col] -= heap->v[col];
+		x->v[PMAPS_X_RUNTIME_HEAP][col] += heap->v[col];
+	}
+	for (int col = 0; col < PMAPS_XP_COUNT; col++) {
+		x->pg[PMAPS_X_ANON][col] -= heap->pg[col];
+		x->pg[PMAPS_X_RUNTIME_HEAP][col] += heap->pg[col];
+	}
+	x->mappings[PMAPS_X_ANON] -= heap->maps;
+	x->mappings[PMAPS_X_RUNTIME_HEAP] += heap->maps;
+	for (unsigned i = 0; i < x->ntop; i++)
+		if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start >= heap->start &&
+		    x->top[i].end <= heap->end)
+			x->top[i].cat = PMAPS_X_RUNTIME_HEAP;
+	x->jvm_heap_start = heap->start;
+	x->jvm_heap_end = heap->end;
+	pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+	           "the JVM (%s): libjvm.so mapped; its heap: %012llx-%012llx, the %llu bytes %s "
+	           "reports in hsperfdata", version, (unsigned long long)heap->start,
+	           (unsigned long long)heap->end, (unsigned long long)size, gc);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -413,9 +593,11 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	uint64_t pend_pg[PMAPS_XP_COUNT] = {0}, arena_pg[PMAPS_XP_COUNT] = {0}, before[PMAPS_XP_COUNT];
 	unsigned nsps, unlocated = 0, located = 0;
 	int prev_guard = 0, pending = 0, glibc = 0, jvm = 0, cpython = 0, r;
-	char jvm_version[32] = "", py_version[32] = "";
+	char jvm_version[32] = "", py_version[32] = "", hsperf[256] = "";
+	struct runs runs_buf, *runs = &runs_buf; /* 10 KiB, on the stack: no allocation */
 
 	memset(x, 0, sizeof(*x));
+	memset(runs, 0, sizeof(*runs));
 	msg[0] = '\0';
 	read_status(proc, x);
 	r = read_sps(proc, &sps, &x->threads);
@@ -451,7 +633,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	while (r >= 0 && (r = pmaps_maps_next(c, &m)) > 0) {
 		enum pmaps_xcat cat = category(m->kind);
 		const uint64_t *v = m->v;
-		uint64_t *row;
+		uint64_t mv[PMAPS_XC_COUNT];
 		if (cat == PMAPS_X_ANON_NAMED && x->runtime[0] == 'g' && is_go_heap_label(&m->path, m->start)) {
 			cat = PMAPS_X_RUNTIME_HEAP;
 			x->go_labels++;
@@ -488,18 +670,19 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		cpython |= is_cpython(&m->path, py_version, sizeof(py_version));
 		prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
 		prev_end = m->end;
-		row = x->v[cat];
-		row[PMAPS_XC_RSS] += v[PMAPS_F_RSS];
-		row[PMAPS_XC_PRIVATE_DIRTY] += v[PMAPS_F_PRIVATE_DIRTY];
-		row[PMAPS_XC_PRIVATE_CLEAN] += v[PMAPS_F_PRIVATE_CLEAN];
-		row[PMAPS_XC_SHARED] += v[PMAPS_F_SHARED_CLEAN] + v[PMAPS_F_SHARED_DIRTY];
-		row[PMAPS_XC_LAZYFREE] += v[PMAPS_F_LAZY_FREE];
-		row[PMAPS_XC_THP] += v[PMAPS_F_ANON_HUGE_PAGES] + v[PMAPS_F_SHMEM_PMD_MAPPED] +
-		                     v[PMAPS_F_FILE_PMD_MAPPED];
-		row[PMAPS_XC_LOCKED] += v[PMAPS_F_LOCKED];
-		row[PMAPS_XC_SWAP] += v[PMAPS_F_SWAP];
-		row[PMAPS_XC_PSS] += v[PMAPS_F_PSS];
-		row[PMAPS_XC_SWAP_PSS] += v[PMAPS_F_SWAP_PSS];
+		mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
+		mv[PMAPS_XC_PRIVATE_DIRTY] = v[PMAPS_F_PRIVATE_DIRTY];
+		mv[PMAPS_XC_PRIVATE_CLEAN] = v[PMAPS_F_PRIVATE_CLEAN];
+		mv[PMAPS_XC_SHARED] = v[PMAPS_F_SHARED_CLEAN] + v[PMAPS_F_SHARED_DIRTY];
+		mv[PMAPS_XC_LAZYFREE] = v[PMAPS_F_LAZY_FREE];
+		mv[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES] + v[PMAPS_F_SHMEM_PMD_MAPPED] +
+		                   v[PMAPS_F_FILE_PMD_MAPPED];
+		mv[PMAPS_XC_LOCKED] = v[PMAPS_F_LOCKED];
+		mv[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
+		mv[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
+		mv[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
+		for (int col = 0; col < PMAPS_XC_COUNT; col++)
+			x->v[cat][col] += mv[col];
 		x->mappings[cat]++;
 		x->nmappings++;
 		add_top(x, m, cat);
@@ -508,21 +691,32 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 			pmaps__msg(msg, msgsz, "%s", pmaps_pages_errmsg(pg));
 			break;
 		}
+		if (cat == PMAPS_X_ANON || (m->kind == PMAPS_KIND_GUARD && m->path.len == 0) ||
+		    is_cds_archive(&m->path)) {
+			if (runs->cur.end != m->start)
+				run_close(runs);
+			if (runs->cur.end == 0)
+				runs->cur.start = m->start;
+			runs->cur.end = m->end;
+			if (cat == PMAPS_X_ANON) {
+				for (int col = 0; col < PMAPS_XC_COUNT; col++)
+					runs->cur.v[col] += mv[col];
+				for (int col = 0; col < PMAPS_XP_COUNT; col++)
+					runs->cur.pg[col] += x->pg[cat][col] - before[col];
+				runs->cur.maps++;
+			}
+		} else if (runs->cur.end) {
+			run_close(runs);
+		}
+		if (!hsperf[0] && is_hsperfdata(&m->path) && m->path.len < sizeof(hsperf)) {
+			memcpy(hsperf, m->path.ptr, m->path.len);
+			hsperf[m->path.len] = '\0';
+		}
 		if (cat == PMAPS_X_ANON && !(m->start & (ARENA_SIZE - 1)) &&
 		    m->end - m->start <= ARENA_SIZE &&
 		    (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) ==
 		        (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) {
-			pend[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
-			pend[PMAPS_XC_PRIVATE_DIRTY] = v[PMAPS_F_PRIVATE_DIRTY];
-			pend[PMAPS_XC_PRIVATE_CLEAN] = v[PMAPS_F_PRIVATE_CLEAN];
-			pend[PMAPS_XC_SHARED] = v[PMAPS_F_SHARED_CLEAN] + v[PMAPS_F_SHARED_DIRTY];
-			pend[PMAPS_XC_LAZYFREE] = v[PMAPS_F_LAZY_FREE];
-			pend[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES] + v[PMAPS_F_SHMEM_PMD_MAPPED] +
-			                     v[PMAPS_F_FILE_PMD_MAPPED];
-			pend[PMAPS_XC_LOCKED] = v[PMAPS_F_LOCKED];
-			pend[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
-			pend[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
-			pend[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
+			memcpy(pend, mv, sizeof(pend));
 			pend_start = m->start;
 			pend_end = m->end;
 			for (int col = 0; col < PMAPS_XP_COUNT; col++)
@@ -546,22 +740,23 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		pmaps__msg(x->runtime_evidence + n, sizeof(x->runtime_evidence) - n,
 		           " and %u mapping(s) labelled as Go's heap", x->go_labels);
 	}
-	if (!x->runtime[0] && (jvm || cpython)) {
+	run_close(runs);
+	if (!x->runtime[0] && jvm)
+		jvm_heap(proc, x, runs, hsperf, jvm_version);
+	else if (!x->runtime[0] && cpython) {
 		/*
-		 * The runtime is named, its heap not claimed: neither the JVM's heap
-		 * reservation nor CPython's arenas can be told from other anonymous
-		 * memory by the maps alone, so they stay "anon".
+		 * The runtime is named, its heap not claimed: CPython's arenas
+		 * cannot be told from other anonymous memory by the maps alone.
 		 */
-		memcpy(x->runtime, jvm ? "jvm" : "cpython", jvm ? 4 : 8);
-		pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s",
-		           jvm ? jvm_version : py_version);
+		memcpy(x->runtime, "cpython", 8);
+		pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", py_version);
 		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
-		           jvm ? "the JVM (%s): libjvm.so mapped; its heap stays in anon: the maps alone "
-		                 "do not tell the heap reservation from other anonymous memory"
-		               : "CPython %s: the interpreter mapped; its arenas stay in anon: the maps "
-		                 "alone do not tell them from other anonymous memory",
+		           "CPython %s: the interpreter mapped; its arenas stay in anon: the maps "
+		           "alone do not tell them from other anonymous memory",
 		           x->runtime_version);
-		glibc = 0;
+	}
+	if (jvm || cpython) {
+		glibc = 0; /* the runtime's allocator is the one that matters */
 		x->arenas = 0;
 	}
 	if (glibc && !x->runtime[0]) {

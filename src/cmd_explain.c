@@ -123,6 +123,12 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 			out_str(o, ",\"heap_labels\":");
 			out_u64(o, x->go_labels);
 		}
+		if (x->jvm_heap_end) {
+			out_str(o, ",\"heap_start\":");
+			out_u64(o, x->jvm_heap_start);
+			out_str(o, ",\"heap_end\":");
+			out_u64(o, x->jvm_heap_end);
+		}
 		out_ch(o, '}');
 	}
 	out_str(o, ",\"glibc_arenas\":");
@@ -355,11 +361,20 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 			       "  GODEBUG=madvdontneed=1 the runtime returns it with MADV_DONTNEED and RSS\n"
 			       "  drops at once.\n", b);
 	}
-	if (strcmp(x->runtime, "jvm") == 0)
+	if (strcmp(x->runtime, "jvm") == 0 && x->jvm_heap_end) {
+		h(a, x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS]);
+		h(b, x->jvm_heap_end - x->jvm_heap_start);
+		printf("- The Java heap holds %s of RSS in its %s reservation (-Xmx). The JVM keeps\n"
+		       "  what it commits; a heap dump counts live objects only. The rest of the\n"
+		       "  anonymous memory is metaspace, code cache, GC structures and native\n"
+		       "  allocations: Native Memory Tracking (-XX:NativeMemoryTracking=summary,\n"
+		       "  jcmd PID VM.native_memory) splits it.\n", a, b);
+	} else if (strcmp(x->runtime, "jvm") == 0) {
 		printf("- This is a JVM: it reserves its heap up front (-Xmx) and keeps what it commits;\n"
 		       "  a heap dump counts live objects, not the committed heap, metaspace, code\n"
 		       "  cache, thread stacks or GC structures. Native Memory Tracking\n"
 		       "  (-XX:NativeMemoryTracking=summary, jcmd PID VM.native_memory) splits it.\n");
+	}
 	if (strcmp(x->runtime, "cpython") == 0)
 		printf("- This is CPython: its object allocator keeps arenas (1 MiB since 3.10) while\n"
 		       "  any object in them lives, and glibc keeps what Python frees; tracemalloc\n"

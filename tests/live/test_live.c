@@ -743,7 +743,7 @@ static void test_explain_go_labels(void **state)
 	assert_int_equal(rmdir(root), 0);
 }
 
-/* Named, not claimed: the JVM's and CPython's heaps stay anonymous. */
+/* Named, not claimed: CPython's arenas stay anonymous. */
 static void assert_runtime_unclaimed(const struct pmaps_explain *x)
 {
 	assert_int_equal(x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
@@ -777,23 +777,36 @@ static void test_explain_cpython(void **state)
 	stop_target(&t);
 }
 
-static void test_explain_jvm(void **state)
+/* The JVM with collector GC and -Xmx MAX: its heap found by the size hsperfdata gives. */
+static void explain_jvm(char *gc, char *max, uint64_t size, const char *policy)
 {
 	static struct pmaps_explain x;
-	char *argv[] = {PMAPS_JAVA, "-Xmx128m", "-XX:+UseSerialGC", PMAPS_JVM_TARGET, NULL};
+	char *argv[] = {PMAPS_JAVA, max, gc, PMAPS_JVM_TARGET, NULL};
 	char *envp[] = {"PATH=/usr/bin:/bin", NULL};
 	struct target t;
 
+	start_target(&t, argv, envp);
+	explain_target(&t, &x);
+	assert_string_equal(x.runtime, "jvm");
+	assert_int_equal(x.arenas, 0);
+	assert_int_equal(x.jvm_heap_end - x.jvm_heap_start, size);
+	assert_non_null(strstr(x.runtime_evidence, policy));
+	/* The 32 MiB of live arrays are in the heap. */
+	assert_true(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS] >= 32ull << 20);
+	assert_true(x.mappings[PMAPS_X_RUNTIME_HEAP] >= 1);
+	stop_target(&t);
+}
+
+static void test_explain_jvm(void **state)
+{
 	(void)state;
 	if (!PMAPS_JAVA[0]) {
 		printf("skipped: no java (Debian's default-jre-headless) to run\n");
 		skip();
 	}
-	start_target(&t, argv, envp);
-	explain_target(&t, &x);
-	assert_string_equal(x.runtime, "jvm");
-	assert_runtime_unclaimed(&x);
-	stop_target(&t);
+	explain_jvm("-XX:+UseG1GC", "-Xmx128m", 128ull << 20, "GarbageFirst");
+	explain_jvm("-XX:+UseSerialGC", "-Xmx200m", 200ull << 20, "Copy:MSC");
+	explain_jvm("-XX:+UseParallelGC", "-Xmx96m", 96ull << 20, "ParScav:MSC");
 }
 
 /* A naive count of /proc/PID/maps lines, for cross-checking. */
