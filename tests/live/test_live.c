@@ -743,6 +743,134 @@ static void test_explain_go_labels(void **state)
 	assert_int_equal(rmdir(root), 0);
 }
 
+/* One hsperfdata entry at B + OFF: NAME, a long (TYPE 'J') or a string ('B'). */
+static size_t perf_entry(unsigned char *b, size_t off, const char *name, char type, uint64_t v,
+                         const char *str)
+{
+	size_t nlen = strlen(name) + 1, doff = (20 + nlen + 7) & ~(size_t)7;
+	size_t vlen = type == 'B' ? strlen(str) + 1 : 1, dlen = type == 'B' ? vlen : 8;
+	uint32_t len = (uint32_t)((doff + dlen + 7) & ~(size_t)7), w;
+
+	memcpy(b + off, &len, 4);
+	w = 20;
+	memcpy(b + off + 4, &w, 4);
+	w = (uint32_t)(type == 'B' ? vlen : 0);
+	memcpy(b + off + 8, &w, 4);
+	b[off + 12] = (unsigned char)type;
+	w = (uint32_t)doff;
+	memcpy(b + off + 16, &w, 4);
+	memcpy(b + off + 20, name, nlen);
+	if (type == 'B')
+		memcpy(b + off + doff, str, vlen);
+	else
+		memcpy(b + off + doff, &v, 8);
+	return off + len;
+}
+
+/*
+ * The JVM's rule on a process tree made here, with hsperfdata files written
+ * by the test: a well-formed one (G1, the heap exact), then malformed ones
+ * (the heap stays anon, nothing read out of bounds).
+ */
+static void jvm_tree(const char *root, const unsigned char *perf, size_t perflen,
+                     struct pmaps_explain *x)
+{
+	char path[256], msg[256];
+	struct pmaps_proc *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/400/root/tmp/hsperfdata_u/400", root);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fwrite(perf, 1, perflen, f), perflen);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	assert_int_equal(pmaps_explain(p, x, 0, msg, sizeof(msg)), 0);
+	pmaps_proc_close(p);
+	assert_string_equal(x->runtime, "jvm");
+	assert_int_equal(x->total[PMAPS_XC_RSS], x->rollup[PMAPS_F_RSS]);
+}
+
+static void test_explain_jvm_perfdata(void **state)
+{
+	static struct pmaps_explain x;
+	static unsigned char perf[4096];
+	char root[] = "/tmp/pmaps-jvm-XXXXXX", path[256];
+	const char *dirs[] = {"400", "400/root", "400/root/tmp", "400/root/tmp/hsperfdata_u"};
+	size_t off;
+	uint32_t w;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	snprintf(path, sizeof(path), "%s/400/smaps", root);
+	assert_non_null(f = fopen(path, "w"));
+	smaps_entry(f, 0xf8000000, 0xfc000000, "rw-p", "", 1024);
+	smaps_entry(f, 0xfc000000, 0x100000000, "---p", "", 0);
+	smaps_entry(f, 0x100100000, 0x100300000, "rw-p", "", 8); /* apart: not the heap */
+	smaps_entry(f, 0x7f0000000000, 0x7f0000100000, "r-xp",
+	            "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so", 0);
+	smaps_entry(f, 0x7f0000200000, 0x7f0000208000, "rw-s", "/tmp/hsperfdata_u/400", 0);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/400/smaps_rollup", root);
+	assert_non_null(f = fopen(path, "w"));
+	smaps_entry(f, 0xf8000000, 0x7f0000208000, "---p", "[rollup]", 1024 + 8);
+	assert_int_equal(fclose(f), 0);
+
+	/* Well-formed: magic, little-endian, version 2, entries from 32. */
+	memcpy(perf, "\xca\xfe\xc0\xc0\x01\x02\x00\x01", 8);
+	off = perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "GarbageFirst");
+	off = perf_entry(perf, off, "sun.gc.generation.0.maxCapacity", 'J', (128u << 20) + 24, NULL);
+	off = perf_entry(perf, off, "sun.gc.generation.1.maxCapacity", 'J', (128u << 20) + 8, NULL);
+	w = 32;
+	memcpy(perf + 24, &w, 4);
+	w = 3;
+	memcpy(perf + 28, &w, 4);
+	jvm_tree(root, perf, off, &x);
+	assert_int_equal(x.jvm_heap_start, 0xf8000000);
+	assert_int_equal(x.jvm_heap_end, 0x100000000);
+	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 1024 << 10);
+	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 1);
+	assert_int_equal(x.v[PMAPS_X_ANON][PMAPS_XC_RSS], 8 << 10);
+
+	/* A collector whose layout is not known: not claimed, said so. */
+	perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "Z");
+	jvm_tree(root, perf, off, &x);
+	assert_int_equal(x.jvm_heap_end, 0);
+	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
+	assert_non_null(strstr(x.runtime_evidence, "heap size not known"));
+
+	/* Malformed: lengths out of range, a count far past the file, truncation. */
+	w = 0x7fffffff;
+	memcpy(perf + 28, &w, 4);
+	memcpy(perf + 32, &w, 4);
+	jvm_tree(root, perf, off, &x);
+	assert_int_equal(x.jvm_heap_end, 0);
+	w = 3;
+	memcpy(perf + 32, &w, 4); /* shorter than an entry's header */
+	jvm_tree(root, perf, off, &x);
+	assert_int_equal(x.jvm_heap_end, 0);
+	jvm_tree(root, perf, 20, &x);
+	assert_int_equal(x.jvm_heap_end, 0);
+	memcpy(perf, "\xca\xfe\xc0\xc0\x00\x02", 6); /* big-endian: not read */
+	jvm_tree(root, perf, off, &x);
+	assert_int_equal(x.jvm_heap_end, 0);
+
+	const char *files[] = {"400/root/tmp/hsperfdata_u/400", "400/smaps", "400/smaps_rollup"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, files[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		assert_int_equal(rmdir(path), 0);
+	}
+	assert_int_equal(rmdir(root), 0);
+}
+
 /* Named, not claimed: CPython's arenas stay anonymous. */
 static void assert_runtime_unclaimed(const struct pmaps_explain *x)
 {
@@ -1227,6 +1355,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_explain_go, teardown),
 		cmocka_unit_test_teardown(test_explain_go_labels, teardown),
 		cmocka_unit_test_teardown(test_explain_cpython, teardown),
+		cmocka_unit_test_teardown(test_explain_jvm_perfdata, teardown),
 		cmocka_unit_test_teardown(test_explain_jvm, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
 		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
