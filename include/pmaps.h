@@ -491,7 +491,7 @@ struct pmaps_explain {
 	/*
 	 * The language runtime found, and the evidence for each rule: "go"
 	 * (the .go.buildinfo section of /proc/PID/exe; its heap is the
-	 * anonymous mappings in its arena ranges, from 0xc000000000, and those
+	 * run of contiguous anonymous mappings from an arena hint such as 0xc000000000, and those
 	 * labelled "[anon: Go: heap]" by Go 1.25+), "glibc"
 	 * (libc.so.6 mapped; its thread arenas: anonymous heaps at 64 MiB
 	 * boundaries with their reserved rest; the main arena is [heap]), "jvm"

@@ -148,28 +148,33 @@ out:
 	return found;
 }
 
-/* Go's heap arena hints on 64-bit: (i << 40) + 0xc000000000 upward, i < 0x80. */
-static int in_go_arenas(uint64_t start);
+/*
+ * Go's heap arena hints on 64-bit: (i << 40) + 0xc000000000, i < 0x80, tried
+ * from 0xc000000000 up.  The heap grows upward from the hint it got, arena
+ * after arena, reserved (inaccessible) then committed, and is never
+ * unmapped: it is the run of contiguous anonymous mappings that starts
+ * exactly at a hint.  Other mappings above a hint, such as the mmap area
+ * near 0x7f0000000000, are not the heap.
+ */
+static int is_go_hint(uint64_t start)
+{
+	return (start >> 40) < 0x80 && (start & ((1ull << 40) - 1)) == 0xc000000000ull;
+}
 
 /*
  * Go 1.25 names its mappings "[anon: Go: ...]" where the kernel can
  * (CONFIG_ANON_VMA_NAME): "heap" is the heap wherever it is; "heap
- * reservation" is the heap's only within the arena ranges (the arenas'
+ * reservation" is the heap's only within the heap's run (the arenas'
  * metadata is reserved under the same name elsewhere).  Other labels name
  * runtime metadata and stay anon-named.
  */
-static int is_go_heap_label(const struct pmaps_view *p, uint64_t start)
+static int is_go_heap_label(const struct pmaps_view *p, int in_arenas)
 {
 	static const char heap[] = "[anon: Go: heap]", resv[] = "[anon: Go: heap reservation]";
 
 	if (p->len == sizeof(heap) - 1 && memcmp(p->ptr, heap, p->len) == 0)
 		return 1;
-	return p->len == sizeof(resv) - 1 && memcmp(p->ptr, resv, p->len) == 0 && in_go_arenas(start);
-}
-
-static int in_go_arenas(uint64_t start)
-{
-	return (start >> 40) < 0x80 && (start & ((1ull << 40) - 1)) >= 0xc000000000ull;
+	return p->len == sizeof(resv) - 1 && memcmp(p->ptr, resv, p->len) == 0 && in_arenas;
 }
 
 /* glibc: a heap of a thread arena is HEAP_MAX_SIZE (64 MiB on 64-bit) aligned. */
@@ -594,6 +599,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	unsigned nsps, unlocated = 0, located = 0;
 	int prev_guard = 0, pending = 0, glibc = 0, jvm = 0, cpython = 0, r;
 	char jvm_version[32] = "", py_version[32] = "", hsperf[256] = "";
+	uint64_t go_end = 0; /* the end of Go's heap so far, while in it */
 	struct runs runs_buf, *runs = &runs_buf; /* 10 KiB, on the stack: no allocation */
 
 	memset(x, 0, sizeof(*x));
@@ -609,7 +615,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		memcpy(x->runtime, "go", 3);
 		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 		           "Go %s: the .go.buildinfo section of /proc/%d/exe; its heap: the anonymous "
-		           "mappings in Go's arena ranges (from 0xc000000000)",
+		           "mappings contiguous from an arena hint (0xc000000000)",
 		           x->runtime_version[0] ? x->runtime_version : "(before 1.18)", proc->pid);
 	}
 	if (options & PMAPS_EXPLAIN_PAGES) {
@@ -634,11 +640,22 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		enum pmaps_xcat cat = category(m->kind);
 		const uint64_t *v = m->v;
 		uint64_t mv[PMAPS_XC_COUNT];
-		if (cat == PMAPS_X_ANON_NAMED && x->runtime[0] == 'g' && is_go_heap_label(&m->path, m->start)) {
+		if (x->runtime[0] == 'g') {
+			int anon = cat == PMAPS_X_ANON || cat == PMAPS_X_ANON_NAMED ||
+			           (m->kind == PMAPS_KIND_GUARD && m->path.len == 0);
+			if (anon && is_go_hint(m->start))
+				go_end = m->end;
+			else if (anon && go_end && m->start == go_end)
+				go_end = m->end;
+			else
+				go_end = 0;
+		}
+		if (cat == PMAPS_X_ANON_NAMED && x->runtime[0] == 'g' &&
+		    is_go_heap_label(&m->path, go_end != 0)) {
 			cat = PMAPS_X_RUNTIME_HEAP;
 			x->go_labels++;
 		} else if (cat == PMAPS_X_ANON) {
-			if (x->runtime[0] == 'g' && in_go_arenas(m->start)) {
+			if (go_end) {
 				cat = PMAPS_X_RUNTIME_HEAP;
 			} else if (holds_sp(sps + nsps, x->threads - nsps, m->start, m->end)) {
 				cat = PMAPS_X_THREAD_STACK;

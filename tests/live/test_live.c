@@ -688,7 +688,7 @@ static void smaps_entry(FILE *f, uint64_t start, uint64_t end, const char *perms
  * Go 1.25's labels, on a process tree made here (this kernel may not name
  * mappings): the Go target's executable, and smaps with "[anon: Go: heap]"
  * outside the arenas, "[anon: Go: heap reservation]" inside and outside them,
- * and a metadata label.  Exact sums.
+ * a metadata label, and the arena run's edges.  Exact sums.
  */
 static void test_explain_go_labels(void **state)
 {
@@ -711,14 +711,17 @@ static void test_explain_go_labels(void **state)
 	assert_non_null(f = fopen(path, "w"));
 	smaps_entry(f, 0xc000000000, 0xc000400000, "rw-p", "[anon: Go: heap]", 4096);
 	smaps_entry(f, 0xc000400000, 0xc004000000, "---p", "[anon: Go: heap reservation]", 0);
+	smaps_entry(f, 0xc004000000, 0xc004200000, "rw-p", "", 64); /* the run goes on */
 	smaps_entry(f, 0x7f0000000000, 0x7f0000200000, "rw-p", "[anon: Go: heap]", 1024);
 	smaps_entry(f, 0x7f0000200000, 0x7f0000400000, "rw-p", "[anon: Go: heap reservation]", 12);
 	smaps_entry(f, 0x7f0000400000, 0x7f0000600000, "rw-p", "[anon: Go: page summary]", 8);
-	smaps_entry(f, 0x7f0000600000, 0x7f0000800000, "rw-p", "", 100);
+	/* Above the hint 0x7fc000000000, in the mmap area: not in a run from it. */
+	smaps_entry(f, 0x7fdb9c1fe000, 0x7fdb9c3fe000, "rw-p", "", 100);
 	assert_int_equal(fclose(f), 0);
 	snprintf(path, sizeof(path), "%s/smaps_rollup", dir);
 	assert_non_null(f = fopen(path, "w"));
-	smaps_entry(f, 0xc000000000, 0x7f0000800000, "---p", "[rollup]", 4096 + 1024 + 12 + 8 + 100);
+	smaps_entry(f, 0xc000000000, 0x7fdb9c3fe000, "---p", "[rollup]",
+	            4096 + 64 + 1024 + 12 + 8 + 100);
 	assert_int_equal(fclose(f), 0);
 
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
@@ -727,8 +730,8 @@ static void test_explain_go_labels(void **state)
 	assert_string_equal(x.runtime, "go");
 	assert_int_equal(x.go_labels, 3);
 	assert_non_null(strstr(x.runtime_evidence, "3 mapping(s) labelled as Go's heap"));
-	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], (4096 + 1024) << 10);
-	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 3);
+	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], (4096 + 64 + 1024) << 10);
+	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 4);
 	/* Reserved outside the arenas (metadata) and other labels stay named. */
 	assert_int_equal(x.v[PMAPS_X_ANON_NAMED][PMAPS_XC_RSS], (12 + 8) << 10);
 	assert_int_equal(x.v[PMAPS_X_ANON][PMAPS_XC_RSS], 100 << 10);
