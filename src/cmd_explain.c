@@ -387,11 +387,18 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 	}
 	if (anon_dirty) {
 		h(a, anon_dirty);
-		printf("- %s of heap and anonymous memory is private and dirty: what allocators got from\n"
-		       "  the kernel and wrote. A heap profile counts live objects in it; the rest is\n"
-		       "  memory kept after free (glibc: malloc_trim returns it), metadata and\n"
-		       "  fragmentation.\n", a);
+		if (strcmp(x->runtime, "go") == 0)
+			printf("- %s of other anonymous memory is private and dirty, outside the Go heap:\n"
+			       "  goroutine stacks, runtime metadata, and C allocations through cgo.\n", a);
+		else
+			printf("- %s of heap and anonymous memory is private and dirty: what allocators got\n"
+			       "  from the kernel and wrote. A heap profile counts live objects in it; the\n"
+			       "  rest is memory kept after free (glibc: malloc_trim returns it), metadata\n"
+			       "  and fragmentation.\n", a);
 	}
+	/* For Go the note above names the cause; the rest of LazyFree is told here. */
+	if (x->runtime[0] == 'g' && x->runtime[1] == 'o')
+		lazy -= x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_LAZYFREE];
 	if (lazy) {
 		h(a, lazy);
 		printf("- %s are pages freed with MADV_FREE (LazyFree): still resident and counted in\n"
