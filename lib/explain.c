@@ -361,6 +361,22 @@ out:
 	return size;
 }
 
+/* Moves sums counted as anonymous to the runtime's heap, once its rule holds. */
+static void claim_anon(struct pmaps_explain *x, const uint64_t v[PMAPS_XC_COUNT],
+                       const uint64_t pg[PMAPS_XP_COUNT], unsigned maps)
+{
+	for (int col = 0; col < PMAPS_XC_COUNT; col++) {
+		x->v[PMAPS_X_ANON][col] -= v[col];
+		x->v[PMAPS_X_RUNTIME_HEAP][col] += v[col];
+	}
+	for (int col = 0; col < PMAPS_XP_COUNT; col++) {
+		x->pg[PMAPS_X_ANON][col] -= pg[col];
+		x->pg[PMAPS_X_RUNTIME_HEAP][col] += pg[col];
+	}
+	x->mappings[PMAPS_X_ANON] -= maps;
+	x->mappings[PMAPS_X_RUNTIME_HEAP] += maps;
+}
+
 /*
  * The JVM: named by libjvm.so; its heap claimed when hsperfdata gives its
  * size and exactly one run of anonymous mappings has that span.
@@ -396,16 +412,7 @@ static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, con
 			           (unsigned long long)size, gc);
 		return;
 	}
-	for (int col = 0; col < PMAPS_XC_COUNT; col++) {
-		x->v[PMAPS_X_ANON][col] -= heap->v[col];
-		x->v[PMAPS_X_RUNTIME_HEAP][col] += heap->v[col];
-	}
-	for (int col = 0; col < PMAPS_XP_COUNT; col++) {
-		x->pg[PMAPS_X_ANON][col] -= heap->pg[col];
-		x->pg[PMAPS_X_RUNTIME_HEAP][col] += heap->pg[col];
-	}
-	x->mappings[PMAPS_X_ANON] -= heap->maps;
-	x->mappings[PMAPS_X_RUNTIME_HEAP] += heap->maps;
+	claim_anon(x, heap->v, heap->pg, heap->maps);
 	for (unsigned i = 0; i < x->ntop; i++)
 		if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start >= heap->start &&
 		    x->top[i].end <= heap->end)
@@ -778,16 +785,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	}
 	if (glibc && !x->runtime[0]) {
 		/* glibc's thread arenas: from anonymous to the runtime's heap. */
-		for (int col = 0; col < PMAPS_XC_COUNT; col++) {
-			x->v[PMAPS_X_ANON][col] -= arena[col];
-			x->v[PMAPS_X_RUNTIME_HEAP][col] += arena[col];
-		}
-		for (int col = 0; col < PMAPS_XP_COUNT; col++) {
-			x->pg[PMAPS_X_ANON][col] -= arena_pg[col];
-			x->pg[PMAPS_X_RUNTIME_HEAP][col] += arena_pg[col];
-		}
-		x->mappings[PMAPS_X_ANON] -= x->arenas;
-		x->mappings[PMAPS_X_RUNTIME_HEAP] += x->arenas;
+		claim_anon(x, arena, arena_pg, x->arenas);
 		for (unsigned i = 0; i < x->ntop; i++)
 			for (unsigned k = 0; k < x->arenas && k < ARENA_STARTS; k++)
 				if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start == arena_starts[k])
