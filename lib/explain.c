@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -288,6 +290,12 @@ static int is_cds_archive(const struct pmaps_view *p)
 }
 
 /* "/tmp/hsperfdata_USER/PID": the JVM's performance counters, shared. */
+struct hsperf {
+	char path[256];
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+};
+
 static int is_hsperfdata(const struct pmaps_view *p)
 {
 	return p->len > 12 && memmem(p->ptr, p->len, "/hsperfdata_", 12) != NULL;
@@ -300,8 +308,11 @@ static int is_hsperfdata(const struct pmaps_view *p)
  * dropped by rounding to the page); for Serial and Parallel the young and
  * old generations' sum.  0 when not known; GC gets the collector's name.
  */
-static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const char *path, char *gc, size_t gcsize)
+static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const struct hsperf *hp, char *gc,
+                              size_t gcsize)
 {
+	const char *path = hp->path;
+	struct stat st;
 	unsigned char b[192];
 	char name[320];
 	uint64_t gen[3] = {0}, off, size = 0;
@@ -315,9 +326,16 @@ static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const char *path, c
 		return 0;
 	memcpy(name, "root", 4);
 	memcpy(name + 4, path, plen + 1);
-	fd = pmaps__openat(proc, name);
+	/*
+	 * The path is the process's to change: open without blocking (a FIFO
+	 * put there) and read only the very file it maps, by device and inode.
+	 */
+	fd = openat(proc->dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != hp->inode ||
+	    major(st.st_dev) != hp->dev_major || minor(st.st_dev) != hp->dev_minor)
+		goto out;
 	/* The header: magic (big-endian), byte order (1: little), major 2. */
 	if (pread(fd, b, 32, 0) != 32 || memcmp(b, "\xca\xfe\xc0\xc0", 4) != 0 || b[4] != 1 ||
 	    b[5] != 2)
@@ -382,10 +400,11 @@ static void claim_anon(struct pmaps_explain *x, const uint64_t v[PMAPS_XC_COUNT]
  * size and exactly one run of anonymous mappings has that span.
  */
 static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, const struct runs *runs,
-                     const char *hsperf, const char *version)
+                     const struct hsperf *hp, const char *version)
 {
 	char gc[32];
-	uint64_t size = hsperf[0] ? jvm_heap_size(proc, hsperf, gc, sizeof(gc)) : 0;
+	const char *hsperf = hp->path;
+	uint64_t size = hsperf[0] ? jvm_heap_size(proc, hp, gc, sizeof(gc)) : 0;
 	const struct run *heap = NULL;
 	unsigned found = 0;
 
@@ -404,7 +423,8 @@ static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, con
 		else if (!size)
 			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 			           "the JVM (%s): libjvm.so mapped; its heap stays in anon: the heap size "
-			           "not known from %s (collector %s)", version, hsperf, gc[0] ? gc : "not named there");
+			           "not known from %s (collector %s)", version, hsperf,
+			           gc[0] ? gc : "not named there");
 		else
 			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 			           "the JVM (%s): libjvm.so mapped; its heap stays in anon: %u anonymous "
@@ -605,7 +625,8 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	uint64_t pend_pg[PMAPS_XP_COUNT] = {0}, arena_pg[PMAPS_XP_COUNT] = {0}, before[PMAPS_XP_COUNT];
 	unsigned nsps, unlocated = 0, located = 0;
 	int prev_guard = 0, pending = 0, glibc = 0, jvm = 0, cpython = 0, r;
-	char jvm_version[32] = "", py_version[32] = "", hsperf[256] = "";
+	char jvm_version[32] = "", py_version[32] = "";
+	struct hsperf hsperf = {.path = ""};
 	uint64_t go_end = 0; /* the end of Go's heap so far, while in it */
 	struct runs runs_buf, *runs = &runs_buf; /* 10 KiB, on the stack: no allocation */
 
@@ -732,9 +753,12 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		} else if (runs->cur.end) {
 			run_close(runs);
 		}
-		if (!hsperf[0] && is_hsperfdata(&m->path) && m->path.len < sizeof(hsperf)) {
-			memcpy(hsperf, m->path.ptr, m->path.len);
-			hsperf[m->path.len] = '\0';
+		if (!hsperf.path[0] && is_hsperfdata(&m->path) && m->path.len < sizeof(hsperf.path)) {
+			memcpy(hsperf.path, m->path.ptr, m->path.len);
+			hsperf.path[m->path.len] = '\0';
+			hsperf.inode = m->inode;
+			hsperf.dev_major = m->dev_major;
+			hsperf.dev_minor = m->dev_minor;
 		}
 		if (cat == PMAPS_X_ANON && !(m->start & (ARENA_SIZE - 1)) &&
 		    m->end - m->start <= ARENA_SIZE &&
@@ -766,7 +790,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	}
 	run_close(runs);
 	if (!x->runtime[0] && jvm)
-		jvm_heap(proc, x, runs, hsperf, jvm_version);
+		jvm_heap(proc, x, runs, &hsperf, jvm_version);
 	else if (!x->runtime[0] && cpython) {
 		/*
 		 * The runtime is named, its heap not claimed: CPython's arenas

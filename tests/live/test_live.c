@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -667,12 +668,13 @@ static void test_explain_go(void **state)
 	explain_go(1);
 }
 
-/* One private anonymous mapping of smaps, RSS_KB resident and dirty. */
-static void smaps_entry(FILE *f, uint64_t start, uint64_t end, const char *perms, const char *name,
-                        unsigned rss_kb)
+/* One mapping of smaps, of the file DEV INODE (0 0: anonymous), RSS_KB resident and dirty. */
+static void smaps_entry_of(FILE *f, uint64_t start, uint64_t end, const char *perms, dev_t dev,
+                           ino_t inode, const char *name, unsigned rss_kb)
 {
-	fprintf(f, "%012llx-%012llx %s 00000000 00:00 0 %s\n", (unsigned long long)start,
-	        (unsigned long long)end, perms, name);
+	fprintf(f, "%012llx-%012llx %s 00000000 %02x:%02x %llu %s\n", (unsigned long long)start,
+	        (unsigned long long)end, perms, major(dev), minor(dev), (unsigned long long)inode,
+	        name);
 	fprintf(f,
 	        "Size: %llu kB\nKernelPageSize: 4 kB\nMMUPageSize: 4 kB\nRss: %u kB\nPss: %u kB\n"
 	        "Pss_Dirty: %u kB\nShared_Clean: 0 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
@@ -682,6 +684,12 @@ static void smaps_entry(FILE *f, uint64_t start, uint64_t end, const char *perms
 	        "Locked: 0 kB\nTHPeligible: 0\nVmFlags: rd wr mr mw me ac \n",
 	        (unsigned long long)((end - start) >> 10), rss_kb, rss_kb, rss_kb, rss_kb, rss_kb,
 	        rss_kb);
+}
+
+static void smaps_entry(FILE *f, uint64_t start, uint64_t end, const char *perms, const char *name,
+                        unsigned rss_kb)
+{
+	smaps_entry_of(f, start, end, perms, 0, 0, name, rss_kb);
 }
 
 /*
@@ -798,6 +806,7 @@ static void test_explain_jvm_perfdata(void **state)
 	static struct pmaps_explain x;
 	static unsigned char perf[4096];
 	char root[] = "/tmp/pmaps-jvm-XXXXXX", path[256];
+	struct stat st;
 	const char *dirs[] = {"400", "400/root", "400/root/tmp", "400/root/tmp/hsperfdata_u"};
 	size_t off;
 	uint32_t w;
@@ -809,6 +818,11 @@ static void test_explain_jvm_perfdata(void **state)
 		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
 		assert_int_equal(mkdir(path, 0755), 0);
 	}
+	/* The counters' file first: smaps names its device and inode. */
+	snprintf(path, sizeof(path), "%s/400/root/tmp/hsperfdata_u/400", root);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(stat(path, &st), 0);
 	snprintf(path, sizeof(path), "%s/400/smaps", root);
 	assert_non_null(f = fopen(path, "w"));
 	smaps_entry(f, 0xf8000000, 0xfc000000, "rw-p", "", 1024);
@@ -816,7 +830,8 @@ static void test_explain_jvm_perfdata(void **state)
 	smaps_entry(f, 0x100100000, 0x100300000, "rw-p", "", 8); /* apart: not the heap */
 	smaps_entry(f, 0x7f0000000000, 0x7f0000100000, "r-xp",
 	            "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so", 0);
-	smaps_entry(f, 0x7f0000200000, 0x7f0000208000, "rw-s", "/tmp/hsperfdata_u/400", 0);
+	smaps_entry_of(f, 0x7f0000200000, 0x7f0000208000, "rw-s", st.st_dev, st.st_ino,
+	               "/tmp/hsperfdata_u/400", 0);
 	assert_int_equal(fclose(f), 0);
 	snprintf(path, sizeof(path), "%s/400/smaps_rollup", root);
 	assert_non_null(f = fopen(path, "w"));
@@ -838,6 +853,18 @@ static void test_explain_jvm_perfdata(void **state)
 	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 1024 << 10);
 	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 1);
 	assert_int_equal(x.v[PMAPS_X_ANON][PMAPS_XC_RSS], 8 << 10);
+
+	/* Another file at the mapped path (the process can swap it): not read. */
+	char mapped[256], moved[256];
+	snprintf(mapped, sizeof(mapped), "%s/400/root/tmp/hsperfdata_u/400", root);
+	snprintf(moved, sizeof(moved), "%s/moved", root);
+	assert_int_equal(rename(mapped, moved), 0);
+	jvm_tree(root, perf, off, &x); /* a new file, a new inode, the same bytes */
+	assert_int_equal(x.jvm_heap_end, 0);
+	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
+	assert_int_equal(rename(moved, mapped), 0); /* the mapped one back */
+	jvm_tree(root, perf, off, &x);
+	assert_int_equal(x.jvm_heap_end, 0x100000000);
 
 	/* A collector whose layout is not known: not claimed, said so. */
 	perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "Z");
