@@ -302,7 +302,7 @@ static int is_hsperfdata(const struct pmaps_view *p)
 }
 
 /*
- * The heap's size from the hsperfdata file PATH (read through the process's
+ * The heap's size from the hsperfdata file HP (read through the process's
  * root: the same file whichever mount namespace it is in): for G1 each
  * generation's maxCapacity is the heap's (plus a few bytes of accounting,
  * dropped by rounding to the page); for Serial and Parallel the young and
@@ -311,21 +311,19 @@ static int is_hsperfdata(const struct pmaps_view *p)
 static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const struct hsperf *hp, char *gc,
                               size_t gcsize)
 {
-	const char *path = hp->path;
+	size_t plen = strlen(hp->path);
 	struct stat st;
 	unsigned char b[192];
 	char name[320];
-	uint64_t gen[3] = {0}, off, size = 0;
+	uint64_t gen[2] = {0}, off, size = 0;
 	unsigned entries;
 	int fd;
 
 	gc[0] = '\0';
-	size_t plen = strlen(path);
-
 	if (plen + 5 > sizeof(name))
 		return 0;
 	memcpy(name, "root", 4);
-	memcpy(name + 4, path, plen + 1);
+	memcpy(name + 4, hp->path, plen + 1);
 	/*
 	 * The path is the process's to change: open without blocking (a FIFO
 	 * put there) and read only the very file it maps, by device and inode.
@@ -363,7 +361,7 @@ static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const struct hsperf
 			ssize_t got = pread(fd, gc, want, (off_t)(off + doff));
 			gc[got > 0 ? strnlen(gc, (size_t)got) : 0] = '\0';
 		} else if (k == 31 && memcmp(nm, "sun.gc.generation.", 18) == 0 && nm[18] >= '0' &&
-		           nm[18] <= '2' && memcmp(nm + 19, ".maxCapacity", 12) == 0 && b[12] == 'J') {
+		           nm[18] <= '1' && memcmp(nm + 19, ".maxCapacity", 12) == 0 && b[12] == 'J') {
 			unsigned char q[8];
 			if (pread(fd, q, 8, (off_t)(off + doff)) == 8)
 				gen[nm[18] - '0'] = le(q, 8);
