@@ -71,7 +71,7 @@ valgrind: deps
 	$(call install_missing,valgrind)
 	cmake --preset dev
 	cmake --build --preset dev -j2
-	for t in test_maps test_util test_live; do \
+	for t in test_maps test_util test_pages test_live; do \
 		valgrind -q --error-exitcode=9 --leak-check=full ./build/dev/tests/$$t || exit 1; \
 	done
 	valgrind -q --error-exitcode=9 --leak-check=full ./build/dev/tests/fuzz_replay \
