@@ -128,8 +128,29 @@ static struct opstat scan(struct pmaps_maps *c, struct pmaps_group *g)
 	return s;
 }
 
+/* pmaps_explain(): status, the task directory, one smaps pass, smaps_rollup. */
+static struct opstat explain(struct pmaps_proc *proc)
+{
+	static struct pmaps_explain x;
+	struct opstat s = {0};
+	uint64_t a0 = n_allocs, b0 = n_bytes;
+	char msg[256];
+	double t0 = now_ns();
+	int r = pmaps_explain(proc, &x, 0, msg, sizeof(msg));
 
-enum { OP_BARE, OP_MAP, OP_GROUP, OP_BARE_ROLLUP, OP_TOTAL, OP_N };
+	s.ns = now_ns() - t0;
+	if (r < 0) {
+		fprintf(stderr, "pmaps-bench: explain: %s\n", msg);
+		exit(1);
+	}
+	s.rows = x.nmappings;
+	s.allocs = n_allocs - a0;
+	s.bytes = n_bytes - b0;
+	sink += x.total[PMAPS_XC_RSS];
+	return s;
+}
+
+enum { OP_BARE, OP_MAP, OP_GROUP, OP_EXPLAIN, OP_BARE_ROLLUP, OP_TOTAL, OP_N };
 
 static void bench_target(long n, int reps, int whole)
 {
@@ -169,6 +190,7 @@ static void bench_target(long n, int reps, int whole)
 			case OP_BARE: v[op][i] = bare_read(smaps); break;
 			case OP_MAP: last[op] = scan(cs, NULL); v[op][i] = last[op].ns; break;
 			case OP_GROUP: last[op] = scan(cs, g); v[op][i] = last[op].ns; break;
+			case OP_EXPLAIN: last[op] = explain(proc); v[op][i] = last[op].ns; break;
 			case OP_BARE_ROLLUP: v[op][i] = bare_read(rollup); break;
 			case OP_TOTAL: last[op] = scan(cr, NULL); v[op][i] = last[op].ns; break;
 			}
@@ -176,7 +198,8 @@ static void bench_target(long n, int reps, int whole)
 	}
 	double bare = median(v[OP_BARE], reps), bare_r = median(v[OP_BARE_ROLLUP], reps);
 	static const char *names[OP_N] = {"bare read() of smaps (floor)", "pmaps per mapping",
-	                                  "pmaps grouped by path", "bare read() of smaps_rollup",
+	                                  "pmaps grouped by path", "pmaps_explain (+rollup,status)",
+	                                  "bare read() of smaps_rollup",
 	                                  "pmaps total (smaps_rollup)"};
 	printf("\n%ld VMAs, smaps %.1f MB, %d repetitions (%llu rows per scan; %llu allocations "
 	       "to open handle, 2 cursors and a group)\n",
@@ -200,16 +223,19 @@ static void bench_target(long n, int reps, int whole)
 	if (whole) {
 		char *tool[] = {PMAPS_TOOL_PATH, "maps", t.pidstr, NULL};
 		char *json[] = {PMAPS_TOOL_PATH, "maps", "--json", t.pidstr, NULL};
+		char *expl[] = {PMAPS_TOOL_PATH, "explain", t.pidstr, NULL};
 		char *cat[] = {"/bin/cat", smaps, NULL};
-		double w[3][64];
-		long rss_tool = 0, rss_json = 0, rss_cat = 0;
+		double w[4][64];
+		long rss_tool = 0, rss_json = 0, rss_cat = 0, rss_expl = 0;
 		for (int i = 0; i < reps; i++) {
 			int rev = i % 2;
 			w[rev ? 2 : 0][i] = run_cmd(rev ? json : cat, rev ? &rss_json : &rss_cat);
 			w[1][i] = run_cmd(tool, &rss_tool);
+			w[3][i] = run_cmd(expl, &rss_expl);
 			w[rev ? 0 : 2][i] = run_cmd(rev ? cat : json, rev ? &rss_cat : &rss_json);
 		}
 		double c0 = median(w[0], reps), c1 = median(w[1], reps), c2 = median(w[2], reps);
+		double c3 = median(w[3], reps);
 		printf("  whole process, output to /dev/null:\n");
 		printf("  %-30s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "cat /proc/PID/smaps", c0 / 1e6,
 		       1.0, rss_cat);
@@ -217,6 +243,8 @@ static void bench_target(long n, int reps, int whole)
 		       c1 / c0, rss_tool);
 		printf("  %-30s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "pmaps maps --json PID",
 		       c2 / 1e6, c2 / c0, rss_json);
+		printf("  %-30s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "pmaps explain PID", c3 / 1e6,
+		       c3 / c0, rss_expl);
 	}
 	pmaps_group_close(g);
 	pmaps_maps_close(cr);
