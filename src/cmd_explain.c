@@ -70,46 +70,28 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 {
 	out_str(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
 	out_u64(o, (uint64_t)pid);
-	out_str(o, ",\"rss\":");
-	out_u64(o, x->total[PMAPS_XC_RSS]);
-	out_str(o, ",\"effective_rss\":");
-	out_u64(o, x->total[PMAPS_XC_RSS] - x->total[PMAPS_XC_LAZYFREE]);
-	out_str(o, ",\"pss\":");
-	out_u64(o, x->total[PMAPS_XC_PSS]);
-	out_str(o, ",\"uss\":");
-	out_u64(o, x->total[PMAPS_XC_PRIVATE_DIRTY] + x->total[PMAPS_XC_PRIVATE_CLEAN]);
-	out_str(o, ",\"swap\":");
-	out_u64(o, x->total[PMAPS_XC_SWAP]);
-	out_str(o, ",\"swap_pss\":");
-	out_u64(o, x->total[PMAPS_XC_SWAP_PSS]);
-	out_str(o, ",\"mappings\":");
-	out_u64(o, x->nmappings);
+	out_key_u64(o, ",\"rss\":", x->total[PMAPS_XC_RSS]);
+	out_key_u64(o, ",\"effective_rss\":", x->total[PMAPS_XC_RSS] - x->total[PMAPS_XC_LAZYFREE]);
+	out_key_u64(o, ",\"pss\":", x->total[PMAPS_XC_PSS]);
+	out_key_u64(o, ",\"uss\":", x->total[PMAPS_XC_PRIVATE_DIRTY] + x->total[PMAPS_XC_PRIVATE_CLEAN]);
+	out_key_u64(o, ",\"swap\":", x->total[PMAPS_XC_SWAP]);
+	out_key_u64(o, ",\"swap_pss\":", x->total[PMAPS_XC_SWAP_PSS]);
+	out_key_u64(o, ",\"mappings\":", x->nmappings);
 	if (x->have_status) {
-		out_str(o, ",\"status\":{\"vm_rss\":");
-		out_u64(o, x->vm_rss);
-		out_str(o, ",\"rss_anon\":");
-		out_u64(o, x->rss_anon);
-		out_str(o, ",\"rss_file\":");
-		out_u64(o, x->rss_file);
-		out_str(o, ",\"rss_shmem\":");
-		out_u64(o, x->rss_shmem);
-		out_str(o, ",\"vm_hwm\":");
-		out_u64(o, x->vm_hwm);
-		out_str(o, ",\"vm_pte\":");
-		out_u64(o, x->vm_pte);
-		out_str(o, ",\"vm_swap\":");
-		out_u64(o, x->vm_swap);
+		out_key_u64(o, ",\"status\":{\"vm_rss\":", x->vm_rss);
+		out_key_u64(o, ",\"rss_anon\":", x->rss_anon);
+		out_key_u64(o, ",\"rss_file\":", x->rss_file);
+		out_key_u64(o, ",\"rss_shmem\":", x->rss_shmem);
+		out_key_u64(o, ",\"vm_hwm\":", x->vm_hwm);
+		out_key_u64(o, ",\"vm_pte\":", x->vm_pte);
+		out_key_u64(o, ",\"vm_swap\":", x->vm_swap);
 		out_ch(o, '}');
 	}
 	if (x->have_rollup) {
-		out_str(o, ",\"smaps_rollup\":{\"rss\":");
-		out_u64(o, x->rollup[PMAPS_F_RSS]);
-		out_str(o, ",\"pss\":");
-		out_u64(o, x->rollup[PMAPS_F_PSS]);
-		out_str(o, ",\"lazy_free\":");
-		out_u64(o, x->rollup[PMAPS_F_LAZY_FREE]);
-		out_str(o, ",\"swap\":");
-		out_u64(o, x->rollup[PMAPS_F_SWAP]);
+		out_key_u64(o, ",\"smaps_rollup\":{\"rss\":", x->rollup[PMAPS_F_RSS]);
+		out_key_u64(o, ",\"pss\":", x->rollup[PMAPS_F_PSS]);
+		out_key_u64(o, ",\"lazy_free\":", x->rollup[PMAPS_F_LAZY_FREE]);
+		out_key_u64(o, ",\"swap\":", x->rollup[PMAPS_F_SWAP]);
 		out_ch(o, '}');
 	}
 	if (x->runtime[0]) {
@@ -120,25 +102,18 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_str(o, ",\"evidence\":");
 		out_json_str(o, x->runtime_evidence, strlen(x->runtime_evidence));
 		if (x->runtime[0] == 'g' && x->runtime[1] == 'o') {
-			out_str(o, ",\"heap_labels\":");
-			out_u64(o, x->go_labels);
+			out_key_u64(o, ",\"heap_labels\":", x->go_labels);
 		}
 		if (x->jvm_heap_end) {
-			out_str(o, ",\"heap_start\":");
-			out_u64(o, x->jvm_heap_start);
-			out_str(o, ",\"heap_end\":");
-			out_u64(o, x->jvm_heap_end);
+			out_key_u64(o, ",\"heap_start\":", x->jvm_heap_start);
+			out_key_u64(o, ",\"heap_end\":", x->jvm_heap_end);
 		}
 		out_ch(o, '}');
 	}
-	out_str(o, ",\"glibc_arenas\":");
-	out_u64(o, x->arenas);
-	out_str(o, ",\"threads\":{\"count\":");
-	out_u64(o, x->threads);
-	out_str(o, ",\"stacks_found\":");
-	out_u64(o, x->stacks_found);
-	out_str(o, ",\"stacks_guessed\":");
-	out_u64(o, x->stacks_guessed);
+	out_key_u64(o, ",\"glibc_arenas\":", x->arenas);
+	out_key_u64(o, ",\"threads\":{\"count\":", x->threads);
+	out_key_u64(o, ",\"stacks_found\":", x->stacks_found);
+	out_key_u64(o, ",\"stacks_guessed\":", x->stacks_guessed);
 	out_str(o, "},\"categories\":[");
 	for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
 		if (!x->mappings[k])
@@ -146,8 +121,7 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_str(o, first ? "\n{\"category\":\"" : ",\n{\"category\":\"");
 		first = 0;
 		out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
-		out_str(o, "\",\"mappings\":");
-		out_u64(o, x->mappings[k]);
+		out_key_u64(o, "\",\"mappings\":", x->mappings[k]);
 		for (int c = 0; c < PMAPS_XC_COUNT; c++) {
 			out_str(o, ",\"");
 			out_str(o, col_keys[c]);
@@ -192,8 +166,7 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_hex(o, t->start, 1);
 		out_str(o, "\",\"end\":\"0x");
 		out_hex(o, t->end, 1);
-		out_str(o, "\",\"rss\":");
-		out_u64(o, t->rss);
+		out_key_u64(o, "\",\"rss\":", t->rss);
 		out_str(o, ",\"category\":\"");
 		out_str(o, pmaps_xcat_name(t->cat));
 		out_str(o, "\",\"path\":");

@@ -262,16 +262,14 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 
 	if (po->fmt == FMT_JSON) {
 		span_open(o, po, r->start, r->end, *rows);
-		out_str(o, ",\"pages\":");
-		out_u64(o, pages);
+		out_key_u64(o, ",\"pages\":", pages);
 		out_str(o, ",\"flags\":[");
 		out_flags(o, r->flags, ',', 1);
 		out_ch(o, ']');
 		if (po->joined && (r->flags & PMAPS_PG_PRESENT)) {
 			char kf[256];
 			size_t k = kflags_str(kf, sizeof(kf), r->kflags, ' ');
-			out_str(o, ",\"mapcount\":");
-			out_u64(o, r->mapcount);
+			out_key_u64(o, ",\"mapcount\":", r->mapcount);
 			out_str(o, ",\"kflags\":[");
 			for (size_t i = 0, w = 0; r->kflags && i <= k; i++) {
 				if (i == k || kf[i] == ' ') {

@@ -334,14 +334,12 @@ static void json_mapping(struct render *r, const struct pmaps_mapping *m)
 	out_str(o, "\",\"perms\":\"");
 	perms_str(p, m->perms);
 	out_str(o, p);
-	out_str(o, "\",\"offset\":");
-	out_u64(o, m->offset);
+	out_key_u64(o, "\",\"offset\":", m->offset);
 	out_str(o, ",\"dev\":\"");
 	out_hex(o, m->dev_major, 2);
 	out_ch(o, ':');
 	out_hex(o, m->dev_minor, 2);
-	out_str(o, "\",\"inode\":");
-	out_u64(o, m->inode);
+	out_key_u64(o, "\",\"inode\":", m->inode);
 	out_str(o, ",\"kind\":\"");
 	out_str(o, pmaps_kind_name(m->kind));
 	out_str(o, "\",\"path\":");
@@ -414,10 +412,8 @@ static void json_group(struct render *r, const struct pmaps_group_row *g, enum p
 	}
 	/* A total read from smaps_rollup has no mapping count. */
 	if (g->mappings) {
-		out_str(o, "\"mappings\":");
-		out_u64(o, g->mappings);
-		out_str(o, ",\"vsize\":");
-		out_u64(o, g->vsize);
+		out_key_u64(o, "\"mappings\":", g->mappings);
+		out_key_u64(o, ",\"vsize\":", g->vsize);
 	} else {
 		out_str(o, "\"mappings\":null");
 	}

@@ -29,6 +29,8 @@ void out_str(struct out *o, const char *s);
 void out_ch(struct out *o, char c);
 void out_pad(struct out *o, size_t n);
 void out_u64(struct out *o, uint64_t v);
+/* KEY written as is (such as ",\"rss\":"), then V. */
+void out_key_u64(struct out *o, const char *key, uint64_t v);
 void out_hex(struct out *o, uint64_t v, int min_digits);
 /* Right-aligns S in WIDTH columns (no truncation). */
 void out_rjust(struct out *o, const char *s, size_t len, size_t width);

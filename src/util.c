@@ -99,6 +99,12 @@ void out_u64(struct out *o, uint64_t v)
 	out_mem(o, b, fmt_u64(b, v));
 }
 
+void out_key_u64(struct out *o, const char *key, uint64_t v)
+{
+	out_str(o, key);
+	out_u64(o, v);
+}
+
 void out_hex(struct out *o, uint64_t v, int min_digits)
 {
 	static const char digits[] = "0123456789abcdef";
