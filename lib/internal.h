@@ -27,21 +27,33 @@ void pmaps__msg(char *buf, size_t size, const char *fmt, ...)
 struct pmaps_proc {
 	int rootfd;           /* the proc root directory */
 	int dirfd;            /* ROOT/PID */
+	/*
+	 * Where the memory files (maps, smaps, pagemap, status, ...) are opened
+	 * from: DIRFD, or ROOT/PID/task/TID of a live thread when the main
+	 * thread has exited (pthread_exit) and left a zombie leader, whose own
+	 * files read as empty while its threads still run.
+	 */
+	int memfd;
+	int tid;              /* the thread MEMFD names, or 0 for the process itself */
 	int pid;
 	int live;             /* the root is a real procfs, not a fixture tree */
 	char pidname[24];
 };
 
 /*
- * What identifies the program a pid runs: fields of /proc/PID/stat that exec
- * changes (start_code, end_code, start_stack, arg_start; ASLR makes them
- * differ between two execs of one binary). The kernel shows them only with
- * ptrace-read access; without it they read 0 and exec goes unnoticed.
+ * What /proc/PID/stat says about the program a pid runs. start_code,
+ * end_code, start_stack and arg_start change with every exec (ASLR makes
+ * them differ between two execs of one binary) and read 0 while the process
+ * has no address space: a zombie, a process tearing its memory down, a
+ * kernel thread, and an execve() between its new mm and its first segment.
+ * The kernel shows them only with ptrace-read access, which every memory
+ * file needs anyway.
  */
 struct pmaps__ident {
 	int ok;               /* stat was read */
 	char state;           /* R S D Z X ... */
 	int kthread;          /* PF_KTHREAD: no user-space memory at all */
+	int exiting;          /* PF_EXITING: the task is in do_exit() */
 	uint64_t code_start, code_end, stack_start, arg_start;
 };
 
@@ -49,15 +61,51 @@ struct pmaps__ident {
 int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id);
 
 /*
- * After a read ended early or failed: did the process exit (-ESRCH) or exec
- * (-ESTALE, compared with BEFORE) while WHAT was read? Writes a message into
- * MSG for either; 0 when neither (or PROC is not a live procfs).
+ * The guard around one read of a process's memory files, so that a read is
+ * never taken for whole when the process exited, died or exec'd during it
+ * (KERNEL.md sections 8 and 10). Begin it before opening the data file; it
+ * reads the process's identity and opens a probe: an fd on maps, tied like
+ * the data file to the address space (mm) of that moment. After the data
+ * file ended (or failed), check it: the probe reads nothing once that mm is
+ * gone, which is how an early end is told from the real one, and stat tells
+ * exit (gone, zombie, exiting, no mm) from exec (a new program's addresses).
  */
-int pmaps__check_target(const struct pmaps_proc *proc, const struct pmaps__ident *before,
-                        const char *what, char *msg, size_t size);
+struct pmaps__guard {
+	struct pmaps__ident id0;
+	int probe;            /* fd on maps, or -1 */
+};
 
-/* openat(PROC->dirfd, NAME, O_RDONLY|O_CLOEXEC), mapping "gone" errors to -ESRCH. */
+/*
+ * Starts a guard for a read of WHAT. Chooses where PROC's memory files are
+ * opened from (a live thread's directory when the leader is a zombie), waits
+ * out an execve() caught between its new address space and its program, and
+ * opens the probe when PROBE is set. Returns 0, or with a message in MSG:
+ * -ESRCH (gone, exiting, or a zombie: the message says which), -ENODATA (a
+ * kernel thread). Fixture trees (not procfs) always pass.
+ */
+int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int probe,
+                       const char *what, char *msg, size_t size);
+
+/*
+ * After the read of WHAT ended, early or not: 0 when it described the whole
+ * address space of one program, of a process that was not dying; else
+ * -ESRCH (exited while it was read) or -ESTALE (exec'd), with MSG set.
+ */
+int pmaps__guard_check(const struct pmaps_proc *proc, struct pmaps__guard *g, const char *what,
+                       char *msg, size_t size);
+
+/* Closes the probe. Idempotent; a zeroed guard needs g->probe = -1 first. */
+void pmaps__guard_end(struct pmaps__guard *g);
+
+/*
+ * Opens the memory file NAME of PROC (from its memfd) for reading, never
+ * following a symlink and never blocking, and checks that it is a regular
+ * file. "Gone" errors become -ESRCH; anything but a regular file, or a
+ * symlink, is -EBADMSG with a message in MSG (when MSG is not NULL).
+ */
 int pmaps__openat(const struct pmaps_proc *proc, const char *name);
+int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name, char *msg,
+                     size_t size);
 
 /*
  * Read hook for fault injection in tests: when set, every read the library

@@ -326,7 +326,10 @@ struct pmaps_maps {
 	uint64_t sched_mask[N_KEYS + 1]; /* [i]: keys of sched[0..i) */
 	unsigned sched_n;
 	int sched_dirty;
-	struct pmaps__ident id0;
+	struct pmaps__guard guard;   /* tells a whole read from one the process cut short */
+	uint64_t prev_end;           /* end of the last mapping: the next starts there or later */
+	int vmflags_seen;            /* the row had its VmFlags line */
+	int bad_row;                 /* finish_row found an impossible value: the error to return */
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
 	char vmf[PMAPS_VMFLAGS_BUF];
@@ -454,6 +457,7 @@ static void reset_row(struct pmaps_maps *c)
 	m->vm_flags_text.len = 0;
 	c->vmf[0] = '\0';
 	m->n_unknown = 0;
+	c->vmflags_seen = 0;
 }
 
 static int is_header_start(unsigned char ch)
@@ -546,6 +550,9 @@ static int parse_header(struct pmaps_maps *c)
 perms:
 	if (m->end < m->start)
 		return bad(c, "mapping ends before it starts");
+	/* The kernel lists mappings in address order, never overlapping. */
+	if (m->start < c->prev_end)
+		return bad(c, "mapping overlaps the one before it, or is out of order");
 	if ((p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
 	    (p[2] != 'x' && p[2] != '-') || (p[3] != 's' && p[3] != 'p') || p[4] != ' ')
 		return bad(c, "expected permissions like rw-p");
@@ -699,7 +706,8 @@ static int bare_fast(struct pmaps_maps *c)
 	memcpy(&a, p, 8);
 	memcpy(&b, p + 8, 8);
 	memcpy(&x, p + 16, 8);
-	if (!k->ok || a != k->w0 || b != k->w1 || p[24] != '\n' || !swar8(x, &val))
+	if (!k->ok || a != k->w0 || b != k->w1 || p[24] != '\n' || !swar8(x, &val) ||
+	    (c->row.present & (1ull << c->expect)))
 		return 0;
 	c->row.v[c->expect] = val;
 	c->row.present |= 1ull << c->expect;
@@ -725,7 +733,8 @@ static int vmflags_fast(struct pmaps_maps *c)
 	uint64_t w;
 
 	memcpy(&w, p, 8);
-	if (w != 0x3a7367616c466d56ull /* "VmFlags:" */ || p[8] != ' ' || c->trunc_line)
+	if (w != 0x3a7367616c466d56ull /* "VmFlags:" */ || p[8] != ' ' || c->trunc_line ||
+	    c->vmflags_seen)
 		return 0;
 	while (*q != '\n') {
 		unsigned x = (unsigned char)q[0] - 'a', y = (unsigned char)q[1] - 'a', b;
@@ -749,6 +758,7 @@ static int vmflags_fast(struct pmaps_maps *c)
 	c->vmf[n] = '\0';
 	m->vm_flags = flags;
 	m->vm_flags_text.len = n;
+	c->vmflags_seen = 1;
 	c->pos = (size_t)(q + 1 - c->buf);
 	c->lines++;
 	c->prev = F_VMFLAGS;
@@ -789,6 +799,9 @@ static int parse_field_slow(struct pmaps_maps *c)
 	while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
 		ve--;
 	if (f == F_VMFLAGS) {
+		if (c->vmflags_seen)
+			return bad(c, "VmFlags given twice for one mapping");
+		c->vmflags_seen = 1;
 		parse_vmflags(c, v, nl);
 	} else if (f == N_KEYS) {
 		add_unknown(c, p, (size_t)(colon - p), v, ve);
@@ -805,6 +818,8 @@ static int parse_field_slow(struct pmaps_maps *c)
 		} else if (q != ve) {
 			return bad(c, "expected a bare number");
 		}
+		if (m->present & (1ull << f))
+			return bad(c, "a field given twice for one mapping");
 		m->v[f] = val;
 		m->present |= 1ull << f;
 	}
@@ -881,7 +896,8 @@ static int parse_field(struct pmaps_maps *c)
 			break;
 		v[sched[i]] = val << 10;
 	}
-	if (i > i0 && i0 < c->sched_n) {
+	/* A key seen before in this record: the slow path reports the duplicate. */
+	if (i > i0 && i0 < c->sched_n && !(present & c->sched_mask[i] & ~c->sched_mask[i0])) {
 		c->row.present = present | (c->sched_mask[i] & ~c->sched_mask[i0]);
 		c->pos = (size_t)(p - c->buf);
 		c->lines += i - i0;
@@ -926,17 +942,27 @@ static void start_scan(struct pmaps_maps *c)
 	c->trunc_line = c->discard = 0;
 	c->errmsg[0] = '\0';
 	c->mem_off = 0;
+	c->prev_end = 0;
+	c->bad_row = 0;
 }
 
 static int open_file(struct pmaps_maps *c)
 {
-	int fd;
+	int fd, r;
 
 	start_scan(c);
-	/* Before the file: a process that execs later must differ from this. */
-	if (c->src != PMAPS_SRC_ROLLUP && c->proc->live)
-		(void)pmaps__proc_ident(c->proc, &c->id0);
-	fd = pmaps__openat(c->proc, src_file(c->src));
+	pmaps__guard_end(&c->guard);
+	/*
+	 * Before the file: who the process is, and a probe on its address
+	 * space. smaps_rollup needs no probe: it is one record, read in one go,
+	 * and its read fails outright once the address space is gone.
+	 */
+	r = pmaps__guard_begin(c->proc, &c->guard, c->src != PMAPS_SRC_ROLLUP, src_file(c->src),
+	                       c->errmsg, sizeof(c->errmsg));
+	if (r < 0)
+		return fail(c, r);
+	fd = pmaps__open_file(c->proc, c->proc->memfd, src_file(c->src), c->errmsg,
+	                      sizeof(c->errmsg));
 	if (fd < 0) {
 		if (fd == -EACCES || fd == -EPERM)
 			pmaps__msg(c->errmsg, sizeof(c->errmsg),
@@ -947,10 +973,15 @@ static int open_file(struct pmaps_maps *c)
 		else if (fd == -ENOENT && c->src == PMAPS_SRC_ROLLUP)
 			pmaps__msg(c->errmsg, sizeof(c->errmsg),
 			           "smaps_rollup: not provided by this kernel (needs Linux 4.14)");
-		else if (fd == -ESRCH && pmaps_proc_is_kernel_thread(c->proc) == 1) {
-			pmaps__msg(c->errmsg, sizeof(c->errmsg),
-			           "%s: a kernel thread has no user-space memory", src_file(c->src));
-			fd = -ENODATA;
+		else if (fd == -ESRCH) {
+			/* smaps_rollup refuses a process without memory at open. */
+			r = pmaps__guard_check(c->proc, &c->guard, src_file(c->src), c->errmsg,
+			                       sizeof(c->errmsg));
+			if (r < 0)
+				fd = r;
+			else
+				pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: process %d exited",
+				           src_file(c->src), c->proc->pid);
 		}
 		return fail(c, fd);
 	}
@@ -984,6 +1015,7 @@ static struct pmaps_maps *alloc_cursor(enum pmaps_source source, size_t bufsize)
 	c->cap = bufsize;
 	c->src = source;
 	c->fd = -1;
+	c->guard.probe = -1;
 	c->row.n_unknown = 0;
 	init_pats(c->pat);
 	c->errmsg[0] = '\0';
@@ -1051,6 +1083,7 @@ void pmaps_maps_close(struct pmaps_maps *c)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
+	pmaps__guard_end(&c->guard);
 	pmaps__free(c->buf);
 	pmaps__free(c);
 }
@@ -1066,18 +1099,68 @@ uint64_t pmaps_maps_lines(const struct pmaps_maps *c)
 }
 
 /*
- * At the end of the text: did the process exit or exec while it was read?
- * A zombie's smaps reads as empty and an exec'd process's old fd reads as
- * ended, so an early end looks like a short, valid list unless checked.
+ * At the end of the text, or when a read failed: did the process exit, die
+ * or exec while it was read? A dying process's smaps reads as empty and an
+ * exec'd process's old fd reads as ended, so an early end looks like a
+ * short, valid list unless checked.
  */
 static int end_check(struct pmaps_maps *c)
 {
 	int r;
 
-	if (c->mem || c->src == PMAPS_SRC_ROLLUP)
+	if (c->mem)
 		return 0;
-	r = pmaps__check_target(c->proc, &c->id0, src_file(c->src), c->errmsg, sizeof(c->errmsg));
+	r = pmaps__guard_check(c->proc, &c->guard, src_file(c->src), c->errmsg, sizeof(c->errmsg));
 	return r < 0 ? fail(c, r) : 0;
+}
+
+/* A value no kernel could print for this mapping: the row is malformed. */
+static int bad_value(struct pmaps_maps *c, const struct pmaps_mapping *m, const char *what,
+                     enum pmaps_field f, uint64_t v, uint64_t limit)
+{
+	pmaps__msg(c->errmsg, sizeof(c->errmsg),
+	           "%s: mapping at line %u (%llx-%llx): %s %llu kB %s (%llu kB)", src_file(c->src),
+	           m->line, (unsigned long long)m->start, (unsigned long long)m->end,
+	           keys[f].name, (unsigned long long)(v >> 10), what,
+	           (unsigned long long)(limit >> 10));
+	return -EBADMSG;
+}
+
+/*
+ * The kernel's invariants for one record (fs/proc/task_mmu.c): Size is the
+ * mapping's length; no page count exceeds it (for smaps_rollup, the span
+ * from the first mapping to the end of the last); Rss is exactly its four
+ * shared/private, clean/dirty parts; Pss never exceeds Rss. A record that
+ * breaks one came from no kernel, and a sum built on it could wrap: refuse it.
+ */
+static int check_row(struct pmaps_maps *c, const struct pmaps_mapping *m)
+{
+	uint64_t span = m->end - m->start, sizes = 0, p = m->present;
+	const uint64_t *v = m->v;
+	const uint64_t parts = 1ull << PMAPS_F_SHARED_CLEAN | 1ull << PMAPS_F_SHARED_DIRTY |
+	                       1ull << PMAPS_F_PRIVATE_CLEAN | 1ull << PMAPS_F_PRIVATE_DIRTY;
+
+	if ((p & (1ull << PMAPS_F_SIZE)) && v[PMAPS_F_SIZE] != span)
+		return bad_value(c, m, "is not the mapping's length", PMAPS_F_SIZE, v[PMAPS_F_SIZE],
+		                 span);
+	for (uint64_t q = p; q; q &= q - 1) {
+		unsigned f = (unsigned)__builtin_ctzll(q);
+		if (keys[f].is_size && v[f] > span)
+			return bad_value(c, m, "is larger than the mapping", f, v[f], span);
+	}
+	if ((p & (1ull << PMAPS_F_RSS)) && (p & parts) == parts) {
+		int wrap = __builtin_add_overflow(v[PMAPS_F_SHARED_CLEAN], v[PMAPS_F_SHARED_DIRTY], &sizes);
+		wrap |= __builtin_add_overflow(sizes, v[PMAPS_F_PRIVATE_CLEAN], &sizes);
+		wrap |= __builtin_add_overflow(sizes, v[PMAPS_F_PRIVATE_DIRTY], &sizes);
+		if (wrap || sizes != v[PMAPS_F_RSS])
+			return bad_value(c, m, "is not Shared_Clean + Shared_Dirty + Private_Clean + "
+			                 "Private_Dirty", PMAPS_F_RSS, v[PMAPS_F_RSS],
+			                 wrap ? UINT64_MAX : sizes);
+	}
+	if ((p & (1ull << PMAPS_F_RSS)) && (p & (1ull << PMAPS_F_PSS)) &&
+	    v[PMAPS_F_PSS] > v[PMAPS_F_RSS])
+		return bad_value(c, m, "is larger than Rss", PMAPS_F_PSS, v[PMAPS_F_PSS], v[PMAPS_F_RSS]);
+	return 0;
 }
 
 static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
@@ -1091,8 +1174,22 @@ static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
 		for (; absent; absent &= absent - 1)
 			c->row.v[__builtin_ctzll(absent)] = 0;
 	c->in_record = 0;
+	c->prev_end = c->row.end;
+	if (c->row.present && check_row(c, &c->row) < 0)
+		c->bad_row = 1;
 	pmaps__classify(&c->row, c->src);
 	return &c->row;
+}
+
+/* Hands the finished row out, or the error check_row() found in it. */
+static int emit(struct pmaps_maps *c, const struct pmaps_mapping **row)
+{
+	*row = finish_row(c);
+	if (unlikely(c->bad_row)) {
+		*row = NULL;
+		return fail(c, -EBADMSG);
+	}
+	return 1;
 }
 
 int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
@@ -1118,28 +1215,27 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 				}
 				return fail(c, r);
 			}
-			if (c->in_record) {
-				*row = finish_row(c);
-				return 1;
-			}
+			/*
+			 * The end: whole, or cut short by an exit or exec? Checked
+			 * before the last row is handed out, so that a caller never
+			 * takes the rows so far for all of them.
+			 */
 			r = end_check(c);
 			if (r < 0)
 				return r;
 			c->done = 1;
+			if (c->in_record)
+				return emit(c, row);
 			return 0;
 		}
 		if (is_header_start((unsigned char)c->buf[c->pos])) {
-			if (c->in_record) {
-				*row = finish_row(c);
-				return 1;
-			}
+			if (c->in_record)
+				return emit(c, row);
 			r = parse_header(c);
 			if (r < 0)
 				return r;
-			if (c->src == PMAPS_SRC_MAPS) {
-				*row = finish_row(c);
-				return 1;
-			}
+			if (c->src == PMAPS_SRC_MAPS)
+				return emit(c, row);
 			c->in_record = 1;
 			continue;
 		}

@@ -126,7 +126,7 @@ struct pmaps_pages {
 	uint64_t last_pause;         /* GENTLE: when the last pause ended */
 	int done, err, have;
 	struct pmaps_page_range cur, out;
-	struct pmaps__ident id0;
+	struct pmaps__guard guard;   /* tells the end of the space from an exit or exec */
 	/* scan */
 	struct pmaps__page_region *vec;
 	size_t nvec, ivec;
@@ -194,7 +194,7 @@ static void gentle(struct pmaps_pages *c)
 /* The reader ended early or failed with ESRCH: exited, exec'd, or neither. */
 static int gone(struct pmaps_pages *c, int err)
 {
-	int r = pmaps__check_target(c->proc, &c->id0, "pagemap", c->errmsg, sizeof(c->errmsg));
+	int r = pmaps__guard_check(c->proc, &c->guard, "pagemap", c->errmsg, sizeof(c->errmsg));
 
 	if (r < 0)
 		return fail(c, r, NULL);
@@ -247,16 +247,23 @@ static int probe_scan(struct pmaps_pages *c)
 /* Opens /proc/kpageflags and kpagecount; where it cannot, says why and carries on. */
 static int open_kpage(struct pmaps_pages *c)
 {
-	c->kpf_fd = openat(c->proc->rootfd, "kpageflags", O_RDONLY | O_CLOEXEC);
+	int e = 0;
+
+	/* Regular files only, no symlinks, never blocking: a fixture tree's too. */
+	c->kpf_fd = pmaps__open_file(c->proc, c->proc->rootfd, "kpageflags", NULL, 0);
 	if (c->kpf_fd >= 0)
-		c->kpc_fd = openat(c->proc->rootfd, "kpagecount", O_RDONLY | O_CLOEXEC);
+		c->kpc_fd = pmaps__open_file(c->proc, c->proc->rootfd, "kpagecount", NULL, 0);
 	if (c->kpf_fd < 0 || c->kpc_fd < 0) {
-		int e = errno;
+		const char *which = c->kpf_fd < 0 ? "kpageflags" : "kpagecount";
+		e = -(c->kpf_fd < 0 ? c->kpf_fd : c->kpc_fd);
+		if (c->kpf_fd >= 0)
+			close(c->kpf_fd);
+		c->kpf_fd = c->kpc_fd = -1;
 		c->kpage = e == EACCES || e == EPERM ? -EPERM : -e;
-		pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: %s: showing pagemap flags only",
-		           c->kpf_fd < 0 ? "kpageflags" : "kpagecount",
+		pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: %s: showing pagemap flags only", which,
 		           c->kpage == -EPERM ? "needs root (CAP_SYS_ADMIN)"
 		           : e == ENOENT      ? "not in this proc tree (CONFIG_PROC_PAGE_MONITOR)"
+		           : e == EBADMSG     ? "not a regular file"
 		                              : strerror(e));
 		return 0;
 	}
@@ -300,9 +307,10 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 	c->fd = c->kpf_fd = c->kpc_fd = -1;
 	c->done = 1;
 	*out = c;
-	if (proc->live)
-		(void)pmaps__proc_ident(proc, &c->id0);
-	fd = pmaps__openat(proc, "pagemap");
+	r = pmaps__guard_begin(proc, &c->guard, 1, "pagemap", c->errmsg, sizeof(c->errmsg));
+	if (r < 0)
+		return fail(c, r, NULL);
+	fd = pmaps__open_file(proc, proc->memfd, "pagemap", c->errmsg, sizeof(c->errmsg));
 	if (fd < 0) {
 		if (fd == -EACCES || fd == -EPERM)
 			pmaps__msg(c->errmsg, sizeof(c->errmsg),
@@ -779,6 +787,7 @@ void pmaps_pages_close(struct pmaps_pages *c)
 		return;
 	if (c->fd >= 0)
 		close(c->fd);
+	pmaps__guard_end(&c->guard);
 	if (c->kpf_fd >= 0)
 		close(c->kpf_fd);
 	if (c->kpc_fd >= 0)

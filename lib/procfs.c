@@ -6,6 +6,7 @@
  * with openat(), so a pid reused after the process died is never read by
  * mistake (lookups under a dead process's directory fail with ENOENT/ESRCH).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -13,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -133,6 +136,7 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 	if (!p)
 		return -ENOMEM;
 	p->dirfd = -1;
+	p->tid = 0;
 	p->rootfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->rootfd < 0) {
 		err = -errno;
@@ -154,11 +158,12 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 		err = -EINVAL;
 		goto fail;
 	}
-	p->dirfd = openat(p->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	p->dirfd = openat(p->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (p->dirfd < 0) {
-		err = errno == ENOENT || errno == ENOTDIR ? -ESRCH : -errno;
+		err = errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? -ESRCH : -errno;
 		goto fail;
 	}
+	p->memfd = p->dirfd;
 	snprintf(p->pidname, sizeof(p->pidname), "%s", name);
 	p->live = fstatfs(p->dirfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 	p->pid = 0;
@@ -181,6 +186,8 @@ void pmaps_proc_close(struct pmaps_proc *proc)
 {
 	if (!proc)
 		return;
+	if (proc->memfd != proc->dirfd)
+		close(proc->memfd);
 	close(proc->dirfd);
 	close(proc->rootfd);
 	pmaps__free(proc);
@@ -209,26 +216,57 @@ int pmaps_proc_dirfd(const struct pmaps_proc *proc)
 	return proc->dirfd;
 }
 
+/*
+ * Opens NAME under DIRFD for reading: never through a symlink (a fixture tree
+ * or a target could put one there), never blocking (a FIFO in place of a proc
+ * file would hang the reader), and only a regular file (every proc file that
+ * pmaps reads is one; a device node's open alone can have side effects, which
+ * O_NONBLOCK cannot undo, so fixture trees are checked before the open too).
+ */
+int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name, char *msg,
+                     size_t size)
+{
+	struct stat st;
+	int fd;
+
+	if (!proc->live) {
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return errno == ENOENT ? -ENOENT : -errno;
+		if (!S_ISREG(st.st_mode))
+			goto not_regular;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			goto not_regular;
+		if (errno == ENOENT && proc->live) {
+			/*
+			 * Under a dead process's directory every lookup fails with
+			 * ENOENT (or ESRCH from the file's own open); on a live procfs
+			 * every process has a stat, so its absence tells a gone process
+			 * from a file this kernel does not have.
+			 */
+			if (faccessat(proc->dirfd, "stat", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+				return -ESRCH;
+			return -ENOENT;
+		}
+		return errno == ESRCH ? -ESRCH : -errno;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		goto not_regular;
+	}
+	return fd;
+not_regular:
+	if (msg)
+		pmaps__msg(msg, size, "%s: not a regular file (a symlink, FIFO or device in the proc "
+		           "tree is never opened)", name);
+	return -EBADMSG;
+}
+
 int pmaps__openat(const struct pmaps_proc *proc, const char *name)
 {
-	int fd = openat(proc->dirfd, name, O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0)
-		return fd;
-	/*
-	 * Under a dead process's directory every lookup fails with ENOENT (or
-	 * ESRCH from the file's own open); on a live procfs every process has a
-	 * stat, so its absence tells a gone process from a file this kernel
-	 * does not have. Fixture trees are never "gone".
-	 */
-	if (errno == ENOENT && proc->live) {
-		int t = openat(proc->dirfd, "stat", O_RDONLY | O_CLOEXEC);
-		if (t < 0)
-			return -ESRCH;
-		close(t);
-		return -ENOENT;
-	}
-	return errno == ESRCH ? -ESRCH : -errno;
+	return pmaps__open_file(proc, proc->memfd, name, NULL, 0);
 }
 
 static int skip_fields(const char **p, const char *end, int n)
@@ -246,7 +284,11 @@ static int skip_fields(const char **p, const char *end, int n)
 	return 0;
 }
 
-int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
+#define PF_EXITING_BIT 0x00000004u
+#define PF_KTHREAD_BIT 0x00200000u
+
+/* Reads the stat file under DIRFD into ID. Returns 0, or a negative errno. */
+static int ident_at(const struct pmaps_proc *proc, int dirfd, struct pmaps__ident *id)
 {
 	char buf[1024];
 	const char *s, *end;
@@ -255,13 +297,13 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 	int fd;
 
 	memset(id, 0, sizeof(*id));
-	fd = pmaps__openat(proc, "stat");
+	fd = pmaps__open_file(proc, dirfd, "stat", NULL, 0);
 	if (fd < 0)
-		return fd;
+		return fd == -ENOENT ? -ESRCH : fd;
 	n = pmaps__read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n < 0)
-		return errno == ESRCH ? -ESRCH : -errno;
+		return errno == ESRCH || errno == ENOENT ? -ESRCH : -errno;
 	if (n == 0)
 		return -ESRCH;
 	end = buf + n;
@@ -276,7 +318,8 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 		id->ok = 1;
 		return 0;
 	}
-	id->kthread = (flags & 0x00200000) != 0; /* PF_KTHREAD */
+	id->kthread = (flags & PF_KTHREAD_BIT) != 0;
+	id->exiting = (flags & PF_EXITING_BIT) != 0;
 	if (skip_fields(&s, end, 26 - 9) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[1]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[2]) < 0 ||
@@ -293,27 +336,220 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 	return 0;
 }
 
-int pmaps__check_target(const struct pmaps_proc *proc, const struct pmaps__ident *before,
-                        const char *what, char *msg, size_t size)
+int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 {
-	struct pmaps__ident id;
+	return ident_at(proc, proc->dirfd, id);
+}
+
+static int is_dead(const struct pmaps__ident *id)
+{
+	return id->state == 'Z' || id->state == 'X' || id->exiting;
+}
+
+static int same_program(const struct pmaps__ident *a, const struct pmaps__ident *b)
+{
+	return a->code_start == b->code_start && a->code_end == b->code_end &&
+	       a->stack_start == b->stack_start && a->arg_start == b->arg_start;
+}
+
+/* Back to reading the process's own files. */
+static void use_leader(struct pmaps_proc *proc)
+{
+	if (proc->memfd != proc->dirfd)
+		close(proc->memfd);
+	proc->memfd = proc->dirfd;
+	proc->tid = 0;
+}
+
+/*
+ * The main thread is a zombie (or exiting): is there a thread that still
+ * runs? Returns its tid with *FD a directory fd on it and *ID its stat, or 0.
+ */
+static int find_live_thread(const struct pmaps_proc *proc, int *fd, struct pmaps__ident *id)
+{
+	int taskfd = openat(proc->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d;
+	struct dirent *e;
+	int found = 0;
+
+	if (taskfd < 0)
+		return 0;
+	d = fdopendir(taskfd);
+	if (!d) {
+		close(taskfd);
+		return 0;
+	}
+	while (!found && (e = readdir(d)) != NULL) {
+		uint64_t tid;
+		const char *s = e->d_name;
+
+		if (pmaps__parse_dec(&s, s + strlen(s), &tid) < 0 || *s || tid > 0x7fffffff ||
+		    (int)tid == proc->pid)
+			continue;
+		*fd = openat(taskfd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (*fd < 0)
+			continue;
+		if (ident_at(proc, *fd, id) == 0 && !is_dead(id) && id->code_start)
+			found = (int)tid;
+		else
+			close(*fd);
+	}
+	closedir(d); /* closes TASKFD */
+	return found;
+}
+
+/* Reads PROC's memory through a live thread, when there is one: 1, else 0. */
+static int use_live_thread(struct pmaps_proc *proc, struct pmaps__ident *id)
+{
+	int fd, tid = find_live_thread(proc, &fd, id);
+
+	if (!tid)
+		return 0;
+	use_leader(proc);
+	proc->memfd = fd;
+	proc->tid = tid;
+	return 1;
+}
+
+/* Opens the probe: maps, from where the data file will be opened. */
+static int open_probe(const struct pmaps_proc *proc)
+{
+	return openat(proc->memfd, "maps", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+}
+
+/*
+ * Does the probe's address space still exist? A maps fd whose mm has gone
+ * (the process exited, or exec'd into a new mm) reads nothing, from any
+ * offset; while it lives it reads at least one mapping. Returns 1 or 0.
+ */
+static int probe_alive(int probe)
+{
+	char buf[256];
+	ssize_t n;
+
+	if (lseek(probe, 0, SEEK_SET) != 0)
+		return 0;
+	n = pmaps__read(probe, buf, sizeof(buf));
+	return n > 0;
+}
+
+int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int probe,
+                       const char *what, char *msg, size_t size)
+{
+	struct pmaps__ident *id = &g->id0;
 	int r;
+
+	g->probe = -1;
+	memset(id, 0, sizeof(*id));
+	if (!proc->live)
+		return 0;
+	for (int tries = 0;; tries++) {
+		r = ident_at(proc, proc->dirfd, id);
+		if (r == -ESRCH) {
+			pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
+			return -ESRCH;
+		}
+		if (r < 0)
+			break; /* stat unreadable or odd: the data file's open will tell */
+		if (id->kthread) {
+			pmaps__msg(msg, size, "%s: a kernel thread has no user-space memory", what);
+			return -ENODATA;
+		}
+		if (is_dead(id)) {
+			if (use_live_thread(proc, id))
+				break;
+			use_leader(proc);
+			if (id->state == 'Z')
+				pmaps__msg(msg, size, "%s: process %d is a zombie: it has exited and has no "
+				           "memory left, but its parent has not reaped it yet", what, proc->pid);
+			else
+				pmaps__msg(msg, size, "%s: process %d is exiting: its memory is being freed",
+				           what, proc->pid);
+			return -ESRCH;
+		}
+		use_leader(proc);
+		/*
+		 * No program yet: an execve() between its new, empty address space
+		 * and its first segment (read now, it would look like a process
+		 * with a stack and nothing else). It takes microseconds to
+		 * milliseconds; wait it out, briefly. Without ptrace-read access
+		 * the fields read 0 too, and the data file's open refuses.
+		 */
+		if (id->code_start || tries >= 50)
+			break;
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	if (probe) {
+		g->probe = open_probe(proc);
+		if (g->probe < 0 && errno == ESRCH) {
+			pmaps__msg(msg, size, "%s: process %d exited", what, proc->pid);
+			return -ESRCH;
+		}
+		/* EACCES and the like: the data file's own open says it better. */
+	}
+	return 0;
+}
+
+int pmaps__guard_check(const struct pmaps_proc *proc, struct pmaps__guard *g, const char *what,
+                       char *msg, size_t size)
+{
+	const struct pmaps__ident *id0 = &g->id0;
+	struct pmaps__ident now;
+	int r, dead_mm;
 
 	if (!proc->live)
 		return 0;
-	r = pmaps__proc_ident(proc, &id);
-	if (r == -ESRCH || (r == 0 && (id.state == 'Z' || id.state == 'X'))) {
-		pmaps__msg(msg, size, "%s: process %d exited while it was read", what, proc->pid);
-		return -ESRCH;
+	dead_mm = g->probe >= 0 && !probe_alive(g->probe);
+	r = ident_at(proc, proc->dirfd, &now);
+	if (r == -ESRCH)
+		goto exited;
+	if (r < 0) {
+		if (!dead_mm)
+			return 0;
+		goto exited; /* the mm went away and stat cannot say why: call it gone */
 	}
-	if (r == 0 && before->ok && before->code_start &&
-	    (id.code_start != before->code_start || id.code_end != before->code_end ||
-	     id.stack_start != before->stack_start || id.arg_start != before->arg_start)) {
-		pmaps__msg(msg, size,
-		           "%s: process %d exec'd while it was read; what was read so far described "
-		           "the old program",
-		           what, proc->pid);
-		return -ESTALE;
+	if (dead_mm) {
+		/* Its mm ended under the read: a new program, or none. */
+		if (is_dead(&now) || !now.code_start)
+			goto exited;
+		goto execd;
 	}
+	if (proc->tid) {
+		/* Read through a thread: the leader is a zombie, the mm lived on. */
+		return 0;
+	}
+	if (is_dead(&now)) {
+		struct pmaps__ident t;
+		int fd, tid = find_live_thread(proc, &fd, &t);
+
+		/* The main thread left with pthread_exit() during the read? */
+		if (!tid)
+			goto exited;
+		close(fd);
+		if (!same_program(id0, &t))
+			goto execd;
+		return 0;
+	}
+	if (id0->code_start && !now.code_start)
+		goto exited;
+	if (now.code_start && !same_program(id0, &now))
+		goto execd; /* also when the read began inside an execve() */
 	return 0;
+exited:
+	pmaps__msg(msg, size, "%s: process %d exited while it was read", what, proc->pid);
+	return -ESRCH;
+execd:
+	pmaps__msg(msg, size,
+	           "%s: process %d exec'd while it was read; what was read so far described "
+	           "the old program",
+	           what, proc->pid);
+	return -ESTALE;
+}
+
+void pmaps__guard_end(struct pmaps__guard *g)
+{
+	if (g->probe >= 0)
+		close(g->probe);
+	g->probe = -1;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -428,7 +429,7 @@ static void test_long_lines(void **state)
 	size_t off;
 	(void)state;
 
-	off = (size_t)sprintf(text, "00400000-00401000 r--p 00000000 fe:00 7 /");
+	off = (size_t)sprintf(text, "00400000-00402000 r--p 00000000 fe:00 7 /");
 	memset(text + off, 'a', n);
 	off += n;
 	off += (size_t)sprintf(text + off, "\nRss:                   8 kB\n"
@@ -456,7 +457,7 @@ static void test_long_lines(void **state)
 	pmaps_maps_close(c);
 
 	/* A field line longer than the buffer is flagged on its row. */
-	off = (size_t)sprintf(text, "00400000-00401000 r--p 00000000 fe:00 7 /x\nX: ");
+	off = (size_t)sprintf(text, "00400000-00402000 r--p 00000000 fe:00 7 /x\nX: ");
 	memset(text + off, 'b', 5000);
 	off += 5000;
 	off += (size_t)sprintf(text + off, "\nRss:                   8 kB\n");
@@ -474,10 +475,12 @@ static void test_value_widths(void **state)
 {
 	static const uint64_t vals[] = {0, 7, 42, 999, 1000, 9999, 10000, 12345, 1234567,
 	                                99999999, 100000000};
+	/* Fields with no invariant between them (Rss's parts are not all here). */
 	static const enum pmaps_field f[] = {
-		PMAPS_F_SIZE, PMAPS_F_KERNEL_PAGE_SIZE, PMAPS_F_MMU_PAGE_SIZE, PMAPS_F_RSS,
-		PMAPS_F_PSS, PMAPS_F_PSS_DIRTY, PMAPS_F_SHARED_CLEAN, PMAPS_F_SHARED_DIRTY,
-		PMAPS_F_PRIVATE_CLEAN, PMAPS_F_PRIVATE_DIRTY, PMAPS_F_REFERENCED};
+		PMAPS_F_KERNEL_PAGE_SIZE, PMAPS_F_MMU_PAGE_SIZE, PMAPS_F_RSS, PMAPS_F_PSS_DIRTY,
+		PMAPS_F_SHARED_CLEAN, PMAPS_F_SHARED_DIRTY, PMAPS_F_PRIVATE_CLEAN, PMAPS_F_REFERENCED,
+		PMAPS_F_ANONYMOUS, PMAPS_F_LAZY_FREE, PMAPS_F_SWAP};
+	const uint64_t span = 100000000ull * KB; /* every value fits in the mapping */
 	char t[4096];
 	size_t off = 0;
 	struct pmaps_maps *c;
@@ -485,8 +488,10 @@ static void test_value_widths(void **state)
 	(void)state;
 
 	for (int row = 0; row < 2; row++) {
-		off += (size_t)sprintf(t + off, "%08x-%08x r--p 00000000 fe:00 7 /x\n", 0x400000 + row * 4096,
-		                       0x401000 + row * 4096);
+		off += (size_t)sprintf(t + off, "%08llx-%08llx r--p 00000000 fe:00 7 /x\nSize: %llu kB\n",
+		                       (unsigned long long)(0x400000 + row * span),
+		                       (unsigned long long)(0x400000 + (row + 1) * span),
+		                       (unsigned long long)(span / KB));
 		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 			char key[32];
 			snprintf(key, sizeof(key), "%s:", pmaps_field_name(f[i]));
@@ -506,7 +511,7 @@ static void test_value_widths(void **state)
 
 static void test_no_final_newline(void **state)
 {
-	static const char t[] = "00400000-00401000 r--p 00000000 fe:00 7 /x\nRss:     8 kB";
+	static const char t[] = "00400000-00402000 r--p 00000000 fe:00 7 /x\nRss:     8 kB";
 	struct pmaps_maps *c;
 	const struct pmaps_mapping *m;
 	(void)state;
@@ -625,6 +630,127 @@ static void test_proc_open_errors(void **state)
 	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
 	assert_int_equal(pmaps_proc_pid(p), getpid());
 	pmaps_proc_close(p);
+}
+
+/*
+ * Values no kernel prints: a sum over them could wrap (three mappings of
+ * Rss 2^53 kB made a total of 8 EiB), so each record is checked against the
+ * kernel's invariants and refused with its line.
+ */
+#define HDR1 "00400000-00402000 rw-p 00000000 00:00 0 \n"
+#define HDR2 "00402000-00404000 rw-p 00000000 00:00 0 \n"
+/* One record exactly as the kernel prints it: the fast paths learn from it. */
+#define REC                                                                                   \
+	"Size:                  8 kB\n"                                                           \
+	"Rss:                   8 kB\n"                                                           \
+	"Pss:                   8 kB\n"                                                           \
+	"Shared_Clean:          0 kB\n"                                                           \
+	"Shared_Dirty:          0 kB\n"                                                           \
+	"Private_Clean:         0 kB\n"                                                           \
+	"Private_Dirty:         8 kB\n"                                                           \
+	"Swap:                  0 kB\n"                                                           \
+	"THPeligible:           0\n"                                                              \
+	"VmFlags: rd wr mr mw me ac \n"
+
+static void test_impossible_values(void **state)
+{
+	(void)state;
+	/* The well-formed text passes, whole. */
+	{
+		static const char t[] = HDR1 REC HDR2 REC;
+		struct pmaps_maps *c;
+		const struct pmaps_mapping *m;
+		assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, t, sizeof(t) - 1, 0), 0);
+		assert_int_equal(next_row(c)->v[PMAPS_F_RSS], 8 * KB);
+		assert_int_equal(next_row(c)->v[PMAPS_F_PRIVATE_DIRTY], 8 * KB);
+		assert_int_equal(pmaps_maps_next(c, &m), 0);
+		pmaps_maps_close(c);
+	}
+	expect_bad(PMAPS_SRC_SMAPS,
+	           "00400000-00401000 rw-p 00000000 00:00 0 \nRss: 9007199254740992 kB\n"
+	           "00401000-00402000 rw-p 00000000 00:00 0 \nRss: 9007199254740992 kB\n",
+	           "mapping at line 1 (400000-401000): Rss 9007199254740992 kB is larger than the "
+	           "mapping (4 kB)");
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 "Size: 12 kB\n", "Size 12 kB is not the mapping's length (8 kB)");
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 "KernelPageSize: 1048576 kB\n", "KernelPageSize 1048576 kB is larger");
+	expect_bad(PMAPS_SRC_SMAPS,
+	           HDR1 "Rss: 8 kB\nShared_Clean: 0 kB\nShared_Dirty: 0 kB\nPrivate_Clean: 4 kB\n"
+	                "Private_Dirty: 0 kB\n",
+	           "Rss 8 kB is not Shared_Clean + Shared_Dirty + Private_Clean + Private_Dirty (4 kB)");
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 "Rss: 4 kB\nPss: 8 kB\n", "Pss 8 kB is larger than Rss (4 kB)");
+	/* The rollup's bound is its span, first mapping to the end of the last. */
+	expect_bad(PMAPS_SRC_ROLLUP,
+	           "00400000-00402000 ---p 00000000 00:00 0 [rollup]\nRss: 12 kB\n",
+	           "Rss 12 kB is larger than the mapping (8 kB)");
+	/* A field twice: on the general path, and after the fast path learnt the order. */
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 "Rss: 4 kB\nRss: 8 kB\n",
+	           "line 3, byte offset 51: a field given twice for one mapping");
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 REC HDR2 REC "Rss:                   8 kB\n",
+	           "line 23, byte offset 636: a field given twice for one mapping");
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 REC HDR2 "Rss:                   8 kB\n" REC,
+	           "line 15, byte offset 415: a field given twice for one mapping");
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 REC HDR2 REC "VmFlags: rd wr \n",
+	           "line 23, byte offset 636: VmFlags given twice");
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 REC HDR2 "THPeligible:           0\n" REC,
+	           "a field given twice");
+	/* Mappings overlap, or go backwards. */
+	expect_bad(PMAPS_SRC_MAPS, HDR1 "00401000-00403000 rw-p 00000000 00:00 0 \n",
+	           "line 2, byte offset 41: mapping overlaps the one before it, or is out of order");
+	expect_bad(PMAPS_SRC_MAPS, HDR2 HDR1, "mapping overlaps the one before it, or is out of order");
+}
+
+/*
+ * A fixture proc tree is a directory anyone could have written: a FIFO in
+ * place of smaps would block the reader forever, a symlink could lead out of
+ * the tree, a device's open has side effects. Only regular files are read.
+ */
+static void test_special_files(void **state)
+{
+	char root[] = "/tmp/pmaps-special-XXXXXX", path[4096];
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/100", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/100/smaps", root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/100/maps", root);
+	assert_int_equal(symlink("/proc/self/maps", path), 0);
+	snprintf(path, sizeof(path), "%s/100/smaps_rollup", root);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	snprintf(path, sizeof(path), "%s/200", root);
+	assert_int_equal(symlink("100", path), 0);
+
+	assert_int_equal(pmaps_proc_open(&p, root, "100"), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_SMAPS, 0), -EBADMSG);
+	assert_string_equal(pmaps_maps_errmsg(c), "smaps: not a regular file (a symlink, FIFO or "
+	                                          "device in the proc tree is never opened)");
+	pmaps_maps_close(c);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_MAPS, 0), -EBADMSG);
+	assert_non_null(strstr(pmaps_maps_errmsg(c), "maps: not a regular file"));
+	pmaps_maps_close(c);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_ROLLUP, 0), -EBADMSG);
+	pmaps_maps_close(c);
+	{
+		struct pmaps_pages *pg;
+		snprintf(path, sizeof(path), "%s/100/pagemap", root);
+		assert_int_equal(mkfifo(path, 0644), 0);
+		assert_int_equal(pmaps_pages_open(&pg, p, PMAPS_PAGES_PAGEMAP, 0), -EBADMSG);
+		pmaps_pages_close(pg);
+		unlink(path);
+	}
+	pmaps_proc_close(p);
+	/* The process directory itself is never a symlink. */
+	assert_int_equal(pmaps_proc_open(&p, root, "200"), -ESRCH);
+
+	const char *names[] = {"100/smaps", "100/maps", "100/smaps_rollup", "200", "100"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, names[i]);
+		assert_int_equal(i == 4 ? rmdir(path) : unlink(path), 0);
+	}
+	assert_int_equal(rmdir(root), 0);
 }
 
 /* ---- names ---- */
@@ -767,6 +893,8 @@ int main(void)
 		cmocka_unit_test(test_too_many_unknown),
 		cmocka_unit_test(test_read_faults),
 		cmocka_unit_test(test_proc_open_errors),
+		cmocka_unit_test(test_impossible_values),
+		cmocka_unit_test(test_special_files),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_group_many_paths),
