@@ -195,8 +195,8 @@ static void span_close(struct out *o, const struct pages_opts *po, const struct 
 	if (po->fmt == FMT_JSON) {
 		out_str(o, ",\"kind\":\"");
 		out_str(o, pmaps_kind_name(m->kind));
-		out_str(o, "\",\"path\":");
-		out_json_str(o, m->path.ptr, m->path.len);
+		out_str(o, "\",");
+		out_json_named(o, "path", m->path.ptr, m->path.len);
 		out_ch(o, '}');
 	} else {
 		out_ch(o, ',');
@@ -492,8 +492,8 @@ static int pages_report(struct pages_opts *po)
 	if (po->fmt == FMT_JSON) {
 		out_str(&out, "\n]");
 		if (error) {
-			out_str(&out, ",\"error\":");
-			out_json_str(&out, error, strlen(error));
+			out_ch(&out, ',');
+			out_json_named(&out, "error", error, strlen(error));
 		}
 		out_str(&out, "}\n");
 	}

@@ -192,7 +192,10 @@ static void table_cell(struct render *r, const struct cells *x, int c, int last)
 	}
 	case COL_VMFLAGS:
 		if (m && m->vm_flags_text.len) {
-			out_ljust(o, m->vm_flags_text.ptr, m->vm_flags_text.len, last ? 0 : w);
+			/* The kernel's codes are plain letters; a fixture's text may be anything. */
+			char e[1028]; /* the library keeps at most 255 bytes of it */
+			size_t k = esc_text(e, sizeof(e), m->vm_flags_text.ptr, m->vm_flags_text.len);
+			out_ljust(o, e, k, last ? 0 : w);
 		} else {
 			out_ljust(o, "-", 1, last ? 0 : w);
 		}
@@ -342,8 +345,8 @@ static void json_mapping(struct render *r, const struct pmaps_mapping *m)
 	out_key_u64(o, "\",\"inode\":", m->inode);
 	out_str(o, ",\"kind\":\"");
 	out_str(o, pmaps_kind_name(m->kind));
-	out_str(o, "\",\"path\":");
-	out_json_str(o, m->path.ptr, m->path.len);
+	out_str(o, "\",");
+	out_json_named(o, "path", m->path.ptr, m->path.len);
 	if (m->flags & PMAPS_ROW_DELETED)
 		out_str(o, ",\"deleted\":true");
 	if (m->flags & PMAPS_ROW_PATH_TRUNCATED)
@@ -388,8 +391,7 @@ static void json_group(struct render *r, const struct pmaps_group_row *g, enum p
 
 	out_ch(o, '{');
 	if (by == PMAPS_GROUP_PATH) {
-		out_str(o, "\"path\":");
-		out_json_str(o, g->key.ptr, g->key.len);
+		out_json_named(o, "path", g->key.ptr, g->key.len);
 		out_ch(o, ',');
 	}
 	if (by != PMAPS_GROUP_TOTAL) {
@@ -540,8 +542,8 @@ void render_end(struct render *r, const char *error)
 		out_str(o, "\n]");
 	}
 	if (error) {
-		out_str(o, ",\"error\":");
-		out_json_str(o, error, strlen(error));
+		out_ch(o, ',');
+		out_json_named(o, "error", error, strlen(error));
 	}
 	out_str(o, "}\n");
 }

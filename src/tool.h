@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "escape.h"
 #include "pmaps.h"
 
 /* Exit codes. */
@@ -38,10 +39,6 @@ void out_ljust(struct out *o, const char *s, size_t len, size_t width);
 /* Bytes in binary units: "0", "512B", "4K", "1.5M", "37G". Returns the length. */
 size_t fmt_human(char *dst, uint64_t bytes);
 size_t fmt_u64(char *dst, uint64_t v);
-void out_json_str(struct out *o, const char *s, size_t n);
-void out_csv_str(struct out *o, const char *s, size_t n);
-/* Paths in a table: control characters as \n, \t, \xHH so rows stay rows. */
-void out_table_str(struct out *o, const char *s, size_t n);
 
 /* Prints "pmaps: " and the message to stderr. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.c - the tool's output writer, number formatting, column names and messages.
+ * util.c - the tool's output writer, number formatting, column names and
+ * messages (escaping is escape.c's).
  *
  * The writer formats numbers by hand into a 64 KiB buffer: printf would cost
  * more than parsing the smaps text did, on a 60k-mapping process.
@@ -198,81 +199,23 @@ size_t fmt_human(char *dst, uint64_t b)
 	return n;
 }
 
-void out_json_str(struct out *o, const char *s, size_t n)
+/*
+ * Messages quote what users typed and what targets named (paths, runtime
+ * versions, the library's messages about them): all of it goes through the
+ * text escape on its way to the terminal.
+ */
+__attribute__((format(printf, 2, 0)))
+static void msg_out(const char *prefix, const char *fmt, va_list ap)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t run = 0;
+	char m[1024], e[4 * sizeof(m) + 4];
+	int n = vsnprintf(m, sizeof(m), fmt, ap);
 
-	out_ch(o, '"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\') {
-			run++;
-			continue;
-		}
-		out_mem(o, s + i - run, run);
-		run = 0;
-		out_ch(o, '\\');
-		switch (c) {
-		case '"': out_ch(o, '"'); break;
-		case '\\': out_ch(o, '\\'); break;
-		case '\n': out_ch(o, 'n'); break;
-		case '\t': out_ch(o, 't'); break;
-		case '\r': out_ch(o, 'r'); break;
-		default:
-			out_str(o, "u00");
-			out_ch(o, hex[c >> 4]);
-			out_ch(o, hex[c & 15]);
-		}
-	}
-	out_mem(o, s + n - run, run);
-	out_ch(o, '"');
-}
-
-void out_csv_str(struct out *o, const char *s, size_t n)
-{
-	int quote = 0;
-
-	for (size_t i = 0; i < n && !quote; i++)
-		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-	if (!quote) {
-		out_mem(o, s, n);
-		return;
-	}
-	out_ch(o, '"');
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"')
-			out_ch(o, '"');
-		out_ch(o, s[i]);
-	}
-	out_ch(o, '"');
-}
-
-void out_table_str(struct out *o, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t run = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != 0x7f) {
-			run++;
-			continue;
-		}
-		out_mem(o, s + i - run, run);
-		run = 0;
-		out_ch(o, '\\');
-		if (c == '\n') {
-			out_ch(o, 'n');
-		} else if (c == '\t') {
-			out_ch(o, 't');
-		} else {
-			out_ch(o, 'x');
-			out_ch(o, hex[c >> 4]);
-			out_ch(o, hex[c & 15]);
-		}
-	}
-	out_mem(o, s + n - run, run);
+	if (n < 0)
+		n = 0;
+	esc_text(e, sizeof(e), m, (size_t)n < sizeof(m) ? (size_t)n : sizeof(m) - 1);
+	fputs(prefix, stderr);
+	fputs(e, stderr);
+	fputc('\n', stderr);
 }
 
 void die_msg(const char *fmt, ...)
@@ -280,22 +223,18 @@ void die_msg(const char *fmt, ...)
 	va_list ap;
 
 	fflush(stdout);
-	fputs("pmaps: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg_out("pmaps: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void note_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("pmaps: note: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg_out("pmaps: note: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static const char *const col_names[COL_COUNT - PMAPS_F_COUNT] = {
