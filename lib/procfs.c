@@ -510,8 +510,13 @@ int pmaps__guard_check(const struct pmaps_proc *proc, struct pmaps__guard *g, co
 		goto exited; /* the mm went away and stat cannot say why: call it gone */
 	}
 	if (dead_mm) {
-		/* Its mm ended under the read: a new program, or none. */
-		if (is_dead(&now) || !now.code_start)
+		/*
+		 * Its mm ended under the read: a new program, or none. A killed
+		 * process sets PF_EXITING before it lets go of its mm; an exec'ing
+		 * one drops the old mm with no program in the new one yet (its
+		 * code addresses read 0 until its first segment is mapped).
+		 */
+		if (is_dead(&now))
 			goto exited;
 		goto execd;
 	}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_races.c - the pmaps tool against targets that die, exec or lose their
+ * main thread while they are read, hundreds of times at random moments.
+ *
+ * The rule under test: exit 0 only with the whole reading. A target killed
+ * at any point gives a non-zero exit and a message that it exited (or is a
+ * zombie), never "exec'd" and never a table cut short with exit 0; a target
+ * that execs gives either the whole table of one program or "exec'd". Each
+ * run is checked, and the counts of each outcome are printed, so that a run
+ * where no kill ever landed mid-read is visible as such.
+ *
+ *   test_races [ROUNDS]      (default 240; PMAPS_RACE_ROUNDS overrides;
+ *                             PMAPS_TOOL names another pmaps binary)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NMAPS 32768 /* as many mappings as the report that found the defect */
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                      \
+	do {                                                                                      \
+		if (!(cond)) {                                                                        \
+			failures++;                                                                       \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
+			fprintf(stderr, __VA_ARGS__);                                                     \
+			fputc('\n', stderr);                                                              \
+		}                                                                                     \
+	} while (0)
+
+/*
+ * A target with NMAPS one-page mappings that cannot merge (alternating
+ * protections), then one byte on READY, then it waits: for a kill, for "e"
+ * (exec /bin/sleep), or for "t" (the main thread leaves, a thread stays).
+ */
+static void *hold(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static pid_t start_target(int *ctl, int many)
+{
+	int ready[2], cmd[2];
+	pid_t pid;
+	char b;
+
+	if (pipe(ready) || pipe(cmd))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		close(cmd[1]);
+		for (int i = 0; i < (many ? NMAPS : 0); i++)
+			if (mmap(NULL, 4096, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE,
+			         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+				_exit(3);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(4);
+		if (read(cmd[0], &b, 1) != 1)
+			_exit(0);
+		if (b == 'e') {
+			execl("/bin/sleep", "sleep", "60", (char *)NULL);
+			_exit(127);
+		}
+		if (b == 't') {
+			/* 64 MiB held by a thread that outlives main. */
+			size_t len = 64u << 20;
+			char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			pthread_t t;
+			if (p == MAP_FAILED)
+				_exit(5);
+			memset(p, 1, len);
+			if (pthread_create(&t, NULL, hold, NULL))
+				_exit(6);
+			pthread_exit(NULL);
+		}
+		_exit(0);
+	}
+	close(ready[1]);
+	close(cmd[0]);
+	if (read(ready[0], &b, 1) != 1)
+		abort();
+	*ctl = cmd[1];
+	close(ready[0]);
+	return pid;
+}
+
+/* Lines of /proc/PID/maps: the row count of a whole table. */
+static long count_maps(pid_t pid)
+{
+	char path[64], buf[65536];
+	long lines = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+struct run {
+	int rc;
+	long lines;     /* stdout lines */
+	char err[1024]; /* stderr, cut */
+};
+
+/* Starts the tool on ARGV; KILL_AT_US > 0 kills VICTIM that long after. */
+static void run_tool(const char *const argv[], pid_t victim, long kill_at_us, int ctl, char cmd,
+                     struct run *r)
+{
+	int out[2], err[2], st;
+	pid_t kid;
+	char buf[65536];
+	size_t en = 0;
+	ssize_t n;
+
+	if (pipe(out) || pipe(err))
+		abort();
+	kid = fork();
+	if (kid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		/* execv() takes char *const[]; the strings are never written. */
+		char *v[16];
+		size_t na = 0;
+		while (argv[na] && na < 15)
+			na++;
+		memcpy(v, argv, na * sizeof(v[0]));
+		v[na] = NULL;
+		execv(v[0], v);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	if (kill_at_us >= 0) {
+		struct timespec ts = {kill_at_us / 1000000, (kill_at_us % 1000000) * 1000};
+		nanosleep(&ts, NULL);
+		if (cmd) {
+			if (write(ctl, &cmd, 1) != 1)
+				abort();
+		} else {
+			kill(victim, SIGKILL);
+		}
+	}
+	r->lines = 0;
+	while ((n = read(out[0], buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			r->lines += buf[i] == '\n';
+	while ((n = read(err[0], r->err + en, sizeof(r->err) - 1 - en)) > 0)
+		en += (size_t)n;
+	r->err[en] = '\0';
+	close(out[0]);
+	close(err[0]);
+	waitpid(kid, &st, 0);
+	r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static uint64_t rnd(void)
+{
+	static uint64_t x = 88172645463325252ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+/*
+ * Kills at random moments during `pmaps CMD PID`. HEADER is the number of
+ * stdout lines a whole table has besides its rows (0: not counted).
+ */
+static void kills(const char *tool, const char *const *args, int header, int rounds,
+                  long window_us)
+{
+	int whole = 0, exited = 0, zombie = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		int ctl, st;
+		pid_t t = start_target(&ctl, 1);
+		long expect = count_maps(t) + header;
+		char pid[16];
+		const char *argv[8];
+		int k = 0;
+		struct run r;
+
+		snprintf(pid, sizeof(pid), "%d", (int)t);
+		argv[k++] = tool;
+		for (const char *const *a = args; *a; a++)
+			argv[k++] = *a;
+		argv[k++] = pid;
+		argv[k] = NULL;
+		run_tool(argv, t, (long)(rnd() % (uint64_t)window_us), -1, 0, &r);
+		kill(t, SIGKILL);
+		waitpid(t, &st, 0);
+		close(ctl);
+		if (r.rc == 0) {
+			whole++;
+			if (header)
+				CHECK(r.lines == expect, "pmaps %s exit 0 with %ld lines, the whole table has %ld",
+				      args[0], r.lines, expect);
+			continue;
+		}
+		CHECK(r.rc == 1, "pmaps %s: exit %d: %s", args[0], r.rc, r.err);
+		CHECK(!strstr(r.err, "exec'd"), "pmaps %s on a killed process said: %s", args[0], r.err);
+		if (strstr(r.err, "zombie"))
+			zombie++;
+		else if (strstr(r.err, "exited") || strstr(r.err, "exiting") ||
+		         strstr(r.err, "no such process"))
+			exited++;
+		else
+			CHECK(0, "pmaps %s on a killed process said: %s", args[0], r.err);
+	}
+	printf("kill -9 during `pmaps %s%s%s`: %d runs: %d whole, %d exited, %d zombie\n", args[0],
+	       args[1] ? " " : "", args[1] ? args[1] : "", rounds, whole, exited, zombie);
+	/* The window is chosen so that most kills land mid-read: show that they did. */
+	CHECK(exited + zombie > 0, "no kill landed during `pmaps %s`", args[0]);
+}
+
+/* Execs at random moments during `pmaps maps PID`. */
+static void execs(const char *tool, int rounds, long window_us)
+{
+	int whole_old = 0, whole_new = 0, execd = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		int ctl, st;
+		pid_t t = start_target(&ctl, 1);
+		long old = count_maps(t) + 1, now;
+		char pid[16];
+		const char *argv[] = {tool, "maps", pid, NULL};
+		struct run r;
+
+		snprintf(pid, sizeof(pid), "%d", (int)t);
+		run_tool(argv, t, (long)(rnd() % (uint64_t)window_us), ctl, 'e', &r);
+		/* The new program's table, once it runs. */
+		for (int j = 0; j < 2000; j++) {
+			char path[64], comm[32] = "";
+			snprintf(path, sizeof(path), "/proc/%d/comm", (int)t);
+			int fd = open(path, O_RDONLY);
+			ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : 0;
+			if (fd >= 0)
+				close(fd);
+			if (n > 0 && strncmp(comm, "sleep", 5) == 0)
+				break;
+			usleep(1000);
+		}
+		now = count_maps(t) + 1;
+		kill(t, SIGKILL);
+		waitpid(t, &st, 0);
+		close(ctl);
+		if (r.rc == 0) {
+			CHECK(r.lines == old || r.lines == now,
+			      "exit 0 with %ld lines: the old program's table has %ld, the new one's %ld",
+			      r.lines, old, now);
+			if (r.lines == old)
+				whole_old++;
+			else
+				whole_new++;
+			continue;
+		}
+		CHECK(r.rc == 1 && strstr(r.err, "exec'd"), "exit %d, said: %s", r.rc, r.err);
+		execd++;
+	}
+	printf("exec during `pmaps maps`: %d runs: %d whole (old program), %d whole (new), %d "
+	       "exec'd\n", rounds, whole_old, whole_new, execd);
+	CHECK(execd > 0, "no exec landed during `pmaps maps`");
+}
+
+/* The main thread left with pthread_exit(): the process lives on in a thread. */
+static void leader_gone(const char *tool)
+{
+	int ctl, st;
+	pid_t t = start_target(&ctl, 0);
+	char pid[16], b = 't', state = 0;
+	const char *argv[] = {tool, "maps", "--total", "--bytes", "--csv", pid, NULL};
+	struct run r;
+
+	snprintf(pid, sizeof(pid), "%d", (int)t);
+	if (write(ctl, &b, 1) != 1)
+		abort();
+	/* Until the leader is a zombie. */
+	for (int j = 0; j < 2000 && state != 'Z'; j++) {
+		char path[64], buf[512];
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)t);
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : 0;
+		if (fd >= 0)
+			close(fd);
+		char *s = n > 0 ? memrchr(buf, ')', (size_t)n) : NULL;
+		state = s ? s[2] : 0;
+		if (state != 'Z')
+			usleep(1000);
+	}
+	CHECK(state == 'Z', "the main thread never became a zombie (state %c)", state);
+	run_tool(argv, t, -1, -1, 0, &r);
+	CHECK(r.rc == 0, "pmaps maps --total on a process whose main thread exited: exit %d: %s",
+	      r.rc, r.err);
+	CHECK(r.lines == 2, "%ld lines of CSV", r.lines);
+	const char *sz[] = {tool, "explain", pid, NULL};
+	run_tool(sz, t, -1, -1, 0, &r);
+	CHECK(r.rc == 0, "pmaps explain on a process whose main thread exited: exit %d: %s", r.rc,
+	      r.err);
+	printf("main thread gone, one thread left: maps --total and explain exit 0\n");
+	kill(t, SIGKILL);
+	waitpid(t, &st, 0);
+	close(ctl);
+}
+
+int main(int argc, char **argv)
+{
+	const char *tool = getenv("PMAPS_TOOL") ? getenv("PMAPS_TOOL") : PMAPS_TOOL_PATH;
+	const char *env = getenv("PMAPS_RACE_ROUNDS");
+	int rounds = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 240;
+	static const char *const maps[] = {"maps", NULL};
+	static const char *const total[] = {"maps", "--total", NULL};
+	static const char *const pages[] = {"pages", "--summary", NULL};
+	static const char *const explain[] = {"explain", NULL};
+	int quarter = rounds / 4 > 0 ? rounds / 4 : 1;
+
+	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Windows: a read of 32k mappings' smaps takes ~60 ms here (longer under
+	 * the sanitizers, where more kills land); the rollup a few ms.
+	 */
+	kills(tool, maps, 1, rounds, 80000);
+	kills(tool, total, 0, quarter, 8000);
+	kills(tool, pages, 0, quarter, 80000);
+	kills(tool, explain, 0, quarter, 100000);
+	execs(tool, quarter, 60000);
+	leader_gone(tool);
+	if (failures)
+		printf("%d checks failed\n", failures);
+	return failures ? 1 : 0;
+}
