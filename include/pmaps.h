@@ -541,7 +541,15 @@ struct pmaps_group_row {
 	uint64_t vsize;         /* sum of end - start */
 	uint64_t present;       /* OR of the members' present masks */
 	uint64_t v[PMAPS_F_COUNT]; /* sums; THP_ELIGIBLE/PROTECTION_KEY: max */
+	/*
+	 * PMAPS_GROUP_SATURATED: a sum (vsize or a field) would have passed
+	 * 2^64 - 1 and stays there. Rows from a cursor never do (mappings do not
+	 * overlap and no count exceeds its mapping); rows a program builds can.
+	 */
+	unsigned flags;
 };
+
+enum { PMAPS_GROUP_SATURATED = 1u << 0 };
 
 struct pmaps_group;
 

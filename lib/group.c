@@ -107,18 +107,27 @@ void pmaps_group_close(struct pmaps_group *g)
 	pmaps__free(g);
 }
 
+/* *SUM += V, stopping at 2^64 - 1 and saying so: a sum never wraps. */
+static void add_sat(struct pmaps_group_row *r, uint64_t *sum, uint64_t v)
+{
+	if (__builtin_add_overflow(*sum, v, sum)) {
+		*sum = UINT64_MAX;
+		r->flags |= PMAPS_GROUP_SATURATED;
+	}
+}
+
 static void add_to(struct pmaps_group_row *r, const struct pmaps_mapping *m)
 {
 	r->mappings++;
 	r->kinds |= 1u << m->kind;
-	r->vsize += m->end - m->start;
+	add_sat(r, &r->vsize, m->end - m->start);
 	r->present |= m->present;
 	for (int f = 0; f < PMAPS_F_COUNT; f++) {
 		if (f == PMAPS_F_THP_ELIGIBLE || f == PMAPS_F_PROTECTION_KEY) {
 			if (m->v[f] > r->v[f])
 				r->v[f] = m->v[f];
 		} else {
-			r->v[f] += m->v[f];
+			add_sat(r, &r->v[f], m->v[f]);
 		}
 	}
 }

@@ -781,6 +781,37 @@ static void test_names(void **state)
 
 /* ---- grouping ---- */
 
+/* Rows a program builds itself can sum past 2^64: the sum stops there, flagged. */
+static void test_group_saturates(void **state)
+{
+	struct pmaps_group *g;
+	struct pmaps_mapping m;
+	const struct pmaps_group_row *r;
+	(void)state;
+
+	memset(&m, 0, sizeof(m));
+	m.start = 0;
+	m.end = 1ull << 63;
+	m.v[PMAPS_F_RSS] = 1ull << 63;
+	m.v[PMAPS_F_SWAP] = 1;
+	m.present = 1ull << PMAPS_F_RSS | 1ull << PMAPS_F_SWAP;
+	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_TOTAL), 0);
+	assert_int_equal(pmaps_group_add(g, &m), 0);
+	r = pmaps_group_get(g, 0);
+	assert_int_equal(r->flags, 0);
+	assert_int_equal(r->v[PMAPS_F_RSS], 1ull << 63);
+	assert_int_equal(pmaps_group_add(g, &m), 0); /* 2^63 + 2^63 does not fit */
+	r = pmaps_group_get(g, 0);
+	assert_int_equal(r->v[PMAPS_F_RSS], UINT64_MAX);
+	assert_int_equal(r->vsize, UINT64_MAX);
+	assert_int_equal(r->v[PMAPS_F_SWAP], 2);
+	assert_int_equal(r->flags, PMAPS_GROUP_SATURATED);
+	pmaps_group_reset(g);
+	assert_int_equal(pmaps_group_add(g, &m), 0);
+	assert_int_equal(pmaps_group_get(g, 0)->flags, 0);
+	pmaps_group_close(g);
+}
+
 static void test_group(void **state)
 {
 	struct pmaps_proc *proc;
@@ -897,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_special_files),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_group_saturates),
 		cmocka_unit_test(test_group_many_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
