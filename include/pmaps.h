@@ -11,6 +11,21 @@
  *    failure. A process that exits or exec's while it is read is a normal
  *    outcome: -ESRCH (exited) or -ESTALE (exec'd). Malformed text is -EBADMSG,
  *    with the line number and byte offset in the cursor's message.
+ *  - A read is whole or an error. A cursor reports the end (0) only when
+ *    it read the whole address space of one program, of a process that did
+ *    not die during the read; a process killed, exiting or exec'ing at any
+ *    moment of it gives -ESRCH or -ESTALE, never a shorter list. A zombie is
+ *    -ESRCH at open (the message says "zombie"), a kernel thread -ENODATA
+ *    at open, for every source. When the main thread has left with
+ *    pthread_exit(), the process is read through one of its live threads.
+ *  - Values no kernel prints are -EBADMSG, never summed: a Size that is not
+ *    the mapping's length, a page count larger than its mapping, Rss other
+ *    than its four shared/private clean/dirty parts, Pss above Rss, a field
+ *    twice in one record, mappings that overlap or go backwards.
+ *  - Files under the proc root are opened without following symlinks and
+ *    without blocking, and read only if they are regular files (-EBADMSG
+ *    otherwise): a fixture tree, or a target, cannot make pmaps read a FIFO,
+ *    a device or a file outside the tree.
  *  - Cursors work like sqlite3_step(): pmaps_maps_next() returns 1 and a row,
  *    0 at the end, or a negative errno. The row lives inside the cursor and is
  *    valid until the next call on that cursor.
@@ -250,11 +265,11 @@ struct pmaps_maps;
  * allocated here, once. Lines longer than the buffer are reported with
  * PMAPS_ROW_*_TRUNCATED, never dropped.
  *
- * Returns 0 and *OUT, or: -ESRCH (the process has gone), -EACCES (smaps and
- * smaps_rollup need ptrace-read access: the same user, or CAP_SYS_PTRACE),
- * -ENODATA (smaps_rollup of a kernel thread, which has no memory to sum),
- * -ENOENT (the file does not exist: e.g. smaps_rollup before 4.14),
- * -ENOMEM, -EINVAL. On any error but those two, *OUT is set all the same so
+ * Returns 0 and *OUT, or: -ESRCH (the process has gone, is exiting, or is a
+ * zombie), -EACCES (smaps and smaps_rollup need ptrace-read access: the
+ * same user, or CAP_SYS_PTRACE), -ENODATA (a kernel thread, which has no
+ * user-space memory), -ENOENT (the file does not exist: e.g. smaps_rollup
+ * before 4.14), -EBADMSG (not a regular file), -ENOMEM, -EINVAL. On any error but those two, *OUT is set all the same so
  * that pmaps_maps_errmsg() can say more: close it.
  */
 int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
@@ -264,7 +279,9 @@ int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
  * Advances to the next mapping. Returns 1 with *ROW set, 0 at the end, or a
  * negative errno: -EBADMSG (malformed text; message has line and offset),
  * -ESRCH (the process exited while it was read), -ESTALE (it exec'd while it
- * was read: the rows so far described the old program), -EIO, -ENOMEM.
+ * was read: the rows so far described the old program), -EIO, -ENOMEM. Both
+ * are checked before the last row is handed out: a caller that stops at the
+ * first error has never been given the last row of a cut-short read.
  * After an error the cursor stays in error until rewound.
  */
 int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row);
@@ -372,8 +389,9 @@ struct pmaps_pages;
  * Opens a page cursor on PROC with STRATEGY (AUTO probes PAGEMAP_SCAN once)
  * and OPTIONS (PMAPS_PAGES_*). Allocates here, once: the cursor and a fixed
  * buffer; never per page or per range. Seek before reading.
- * Returns 0 and *OUT, or -ESRCH, -EACCES (pagemap needs ptrace-read access),
- * -ENODATA (a kernel thread), -ENOTTY (SCAN asked for, the kernel lacks it),
+ * Returns 0 and *OUT, or -ESRCH (gone, exiting, a zombie), -EACCES (pagemap
+ * needs ptrace-read access), -ENODATA (a kernel thread), -EBADMSG (not a
+ * regular file), -ENOTTY (SCAN asked for, the kernel lacks it),
  * -ENOMEM, -EINVAL. Whenever the cursor itself could be allocated, *OUT is
  * set, even on error, so its message can be read: close it.
  */
