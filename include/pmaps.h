@@ -462,8 +462,22 @@ const char *pmaps_xcat_name(enum pmaps_xcat c);
 enum pmaps_xcol {
 	PMAPS_XC_RSS, PMAPS_XC_PRIVATE_DIRTY, PMAPS_XC_PRIVATE_CLEAN, PMAPS_XC_SHARED,
 	PMAPS_XC_LAZYFREE, PMAPS_XC_THP, PMAPS_XC_LOCKED, PMAPS_XC_SWAP, PMAPS_XC_PSS,
-	PMAPS_XC_SWAP_PSS, PMAPS_XC_COUNT
+	PMAPS_XC_SWAP_PSS,
+	PMAPS_XC_SHARED_CLEAN, /* the clean part of SHARED (so clean = PRIVATE_CLEAN + this) */
+	PMAPS_XC_COUNT
 };
+
+/* The language runtime explain recognised. */
+enum pmaps_runtime {
+	PMAPS_RUNTIME_NONE,
+	PMAPS_RUNTIME_GLIBC,
+	PMAPS_RUNTIME_GO,
+	PMAPS_RUNTIME_JVM,
+	PMAPS_RUNTIME_CPYTHON,
+	PMAPS_RUNTIME_COUNT
+};
+/* Its short name ("glibc", "go", "jvm", "cpython"; "" for NONE), or NULL. */
+const char *pmaps_runtime_name(enum pmaps_runtime r);
 
 #define PMAPS_EXPLAIN_TOP 10
 #define PMAPS_ERRMSG_SIZE_PUBLIC 256
@@ -483,10 +497,24 @@ enum {
 	PMAPS_EXPLAIN_PAGES = 1u << 0, /* also walk every mapping's pages (the pages layer) */
 };
 
+/*
+ * Room for any path a process can open by name (PATH_MAX, 4096 with its
+ * NUL) and the " (deleted)" the kernel may add.
+ */
+#define PMAPS_EXPLAIN_PATH 4352
+
 struct pmaps_explain_top {
 	uint64_t start, end, rss;
 	enum pmaps_xcat cat;
-	char path[128];          /* cut to fit, NUL-terminated */
+	/*
+	 * The name as the kernel gave it (raw bytes, NUL-terminated). Longer
+	 * names (only reachable through openat() from deep directories) are
+	 * cut before a UTF-8 character, never inside one, and PATH_TRUNCATED
+	 * is set; so it is when the maps reader itself had to cut it.
+	 */
+	int path_truncated;
+	size_t path_len;
+	char path[PMAPS_EXPLAIN_PATH];
 };
 
 struct pmaps_explain {
@@ -526,9 +554,16 @@ struct pmaps_explain {
 	enum pmaps_pages_strategy pages_strategy;
 	char pages_note[PMAPS_ERRMSG_SIZE_PUBLIC]; /* why no physical page state, or "" */
 	uint64_t pg[PMAPS_X_COUNT][PMAPS_XP_COUNT];
+	/*
+	 * RUNTIME_KIND is the runtime, RUNTIME its name. RUNTIME_VERSION and
+	 * RUNTIME_EVIDENCE hold bytes the target chose (a directory name, a
+	 * string from its executable or its hsperfdata file), raw: escape them
+	 * before showing them. The evidence is sized so that it is never cut.
+	 */
+	enum pmaps_runtime runtime_kind;
 	char runtime[16];
 	char runtime_version[32];
-	char runtime_evidence[192];
+	char runtime_evidence[512];
 };
 
 /*

@@ -11,13 +11,26 @@
  * mapping right above an inaccessible one (the guard glibc and musl put
  * below a thread stack) counts as a stack, as many times as there are such
  * threads, and is marked a guess.
+ *
+ * Files the target names: explain reads two, its executable (Go's build
+ * info) and a JVM's hsperfdata file. The target controls their names and
+ * what is at them (a symlink to /etc/shadow, a FIFO, a device node put where
+ * an unlinked file was), and pmaps often runs as root: such a file is opened
+ * first with O_PATH, which runs no driver or FIFO open, reached through the
+ * kernel's own reference (/proc/PID/exe, /proc/PID/map_files/START-END) or
+ * by its name with no symlink followed (openat2 RESOLVE_NO_SYMLINKS beneath
+ * /proc/PID/root); only a regular file, the very one mapped where that is
+ * known, is then opened for reading (non-blocking), and read within bounds.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -44,8 +57,171 @@ const char *pmaps_xcat_name(enum pmaps_xcat c)
 	return (unsigned)c < PMAPS_X_COUNT ? xcat_names[c] : NULL;
 }
 
-/* "Name:\t   123 kB" lines of /proc/PID/status. */
-static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
+static const char *const runtime_names[PMAPS_RUNTIME_COUNT] = {
+	[PMAPS_RUNTIME_NONE] = "",
+	[PMAPS_RUNTIME_GLIBC] = "glibc",
+	[PMAPS_RUNTIME_GO] = "go",
+	[PMAPS_RUNTIME_JVM] = "jvm",
+	[PMAPS_RUNTIME_CPYTHON] = "cpython",
+};
+
+const char *pmaps_runtime_name(enum pmaps_runtime r)
+{
+	return (unsigned)r < PMAPS_RUNTIME_COUNT ? runtime_names[r] : NULL;
+}
+
+static void set_runtime(struct pmaps_explain *x, enum pmaps_runtime r)
+{
+	x->runtime_kind = r;
+	pmaps__msg(x->runtime, sizeof(x->runtime), "%s", runtime_names[r]);
+}
+
+#ifndef SYS_openat2
+#define SYS_openat2 437 /* Linux 5.6, the same number on every architecture */
+#endif
+
+/* How files of the target are opened for reading: never blocking, never a terminal. */
+#define READ_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+/*
+ * Test knob: take the path for kernels before openat2 (Linux 5.6), which
+ * walks the name one component at a time with O_NOFOLLOW.
+ */
+int pmaps__explain_no_openat2;
+
+/*
+ * An O_PATH descriptor on REL (relative, no "." or ".." components) under
+ * DIRFD, no symlink followed on the way or at the end. Returns it, or a
+ * negative errno (-ELOOP for a symlink).
+ */
+static int opath_nofollow(int dirfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	char comp[256];
+	int cur = dirfd;
+
+	if (!pmaps__explain_no_openat2) {
+		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != ENOSYS)
+			return -errno;
+	}
+	/* Before Linux 5.6: each directory by O_PATH|O_NOFOLLOW, so a symlink is no directory. */
+	for (const char *p = rel;;) {
+		const char *e;
+		size_t n;
+		int last, fd;
+		while (*p == '/')
+			p++;
+		e = strchr(p, '/');
+		n = e ? (size_t)(e - p) : strlen(p);
+		while (e && e[1] == '/')
+			e++;
+		last = !e || e[1] == '\0';
+		if (n == 0 || n >= sizeof(comp) || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			if (cur != dirfd)
+				close(cur);
+			return n >= sizeof(comp) ? -ENAMETOOLONG : -EXDEV;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY));
+		if (fd < 0)
+			fd = -errno;
+		if (cur != dirfd)
+			close(cur);
+		if (fd < 0 || last)
+			return fd;
+		cur = fd;
+		p = e + 1;
+	}
+}
+
+/*
+ * Opens for reading the file the O_PATH descriptor P refers to (closed
+ * here), when it is a regular file and, with INODE non-zero, that very file:
+ * reopened through /proc/self/fd, the kernel's reference to it, so no name
+ * is looked up again and nothing else can have been put there meanwhile.
+ * ST gets its status. Returns the descriptor or a negative errno.
+ */
+static int open_regular(int p, uint64_t inode, unsigned dev_major, unsigned dev_minor,
+                        struct stat *st)
+{
+	char self[48];
+	struct stat st2;
+	int fd = -EINVAL;
+
+	if (p < 0)
+		return p;
+	if (fstat(p, st) != 0)
+		fd = -errno;
+	else if (!S_ISREG(st->st_mode) ||
+	         (inode && (st->st_ino != inode || major(st->st_dev) != dev_major ||
+	                    minor(st->st_dev) != dev_minor)))
+		fd = -EPERM;
+	else {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", p);
+		fd = open(self, READ_FLAGS);
+		if (fd < 0) {
+			fd = -errno;
+		} else if (fstat(fd, &st2) != 0 || st2.st_ino != st->st_ino ||
+		           st2.st_dev != st->st_dev) {
+			close(fd);
+			fd = -EPERM;
+		}
+	}
+	close(p);
+	return fd;
+}
+
+/*
+ * Opens the file PROC maps at [START, END), named PATH with DEV:INODE in
+ * its maps line: through /proc/PID/map_files/START-END where the privilege
+ * allows (CAP_SYS_ADMIN, or CAP_CHECKPOINT_RESTORE), which is the mapped
+ * file even when unlinked; else by PATH beneath the process's root, no
+ * symlink followed. Either way only that regular file is opened for reading.
+ */
+static int open_mapped(const struct pmaps_proc *proc, uint64_t start, uint64_t end,
+                       const char *path, uint64_t inode, unsigned dev_major, unsigned dev_minor,
+                       struct stat *st)
+{
+	char name[64];
+	int p = -1, root;
+
+	if (proc->live) {
+		snprintf(name, sizeof(name), "map_files/%llx-%llx", (unsigned long long)start,
+		         (unsigned long long)end);
+		p = openat(proc->dirfd, name, O_PATH | O_CLOEXEC);
+		if (p >= 0)
+			return open_regular(p, inode, dev_major, dev_minor, st);
+	}
+	if (path[0] != '/')
+		return -ENOENT;
+	/* ROOT is a magic link on procfs (followed: it is the kernel's); in a fixture, nothing is. */
+	root = openat(proc->dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC |
+	                                   (proc->live ? 0 : O_NOFOLLOW));
+	if (root < 0)
+		return -errno;
+	p = opath_nofollow(root, path + 1);
+	close(root);
+	return open_regular(p, inode, dev_major, dev_minor, st);
+}
+
+/* The executable: /proc/PID/exe is the kernel's reference on procfs; a fixture's may be no symlink. */
+static int open_exe(const struct pmaps_proc *proc, struct stat *st)
+{
+	int p = openat(proc->dirfd, "exe", O_PATH | O_CLOEXEC | (proc->live ? 0 : O_NOFOLLOW));
+
+	return open_regular(p < 0 ? -errno : p, 0, 0, 0, st);
+}
+
+/* One "Name:\t   123 kB" line of /proc/PID/status, [P, NL). */
+static void status_line(struct pmaps_explain *x, const char *p, const char *nl)
 {
 	static const struct {
 		const char *key;
@@ -59,37 +235,65 @@ static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
 		{"VmPTE:", offsetof(struct pmaps_explain, vm_pte)},
 		{"VmSwap:", offsetof(struct pmaps_explain, vm_swap)},
 	};
-	char buf[8192];
-	const char *p, *end;
-	ssize_t n;
-	int fd = pmaps__openat(proc, "status");
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		size_t kl = strlen(keys[k].key);
+		const char *q = p + kl;
+		uint64_t v;
+		if ((size_t)(nl - p) <= kl || memcmp(p, keys[k].key, kl) != 0)
+			continue;
+		while (q < nl && (*q == ' ' || *q == '\t'))
+			q++;
+		if (pmaps__parse_dec(&q, nl, &v) > 0 && v <= UINT64_MAX >> 10) {
+			*(uint64_t *)((char *)x + keys[k].off) = v << 10;
+			x->have_status = 1;
+		}
+		return;
+	}
+}
+
+/*
+ * /proc/PID/status, streamed line by line through a fixed buffer: it has no
+ * size limit (a process in 2,000 supplementary groups has a 14 KiB Groups
+ * line, before the Vm lines). A line longer than the buffer is none of the
+ * ones read here and is skipped whole.
+ */
+static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
+{
+	char buf[4096];
+	size_t have = 0;
+	int skip = 0, fd = pmaps__openat(proc, "status");
 
 	if (fd < 0)
 		return;
-	n = pmaps__read(fd, buf, sizeof(buf));
-	close(fd);
-	if (n <= 0)
-		return;
-	end = buf + n;
-	for (p = buf; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			size_t kl = strlen(keys[k].key);
-			const char *q = p + kl;
-			uint64_t v;
-			if ((size_t)(nl - p) <= kl || memcmp(p, keys[k].key, kl) != 0)
-				continue;
-			while (q < nl && (*q == ' ' || *q == '\t'))
-				q++;
-			if (pmaps__parse_dec(&q, nl, &v) > 0 && v <= UINT64_MAX >> 10) {
-				*(uint64_t *)((char *)x + keys[k].off) = v << 10;
-				x->have_status = 1;
-			}
+	for (;;) {
+		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
+		const char *p = buf, *end, *nl;
+		if (n < 0) {
+			x->have_status = 0; /* not half a status: the lines read may not match */
+			break;
 		}
-		p = nl + 1;
+		if (n == 0) {
+			if (have && !skip)
+				status_line(x, buf, buf + have);
+			break;
+		}
+		end = buf + have + n;
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			if (!skip)
+				status_line(x, p, nl);
+			skip = 0;
+			p = nl + 1;
+		}
+		if (p == buf && end == buf + sizeof(buf)) {
+			skip = 1;
+			have = 0;
+			continue;
+		}
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
 	}
+	close(fd);
 }
 
 static uint64_t le(const unsigned char *p, int n)
@@ -101,42 +305,58 @@ static uint64_t le(const unsigned char *p, int n)
 	return v;
 }
 
+/* A whole pread of N bytes at OFF, inside a file of SIZE bytes. */
+static int pread_in(int fd, void *buf, size_t n, uint64_t off, uint64_t size)
+{
+	if (off > size || n > size - off)
+		return 0;
+	return pmaps__pread(fd, buf, n, (off_t)off) == (ssize_t)n;
+}
+
 /*
  * Go: a 64-bit little-endian ELF /proc/PID/exe with a .go.buildinfo section
  * (Go 1.13+), whose 32-byte header "\xff Go buildinf:" has flags bit 2 when
  * the version string follows inline, length-prefixed (Go 1.18+). Returns 1
- * when found; VERSION gets the version or "" (older layout).
+ * when found; VERSION gets the version or "" (older layout). At most 4096
+ * section headers are read: about 300 KiB in all.
  */
 static int go_buildinfo(const struct pmaps_proc *proc, char *version, size_t vsize)
 {
 	unsigned char eh[64], sh[64], name[16], bi[64];
-	uint64_t shoff, stroff = 0;
+	uint64_t shoff, stroff = 0, size;
 	unsigned shentsize, shnum, shstrndx;
-	int fd = pmaps__openat(proc, "exe"), found = 0;
+	struct stat st;
+	int fd = open_exe(proc, &st), found = 0;
 
 	version[0] = '\0';
 	if (fd < 0)
 		return 0;
-	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, "\177ELF", 4) != 0 ||
-	    eh[4] != 2 || eh[5] != 1)
+	size = (uint64_t)st.st_size;
+	if (!pread_in(fd, eh, sizeof(eh), 0, size) || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 ||
+	    eh[5] != 1)
 		goto out;
 	shoff = le(eh + 0x28, 8);
 	shentsize = (unsigned)le(eh + 0x3a, 2);
 	shnum = (unsigned)le(eh + 0x3c, 2);
 	shstrndx = (unsigned)le(eh + 0x3e, 2);
-	if (shentsize != 64 || shnum > 4096 || shstrndx >= shnum)
+	if (shentsize != 64 || shnum > 4096 || shstrndx >= shnum || shoff > size)
 		goto out;
-	if (pread(fd, sh, 64, (off_t)(shoff + (uint64_t)shstrndx * 64)) != 64)
+	if (!pread_in(fd, sh, 64, shoff + (uint64_t)shstrndx * 64, size))
 		goto out;
 	stroff = le(sh + 0x18, 8);
 	for (unsigned i = 0; i < shnum && !found; i++) {
-		if (pread(fd, sh, 64, (off_t)(shoff + (uint64_t)i * 64)) != 64)
+		uint64_t boff;
+		ssize_t n;
+		if (!pread_in(fd, sh, 64, shoff + (uint64_t)i * 64, size))
 			break;
-		if (pread(fd, name, 14, (off_t)(stroff + le(sh, 4))) != 14 ||
+		if (le(sh, 4) > size || !pread_in(fd, name, 14, stroff + le(sh, 4), size) ||
 		    memcmp(name, ".go.buildinfo", 14) != 0)
 			continue;
 		found = 1;
-		ssize_t n = pread(fd, bi, sizeof(bi), (off_t)le(sh + 0x18, 8));
+		boff = le(sh + 0x18, 8);
+		if (boff >= size)
+			break;
+		n = pmaps__pread(fd, bi, sizeof(bi), (off_t)boff);
 		if (n >= 33 && memcmp(bi, "\377 Go buildinf:", 14) == 0 && (bi[15] & 2)) {
 			size_t len = bi[32]; /* a one-byte varint: versions are short */
 			if (len < 0x80 && len < vsize && 33 + len <= (size_t)n) {
@@ -292,6 +512,7 @@ static int is_cds_archive(const struct pmaps_view *p)
 /* "/tmp/hsperfdata_USER/PID": the JVM's performance counters, shared. */
 struct hsperf {
 	char path[256];
+	uint64_t start, end; /* the mapping */
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
 };
@@ -302,8 +523,8 @@ static int is_hsperfdata(const struct pmaps_view *p)
 }
 
 /*
- * The heap's size from the hsperfdata file HP (read through the process's
- * root: the same file whichever mount namespace it is in): for G1 each
+ * The heap's size from the hsperfdata file HP (the very file mapped, see
+ * open_mapped(): the same file whichever mount namespace it is in): for G1 each
  * generation's maxCapacity is the heap's (plus a few bytes of accounting,
  * dropped by rounding to the page); for Serial and Parallel the young and
  * old generations' sum.  0 when not known; GC gets the collector's name.
@@ -311,37 +532,26 @@ static int is_hsperfdata(const struct pmaps_view *p)
 static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const struct hsperf *hp, char *gc,
                               size_t gcsize)
 {
-	size_t plen = strlen(hp->path);
 	struct stat st;
 	unsigned char b[192];
-	char name[320];
-	uint64_t gen[2] = {0}, off, size = 0;
+	uint64_t gen[2] = {0}, off, size = 0, fsize;
 	unsigned entries;
 	int fd;
 
 	gc[0] = '\0';
-	if (plen + 5 > sizeof(name))
-		return 0;
-	memcpy(name, "root", 4);
-	memcpy(name + 4, hp->path, plen + 1);
-	/*
-	 * The path is the process's to change: open without blocking (a FIFO
-	 * put there) and read only the very file it maps, by device and inode.
-	 */
-	fd = openat(proc->dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	fd = open_mapped(proc, hp->start, hp->end, hp->path, hp->inode, hp->dev_major,
+	                 hp->dev_minor, &st);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != hp->inode ||
-	    major(st.st_dev) != hp->dev_major || minor(st.st_dev) != hp->dev_minor)
-		goto out;
+	fsize = (uint64_t)st.st_size;
 	/* The header: magic (big-endian), byte order (1: little), major 2. */
-	if (pread(fd, b, 32, 0) != 32 || memcmp(b, "\xca\xfe\xc0\xc0", 4) != 0 || b[4] != 1 ||
+	if (!pread_in(fd, b, 32, 0, fsize) || memcmp(b, "\xca\xfe\xc0\xc0", 4) != 0 || b[4] != 1 ||
 	    b[5] != 2)
 		goto out;
 	off = le(b + 24, 4);
 	entries = (unsigned)le(b + 28, 4);
 	for (unsigned i = 0; i < entries && i < 4096; i++) {
-		ssize_t n = pread(fd, b, sizeof(b), (off_t)off);
+		ssize_t n = off < fsize ? pmaps__pread(fd, b, sizeof(b), (off_t)off) : 0;
 		uint64_t len, noff, vlen, doff;
 		const char *nm;
 		size_t k;
@@ -358,12 +568,12 @@ static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const struct hsperf
 		k = strnlen(nm, (size_t)n - noff);
 		if (k == 18 && memcmp(nm, "sun.gc.policy.name", 18) == 0 && b[12] == 'B') {
 			size_t want = vlen < gcsize ? (size_t)vlen : gcsize - 1;
-			ssize_t got = pread(fd, gc, want, (off_t)(off + doff));
+			ssize_t got = pmaps__pread(fd, gc, want, (off_t)(off + doff));
 			gc[got > 0 ? strnlen(gc, (size_t)got) : 0] = '\0';
 		} else if (k == 31 && memcmp(nm, "sun.gc.generation.", 18) == 0 && nm[18] >= '0' &&
 		           nm[18] <= '1' && memcmp(nm + 19, ".maxCapacity", 12) == 0 && b[12] == 'J') {
 			unsigned char q[8];
-			if (pread(fd, q, 8, (off_t)(off + doff)) == 8)
+			if (pread_in(fd, q, 8, off + doff, fsize))
 				gen[nm[18] - '0'] = le(q, 8);
 		}
 		off += len;
@@ -406,7 +616,7 @@ static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, con
 	const struct run *heap = NULL;
 	unsigned found = 0;
 
-	memcpy(x->runtime, "jvm", 4);
+	set_runtime(x, PMAPS_RUNTIME_JVM);
 	pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", version);
 	for (unsigned i = 0; size && i < runs->n; i++)
 		if (runs->r[i].end - runs->r[i].start == size) {
@@ -450,7 +660,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The stack pointer of task NAME, from its syscall file; 0 when unreadable or running. */
-static uint64_t task_sp(int taskfd, const char *name)
+static uint64_t task_sp(int taskfd, const char *name, int live)
 {
 	char path[64], buf[512];
 	const char *p, *last = NULL, *prev = NULL;
@@ -462,7 +672,8 @@ static uint64_t task_sp(int taskfd, const char *name)
 		return 0;
 	memcpy(path, name, strlen(name));
 	memcpy(path + strlen(name), "/syscall", 9);
-	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	/* A fixture tree's file may be anything: never block on it, never follow it. */
+	fd = openat(taskfd, path, READ_FLAGS | (live ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return 0;
 	n = pmaps__read(fd, buf, sizeof(buf) - 1);
@@ -492,7 +703,8 @@ static uint64_t task_sp(int taskfd, const char *name)
 /* Every task's stack pointer, sorted (0s for those that cannot be read). */
 static int read_sps(const struct pmaps_proc *proc, uint64_t **out, unsigned *n)
 {
-	int taskfd = openat(proc->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int taskfd = openat(proc->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	                                         (proc->live ? 0 : O_NOFOLLOW));
 	uint64_t *sps = NULL;
 	size_t cap = 0;
 	struct dirent *e;
@@ -524,7 +736,7 @@ static int read_sps(const struct pmaps_proc *proc, uint64_t **out, unsigned *n)
 			sps = ns;
 			cap = nc;
 		}
-		sps[(*n)++] = task_sp(dirfd(d), e->d_name);
+		sps[(*n)++] = task_sp(dirfd(d), e->d_name, proc->live);
 	}
 	closedir(d);
 	if (*n)
@@ -548,6 +760,24 @@ static int holds_sp(const uint64_t *sps, unsigned n, uint64_t start, uint64_t en
 	return lo < n && sps[lo] < end;
 }
 
+/* The whole name, or as much as fits cut before a UTF-8 character and flagged. */
+static void copy_path(struct pmaps_explain_top *t, const struct pmaps_view *p, int truncated)
+{
+	size_t n = p->len;
+
+	if (n > sizeof(t->path) - 1) {
+		n = sizeof(t->path) - 1;
+		/* Back over continuation bytes to the start of the character cut. */
+		for (size_t k = 0; k < 3 && n > 0 && ((unsigned char)p->ptr[n] & 0xc0) == 0x80; k++)
+			n--;
+		truncated = 1;
+	}
+	memcpy(t->path, p->ptr, n);
+	t->path[n] = '\0';
+	t->path_len = n;
+	t->path_truncated = truncated;
+}
+
 static void add_top(struct pmaps_explain *x, const struct pmaps_mapping *m, enum pmaps_xcat cat)
 {
 	uint64_t rss = m->v[PMAPS_F_RSS];
@@ -567,9 +797,7 @@ static void add_top(struct pmaps_explain *x, const struct pmaps_mapping *m, enum
 	x->top[i].end = m->end;
 	x->top[i].rss = rss;
 	x->top[i].cat = cat;
-	size_t n = m->path.len < sizeof(x->top[i].path) - 1 ? m->path.len : sizeof(x->top[i].path) - 1;
-	memcpy(x->top[i].path, m->path.ptr, n);
-	x->top[i].path[n] = '\0';
+	copy_path(&x->top[i], &m->path, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0);
 }
 
 static enum pmaps_xcat category(enum pmaps_kind k)
@@ -638,7 +866,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		return r;
 	}
 	if (go_buildinfo(proc, x->runtime_version, sizeof(x->runtime_version))) {
-		memcpy(x->runtime, "go", 3);
+		set_runtime(x, PMAPS_RUNTIME_GO);
 		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 		           "Go %s: the .go.buildinfo section of /proc/%d/exe; its heap: the anonymous "
 		           "mappings contiguous from an arena hint (0xc000000000)",
@@ -666,7 +894,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		enum pmaps_xcat cat = category(m->kind);
 		const uint64_t *v = m->v;
 		uint64_t mv[PMAPS_XC_COUNT];
-		if (x->runtime[0] == 'g') {
+		if (x->runtime_kind == PMAPS_RUNTIME_GO) {
 			int anon = cat == PMAPS_X_ANON || cat == PMAPS_X_ANON_NAMED ||
 			           (m->kind == PMAPS_KIND_GUARD && m->path.len == 0);
 			if (anon && is_go_hint(m->start))
@@ -676,7 +904,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 			else
 				go_end = 0;
 		}
-		if (cat == PMAPS_X_ANON_NAMED && x->runtime[0] == 'g' &&
+		if (cat == PMAPS_X_ANON_NAMED && x->runtime_kind == PMAPS_RUNTIME_GO &&
 		    is_go_heap_label(&m->path, go_end != 0)) {
 			cat = PMAPS_X_RUNTIME_HEAP;
 			x->go_labels++;
@@ -724,6 +952,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		mv[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
 		mv[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
 		mv[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
+		mv[PMAPS_XC_SHARED_CLEAN] = v[PMAPS_F_SHARED_CLEAN];
 		for (int col = 0; col < PMAPS_XC_COUNT; col++)
 			x->v[cat][col] += mv[col];
 		x->mappings[cat]++;
@@ -754,6 +983,8 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		if (!hsperf.path[0] && is_hsperfdata(&m->path) && m->path.len < sizeof(hsperf.path)) {
 			memcpy(hsperf.path, m->path.ptr, m->path.len);
 			hsperf.path[m->path.len] = '\0';
+			hsperf.start = m->start;
+			hsperf.end = m->end;
 			hsperf.inode = m->inode;
 			hsperf.dev_major = m->dev_major;
 			hsperf.dev_minor = m->dev_minor;
@@ -787,14 +1018,14 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		           " and %u mapping(s) labelled as Go's heap", x->go_labels);
 	}
 	run_close(runs);
-	if (!x->runtime[0] && jvm)
+	if (x->runtime_kind == PMAPS_RUNTIME_NONE && jvm)
 		jvm_heap(proc, x, runs, &hsperf, jvm_version);
-	else if (!x->runtime[0] && cpython) {
+	else if (x->runtime_kind == PMAPS_RUNTIME_NONE && cpython) {
 		/*
 		 * The runtime is named, its heap not claimed: CPython's arenas
 		 * cannot be told from other anonymous memory by the maps alone.
 		 */
-		memcpy(x->runtime, "cpython", 8);
+		set_runtime(x, PMAPS_RUNTIME_CPYTHON);
 		pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", py_version);
 		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 		           "CPython %s: the interpreter mapped; its arenas stay in anon: the maps "
@@ -805,14 +1036,14 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		glibc = 0; /* the runtime's allocator is the one that matters */
 		x->arenas = 0;
 	}
-	if (glibc && !x->runtime[0]) {
+	if (glibc && x->runtime_kind == PMAPS_RUNTIME_NONE) {
 		/* glibc's thread arenas: from anonymous to the runtime's heap. */
 		claim_anon(x, arena, arena_pg, x->arenas);
 		for (unsigned i = 0; i < x->ntop; i++)
 			for (unsigned k = 0; k < x->arenas && k < ARENA_STARTS; k++)
 				if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start == arena_starts[k])
 					x->top[i].cat = PMAPS_X_RUNTIME_HEAP;
-		memcpy(x->runtime, "glibc", 6);
+		set_runtime(x, PMAPS_RUNTIME_GLIBC);
 		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 		           "glibc malloc: libc.so.6 mapped; its main arena is [heap], its %u thread "
 		           "arena(s) anonymous heaps at 64 MiB boundaries with their reserved rest",

@@ -33,32 +33,18 @@ static const char explain_usage[] =
 
 static const char *const col_keys[PMAPS_XC_COUNT] = {
 	"rss", "private_dirty", "private_clean", "shared", "lazy_free", "thp", "locked",
-	"swap", "pss", "swap_pss"};
+	"swap", "pss", "swap_pss", "shared_clean"};
 static const char *const col_titles[] = {"Rss", "PrDirty", "PrClean", "Shared", "LazyFree",
                                          "THP", "Locked", "Swap"};
 
-/* S with control characters as \n, \t or \xHH (a path must stay on its row). */
-static const char *printable(char *dst, const char *s)
+/*
+ * S, which holds bytes the target chose, through the text escape into B
+ * (at least 4 * strlen(S) + 4 bytes for all of it): a terminal sees data.
+ */
+static const char *esc(char *b, size_t size, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	char *d = dst;
-
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c >= 0x20 && c != 0x7f) {
-			*d++ = (char)c;
-		} else if (c == '\n' || c == '\t') {
-			*d++ = '\\';
-			*d++ = c == '\n' ? 'n' : 't';
-		} else {
-			*d++ = '\\';
-			*d++ = 'x';
-			*d++ = hex[c >> 4];
-			*d++ = hex[c & 15];
-		}
-	}
-	*d = '\0';
-	return dst;
+	esc_text(b, size, s, strlen(s));
+	return b;
 }
 
 static void h(char *b, uint64_t v)
@@ -94,14 +80,14 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_key_u64(o, ",\"swap\":", x->rollup[PMAPS_F_SWAP]);
 		out_ch(o, '}');
 	}
-	if (x->runtime[0]) {
-		out_str(o, ",\"runtime\":{\"name\":");
-		out_json_str(o, x->runtime, strlen(x->runtime));
-		out_str(o, ",\"version\":");
-		out_json_str(o, x->runtime_version, strlen(x->runtime_version));
-		out_str(o, ",\"evidence\":");
-		out_json_str(o, x->runtime_evidence, strlen(x->runtime_evidence));
-		if (x->runtime[0] == 'g' && x->runtime[1] == 'o') {
+	if (x->runtime_kind != PMAPS_RUNTIME_NONE) {
+		out_str(o, ",\"runtime\":{\"name\":\"");
+		out_str(o, pmaps_runtime_name(x->runtime_kind));
+		out_str(o, "\",");
+		out_json_named(o, "version", x->runtime_version, strlen(x->runtime_version));
+		out_ch(o, ',');
+		out_json_named(o, "evidence", x->runtime_evidence, strlen(x->runtime_evidence));
+		if (x->runtime_kind == PMAPS_RUNTIME_GO) {
 			out_key_u64(o, ",\"heap_labels\":", x->go_labels);
 		}
 		if (x->jvm_heap_end) {
@@ -169,8 +155,10 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
 		out_key_u64(o, "\",\"rss\":", t->rss);
 		out_str(o, ",\"category\":\"");
 		out_str(o, pmaps_xcat_name(t->cat));
-		out_str(o, "\",\"path\":");
-		out_json_str(o, t->path, strlen(t->path));
+		out_str(o, "\",");
+		out_json_named(o, "path", t->path, t->path_len);
+		if (t->path_truncated)
+			out_str(o, ",\"path_truncated\":true");
 		out_ch(o, '}');
 	}
 	out_str(o, "\n]}\n");
@@ -190,6 +178,7 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 	uint64_t rss = t[PMAPS_XC_RSS], lazy = t[PMAPS_XC_LAZYFREE];
 	uint64_t file = 0, file_clean = 0, anon_dirty = 0;
 	char a[24], b[24], c[24], d[24];
+	static char e[4 * sizeof(x->top[0].path) + 4];
 
 	h(a, rss);
 	h(b, rss - lazy);
@@ -209,8 +198,8 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 		h(b, x->vm_pte);
 		printf("Peak RSS (VmHWM) %s, page tables (VmPTE) %s.\n", a, b);
 	}
-	if (x->runtime[0])
-		printf("Runtime: %s.\n", x->runtime_evidence);
+	if (x->runtime_kind != PMAPS_RUNTIME_NONE)
+		printf("Runtime: %s.\n", esc(e, sizeof(e), x->runtime_evidence));
 	printf("\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
 	printf("%-14s %5s", "Category", "Maps");
 	for (size_t k = 0; k < sizeof(col_titles) / sizeof(col_titles[0]); k++)
@@ -263,8 +252,8 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 	}
 	if (verbose) {
 		printf("\nEvidence:\n");
-		if (x->runtime[0])
-			printf("- runtime-heap: %s.\n", x->runtime_evidence);
+		if (x->runtime_kind != PMAPS_RUNTIME_NONE)
+			printf("- runtime-heap: %s.\n", esc(e, sizeof(e), x->runtime_evidence));
 		else
 			printf("- runtime-heap: no runtime recognised (Go: .go.buildinfo; glibc: "
 			       "libc.so.6), so none.\n");
@@ -283,7 +272,7 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 		       x->pages_strategy == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",
 		       phys ? ", with kpageflags and kpagecount" : "");
 		if (!phys)
-			printf("  (%s)\n", x->pages_note);
+			printf("  (%s)\n", esc(e, sizeof(e), x->pages_note));
 		printf("%-14s", "Category");
 		for (int k = 0; k < PMAPS_XP_COUNT; k++)
 			printf(" %9s", ptitles[k]);
@@ -306,22 +295,24 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 		printf("\nLargest mappings by RSS:\n");
 		for (unsigned i = 0; i < x->ntop; i++) {
 			const struct pmaps_explain_top *tp = &x->top[i];
-			char path[4 * sizeof(tp->path) + 1];
 			h(a, tp->rss);
-			printf("  %012llx-%012llx %8s  %-13s %s\n", (unsigned long long)tp->start,
+			if (tp->path_len)
+				esc_text(e, sizeof(e), tp->path, tp->path_len);
+			/* A cut name says so: the "..." is outside the escape, which never makes one. */
+			printf("  %012llx-%012llx %8s  %-13s %s%s\n", (unsigned long long)tp->start,
 			       (unsigned long long)tp->end, a, pmaps_xcat_name(tp->cat),
-			       tp->path[0] ? printable(path, tp->path) : "[anon]");
+			       tp->path_len ? e : "[anon]", tp->path_truncated ? "..." : "");
 		}
 	}
 	for (int k = PMAPS_X_FILE_TEXT; k <= PMAPS_X_FILE_RO; k++) {
 		file += x->v[k][PMAPS_XC_RSS];
-		file_clean += x->v[k][PMAPS_XC_PRIVATE_CLEAN];
+		file_clean += x->v[k][PMAPS_XC_PRIVATE_CLEAN] + x->v[k][PMAPS_XC_SHARED_CLEAN];
 	}
 	anon_dirty = x->v[PMAPS_X_HEAP][PMAPS_XC_PRIVATE_DIRTY] +
 	             x->v[PMAPS_X_ANON][PMAPS_XC_PRIVATE_DIRTY] +
 	             x->v[PMAPS_X_ANON_NAMED][PMAPS_XC_PRIVATE_DIRTY];
 	printf("\nNotes:\n");
-	if (x->runtime[0] == 'g') {
+	if (x->runtime_kind == PMAPS_RUNTIME_GO) {
 		const uint64_t *g = x->v[PMAPS_X_RUNTIME_HEAP];
 		h(a, g[PMAPS_XC_RSS]);
 		h(b, g[PMAPS_XC_LAZYFREE]);
@@ -334,7 +325,7 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 			       "  GODEBUG=madvdontneed=1 the runtime returns it with MADV_DONTNEED and RSS\n"
 			       "  drops at once.\n", b);
 	}
-	if (strcmp(x->runtime, "jvm") == 0 && x->jvm_heap_end) {
+	if (x->runtime_kind == PMAPS_RUNTIME_JVM && x->jvm_heap_end) {
 		h(a, x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS]);
 		h(b, x->jvm_heap_end - x->jvm_heap_start);
 		printf("- The Java heap holds %s of RSS in its %s reservation (-Xmx). The JVM keeps\n"
@@ -342,17 +333,17 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 		       "  anonymous memory is metaspace, code cache, GC structures and native\n"
 		       "  allocations: Native Memory Tracking (-XX:NativeMemoryTracking=summary,\n"
 		       "  jcmd PID VM.native_memory) splits it.\n", a, b);
-	} else if (strcmp(x->runtime, "jvm") == 0) {
+	} else if (x->runtime_kind == PMAPS_RUNTIME_JVM) {
 		printf("- This is a JVM: it reserves its heap up front (-Xmx) and keeps what it commits;\n"
 		       "  a heap dump counts live objects, not the committed heap, metaspace, code\n"
 		       "  cache, thread stacks or GC structures. Native Memory Tracking\n"
 		       "  (-XX:NativeMemoryTracking=summary, jcmd PID VM.native_memory) splits it.\n");
 	}
-	if (strcmp(x->runtime, "cpython") == 0)
+	if (x->runtime_kind == PMAPS_RUNTIME_CPYTHON)
 		printf("- This is CPython: its object allocator keeps arenas (1 MiB since 3.10) while\n"
 		       "  any object in them lives, and glibc keeps what Python frees; tracemalloc\n"
 		       "  counts live allocations only.\n");
-	if (x->runtime[0] == 'g' && x->runtime[1] == 'l' && x->arenas) {
+	if (x->runtime_kind == PMAPS_RUNTIME_GLIBC && x->arenas) {
 		h(a, x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS]);
 		printf("- glibc's %u thread arena(s) hold %s: a thread that mallocs gets its own arena\n"
 		       "  (up to 8 per core), and chunks freed there stay until malloc_trim(0) or the\n"
@@ -360,7 +351,7 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 	}
 	if (anon_dirty) {
 		h(a, anon_dirty);
-		if (strcmp(x->runtime, "go") == 0)
+		if (x->runtime_kind == PMAPS_RUNTIME_GO)
 			printf("- %s of other anonymous memory is private and dirty, outside the Go heap:\n"
 			       "  goroutine stacks, runtime metadata, and C allocations through cgo.\n", a);
 		else
@@ -370,7 +361,7 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 			       "  and fragmentation.\n", a);
 	}
 	/* For Go the note above names the cause; the rest of LazyFree is told here. */
-	if (x->runtime[0] == 'g' && x->runtime[1] == 'o')
+	if (x->runtime_kind == PMAPS_RUNTIME_GO)
 		lazy -= x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_LAZYFREE];
 	if (lazy) {
 		h(a, lazy);

@@ -15,7 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -692,6 +697,21 @@ static void smaps_entry(FILE *f, uint64_t start, uint64_t end, const char *perms
 	smaps_entry_of(f, start, end, perms, 0, 0, name, rss_kb);
 }
 
+static void copy_file(const char *from, const char *to)
+{
+	static char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	assert_true(in >= 0);
+	assert_true((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755)) >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	assert_int_equal(close(out), 0);
+}
+
 /*
  * Go 1.25's labels, on a process tree made here (this kernel may not name
  * mappings): the Go target's executable, and smaps with "[anon: Go: heap]"
@@ -713,8 +733,9 @@ static void test_explain_go_labels(void **state)
 	assert_non_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/400", root);
 	assert_int_equal(mkdir(dir, 0755), 0);
+	/* A copy: in a tree that is not procfs, explain follows no symlink. */
 	snprintf(path, sizeof(path), "%s/exe", dir);
-	assert_int_equal(symlink(PMAPS_GO_TARGET, path), 0);
+	copy_file(PMAPS_GO_TARGET, path);
 	snprintf(path, sizeof(path), "%s/smaps", dir);
 	assert_non_null(f = fopen(path, "w"));
 	smaps_entry(f, 0xc000000000, 0xc000400000, "rw-p", "[anon: Go: heap]", 4096);
@@ -899,6 +920,332 @@ static void test_explain_jvm_perfdata(void **state)
 		assert_int_equal(rmdir(path), 0);
 	}
 	assert_int_equal(rmdir(root), 0);
+}
+
+/*
+ * Files a hostile target names.  The target maps DIR/jvm/x/lib/server/libjvm.so
+ * (which names the JVM), a heap of HOSTILE_HEAP bytes between two pages of
+ * it (one run of anonymous memory, of the size its hsperfdata file gives,
+ * so explain claims it), and that file, DIR/hsperfdata_u/123.  The test then
+ * unlinks the file and puts something at the name the kernel shows for it:
+ * explain must open none of it (inotify sees every open but O_PATH's),
+ * never block, and still give the right numbers.
+ */
+#define HOSTILE_HEAP (64ull << 20)
+#define HOSTILE_TOUCHED (1ull << 20)
+
+static pid_t hostile_target(const char *dir, uint64_t *heap)
+{
+	char path[512];
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *r;
+		int j, p;
+		snprintf(path, sizeof(path), "%s/jvm/x/lib/server/libjvm.so", dir);
+		j = open(path, O_RDONLY);
+		snprintf(path, sizeof(path), "%s/hsperfdata_u/123", dir);
+		p = open(path, O_RDONLY);
+		r = mmap(NULL, HOSTILE_HEAP + 2 * PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (j < 0 || p < 0 || r == MAP_FAILED ||
+		    mmap(r, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, j, 0) == MAP_FAILED ||
+		    mmap(r + PG, HOSTILE_HEAP, PROT_READ | PROT_WRITE,
+		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED ||
+		    mmap(r + PG + HOSTILE_HEAP, PG, PROT_READ, MAP_PRIVATE | MAP_FIXED, j, PG) ==
+		        MAP_FAILED ||
+		    mmap(NULL, PG, PROT_READ, MAP_SHARED, p, 0) == MAP_FAILED)
+			_exit(1);
+		memset(r + PG, 1, HOSTILE_TOUCHED);
+		*heap = (uint64_t)(uintptr_t)(r + PG);
+		if (write(fds[1], heap, sizeof(*heap)) != sizeof(*heap))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	running_helper = pid;
+	close(fds[1]);
+	assert_int_equal(read(fds[0], heap, sizeof(*heap)), sizeof(*heap));
+	close(fds[0]);
+	wait_state_all(pid, 'S');
+	return pid;
+}
+
+/* Without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE, /proc/PID/map_files is closed. */
+static int drop_map_files_caps(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -1;
+	d[0].effective &= ~(1u << 21);       /* CAP_SYS_ADMIN */
+	d[0].permitted &= ~(1u << 21);
+	d[1].effective &= ~(1u << (40 - 32)); /* CAP_CHECKPOINT_RESTORE */
+	d[1].permitted &= ~(1u << (40 - 32));
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/*
+ * pmaps_explain of PID in a child (without map_files' privilege when
+ * DROP), into X (shared memory); the child is killed after 20 s, so a
+ * blocking open fails the test instead of hanging it. Returns the child's
+ * exit status: 0 when explain succeeded.
+ */
+static int explain_in_child(pid_t pid, int drop, struct pmaps_explain *x)
+{
+	pid_t kid = fork();
+	int st;
+
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		struct pmaps_proc *p;
+		char name[16], msg[256];
+		alarm(20);
+		if (drop && drop_map_files_caps() != 0)
+			_exit(3);
+		snprintf(name, sizeof(name), "%d", (int)pid);
+		if (pmaps_proc_open(&p, NULL, name) != 0)
+			_exit(4);
+		if (pmaps_explain(p, x, 0, msg, sizeof(msg)) != 0)
+			_exit(5);
+		pmaps_proc_close(p);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	if (WIFSIGNALED(st))
+		fail_msg("explain was killed by signal %d (SIGALRM: it blocked)", WTERMSIG(st));
+	return WEXITSTATUS(st);
+}
+
+/* No open(2) of a watched file since the last call: the events inotify has, printed. */
+static void assert_not_opened(int in, const char *what)
+{
+	char buf[4096];
+	ssize_t n = read(in, buf, sizeof(buf));
+
+	/* IN_IGNORED comes when a watched file goes: only IN_OPEN counts. */
+	for (ssize_t i = 0; i < n;) {
+		const struct inotify_event *e = (const void *)(buf + i);
+		if (e->mask & IN_OPEN)
+			fail_msg("%s: explain opened a file the target put there (inotify wd %d)", what,
+			         e->wd);
+		i += (ssize_t)(sizeof(*e) + e->len);
+	}
+	assert_true(n > 0 || errno == EAGAIN);
+}
+
+static void test_explain_hostile_files(void **state)
+{
+	static unsigned char perf[4096];
+	char dir[] = "/tmp/pmaps-hostile-XXXXXX", path[512], deleted[600], secret[512], fifo[512];
+	struct pmaps_explain *x;
+	uint64_t heap;
+	size_t off;
+	uint32_t w;
+	pid_t pid;
+	int in, fd, st;
+	(void)state;
+
+	if (geteuid() != 0) {
+		printf("note: not root: the hostile-file tests need map_files and mknod\n");
+		return;
+	}
+	x = mmap(NULL, sizeof(*x), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(x != MAP_FAILED);
+	assert_non_null(mkdtemp(dir));
+	const char *dirs[] = {"jvm", "jvm/x", "jvm/x/lib", "jvm/x/lib/server", "hsperfdata_u", "evil"};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, dirs[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	snprintf(path, sizeof(path), "%s/jvm/x/lib/server/libjvm.so", dir);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+	assert_int_equal(ftruncate(fd, 2 * PG), 0);
+	close(fd);
+	/* G1 with a heap of HOSTILE_HEAP bytes. */
+	memcpy(perf, "\xca\xfe\xc0\xc0\x01\x02\x00\x01", 8);
+	off = perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "GarbageFirst");
+	off = perf_entry(perf, off, "sun.gc.generation.0.maxCapacity", 'J', HOSTILE_HEAP + 24, NULL);
+	off = perf_entry(perf, off, "sun.gc.generation.1.maxCapacity", 'J', HOSTILE_HEAP, NULL);
+	w = 32;
+	memcpy(perf + 24, &w, 4);
+	w = 3;
+	memcpy(perf + 28, &w, 4);
+	snprintf(path, sizeof(path), "%s/hsperfdata_u/123", dir);
+	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+	assert_int_equal(write(fd, perf, sizeof(perf)), sizeof(perf));
+	close(fd);
+
+	pid = hostile_target(dir, &heap);
+	/* The file as mapped: its counters give the heap. */
+	assert_int_equal(explain_in_child(pid, 0, x), 0);
+	assert_int_equal(x->runtime_kind, PMAPS_RUNTIME_JVM);
+	assert_int_equal(x->jvm_heap_start, heap);
+	assert_int_equal(x->jvm_heap_end, heap + HOSTILE_HEAP);
+	assert_int_equal(x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], HOSTILE_TOUCHED);
+
+	/* Unlinked: the kernel shows the name with " (deleted)", which is anyone's to create. */
+	assert_int_equal(unlink(path), 0);
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", path);
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_true((fd = open(secret, O_WRONLY | O_CREAT, 0600)) >= 0);
+	assert_int_equal(write(fd, perf, sizeof(perf)), sizeof(perf)); /* even well-formed */
+	close(fd);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, secret, IN_OPEN) >= 0);
+	assert_true(inotify_add_watch(in, fifo, IN_OPEN) >= 0);
+
+	for (int kind = 0; kind < 5; kind++) {
+		static const char *const what[] = {"symlink to a file", "symlink to a FIFO",
+		                                   "a FIFO", "a device node",
+		                                   "a symlinked directory"};
+		char evil[512], hsp[512], real[512];
+		snprintf(hsp, sizeof(hsp), "%s/hsperfdata_u", dir);
+		snprintf(real, sizeof(real), "%s/hsperfdata_real", dir);
+		snprintf(evil, sizeof(evil), "%s/evil/123 (deleted)", dir);
+		switch (kind) {
+		case 0: assert_int_equal(symlink(secret, deleted), 0); break;
+		case 1: assert_int_equal(symlink(fifo, deleted), 0); break;
+		case 2: assert_int_equal(mkfifo(deleted, 0600), 0); break;
+		case 3:
+			/* /dev/null's numbers: harmless to open, but opening is what is watched. */
+			assert_int_equal(mknod(deleted, S_IFCHR | 0600, makedev(1, 3)), 0);
+			break;
+		case 4:
+			/* The last component is a FIFO; a directory on the way is a symlink. */
+			assert_int_equal(mkfifo(evil, 0600), 0);
+			assert_int_equal(rename(hsp, real), 0);
+			snprintf(path, sizeof(path), "%s/evil", dir);
+			assert_int_equal(symlink(path, hsp), 0);
+			break;
+		}
+		if (kind >= 2)
+			assert_true(inotify_add_watch(in, kind == 4 ? evil : deleted, IN_OPEN) >= 0);
+		/* As root: through map_files, the very file, unlinked or not. */
+		assert_int_equal(explain_in_child(pid, 0, x), 0);
+		assert_not_opened(in, what[kind]);
+		if (x->jvm_heap_end != heap + HOSTILE_HEAP)
+			fail_msg("%s: heap end 0x%llx, want 0x%llx (%s)", what[kind],
+			         (unsigned long long)x->jvm_heap_end,
+			         (unsigned long long)(heap + HOSTILE_HEAP), x->runtime_evidence);
+		assert_int_equal(x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], HOSTILE_TOUCHED);
+		assert_int_equal(x->total[PMAPS_XC_RSS], x->rollup[PMAPS_F_RSS]);
+		/* Without map_files: by the name, which leads nowhere it may go. */
+		st = explain_in_child(pid, 1, x);
+		if (st == 3) {
+			printf("note: capabilities cannot be dropped here: the by-name open is not tested\n");
+		} else {
+			assert_int_equal(st, 0);
+			assert_not_opened(in, what[kind]);
+			assert_int_equal(x->jvm_heap_end, 0);
+			assert_int_equal(x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
+			assert_int_equal(x->v[PMAPS_X_ANON][PMAPS_XC_RSS] >= HOSTILE_TOUCHED, 1);
+			assert_int_equal(x->total[PMAPS_XC_RSS], x->rollup[PMAPS_F_RSS]);
+			assert_non_null(strstr(x->runtime_evidence, "heap size not known"));
+		}
+		if (kind == 4) {
+			assert_int_equal(unlink(hsp), 0);
+			assert_int_equal(rename(real, hsp), 0);
+			assert_int_equal(unlink(evil), 0);
+		} else {
+			assert_int_equal(unlink(deleted), 0);
+		}
+	}
+	close(in);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	running_helper = 0;
+	assert_int_equal(unlink(secret), 0);
+	assert_int_equal(unlink(fifo), 0);
+	snprintf(path, sizeof(path), "%s/jvm/x/lib/server/libjvm.so", dir);
+	assert_int_equal(unlink(path), 0);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s", dir, dirs[i]);
+		assert_int_equal(rmdir(path), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	munmap(x, sizeof(*x));
+}
+
+/* "Key:  123 kB" of a status text, in bytes; UINT64_MAX when absent. */
+static uint64_t status_kb(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	unsigned long long v;
+
+	if (!p || sscanf(p + strlen(key), " %llu kB", &v) != 1)
+		return UINT64_MAX;
+	return (uint64_t)v << 10;
+}
+
+/*
+ * A process in 2,000 supplementary groups: its status has a 14 KiB Groups
+ * line before the Vm lines. explain reads them all the same.
+ */
+static void test_explain_long_status(void **state)
+{
+	static struct pmaps_explain x;
+	static char text[65536];
+	struct pmaps_proc *p;
+	char name[64], msg[256];
+	int fds[2], fd, st;
+	ssize_t n;
+	pid_t pid;
+	(void)state;
+
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static gid_t g[2000];
+		for (int i = 0; i < 2000; i++)
+			g[i] = (gid_t)(100000 + i);
+		char ok = setgroups(2000, g) == 0 ? 'y' : 'n';
+		if (write(fds[1], &ok, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	running_helper = pid;
+	close(fds[1]);
+	char ok = 0;
+	assert_int_equal(read(fds[0], &ok, 1), 1);
+	close(fds[0]);
+	if (ok != 'y') {
+		printf("note: setgroups() refused (not root): the long status is not tested\n");
+	} else {
+		wait_state_all(pid, 'S');
+		snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
+		assert_true((fd = open(name, O_RDONLY)) >= 0);
+		n = 0;
+		for (ssize_t k; (k = read(fd, text + n, sizeof(text) - 1 - (size_t)n)) > 0;)
+			n += k;
+		close(fd);
+		text[n] = '\0';
+		assert_true(n > 8192);
+		snprintf(name, sizeof(name), "%d", (int)pid);
+		assert_int_equal(pmaps_proc_open(&p, NULL, name), 0);
+		assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
+		pmaps_proc_close(p);
+		assert_int_equal(x.have_status, 1);
+		assert_int_equal(x.vm_rss, status_kb(text, "VmRSS:"));
+		assert_int_equal(x.rss_anon, status_kb(text, "RssAnon:"));
+		assert_int_equal(x.rss_file, status_kb(text, "RssFile:"));
+		assert_int_equal(x.rss_shmem, status_kb(text, "RssShmem:"));
+		assert_int_equal(x.vm_hwm, status_kb(text, "VmHWM:"));
+		assert_int_equal(x.vm_pte, status_kb(text, "VmPTE:"));
+		assert_int_equal(x.vm_swap, status_kb(text, "VmSwap:"));
+	}
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	running_helper = 0;
 }
 
 /* Named, not claimed: CPython's arenas stay anonymous. */
@@ -1392,6 +1739,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_explain_cpython, teardown),
 		cmocka_unit_test_teardown(test_explain_jvm_perfdata, teardown),
 		cmocka_unit_test_teardown(test_explain_jvm, teardown),
+		cmocka_unit_test_teardown(test_explain_hostile_files, teardown),
+		cmocka_unit_test_teardown(test_explain_long_status, teardown),
 		cmocka_unit_test_teardown(test_gone, teardown),
 		cmocka_unit_test_teardown(test_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_pages_exit_mid_walk, teardown),
