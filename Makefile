@@ -10,7 +10,8 @@
 #
 # As root, missing Debian build packages are installed first.
 
-BUILD_DEPS := cmake make gcc pkg-config libcmocka-dev util-linux cppcheck golang-go
+BUILD_DEPS := cmake make gcc pkg-config libcmocka-dev util-linux cppcheck golang-go \
+	procps python3 python3-psutil xz-utils linux-source-6.1
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 

@@ -1,0 +1,351 @@
+# SPDX-License-Identifier: MIT
+"""pmaps pages against the kernel's page-types, page by page, as root.
+
+The targets are the idle processes the test starts (anchors.Idle): the live
+layout helper (tests/live/layout.c: anonymous pages touched every third page,
+an MADV_FREE'd range, an MADV_DONTNEED'd range, a file mapping read whole and
+one read in four pages, a memfd (shmem) mapping, the shared zero page, shared
+anonymous memory also mapped by its child, an mlocked range, a THP region,
+glibc thread arenas), its child, a sleep, a python3 and a bash.
+
+For each: `page-types -r -p PID -L -M -N` (raw flags, one line per page with
+its map count) before and after `pmaps pages PID --pfn --json`, run with each
+reader (--strategy scan and pagemap). pmaps's runs are expanded to pages and
+every page of every mapping is compared:
+- present: page-types lists exactly the pages whose page-table entry names a
+  frame (or a swap entry, flag "swap"); pmaps's present pages must be those;
+- the frame number, the map count (/proc/kpagecount) and each flag in FLAGS;
+- lazyfree, which pmaps derives: anonymous and not swapbacked.
+A value that page-types printed differently before and after (the kernel's
+page state moved: DAMON and reclaim clear reference bits, set idle, move
+pages between LRU lists) is not compared, and counted. Flags page-types shows
+that pmaps does not track are listed in UNTRACKED with the reason, and the
+pages showing each are counted in the summary.
+
+page-types comes from bench/page-types.sh (built from Debian's
+linux-source-6.1, never copied into this repository); its flag letters are
+mapped to names through its own usage text, so a different build cannot
+shift them unseen.
+
+Usage: page_types_anchor.py PMAPS LAYOUT PAGE_TYPES_SH
+"""
+
+import json
+import os
+import re
+import sys
+
+import anchors
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+ATTEMPTS = 4
+
+# page-types flag -> (pmaps list, pmaps name). The list is "kflags"
+# (/proc/kpageflags) or "flags" (the page-table entry: pagemap or
+# PAGEMAP_SCAN).
+FLAGS = {
+    "referenced": ("kflags", "referenced"),
+    "dirty": ("kflags", "dirty"),
+    "lru": ("kflags", "lru"),
+    "active": ("kflags", "active"),
+    "anonymous": ("kflags", "anon"),
+    "swapcache": ("kflags", "swapcache"),
+    "swapbacked": ("kflags", "swapbacked"),
+    "huge": ("kflags", "hugetlb"),
+    "unevictable": ("kflags", "unevictable"),
+    "ksm": ("kflags", "ksm"),
+    "thp": ("kflags", "thp"),
+    "zero_page": ("kflags", "zero-page"),
+    "idle_page": ("kflags", "idle"),
+    "mlocked": ("kflags", "mlocked"),
+    "softdirty": ("flags", "soft-dirty"),
+    "file": ("flags", "file"),
+    "swap": ("flags", "swapped"),
+    "mmap_exclusive": ("flags", "exclusive"),
+}
+
+# Reader by reader, what one of them cannot tell (pmaps pages --help).
+NOT_BY = {
+    # PAGEMAP_SCAN has no category for "mapped by this process only".
+    "scan": {"mmap_exclusive": "PAGEMAP_SCAN has no exclusive-mapping category"},
+    "pagemap": {},
+}
+
+UNTRACKED = {
+    "locked": "the page lock, held only during I/O or migration: a moment, not a state",
+    "error": "I/O error on the page (no longer set since ~6.12)",
+    "uptodate": "page cache bookkeeping: every mapped page is up to date",
+    "slab": "kernel allocator pages are never mapped into a process",
+    "writeback": "being written back: a moment of the page cache, not of the mapping",
+    "reclaim": "reclaim bookkeeping (raw mode shows it as readahead when not in writeback)",
+    "readahead": "page cache read-ahead marker, not a property of the mapping",
+    "buddy": "free pages are never mapped",
+    "mmap": "set on every page page-types lists from a process (all are mapped)",
+    "compound_head": "folio structure: pmaps shows a large folio as thp (huge when PMD-mapped)",
+    "compound_tail": "folio structure: pmaps shows a large folio as thp (huge when PMD-mapped)",
+    "hwpoison": "memory failure marker; pmaps does not inject or report poison",
+    "nopage": "no struct page (no longer produced ~6.16)",
+    "offline": "offlined memory is never mapped",
+    "pgtable": "page-table pages are never mapped into a process",
+    "reserved": "kernel-debug bit 32 (the zero page and vDSO are reserved)",
+    "mappedtodisk": "kernel-debug bit 34 on a file page: PG_mappedtodisk (PG_owner_2 in 6.18), "
+                    "the file system's note that the page's blocks are on disk",
+    "private": "kernel-debug bit 35: the folio has private data (buffer heads)",
+    "private_2": "kernel-debug bit 36",
+    "owner_private": "kernel-debug bit 37: owner-defined",
+    "arch": "kernel-debug bit 38: architecture-defined",
+    "uncached": "kernel-debug bit 39",
+    "arch_2": "kernel-debug bit 41: architecture-defined",
+    "anon_exclusive": "kernel-debug bit 34 on an anonymous page (page-types's name for it in raw "
+                      "mode): PG_anon_exclusive, an rmap detail; pmaps reports exclusivity per "
+                      "mapping (pagemap's exclusive bit, compared as mmap_exclusive)",
+    "slob_free": "slab overload, never on a mapped page",
+    "slub_frozen": "slab overload, never on a mapped page",
+    "slub_debug": "slab overload, never on a mapped page",
+}
+
+
+def flag_names(pt):
+    """page-types's flag names, in the order of the letters of its -L output."""
+    rc, out, err = anchors.run([pt, "-h"])
+    text = out.decode()
+    if "bit-names:" not in text:
+        raise RuntimeError("page-types -h printed no bit names (status %d)" % rc)
+    names = []
+    for line in text.split("bit-names:", 1)[1].split("\n"):
+        if "raw mode bits" in line:
+            break
+        names += [re.sub(r"\(.\)$", "", w) for w in line.split()]
+    unknown = [n for n in names if n not in FLAGS and n not in UNTRACKED]
+    if unknown:
+        raise RuntimeError("page-types flags this test does not know: %s" % unknown)
+    return names
+
+
+def page_types(pt, pid, names):
+    """{virtual page: (frame, map count, set of flag names)}, or None if it failed."""
+    rc, out, err = anchors.run([pt, "-r", "-p", str(pid), "-L", "-M", "-N"])
+    if rc != 0:
+        return None, err.decode("utf-8", "replace").strip()
+    pages = {}
+    lines = out.decode().split("\n")
+    if lines[0].split() != ["voffset", "map-cnt", "offset", "flags"]:
+        return None, "unexpected header %r" % lines[0]
+    for line in lines[1:]:
+        if not line:
+            continue
+        w = line.split("\t")
+        if len(w) != 4 or len(w[3]) != len(names):
+            return None, "unexpected line %r" % line
+        flags = {names[i] for i, c in enumerate(w[3]) if c != "_"}
+        pages[int(w[0], 16)] = (int(w[2], 16), int(w[1]), frozenset(flags))
+    return pages, None
+
+
+def pmaps_pages(pmaps, pid, strategy):
+    """{virtual page: run} for every mapped page, or None with the reason."""
+    rc, out, err = anchors.run([pmaps, "pages", str(pid), "--pfn", "--json",
+                                "--strategy", strategy])
+    if rc != 0:
+        return None, "status %d: %s" % (rc, err.decode("utf-8", "replace").strip())
+    doc = json.loads(out.decode("utf-8"))
+    if not doc.get("kpageflags"):
+        return None, "no kpageflags in the document"
+    pages = {}
+    for r in doc["ranges"]:
+        first = int(r["start"], 16) // PAGE
+        n = (int(r["end"], 16) - int(r["start"], 16)) // PAGE
+        if n != r["pages"]:
+            return None, "run %s-%s says %d pages" % (r["start"], r["end"], r["pages"])
+        for i in range(n):
+            pages[first + i] = (i, r)
+    return pages, None
+
+
+def reader_paths(pt, pmaps):
+    """Paths of the files pmaps and page-types map while they read.
+
+    /proc/kpagecount counts every mapping of a frame: the reader's own, and
+    those of every process that starts or exits on the machine meanwhile.
+    For a page of libc or of another file a reader maps, the two readers'
+    counts differ by what each maps itself (the pages each happens to touch),
+    and by whatever started in between: those counts are not compared (the
+    summary counts them). page-types is held blocked on its output
+    (anchors.Held) while its maps are read.
+    """
+    rc, out, err = anchors.run(["sh", "-c", 'exec "$0" maps $$ --json', pmaps])
+    if rc != 0:
+        raise RuntimeError("pmaps maps on itself: " + err.decode("utf-8", "replace"))
+    paths = {m["path"] for m in json.loads(out.decode("utf-8"))["mappings"] if m["inode"]}
+    held = anchors.Held([pt, "-r", "-p", str(os.getpid()), "-L", "-N"])
+    text = anchors.read_bytes("/proc/%d/maps" % held.p.pid) if held.blocked else None
+    held.finish()
+    if not isinstance(text, bytes):
+        raise RuntimeError("page-types's own mappings could not be read")
+    for start, m in anchors.parse_smaps(text).items():
+        if m["inode"]:
+            paths.add(m["name"].decode("utf-8", "surrogateescape"))
+    return paths
+
+
+class Tally:
+    def __init__(self):
+        self.pages = 0
+        self.listed = 0
+        self.fields = 0
+        self.moving = 0
+        self.explained = {}
+        self.differences = []
+
+
+def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
+    """Appends (page, field, pmaps, page-types) differences to OUT; returns counts."""
+    nf = moving = listed_pages = 0
+    explained = {}
+    skipped_here = NOT_BY[strategy]
+    for vp in sorted(mine):
+        i, r = mine[vp]
+        flags = set(r.get("flags", []))
+        kflags = set(r.get("kflags", []))
+        a, b = pt1.get(vp), pt2.get(vp)
+        present = "present" in flags or "swapped" in flags
+        zero = "zero-page" in kflags or "zero" in flags
+        where = "%s page %x (%s)" % (who, vp * PAGE, r.get("path") or r.get("kind", ""))
+        nf += 1
+        listed = (a is not None, b is not None)
+        if listed[0] != listed[1]:
+            if present not in listed:
+                moving += 1
+            continue
+        if present != listed[0] and not (zero and listed[0]):
+            out.append((where, "present", present, listed[0]))
+            continue
+        if a is None:
+            continue
+        listed_pages += 1
+        # The zero page: pmaps follows smaps, where a zero-page mapping is not
+        # resident; whether "present" shows for it is pmaps's definition
+        # (docs/internals/PAGES.md). Its frame, count and flags still agree.
+        for f in a[2] | b[2]:
+            if f in UNTRACKED:
+                key = "page-types shows %s, which pmaps does not report: %s" % (f, UNTRACKED[f])
+                explained[key] = explained.get(key, 0) + 1
+        checks = []
+        if "swap" not in a[2]:
+            pfn = int(r["pfn"], 16) + i if "pfn" in r else None
+            checks.append(("pfn", pfn, a[0], b[0]))
+            if r.get("path") == "[vdso]":
+                key = ("map count not compared on the vDSO page: every process maps it, the "
+                       "count moves with every execve() and exit on the machine")
+                explained[key] = explained.get(key, 0) + 1
+            elif r.get("path") in readers:
+                key = ("map count not compared: a page of a file the readers map themselves "
+                       "(libc and the like), whose count moves with every process on the machine")
+                explained[key] = explained.get(key, 0) + 1
+            else:
+                checks.append(("mapcount", r.get("mapcount"), a[1], b[1]))
+        for f, (lst, name) in FLAGS.items():
+            if f == "referenced" and r.get("path") == "[vdso]":
+                key = ("referenced not compared on the vDSO page: every execve() on the "
+                       "machine flips it (mark_page_accessed() on a page on no LRU list sets "
+                       "it, then clears it), the readers' own included")
+                explained[key] = explained.get(key, 0) + 1
+                continue
+            if f in skipped_here:
+                if f in a[2] or f in b[2]:
+                    key = "page-types shows %s, not compared with --strategy %s: %s" % (
+                        f, strategy, skipped_here[f])
+                    explained[key] = explained.get(key, 0) + 1
+                continue
+            have = name in (flags if lst == "flags" else kflags)
+            checks.append((f, have, f in a[2], f in b[2]))
+        lazy = "lazyfree" in kflags
+        checks.append(("lazyfree (anonymous, not swapbacked)", lazy,
+                       "anonymous" in a[2] and "swapbacked" not in a[2],
+                       "anonymous" in b[2] and "swapbacked" not in b[2]))
+        for field, va, v1, v2 in checks:
+            nf += 1
+            if va == v1 or va == v2:
+                continue
+            if v1 != v2:
+                moving += 1
+                continue
+            out.append((where, field, va, v1))
+    for vp in sorted(set(pt1) & set(pt2)):
+        if vp not in mine:
+            out.append(("%s page %x" % (who, vp * PAGE), "mapped", False, True))
+    return len(mine), listed_pages, nf, moving, explained
+
+
+def compare_process(pt, names, pmaps, pid, who, readers, tally):
+    for strategy in ("scan", "pagemap"):
+        best = None
+        for _ in range(ATTEMPTS):
+            pt1, why1 = page_types(pt, pid, names)
+            mine, why = pmaps_pages(pmaps, pid, strategy)
+            pt2, why2 = page_types(pt, pid, names)
+            if pt1 is None or pt2 is None:
+                tally.differences.append("%s: page-types failed: %s" % (who, why1 or why2))
+                return
+            if mine is None:
+                out = [(who, "pmaps pages --strategy " + strategy, why, "page-types read it")]
+                counts = (0, 0, 0, 0, {})
+            else:
+                out = []
+                counts = compare_pages(pt1, pt2, mine, strategy, who, readers, out)
+            if best is None or len(out) < len(best[0]):
+                best = (out, counts)
+            if not out:
+                break
+        out, (npages, listed, nf, moving, explained) = best
+        tally.pages += npages
+        tally.listed += listed
+        tally.fields += nf - moving
+        tally.moving += moving
+        for f, n in explained.items():
+            tally.explained[f] = tally.explained.get(f, 0) + n
+        for where, field, va, vb in out:
+            line = "[%s] %s field %s: pmaps=%r page-types=%r" % (strategy, where, field, va, vb)
+            tally.differences.append(line)
+            anchors.log("DIFFERENCE " + line)
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: page_types_anchor.py PMAPS LAYOUT PAGE_TYPES_SH")
+    pmaps, layout, build = sys.argv[1:]
+    if os.geteuid() != 0:
+        anchors.skip("needs root: page-types and pmaps's frame numbers read /proc/kpageflags "
+                     "and pagemap's frame numbers (CAP_SYS_ADMIN)")
+    if not os.access("/proc/kpageflags", os.R_OK):
+        anchors.skip("/proc/kpageflags is not readable (no CONFIG_PROC_PAGE_MONITOR?)")
+    rc, out, err = anchors.run(["sh", build], timeout=900)
+    if rc != 0:
+        anchors.skip("page-types could not be built: %s" % err.decode("utf-8", "replace").strip())
+    pt = out.decode().strip()
+    names = flag_names(pt)
+    readers = reader_paths(pt, pmaps)
+    tally = Tally()
+    idle = anchors.Idle(layout)
+    try:
+        for pid in idle.pids():
+            compare_process(pt, names, pmaps, pid, "pid %d (%s)" % (pid, idle.names[pid]), readers,
+                            tally)
+    finally:
+        idle.stop()
+    for key in sorted(tally.explained):
+        anchors.log("explained, %d pages: %s" % (tally.explained[key], key))
+    anchors.log("anchors_page_types: %d processes, %d pages compared (%d with a frame), "
+                "each with both of pmaps's readers; %d fields, %d differences; "
+                "not compared: %d fields moving" %
+                (len(idle.names), tally.pages, tally.listed, tally.fields,
+                 len(tally.differences), tally.moving))
+    if tally.differences:
+        anchors.log("%d DIFFERENCES:" % len(tally.differences))
+        for d in tally.differences:
+            anchors.log("  " + d)
+    sys.exit(1 if tally.differences else 0)
+
+
+if __name__ == "__main__":
+    main()
