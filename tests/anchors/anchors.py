@@ -14,8 +14,8 @@ same process, so the hard part is knowing that both looked at the same thing:
   moved, the test tries again (a few times), and what never held still is
   counted as "not compared" and said so, never silently dropped.
 - The idle processes are started here and kept blocked on a read (the live
-  layout helper and its child, a sleep, a python3, a bash): there every field
-  must be still and agree. Processes the test did not start are only read.
+  layout helper and its child, a sleep, a python3 that maps files with odd
+  names (odd_names.py), a bash): there every field must be still and agree. Processes the test did not start are only read.
 
 Run with Debian's /usr/bin/python3 (psutil is installed for it).
 """
@@ -277,9 +277,8 @@ class Idle:
         p = subprocess.Popen(["sleep", "3600"], stdin=subprocess.DEVNULL)
         self.procs.append(p)
         self.names[p.pid] = "sleep"
-        for argv, name in (([sys.executable, "-c",
-                             "import sys; print('ready', flush=True); sys.stdin.read()"],
-                            "python3"),
+        odd = os.path.join(os.path.dirname(os.path.abspath(__file__)), "odd_names.py")
+        for argv, name in (([sys.executable, odd], "python3"),
                            (["bash", "-c", "echo ready; read -r x"], "bash")):
             p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             if p.stdout.readline() != b"ready\n":

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+"""An idle process that maps files whose names each tool prints its own way.
+
+Started by anchors.Idle as the test's python3. It makes a directory under
+/tmp, maps two pages of each file below (the first page read), unlinks one
+of them, prints "ready" and blocks until standard input closes; then it
+removes what it made. The names: a space, trailing white space, a newline
+(the kernel prints \\012), a tab, a backslash, a byte that is not UTF-8, a
+UTF-8 letter, an escape sequence, a name longer than pmap's 127 bytes, a
+deleted file, and a file really named "... (deleted)" that exists.
+"""
+
+import mmap
+import os
+import sys
+import tempfile
+
+NAMES = [b"plain.bin", b"with space.bin", b"trailing space ", b"new\nline.bin", b"tab\tname",
+         b"back\\slash", b"lat1-\xe9.bin", b"utf8-\xc3\xa9.bin", b"esc-\x1b[31m-red",
+         b"long-" + b"x" * 180, b"fake (deleted)", b"gone.bin"]
+
+
+def main():
+    page = mmap.PAGESIZE
+    d = tempfile.mkdtemp(prefix="pmaps-anchors.").encode()
+    keep = []
+    for n in NAMES:
+        path = os.path.join(d, n)
+        with open(path, "wb") as f:
+            f.write(b"a" * 2 * page)
+        with open(path, "rb") as f:
+            m = mmap.mmap(f.fileno(), 2 * page, prot=mmap.PROT_READ)
+        m[0]  # one page in, one not
+        keep.append(m)
+    os.unlink(os.path.join(d, b"gone.bin"))
+    print("ready", flush=True)
+    sys.stdin.read()
+    for n in NAMES[:-1]:
+        os.unlink(os.path.join(d, n))
+    os.rmdir(d)
+
+
+if __name__ == "__main__":
+    main()
