@@ -14,8 +14,14 @@ reader (--strategy scan and pagemap). pmaps's runs are expanded to pages and
 every page of every mapping is compared:
 - present: page-types lists exactly the pages whose page-table entry names a
   frame (or a swap entry, flag "swap"); pmaps's present pages must be those;
+  a zero-page mapping may be either (pmaps counts resident pages as smaps
+  does, and smaps does not count the zero page), its frame and flags not;
 - the frame number, the map count (/proc/kpagecount) and each flag in FLAGS;
-- lazyfree, which pmaps derives: anonymous and not swapbacked.
+- lazyfree, which pmaps derives: anonymous and not swapbacked;
+- huge (PAGEMAP_SCAN: mapped by a PMD), which only a large folio can be.
+Map counts are not compared on the vDSO page and on pages of files the
+readers map themselves, nor the vDSO's referenced bit (reader_paths() and
+compare_pages() say why); the summary counts those pages.
 A value that page-types printed differently before and after (the kernel's
 page state moved: DAMON and reclaim clear reference bits, set idle, move
 pages between LRU lists) is not compared, and counted. Flags page-types shows
@@ -209,7 +215,7 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
         kflags = set(r.get("kflags", []))
         a, b = pt1.get(vp), pt2.get(vp)
         present = "present" in flags or "swapped" in flags
-        zero = "zero-page" in kflags or "zero" in flags
+        zero = any("zero_page" in pt[vp][2] for pt in (pt1, pt2) if vp in pt)
         where = "%s page %x (%s)" % (who, vp * PAGE, r.get("path") or r.get("kind", ""))
         nf += 1
         listed = (a is not None, b is not None)
@@ -259,6 +265,11 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
                 continue
             have = name in (flags if lst == "flags" else kflags)
             checks.append((f, have, f in a[2], f in b[2]))
+        if strategy == "scan":
+            # PMD-mapped is not in page-types's flags; a PMD maps a large folio.
+            big = lambda f: "thp" in f or "huge" in f
+            checks.append(("huge (PMD-mapped) implies thp or hugetlb", True,
+                           "huge" not in flags or big(a[2]), "huge" not in flags or big(b[2])))
         lazy = "lazyfree" in kflags
         checks.append(("lazyfree (anonymous, not swapbacked)", lazy,
                        "anonymous" in a[2] and "swapbacked" not in a[2],
