@@ -195,5 +195,77 @@ if out=$("$PMAPS" demo --size 8M 2>&1) && echo "$out" | grep -q 'LazyFree' &&
 after=$(ls /tmp | grep -c '^pmaps-demo' || true)
 [ "$before" = "$after" ] && ok || bad "demo left files in /tmp"
 
+# A hostile target (hostile.py): names with terminal escapes, a newline, a
+# backslash, invalid UTF-8, an emoji, C1 and bidi controls, a JVM directory
+# and an hsperfdata collector name made of escapes. No raw control byte
+# reaches stdout or stderr on any command or format; JSON and CSV are valid
+# UTF-8 (JSON for a strict parser); what was escaped can be read back.
+PY=/usr/bin/python3
+if [ -x "$PY" ]; then
+	mkdir "$TMP/h"
+	"$PY" "$HERE/hostile.py" target "$TMP/h" >"$TMP/h.ready" 2>"$TMP/h.err" &
+	hp=$!
+	i=0
+	while ! grep -q '^ready' "$TMP/h.ready" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	n=0
+	for args in "maps" "maps --json" "maps --csv" "maps -f all --csv" "maps -g path" \
+		"maps -g path --json" "maps -g path --csv" "maps --sort rss" "pages" "pages --json" \
+		"pages --csv" "pages --summary" "pages --summary --json" "pages --summary --csv" \
+		"explain" "explain -v" "explain --json" "explain --pages" "explain --pages --json"; do
+		n=$((n + 1))
+		"$PMAPS" $args $hp >"$TMP/h$n.out" 2>"$TMP/h$n.err"
+		rc=$?
+		case $args in *--json*) f=json ;; *--csv*) f=csv ;; *) f=text ;; esac
+		if [ $rc = 0 ] && "$PY" "$HERE/hostile.py" check $f "$TMP/h$n.out" &&
+			"$PY" "$HERE/hostile.py" check text "$TMP/h$n.err" &&
+			{ [ $f = text ] || ! command -v iconv >/dev/null ||
+				iconv -f UTF-8 -t UTF-8 "$TMP/h$n.out" >/dev/null; }; then
+			ok
+		else
+			bad "hostile: pmaps $args (exit $rc): see the lines above"
+		fi
+	done
+	# The escapes themselves, where a person reads them.
+	"$PMAPS" maps $hp >"$TMP/h.maps" 2>&1
+	for want in 'esc-\x1b]0;PWNED\x07\x1b[2J.so' 'new\nline.so' 'back\\slash.so' 'lat1-\xe9.so' \
+		"emoji-$(printf '\360\237\230\200').so" 'c1-\xc2\x9b2J.so' 'rlo-\xe2\x80\xaeos.txt'; do
+		grep -qF "$want" "$TMP/h.maps" && ok || bad "hostile: maps lacks $want"
+	done
+	"$PMAPS" explain $hp >"$TMP/h.explain" 2>&1
+	grep -qF 'Runtime: the JVM (\x1b]0;PWNED\x07\x1b[2J): libjvm.so mapped' "$TMP/h.explain" &&
+		grep -qF '/hsperfdata_\x1b]0;PWNED\x07\x1b[2J/123 (collector \x1b]0;PWNED\x07\x1b[2J\xe9)' "$TMP/h.explain" &&
+		grep -qF '/lat1-\xe9.so' "$TMP/h.explain" && ok || bad "hostile: explain's escapes: $(cat "$TMP/h.explain")"
+	# JSON: the raw bytes next to a name that is not UTF-8.
+	"$PMAPS" maps --json $hp | grep -q '"path":"[^"]*/lat1-\\ufffd.so","path_hex":"[0-9a-f]*6c6174312de92e736f"' &&
+		ok || bad "hostile: maps --json has no path_hex for lat1-\\xe9.so"
+	"$PMAPS" explain --json $hp | grep -q '"evidence_hex":"' && ok || bad "hostile: explain --json has no evidence_hex"
+	# A message quoting what the user typed escapes it too.
+	"$PMAPS" pages $hp "$(printf '/no\033[2Jsuch')" >/dev/null 2>"$TMP/h.err"
+	grep -qF "no mapping named '/no\\x1b[2Jsuch'" "$TMP/h.err" && ok || bad "hostile: message: $(cat "$TMP/h.err")"
+	# Clean file pages: Private_Clean and Shared_Clean (the target's files are shared with its child).
+	"$PMAPS" explain --json $hp >"$TMP/h.json"
+	"$PY" - "$TMP/h.json" "$TMP/h.explain" <<'PYEOF' && ok || bad "hostile: the clean note"
+import json, re, sys
+x = json.load(open(sys.argv[1]))
+cats = {c["category"]: c for c in x["categories"]}
+clean = sum(cats[k]["private_clean"] + cats[k]["shared_clean"]
+            for k in ("file-text", "file-data", "file-ro") if k in cats)
+shared = sum(cats[k]["shared_clean"] for k in ("file-text", "file-data", "file-ro") if k in cats)
+m = re.search(r"profile; (\S+) of them are clean", open(sys.argv[2]).read())
+units = {"B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+shown = float(m.group(1)[:-1]) * units[m.group(1)[-1]] if m else 0
+# 8 files of 4 MiB, all resident in two processes; the note rounds to 2 digits.
+ok = shared >= 32 << 20 and abs(shown - clean) <= clean * 0.05
+print("clean %d (shared %d), shown %s" % (clean, shared, m.group(1) if m else None))
+sys.exit(0 if ok else 1)
+PYEOF
+	kill $hp
+	wait $hp 2>/dev/null
+else
+	echo "skipped: the hostile target needs /usr/bin/python3"
+fi
+# A C program: no Go heap to speak of.
+if "$PMAPS" explain $$ | grep -q 'Go heap'; then bad "explain of a shell speaks of a Go heap"; else ok; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
