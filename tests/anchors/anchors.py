@@ -325,7 +325,7 @@ class Held:
 
     F_SETPIPE_SZ = 1031
 
-    def __init__(self, argv, timeout=120):
+    def __init__(self, argv, timeout=60):
         import fcntl
         import tempfile
         r, w = os.pipe()
@@ -345,14 +345,25 @@ class Held:
         self.blocked = False
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self.p.poll() is None:
-            try:
-                with open("/proc/%d/wchan" % self.p.pid) as f:
-                    if "pipe_write" in f.read():
-                        self.blocked = True
-                        break
-            except OSError:
-                pass
+            if self._in_write(self.p.pid):
+                self.blocked = True
+                break
             time.sleep(0.0005)
+
+    @staticmethod
+    def _in_write(pid):
+        """Whether PID sleeps in write(1, ...): wchan names the pipe's wait
+        where the kernel has symbols, /proc/PID/syscall says write on fd 1
+        (x86-64: 1, arm64 and the generic table: 64) where it does not."""
+        try:
+            with open("/proc/%d/wchan" % pid) as f:
+                if "pipe_write" in f.read():
+                    return True
+            with open("/proc/%d/syscall" % pid) as f:
+                w = f.read().split()
+            return len(w) > 1 and w[0] in ("1", "64") and w[1] == "0x1"
+        except OSError:
+            return False
 
     def finish(self):
         """(exit status, stdout, stderr) once it has written everything."""
