@@ -247,6 +247,16 @@ def path_bytes(m):
     return b.replace(b"\n", b"\\012")
 
 
+def die_with_parent():
+    """In a child before exec: SIGTERM when this script dies (a ctest timeout
+    kills it), so no idle process outlives the test (the others end at EOF on
+    stdin anyway; the sleep would not) and odd_names.py still cleans up."""
+    import ctypes
+    import signal
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 class Idle:
     """The processes this test starts and keeps idle, blocked on a read of stdin.
 
@@ -260,7 +270,8 @@ class Idle:
         self.regions = {}
         self.names = {}
         if layout:
-            p = subprocess.Popen([layout, "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            p = subprocess.Popen([layout, "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 preexec_fn=die_with_parent)
             self.procs.append(p)
             for line in p.stdout:
                 w = line.split()
@@ -274,13 +285,15 @@ class Idle:
             kid = self._child_of(p.pid)
             if kid:
                 self.names[kid] = "layout's child"
-        p = subprocess.Popen(["sleep", "3600"], stdin=subprocess.DEVNULL)
+        p = subprocess.Popen(["sleep", "3600"], stdin=subprocess.DEVNULL,
+                             preexec_fn=die_with_parent)
         self.procs.append(p)
         self.names[p.pid] = "sleep"
         odd = os.path.join(os.path.dirname(os.path.abspath(__file__)), "odd_names.py")
         for argv, name in (([sys.executable, odd], "python3"),
                            (["bash", "-c", "echo ready; read -r x"], "bash")):
-            p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 preexec_fn=die_with_parent)
             if p.stdout.readline() != b"ready\n":
                 raise RuntimeError("%s did not start" % name)
             self.procs.append(p)

@@ -3,8 +3,8 @@
 
 Started by anchors.Idle as the test's python3. It makes a directory under
 /tmp, maps two pages of each file below (the first page read), unlinks one
-of them, prints "ready" and blocks until standard input closes; then it
-removes what it made. The names: a space, trailing white space, a newline
+of them, prints "ready" and blocks until standard input closes (or SIGTERM);
+then it removes what it made. The names: a space, trailing white space, a newline
 (the kernel prints \\012), a tab, a backslash, a byte that is not UTF-8, a
 UTF-8 letter, an escape sequence, a name longer than pmap's 127 bytes, a
 deleted file, and a file really named "... (deleted)" that exists.
@@ -12,6 +12,7 @@ deleted file, and a file really named "... (deleted)" that exists.
 
 import mmap
 import os
+import signal
 import sys
 import tempfile
 
@@ -33,11 +34,18 @@ def main():
         m[0]  # one page in, one not
         keep.append(m)
     os.unlink(os.path.join(d, b"gone.bin"))
+
+    def clean(*_):
+        for n in NAMES[:-1]:
+            os.unlink(os.path.join(d, n))
+        os.rmdir(d)
+        sys.exit(0)
+
+    # The test's death sends SIGTERM (anchors.die_with_parent).
+    signal.signal(signal.SIGTERM, clean)
     print("ready", flush=True)
     sys.stdin.read()
-    for n in NAMES[:-1]:
-        os.unlink(os.path.join(d, n))
-    os.rmdir(d)
+    clean()
 
 
 if __name__ == "__main__":
