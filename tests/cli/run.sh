@@ -149,6 +149,40 @@ t err-explain-no-pid 2 explain
 t err-explain-not-pid 2 explain xyz
 t err-explain-no-such 1 explain --proc-root edge/proc 999
 
+# explain on a hostile fixture: a Go version of escapes from the executable,
+# paths of 300 bytes (kept whole) and 5,000 bytes (cut before a character,
+# flagged), escapes in a name; then what it does with an executable that is
+# not a regular file: a FIFO or a symlink is neither opened nor followed.
+H="--proc-root hostile/proc 4242"
+t explain-hostile 0 explain $H
+t explain-hostile-json 0 explain --json $H; json explain-hostile-json
+t maps-hostile 0 maps $H
+t maps-hostile-csv 0 maps --csv $H
+t maps-hostile-json 0 maps --json $H; json maps-hostile-json
+if [ -x /usr/bin/python3 ]; then
+	/usr/bin/python3 "$HERE/hostile.py" check text "$EXP/explain-hostile.out" "$EXP/maps-hostile.out" &&
+		/usr/bin/python3 "$HERE/hostile.py" check csv "$EXP/maps-hostile-csv.out" &&
+		/usr/bin/python3 "$HERE/hostile.py" check json "$EXP/explain-hostile-json.out" \
+			"$EXP/maps-hostile-json.out" && ok || bad "hostile fixture: raw controls or invalid UTF-8"
+fi
+mkfifo "$TMP/fifo"
+for kind in fifo fifo-link exe-link; do
+	mkdir -p "$TMP/fx-$kind/4242"
+	cp "$DATA/hostile/proc/4242/smaps" "$DATA/hostile/proc/4242/smaps_rollup" "$TMP/fx-$kind/4242/"
+	case $kind in
+	fifo) mkfifo "$TMP/fx-$kind/4242/exe" ;;
+	fifo-link) ln -s "$TMP/fifo" "$TMP/fx-$kind/4242/exe" ;;
+	exe-link) ln -s "$DATA/hostile/proc/4242/exe" "$TMP/fx-$kind/4242/exe" ;;
+	esac
+	out=$(timeout 10 "$PMAPS" explain --proc-root "$TMP/fx-$kind" 4242 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && echo "$out" | grep -q '^Reconciled' && ! echo "$out" | grep -q '^Runtime'; then
+		ok
+	else
+		bad "explain with exe a $kind: exit $rc"
+	fi
+done
+
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
 if "$PMAPS" maps --total --json self | grep -q '"source":"smaps_rollup"'; then ok; else bad "total self"; fi
