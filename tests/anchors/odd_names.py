@@ -7,7 +7,8 @@ of them, prints "ready" and blocks until standard input closes (or SIGTERM);
 then it removes what it made. The names: a space, trailing white space, a newline
 (the kernel prints \\012), a tab, a backslash, a byte that is not UTF-8, a
 UTF-8 letter, an escape sequence, a name longer than pmap's 127 bytes, a
-deleted file, and a file really named "... (deleted)" that exists.
+deleted file, and a file really named "... (deleted)" that exists; and the
+names the kernel gives shared anonymous memory, a memfd and a SysV segment.
 """
 
 import mmap
@@ -19,6 +20,33 @@ import tempfile
 NAMES = [b"plain.bin", b"with space.bin", b"trailing space ", b"new\nline.bin", b"tab\tname",
          b"back\\slash", b"lat1-\xe9.bin", b"utf8-\xc3\xa9.bin", b"esc-\x1b[31m-red",
          b"long-" + b"x" * 180, b"fake (deleted)", b"gone.bin"]
+
+
+def other_kinds(page):
+    """Names the kernel makes up: shared anonymous memory ("/dev/zero
+    (deleted)"), a memfd ("/memfd:NAME (deleted)"), a SysV segment
+    ("/SYSV00000000 (deleted)", removed at once: it goes when unmapped), and
+    a 1 GiB PROT_NONE reservation."""
+    import ctypes
+    keep = []
+    m = mmap.mmap(-1, 4 * page, flags=mmap.MAP_SHARED)
+    m[0:page] = b"z" * page
+    keep.append(m)
+    fd = os.memfd_create("pmaps anchors")
+    os.ftruncate(fd, 4 * page)
+    m = mmap.mmap(fd, 4 * page)
+    m[0:2 * page] = b"m" * 2 * page
+    keep.append(m)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    shmid = libc.shmget(0, 4 * page, 0o600)  # IPC_PRIVATE
+    if shmid >= 0:
+        addr = libc.shmat(shmid, None, 0)
+        libc.shmctl(shmid, 0, None)  # IPC_RMID
+        if addr not in (None, ctypes.c_void_p(-1).value):
+            ctypes.memset(addr, 1, page)
+    keep.append(mmap.mmap(-1, 1 << 30, flags=mmap.MAP_PRIVATE, prot=0))
+    return keep
 
 
 def main():
@@ -34,6 +62,7 @@ def main():
         m[0]  # one page in, one not
         keep.append(m)
     os.unlink(os.path.join(d, b"gone.bin"))
+    keep += other_kinds(page)
 
     def clean(*_):
         for n in NAMES[:-1]:
