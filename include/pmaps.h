@@ -573,6 +573,16 @@ struct pmaps_explain {
  * Allocates only an array of the threads' stack pointers and, with PAGES,
  * one page cursor (none per mapping). Returns 0, or a negative errno with a message
  * in MSG (as pmaps_maps_errmsg() would give it).
+ *
+ * Besides /proc/PID it reads two files the process names, its executable
+ * (Go's build info) and a JVM's hsperfdata file, and only as the regular
+ * file it maps: through /proc/PID/exe and /proc/PID/map_files (which needs
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), else by name under
+ * /proc/PID/root with no symlink followed (openat2, Linux 5.6; O_NOFOLLOW
+ * per component before). Opened with O_PATH until fstat shows a regular
+ * file of the mapping's device and inode, then O_NONBLOCK, reads bounded;
+ * never a symlink, FIFO or device node the process put there. Under a proc
+ * root that is not procfs no symlink is followed at all.
  */
 int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
                   char *msg, size_t msgsz);
