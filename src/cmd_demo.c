@@ -9,7 +9,9 @@
  * a memfd (shmem), a named anonymous region where the kernel supports
  * names, and two threads; pmaps explain then says where its RSS is. It
  * dies with its parent (PR_SET_PDEATHSIG) and its file is removed on
- * every path.
+ * every path, a fatal signal's too (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * SIGPIPE: removed in the handler, then the signal is re-raised so that the
+ * exit status still says which one).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,49 @@ static const char demo_usage[] =
 	"Options:\n"
 	"      --size SIZE   the anonymous buffer (K, M or G suffix; 1M to 64G; default 256M)\n"
 	"  -h, --help        show this help\n";
+
+static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+static char tmp_path[] = "/tmp/pmaps-demo.XXXXXX";
+static volatile sig_atomic_t tmp_made; /* tmp_path names a file to remove */
+
+static void on_fatal(int sig)
+{
+	int e = errno;
+
+	/* unlink and raise are async-signal-safe; SA_RESETHAND restored the default. */
+	if (tmp_made)
+		unlink(tmp_path);
+	tmp_made = 0;
+	raise(sig); /* blocked here: delivered when the handler returns, and fatal */
+	errno = e;
+}
+
+/* Removes the file on a fatal signal; a signal the caller ignores stays ignored. */
+static void catch_fatal(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal;
+	sa.sa_flags = SA_RESETHAND;
+	sigfillset(&sa.sa_mask); /* one handler at a time */
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(fatal[i], &sa, NULL);
+}
+
+/* Removes the file now, where no signal handler can race with it. */
+static void remove_tmp(void)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if (tmp_made)
+		unlink(tmp_path);
+	tmp_made = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -96,6 +141,7 @@ static void child(uint64_t size, const char *path, int ready, int hold)
 	char *a, *f, *m, *n;
 	int fd, mfd;
 
+	tmp_made = 0; /* the parent removes it */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(1);
@@ -170,9 +216,10 @@ int cmd_demo(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t size = 256u << 20;
-	char path[] = "/tmp/pmaps-demo.XXXXXX";
+	const char *path = tmp_path;
 	char pid[16], msg[161], all[24], quarter[24], eighth[24];
 	int ready[2], hold[2], ch, rc = EXIT_OK, status;
+	sigset_t block, old;
 	ssize_t n;
 	pid_t kid;
 	int fd;
@@ -188,17 +235,21 @@ int cmd_demo(int argc, char **argv)
 			}
 			size &= ~(uint64_t)0xfffff;
 			break;
-		case 'h': fputs(demo_usage, stdout); return EXIT_OK;
-		default:
-			die_msg("unknown option '%s' (see pmaps demo --help)", argv[optind - 1]);
-			return EXIT_USAGE;
+		case 'h': return print_usage(demo_usage);
+		default: return option_error("demo", argv, "h", longopts);
 		}
 	}
 	if (optind != argc) {
 		die_msg("demo takes no arguments (see pmaps demo --help)");
 		return EXIT_USAGE;
 	}
-	fd = mkstemp(path);
+	/* No signal between creating the file and knowing to remove it. */
+	catch_fatal();
+	sigfillset(&block);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fd = mkstemp(tmp_path);
+	tmp_made = fd >= 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
 		die_msg("cannot create %s: %s", path, strerror(errno));
 		return EXIT_FAIL;
@@ -206,14 +257,19 @@ int cmd_demo(int argc, char **argv)
 	close(fd);
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(hold, O_CLOEXEC) < 0) {
 		die_msg("pipe: %s", strerror(errno));
-		unlink(path);
+		remove_tmp();
 		return EXIT_FAIL;
 	}
-	fflush(stdout);
+	/* Nothing buffered may be written twice, by the child too. */
+	rc = finish_stdout(EXIT_OK);
+	if (rc != EXIT_OK) {
+		remove_tmp();
+		return rc;
+	}
 	kid = fork();
 	if (kid < 0) {
 		die_msg("fork: %s", strerror(errno));
-		unlink(path);
+		remove_tmp();
 		return EXIT_FAIL;
 	}
 	if (kid == 0) {
@@ -241,12 +297,13 @@ int cmd_demo(int argc, char **argv)
 	       "%s memfd and runs two threads. A heap profile would say: %s in use.\n"
 	       "Here is where its RSS really is (pmaps explain %s):\n\n",
 	       pid, all, quarter, eighth, quarter, pid);
-	fflush(stdout);
-	rc = explain_report(NULL, pid, 0, 0, 0);
+	rc = finish_stdout(EXIT_OK);
+	if (rc == EXIT_OK)
+		rc = explain_report(NULL, pid, 0, 0, 0);
 out:
 	close(hold[1]); /* the child's threads and main see EOF and exit */
 	while (waitpid(kid, &status, 0) < 0 && errno == EINTR)
 		;
-	unlink(path);
+	remove_tmp();
 	return rc;
 }

@@ -52,10 +52,12 @@ static void h(char *b, uint64_t v)
 	fmt_human(b, v);
 }
 
-static void explain_json(struct out *o, const struct pmaps_explain *x, int pid)
+static void explain_json(struct out *o, const struct pmaps_explain *x, int pid, int kthread)
 {
 	out_str(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
 	out_u64(o, (uint64_t)pid);
+	if (kthread)
+		out_str(o, ",\"kernel_thread\":true");
 	out_key_u64(o, ",\"rss\":", x->total[PMAPS_XC_RSS]);
 	out_key_u64(o, ",\"effective_rss\":", x->total[PMAPS_XC_RSS] - x->total[PMAPS_XC_LAZYFREE]);
 	out_key_u64(o, ",\"pss\":", x->total[PMAPS_XC_PSS]);
@@ -402,38 +404,36 @@ int explain_report(const char *root, const char *pid, int json, unsigned options
 	static struct out out;
 	struct pmaps_proc *proc;
 	char msg[256];
-	int err;
+	int err, kthread = 0;
 
-	err = pmaps_proc_open(&proc, root, pid);
-	if (err < 0) {
-		if (err == -EINVAL) {
-			die_msg("'%s' is not a process id (a number, or 'self')", pid);
-			return EXIT_USAGE;
-		}
-		die_msg("process %s: %s", pid, err == -ESRCH ? "no such process" : pmaps_strerror(err));
-		return EXIT_FAIL;
-	}
+	err = tool_proc_open(&proc, root, pid);
+	if (err != 0)
+		return err;
 	err = pmaps_explain(proc, &x, options, msg, sizeof(msg));
-	if (err < 0) {
+	if (err == -ENODATA) {
+		/* A kernel thread: the note, and zero in every figure. */
+		kthread = 1;
+		memset(&x, 0, sizeof(x));
+		kernel_thread_note(pmaps_proc_pid(proc));
+	} else if (err < 0) {
 		die_msg("process %s: %s", pid, msg[0] ? msg : pmaps_strerror(err));
 		pmaps_proc_close(proc);
 		return EXIT_FAIL;
 	}
 	if (json) {
 		out_init(&out, STDOUT_FILENO);
-		explain_json(&out, &x, pmaps_proc_pid(proc));
-		out_flush(&out);
-		err = out.err;
+		explain_json(&out, &x, pmaps_proc_pid(proc), kthread);
+		err = finish_output(&out, EXIT_OK);
 	} else {
-		explain_text(&x, pmaps_proc_pid(proc), verbose);
-		err = fflush(stdout) == 0 ? 0 : 1;
+		if (kthread)
+			printf("pmaps explain: process %d\n\nRSS 0: a kernel thread has no user-space "
+			       "memory.\n", pmaps_proc_pid(proc));
+		else
+			explain_text(&x, pmaps_proc_pid(proc), verbose);
+		err = finish_stdout(EXIT_OK);
 	}
 	pmaps_proc_close(proc);
-	if (err) {
-		die_msg("writing output failed");
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
+	return err;
 }
 
 int cmd_explain(int argc, char **argv)
@@ -457,13 +457,8 @@ int cmd_explain(int argc, char **argv)
 		case 'P': pages = 1; break;
 		case 'v': verbose = 1; break;
 		case 'R': root = optarg; break;
-		case 'h': fputs(explain_usage, stdout); return EXIT_OK;
-		default:
-			if (optopt == 'R' || (optind > 1 && strcmp(argv[optind - 1], "--proc-root") == 0))
-				die_msg("option '%s' needs a value (see pmaps explain --help)", argv[optind - 1]);
-			else
-				die_msg("unknown option '%s' (see pmaps explain --help)", argv[optind - 1]);
-			return EXIT_USAGE;
+		case 'h': return print_usage(explain_usage);
+		default: return option_error("explain", argv, "jvh", longopts);
 		}
 	}
 	if (optind + 1 != argc) {

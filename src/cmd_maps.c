@@ -45,8 +45,9 @@ static const char maps_usage[] =
 	"Kinds: anon, anon-named, heap, stack, file-text, file-data, file-ro, shmem,\n"
 	"hugetlb, vdso, guard, other.\n"
 	"\n"
-	"Exit status: 0 on success, 1 when the process cannot be read (gone, exited or\n"
-	"exec'd while read, permission denied, malformed text), 2 on a usage error.\n";
+	"Exit status: 0 on success (a kernel thread: a note and no rows), 1 when the\n"
+	"process cannot be read (gone, exited or exec'd while read, permission denied,\n"
+	"malformed text) or the output cannot be written, 2 on a usage error.\n";
 
 void maps_default_columns(struct maps_opts *o)
 {
@@ -213,21 +214,6 @@ static int cmp_group(const void *pa, const void *pb)
 
 /* ---- the report ---- */
 
-static int open_error(const struct maps_opts *o, int err)
-{
-	if (err == -ESRCH)
-		die_msg("process %s: no such process", o->pid);
-	else if (err == -EINVAL) {
-		die_msg("'%s' is not a process id (a number, or 'self')", o->pid);
-		return EXIT_USAGE;
-	}
-	else if (err == -ENOENT || err == -ENOTDIR)
-		die_msg("proc root '%s': no such directory", o->proc_root ? o->proc_root : "/proc");
-	else
-		die_msg("process %s: %s", o->pid, pmaps_strerror(err));
-	return EXIT_FAIL;
-}
-
 static int fail_read(const struct maps_opts *o, struct render *r, struct out *out,
                      struct pmaps_maps *c, int err)
 {
@@ -238,6 +224,18 @@ static int fail_read(const struct maps_opts *o, struct render *r, struct out *ou
 	out_flush(out);
 	die_msg("process %s: %s", o->pid, msg);
 	return EXIT_FAIL;
+}
+
+/* A kernel thread: the note, and a result with no rows. */
+static int no_memory(const struct maps_opts *o, struct pmaps_proc *proc, struct out *out,
+                     const char *source, int grouped)
+{
+	struct render r;
+
+	kernel_thread_note(pmaps_proc_pid(proc));
+	render_begin(&r, out, o, pmaps_proc_pid(proc), source, grouped);
+	render_end(&r, NULL);
+	return EXIT_OK;
 }
 
 static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct out *out)
@@ -259,6 +257,10 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 		source = "smaps";
 		err = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0);
 	}
+	if (err == -ENODATA) {
+		rc = no_memory(o, proc, out, source, 1);
+		goto done;
+	}
 	if (err < 0) {
 		rc = fail_read(o, NULL, out, c, err);
 		goto done;
@@ -273,6 +275,11 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 			err = -ENOMEM;
 			break;
 		}
+	}
+	if ((err == -ENODATA || err == 0) && pmaps_group_count(g) == 0 &&
+	    pmaps_proc_is_kernel_thread(proc) == 1) {
+		rc = no_memory(o, proc, out, source, 1);
+		goto done;
 	}
 	render_begin(&r, out, o, pmaps_proc_pid(proc), source, 1);
 	if (err < 0) {
@@ -309,17 +316,22 @@ int maps_report(const struct maps_opts *o)
 	const struct pmaps_mapping *m;
 	struct stash st = {0};
 	struct render r;
-	int rc = EXIT_OK, err, begun = 0;
+	uint64_t rows = 0;
+	int rc, err, begun = 0;
 
 	out_init(&out, STDOUT_FILENO);
-	err = pmaps_proc_open(&proc, o->proc_root, o->pid);
-	if (err < 0)
-		return open_error(o, err);
+	rc = tool_proc_open(&proc, o->proc_root, o->pid);
+	if (rc != 0)
+		return rc;
 	if (o->group == PMAPS_GROUP_TOTAL) {
 		rc = report_total(o, proc, &out);
 		goto done;
 	}
 	err = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0);
+	if (err == -ENODATA) {
+		rc = no_memory(o, proc, &out, "smaps", o->group >= 0);
+		goto done;
+	}
 	if (err < 0) {
 		rc = fail_read(o, NULL, &out, c, err);
 		goto done;
@@ -334,6 +346,7 @@ int maps_report(const struct maps_opts *o)
 		begun = 1;
 	}
 	while ((err = pmaps_maps_next(c, &m)) > 0) {
+		rows++;
 		if (g)
 			err = pmaps_group_add(g, m);
 		else if (o->sort_col >= 0)
@@ -343,6 +356,10 @@ int maps_report(const struct maps_opts *o)
 		if (err < 0)
 			break;
 	}
+	if (err == -ENODATA && rows == 0 && !begun) {
+		rc = no_memory(o, proc, &out, "smaps", g != NULL);
+		goto done;
+	}
 	if (!begun)
 		render_begin(&r, &out, o, pmaps_proc_pid(proc), "smaps", g != NULL);
 	if (err < 0) {
@@ -350,7 +367,7 @@ int maps_report(const struct maps_opts *o)
 		goto done;
 	}
 	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
-		note_msg("process %s is a kernel thread: it has no user-space memory", o->pid);
+		kernel_thread_note(pmaps_proc_pid(proc));
 	if (g) {
 		size_t n = pmaps_group_count(g);
 		sorted = calloc(n ? n : 1, sizeof(*sorted));
@@ -377,11 +394,7 @@ int maps_report(const struct maps_opts *o)
 	}
 	render_end(&r, NULL);
 done:
-	out_flush(&out);
-	if (out.err && rc == EXIT_OK) {
-		die_msg("writing output: %s", strerror(out.err));
-		rc = EXIT_FAIL;
-	}
+	rc = finish_output(&out, rc);
 	free(sorted);
 	free(st.rows);
 	free(st.arena);
@@ -389,17 +402,6 @@ done:
 	pmaps_maps_close(c);
 	pmaps_proc_close(proc);
 	return rc;
-}
-
-/* A long option that takes a value, as typed (for the "needs a value" message). */
-static int is_valued(const char *opt)
-{
-	static const char *const valued[] = {"--group", "--fields", "--sort", "--proc-root"};
-
-	for (size_t i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
-		if (strcmp(opt, valued[i]) == 0)
-			return 1;
-	return 0;
 }
 
 int cmd_maps(int argc, char **argv)
@@ -441,15 +443,8 @@ int cmd_maps(int argc, char **argv)
 		case 'C': o.fmt = FMT_CSV; break;
 		case 'b': o.human = 0; break;
 		case 'R': o.proc_root = optarg; break;
-		case 'h': fputs(maps_usage, stdout); return EXIT_OK;
-		default:
-			if (ch == ':' || (optopt && strchr("gfsR", optopt)) ||
-			    (optopt == 0 && optind > 1 && strncmp(argv[optind - 1], "--", 2) == 0 &&
-			     strchr(argv[optind - 1], '=') == NULL && is_valued(argv[optind - 1])))
-				die_msg("option '%s' needs a value (see pmaps maps --help)", argv[optind - 1]);
-			else
-				die_msg("unknown option '%s' (see pmaps maps --help)", argv[optind - 1]);
-			return EXIT_USAGE;
+		case 'h': return print_usage(maps_usage);
+		default: return option_error("maps", argv, "g:tf:s:jbh", longopts);
 		}
 	}
 	if (total && o.group >= 0) {
@@ -472,16 +467,18 @@ int cmd_maps(int argc, char **argv)
 		maps_default_columns(&o);
 	}
 	if (sort) {
-		int cols[1];
+		int col = col_lookup(sort, strlen(sort));
 		if (strcmp(sort, "all") == 0 || strchr(sort, ',')) {
 			die_msg("--sort takes one field, not '%s'", sort);
 			return EXIT_USAGE;
 		}
-		if (parse_columns(sort, cols, 1, 0) != 1)
+		if (col < 0) {
+			die_msg("--sort: unknown field '%s' (see pmaps maps --help)", sort);
 			return EXIT_USAGE;
-		if (o.group >= 0 && cols[0] >= PMAPS_F_COUNT && cols[0] != COL_SHARED &&
-		    cols[0] != COL_VSIZE && cols[0] != COL_MAPPINGS && cols[0] != COL_PATH &&
-		    cols[0] != COL_KIND) {
+		}
+		if (o.group >= 0 && col >= PMAPS_F_COUNT && col != COL_SHARED &&
+		    col != COL_VSIZE && col != COL_MAPPINGS && col != COL_PATH &&
+		    col != COL_KIND) {
 			die_msg("--sort %s is per mapping and cannot sort groups", sort);
 			return EXIT_USAGE;
 		}
@@ -489,7 +486,7 @@ int cmd_maps(int argc, char **argv)
 			die_msg("--sort has nothing to sort with --total");
 			return EXIT_USAGE;
 		}
-		o.sort_col = cols[0];
+		o.sort_col = col;
 	}
 	return maps_report(&o);
 }

@@ -426,19 +426,21 @@ static int pages_report(struct pages_opts *po)
 	int rc = EXIT_OK, err;
 
 	out_init(&out, STDOUT_FILENO);
-	err = pmaps_proc_open(&proc, po->proc_root, po->pid);
-	if (err < 0) {
-		if (err == -ESRCH)
-			die_msg("process %s: no such process", po->pid);
-		else if (err == -EINVAL)
-			die_msg("'%s' is not a process id (a number, or 'self')", po->pid);
-		else
-			die_msg("process %s: %s", po->pid, pmaps_strerror(err));
-		return err == -EINVAL ? EXIT_USAGE : EXIT_FAIL;
-	}
+	rc = tool_proc_open(&proc, po->proc_root, po->pid);
+	if (rc != 0)
+		return rc;
 	err = pmaps_pages_open(&pg, proc, po->strategy,
 	                       PMAPS_PAGES_KPAGE | (po->pfn ? PMAPS_PAGES_PFN : 0) |
 	                       (po->gentle ? PMAPS_PAGES_GENTLE : 0));
+	if (err == -ENODATA) {
+		/* A kernel thread: the note and a result with no rows, as every command gives. */
+		kernel_thread_note(pmaps_proc_pid(proc));
+		header(&out, po, pmaps_proc_pid(proc), po->strategy);
+		if (po->fmt == FMT_JSON)
+			out_str(&out, "\n]}\n");
+		rc = finish_output(&out, EXIT_OK);
+		goto done;
+	}
 	if (err < 0) {
 		die_msg("process %s: %s", po->pid, pg && pmaps_pages_errmsg(pg)[0] ?
 		        pmaps_pages_errmsg(pg) : pmaps_strerror(err));
@@ -562,16 +564,8 @@ int cmd_pages(int argc, char **argv)
 		case 'R': po.proc_root = optarg; break;
 		case 'v': po.verbose = 1; break;
 		case 'P': po.pfn = 1; break;
-		case 'h': fputs(pages_usage, stdout); return EXIT_OK;
-		default:
-			if (optopt == 'S' || optopt == 'R' ||
-			    (optind > 1 && (strcmp(argv[optind - 1], "--strategy") == 0 ||
-			                    strcmp(argv[optind - 1], "--proc-root") == 0)))
-				die_msg("option '%s' needs a value (see pmaps pages --help)",
-				        argv[optind - 1]);
-			else
-				die_msg("unknown option '%s' (see pmaps pages --help)", argv[optind - 1]);
-			return EXIT_USAGE;
+		case 'h': return print_usage(pages_usage);
+		default: return option_error("pages", argv, "sjvh", longopts);
 		}
 	}
 	if (optind == argc || argc - optind > 2) {

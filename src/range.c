@@ -104,7 +104,8 @@ int parse_range(const char *s, struct range_arg *r, char *err, size_t errsz)
 		if (parse_addr(&p, &b) < 0 || *p)
 			goto bad;
 		if (b <= a) {
-			snprintf(err, errsz, "range '%s' ends before it starts", s);
+			snprintf(err, errsz, b == a ? "range '%s' is empty (END is exclusive)"
+			                            : "range '%s' ends before it starts", s);
 			return -1;
 		}
 		r->start = a;
@@ -112,8 +113,12 @@ int parse_range(const char *s, struct range_arg *r, char *err, size_t errsz)
 		return 0;
 	}
 	if (*p == '+') {
-		if (parse_len(p + 1, &b) < 0 || b == 0)
+		if (parse_len(p + 1, &b) < 0)
 			goto bad;
+		if (b == 0) {
+			snprintf(err, errsz, "range '%s' is empty", s);
+			return -1;
+		}
 		if (b > UINT64_MAX - a) {
 			snprintf(err, errsz, "range '%s' runs past the end of the address space", s);
 			return -1;

@@ -44,6 +44,26 @@ size_t fmt_u64(char *dst, uint64_t v);
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* What every command does the same way (main.c). */
+struct option;
+/*
+ * Opens process PID under ROOT (NULL: /proc). Returns 0, or prints one line
+ * naming what is wrong (the proc root, the PID or the process) and returns
+ * the exit code.
+ */
+int tool_proc_open(struct pmaps_proc **proc, const char *root, const char *pid);
+/* The note every command gives for a kernel thread, before its empty result. */
+void kernel_thread_note(int pid);
+/* Flushes O; on a write error prints it and returns EXIT_FAIL, else RC. */
+int finish_output(struct out *o, int rc);
+/* The same for standard output written with stdio. */
+int finish_stdout(int rc);
+/* Writes a help text to standard output; returns EXIT_OK or EXIT_FAIL. */
+int print_usage(const char *text);
+/* After getopt_long() returned '?': one line naming the option; returns EXIT_USAGE. */
+int option_error(const char *cmd, char *const *argv, const char *shortopts,
+                 const struct option *longopts);
+
 /* Columns a table or CSV can show. Fields come first, as enum pmaps_field. */
 enum col {
 	COL_FIELD0 = 0,
@@ -64,6 +84,8 @@ enum col {
 };
 
 const char *col_name(int col);
+/* The column named S (N bytes, any case, kernel or snake_case name), or -1. */
+int col_lookup(const char *s, size_t n);
 /* Parses "rss,pss,path" or "all" into COLS; returns the count, or -1 with a message. */
 int parse_columns(const char *spec, int *cols, int max, int grouped);
 

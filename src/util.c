@@ -251,7 +251,7 @@ const char *col_name(int col)
 	return NULL;
 }
 
-static int col_lookup(const char *s, size_t n)
+int col_lookup(const char *s, size_t n)
 {
 	int f = pmaps_field_lookup(s, n);
 

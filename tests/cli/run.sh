@@ -183,6 +183,21 @@ for kind in fifo fifo-link exe-link; do
 	fi
 done
 
+# errors name what is wrong: the option, the proc root, the range
+t err-sort-unknown 2 maps --sort bogus $E
+t err-pages-no-root 1 pages --proc-root no/such/dir 1
+t err-explain-no-root 1 explain --proc-root no/such/dir 1
+t err-root-file 1 maps --proc-root edge/proc/100/maps 1
+t err-pages-root-file 1 pages --proc-root edge/proc/100/maps 1
+t err-explain-root-file 1 explain --proc-root edge/proc/100/maps 1
+t err-pages-empty 2 pages $PG 601000-601000
+t err-pages-empty-len 2 pages $PG 601000+0
+t err-option-cluster 2 maps -bq $E
+t err-option-no-value 2 maps --json=yes $E
+t err-pages-option-cluster 2 pages -sq $PG
+t err-explain-option 2 explain --pages=all $E
+t err-demo-size-value 2 demo --size
+
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
 if "$PMAPS" maps --total --json self | grep -q '"source":"smaps_rollup"'; then ok; else bad "total self"; fi
@@ -198,13 +213,20 @@ sleep 30 & sp=$!
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
 kill $sp; wait $sp 2>/dev/null
 if [ -r /proc/2/stat ] && [ $(( $(cut -d' ' -f9 /proc/2/stat) & 0x200000 )) != 0 ]; then
-	# pid 2 is a kernel thread (kthreadd): an empty table and a note; no total.
-	err=$("$PMAPS" maps 2 2>&1 >/dev/null); rc=$?
-	if [ $rc = 0 ] && [ "$err" = "pmaps: note: process 2 is a kernel thread: it has no user-space memory" ]; then ok; else bad "kernel thread: rc=$rc $err"; fi
-	err=$("$PMAPS" maps --total 2 2>&1 >/dev/null); rc=$?
-	if [ $rc = 1 ] && echo "$err" | grep -q 'kernel thread has no user-space memory'; then ok; else bad "kernel thread total: rc=$rc $err"; fi
-	err=$("$PMAPS" pages 2 2>&1 >/dev/null); rc=$?
-	if [ $rc = 1 ] && echo "$err" | grep -q 'kernel thread has no user-space memory'; then ok; else bad "kernel thread pages: rc=$rc $err"; fi
+	# pid 2 is a kernel thread (kthreadd): every command gives a note, an
+	# empty result in its format, and exit 0.
+	t kthread-maps 0 maps 2
+	t kthread-maps-json 0 maps --json 2; json kthread-maps-json
+	t kthread-maps-sort 0 maps --sort rss --csv 2
+	t kthread-group 0 maps -g kind 2
+	t kthread-total 0 maps --total 2
+	t kthread-total-json 0 maps --total --json 2; json kthread-total-json
+	t kthread-pages 0 pages 2
+	t kthread-pages-json 0 pages --json 2; json kthread-pages-json
+	t kthread-pages-summary-csv 0 pages -s --csv 2
+	t kthread-pages-range 0 pages 2 '[heap]'
+	t kthread-explain 0 explain 2
+	t kthread-explain-json 0 explain --json 2; json kthread-explain-json
 else
 	echo "skipped: pid 2 is not a kernel thread here"
 fi
@@ -228,6 +250,66 @@ if out=$("$PMAPS" demo --size 8M 2>&1) && echo "$out" | grep -q 'LazyFree' &&
 	echo "$out" | grep -q '^shmem ' && echo "$out" | grep -q 'smaps_rollup'; then ok; else bad "demo: $out"; fi
 after=$(ls /tmp | grep -c '^pmaps-demo' || true)
 [ "$before" = "$after" ] && ok || bad "demo left files in /tmp"
+
+# A proc root this user may not read is named as such, never blamed on the process.
+mkdir -p "$TMP/root000" "$TMP/root444/1"
+chmod 755 "$TMP"
+chmod 000 "$TMP/root000"
+chmod 444 "$TMP/root444"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
+elif [ "$(id -u)" != 0 ]; then
+	asuser=
+else
+	asuser=skip
+fi
+if [ "$asuser" != skip ]; then
+	for cmd in maps pages explain; do
+		for d in root000:read root444:search; do
+			err=$($asuser "$PMAPS" $cmd --proc-root "$TMP/${d%:*}" 1 2>&1 >/dev/null); rc=$?
+			want="pmaps: proc root '$TMP/${d%:*}': permission denied (this user may not ${d#*:} the directory)"
+			if [ $rc = 1 ] && [ "$err" = "$want" ]; then ok; else bad "$cmd, unreadable ${d%:*}: rc=$rc $err"; fi
+		done
+	done
+else
+	echo "skipped: unreadable proc root needs an unprivileged user (or root and setpriv)"
+fi
+chmod 755 "$TMP/root000" "$TMP/root444"
+
+# A failed write is an error: one line with the reason, exit 1.
+for args in "--help" "--version" "help" "help maps" "maps --help" "pages --help" "explain --help" \
+	"demo --help" "maps $E" "maps --sort rss $E" "maps --json $E" "maps --total $E" "pages $PG" \
+	"pages --summary $PG" "explain $E" "explain --json $E" "demo --size 4M"; do
+	err=$(cd "$DATA" && "$PMAPS" $args 2>&1 >/dev/full); rc=$?
+	if [ $rc = 1 ] && [ "$err" = "pmaps: writing output: No space left on device" ]; then ok
+	else bad "pmaps $args >/dev/full: rc=$rc $err"; fi
+	err=$(cd "$DATA" && "$PMAPS" $args 2>&1 >&-); rc=$?
+	if [ $rc = 1 ] && [ "$err" = "pmaps: writing output: Bad file descriptor" ]; then ok
+	else bad "pmaps $args >&-: rc=$rc $err"; fi
+done
+
+# An interrupted demo removes its file and dies of the signal. Its output goes
+# to a full pipe, so it is caught blocked in a write with the file in place.
+if mkfifo "$TMP/fifo"; then
+	exec 3<>"$TMP/fifo"
+	dd if=/dev/zero of="$TMP/fifo" bs=4096 count=1024 oflag=nonblock 2>/dev/null
+	for sig in TERM:143 INT:130; do
+		# A background job ignores SIGINT unless told otherwise.
+		env --default-signal=INT "$PMAPS" demo --size 4M >"$TMP/fifo" 2>/dev/null & dp=$!
+		file=
+		for i in $(seq 200); do
+			kid=$(cat /proc/$dp/task/$dp/children 2>/dev/null)
+			[ -n "$kid" ] && file=$(grep -o '/tmp/pmaps-demo\.[A-Za-z0-9]*' /proc/${kid% }/maps 2>/dev/null | head -1)
+			[ -n "$file" ] && break
+			sleep 0.05
+		done
+		kill -${sig%:*} $dp
+		wait $dp 2>/dev/null; rc=$?
+		if [ -n "$file" ] && [ ! -e "$file" ] && [ $rc = ${sig#*:} ]; then ok
+		else bad "demo on SIG${sig%:*}: rc=$rc, file '$file' left behind or never seen"; fi
+	done
+	exec 3>&-
+fi
 
 # A hostile target (hostile.py): names with terminal escapes, a newline, a
 # backslash, invalid UTF-8, an emoji, C1 and bidi controls, a JVM directory

@@ -185,9 +185,10 @@ static void test_ranges(void **state)
 	range_bad("12x", "is not a range");
 	range_bad("400000-", "is not a range");
 	range_bad("401000-400000", "ends before it starts");
-	range_bad("400000-400000", "ends before it starts");
+	range_bad("400000-400000", "range '400000-400000' is empty");
 	range_bad("400000+", "is not a range");
-	range_bad("400000+0", "is not a range");
+	range_bad("400000+0", "range '400000+0' is empty");
+	range_bad("400000+0K", "range '400000+0K' is empty");
 	range_bad("400000+4Q", "is not a range");
 	range_bad("400000+-4", "is not a range");
 	range_bad("10000000000000000", "is not a range");
