@@ -4,8 +4,9 @@
  * mapping, grouped by path or kind, or in total.
  *
  * Without --sort, rows go out as the library yields them and memory stays
- * constant. --sort has to hold every row: each is stashed compactly (fixed
- * part plus its strings in one arena) and written after the scan.
+ * constant. --sort has to hold every row: each keeps only its sort key and
+ * what the output prints of it, packed (the sorter below), and is written
+ * after the scan.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,8 +28,8 @@ static const char maps_usage[] =
 	"  -t, --total            one row: from smaps_rollup when the kernel has it, else\n"
 	"                         summed from smaps (the output says which)\n"
 	"  -f, --fields LIST      table/CSV columns, comma-separated, or 'all'\n"
-	"  -s, --sort FIELD       sort rows by FIELD: sizes largest first; address, path\n"
-	"                         and kind ascending\n"
+	"  -s, --sort FIELD       sort rows by FIELD (not vm_flags): fields and sizes\n"
+	"                         largest first; addresses, names and kind ascending\n"
 	"  -j, --json             JSON for programs: sizes in bytes, every reported field\n"
 	"      --csv              CSV for programs: sizes in bytes\n"
 	"  -b, --bytes            table sizes in bytes instead of K/M/G (powers of 1024)\n"
@@ -72,98 +73,314 @@ void maps_default_columns(struct maps_opts *o)
 	o->ncols = (int)n;
 }
 
-/* ---- the stash: rows kept for --sort ---- */
+/*
+ * ---- the sorter: what --sort keeps of each row ----
+ *
+ * Sorting must not read /proc a second time (a second read could describe
+ * another moment, or another program), so each row is kept, but only what the
+ * output needs of it: a key to sort by and, packed as LEB128 varints in one
+ * growing buffer, the start address and the values of the columns that will
+ * be printed (JSON prints every field, so there it keeps them all). Paths go
+ * to an arena of their own, each stored once while it is in a small cache
+ * of recent paths: a library's segments, a file's many mappings and the
+ * nameless ones share one copy. On 40k mappings the table's rows cost ~60
+ * bytes each, where a copy of the library's row is ~1.1 KB.
+ */
 
-struct srow {
-	struct pmaps_mapping m; /* views and unknowns rebuilt from the arena */
-	size_t path_off, vmf_off, unk_off;
+enum {
+	KEEP_END = 1u << 0,
+	KEEP_PERMS = 1u << 1,
+	KEEP_OFFSET = 1u << 2,
+	KEEP_DEV = 1u << 3,
+	KEEP_INODE = 1u << 4,
+	KEEP_KIND = 1u << 5,
+	KEEP_PATH = 1u << 6,
+	KEEP_VMFLAGS = 1u << 7,
+	KEEP_ALL = 1u << 8, /* JSON: row flags, VmFlags bits, unknown fields too */
 };
 
-struct stash {
-	struct srow *rows;
+struct skey {
+	uint64_t key; /* the sort value; for path, the path's offset in the arena */
+	size_t rec;   /* the row's offset in the record buffer */
+};
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+struct sorter {
+	int col, desc;
+	unsigned keep;
+	uint64_t fields;   /* bit (1 << f) of the smaps fields kept */
+	struct skey *keys;
 	size_t n, cap;
-	char *arena;
-	size_t alen, acap;
+	struct buf rec;    /* the packed rows */
+	struct buf paths;  /* paths: each a length (varint), then its bytes */
+	size_t recent[256]; /* by hash: 1 + the offset of a path stored, or 0 */
 };
 
-static int arena_put(struct stash *s, const void *p, size_t n, size_t *off)
+static int buf_put(struct buf *b, const void *p, size_t n)
 {
-	if (s->alen + n > s->acap) {
-		size_t na = s->acap ? s->acap * 2 : 65536;
-		while (na < s->alen + n)
-			na *= 2;
-		char *a = realloc(s->arena, na);
-		if (!a)
+	if (n > b->cap - b->len) {
+		size_t nc = b->cap ? b->cap : 65536;
+		unsigned char *np;
+		while (nc - b->len < n) {
+			if (nc > SIZE_MAX / 2)
+				return -ENOMEM;
+			nc *= 2;
+		}
+		np = realloc(b->p, nc);
+		if (!np)
 			return -ENOMEM;
-		s->arena = a;
-		s->acap = na;
+		b->p = np;
+		b->cap = nc;
 	}
-	*off = s->alen;
 	if (n)
-		memcpy(s->arena + s->alen, p, n);
-	s->alen += n;
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
 	return 0;
 }
 
-static int stash_add(struct stash *s, const struct pmaps_mapping *m)
+static int buf_varint(struct buf *b, uint64_t v)
 {
-	struct srow *r;
-	size_t off;
+	unsigned char t[10];
+	size_t n = 0;
+
+	do {
+		t[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		t[n++] |= v ? 0x80 : 0;
+	} while (v);
+	return buf_put(b, t, n);
+}
+
+static int buf_bytes(struct buf *b, const char *s, size_t n)
+{
+	return buf_varint(b, n) ? -ENOMEM : buf_put(b, s, n);
+}
+
+static uint64_t get_varint(const unsigned char **p)
+{
+	uint64_t v = 0;
+	unsigned sh = 0;
+
+	for (;;) {
+		unsigned char c = *(*p)++;
+		v |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80))
+			return v;
+		sh += 7;
+	}
+}
+
+static struct pmaps_view get_bytes(const unsigned char **p)
+{
+	struct pmaps_view v;
+
+	v.len = (size_t)get_varint(p);
+	v.ptr = (const char *)*p;
+	*p += v.len;
+	return v;
+}
+
+static struct pmaps_view path_at(const struct sorter *s, size_t off)
+{
+	const unsigned char *p = s->paths.p + off;
+	return get_bytes(&p);
+}
+
+/* smaps fields and sizes sort largest first; addresses, names and the like ascending. */
+static int sort_desc(int col)
+{
+	return col < PMAPS_F_COUNT || col == COL_SHARED || col == COL_VSIZE;
+}
+
+/* What rows must keep for the output O and the sort. */
+static void sorter_init(struct sorter *s, const struct maps_opts *o)
+{
+	static const unsigned keep[COL_COUNT - PMAPS_F_COUNT] = {
+		[COL_ADDRESS - PMAPS_F_COUNT] = KEEP_END, [COL_END - PMAPS_F_COUNT] = KEEP_END,
+		[COL_VSIZE - PMAPS_F_COUNT] = KEEP_END, [COL_PERMS - PMAPS_F_COUNT] = KEEP_PERMS,
+		[COL_OFFSET - PMAPS_F_COUNT] = KEEP_OFFSET, [COL_DEV - PMAPS_F_COUNT] = KEEP_DEV,
+		[COL_INODE - PMAPS_F_COUNT] = KEEP_INODE, [COL_KIND - PMAPS_F_COUNT] = KEEP_KIND,
+		[COL_PATH - PMAPS_F_COUNT] = KEEP_PATH, [COL_VMFLAGS - PMAPS_F_COUNT] = KEEP_VMFLAGS,
+	};
+
+	memset(s, 0, sizeof(*s));
+	s->col = o->sort_col;
+	s->desc = sort_desc(o->sort_col);
+	if (o->fmt == FMT_JSON) {
+		s->keep = ~0u;
+		s->fields = ~0ull;
+		return;
+	}
+	for (int i = 0; i < o->ncols; i++) {
+		int c = o->cols[i];
+		if (c < PMAPS_F_COUNT)
+			s->fields |= 1ull << c;
+		else if (c == COL_SHARED)
+			s->fields |= 1ull << PMAPS_F_SHARED_CLEAN | 1ull << PMAPS_F_SHARED_DIRTY;
+		else
+			s->keep |= keep[c - PMAPS_F_COUNT];
+	}
+}
+
+static uint64_t perms_key(unsigned perms)
+{
+	/* The order of "r-xp" strings: '-' sorts before the letters. */
+	return (uint64_t)(perms & PMAPS_PERM_READ ? 'r' : '-') << 24 |
+	       (uint64_t)(perms & PMAPS_PERM_WRITE ? 'w' : '-') << 16 |
+	       (uint64_t)(perms & PMAPS_PERM_EXEC ? 'x' : '-') << 8 |
+	       (uint64_t)(perms & PMAPS_PERM_SHARED ? 's' : 'p');
+}
+
+static uint64_t row_key(const struct sorter *s, const struct pmaps_mapping *m)
+{
+	switch (s->col) {
+	case COL_ADDRESS: case COL_START: return m->start;
+	case COL_END: return m->end;
+	case COL_PERMS: return perms_key(m->perms);
+	case COL_OFFSET: return m->offset;
+	case COL_DEV: return (uint64_t)m->dev_major << 32 | m->dev_minor;
+	case COL_INODE: return m->inode;
+	case COL_KIND: return (uint64_t)m->kind;
+	case COL_MAPPINGS: return 1;
+	case COL_VSIZE: return m->end - m->start;
+	case COL_SHARED: return m->v[PMAPS_F_SHARED_CLEAN] + m->v[PMAPS_F_SHARED_DIRTY];
+	default: return m->v[s->col];
+	}
+}
+
+static int sorter_path(struct sorter *s, struct pmaps_view path, uint64_t *off)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	size_t *slot;
+
+	for (size_t i = 0; i < path.len; i++)
+		h = (h ^ (unsigned char)path.ptr[i]) * 16777619u;
+	slot = &s->recent[h % (sizeof(s->recent) / sizeof(s->recent[0]))];
+	if (*slot) {
+		struct pmaps_view old = path_at(s, *slot - 1);
+		if (old.len == path.len && memcmp(old.ptr, path.ptr, path.len) == 0) {
+			*off = *slot - 1;
+			return 0;
+		}
+	}
+	*off = s->paths.len;
+	if (buf_bytes(&s->paths, path.ptr, path.len))
+		return -ENOMEM;
+	*slot = (size_t)*off + 1;
+	return 0;
+}
+
+static int sorter_add(struct sorter *s, const struct pmaps_mapping *m)
+{
+	struct buf *b = &s->rec;
+	uint64_t present = m->present & s->fields, path = 0;
+	int e = 0;
 
 	if (s->n == s->cap) {
 		size_t nc = s->cap ? s->cap * 2 : 1024;
-		struct srow *nr = realloc(s->rows, nc * sizeof(*nr));
-		if (!nr)
+		struct skey *nk = nc <= SIZE_MAX / sizeof(*nk) ? realloc(s->keys, nc * sizeof(*nk)) : NULL;
+		if (!nk)
 			return -ENOMEM;
-		s->rows = nr;
+		s->keys = nk;
 		s->cap = nc;
 	}
-	r = &s->rows[s->n];
-	r->m = *m;
-	r->m.n_unknown = m->n_unknown;
-	if (arena_put(s, m->path.ptr, m->path.len, &r->path_off) ||
-	    arena_put(s, m->vm_flags_text.ptr, m->vm_flags_text.len, &r->vmf_off))
+	if (((s->keep & KEEP_PATH) || s->col == COL_PATH) && sorter_path(s, m->path, &path))
 		return -ENOMEM;
-	r->unk_off = s->alen;
-	for (unsigned i = 0; i < m->n_unknown; i++) {
-		const struct pmaps_unknown *u = &m->unknown[i];
-		if (arena_put(s, u->name.ptr, u->name.len, &off) ||
-		    arena_put(s, u->text.ptr, u->text.len, &off))
-			return -ENOMEM;
+	s->keys[s->n].key = s->col == COL_PATH ? path : row_key(s, m);
+	s->keys[s->n].rec = b->len;
+	e |= buf_varint(b, m->start);
+	if (s->keep & KEEP_END)
+		e |= buf_varint(b, m->end - m->start);
+	if (s->keep & KEEP_PERMS)
+		e |= buf_varint(b, m->perms);
+	if (s->keep & KEEP_OFFSET)
+		e |= buf_varint(b, m->offset);
+	if (s->keep & KEEP_DEV)
+		e |= buf_varint(b, m->dev_major) | buf_varint(b, m->dev_minor);
+	if (s->keep & KEEP_INODE)
+		e |= buf_varint(b, m->inode);
+	if (s->keep & KEEP_KIND)
+		e |= buf_varint(b, (uint64_t)m->kind);
+	if (s->keep & KEEP_PATH)
+		e |= buf_varint(b, path);
+	if (s->keep & KEEP_VMFLAGS)
+		e |= buf_bytes(b, m->vm_flags_text.ptr, m->vm_flags_text.len);
+	e |= buf_varint(b, present);
+	for (uint64_t p = present; p; p &= p - 1)
+		e |= buf_varint(b, m->v[__builtin_ctzll(p)]);
+	if (s->keep & KEEP_ALL) {
+		e |= buf_varint(b, m->flags) | buf_varint(b, m->vm_flags) | buf_varint(b, m->n_unknown);
+		for (unsigned i = 0; i < m->n_unknown; i++) {
+			const struct pmaps_unknown *u = &m->unknown[i];
+			e |= buf_bytes(b, u->name.ptr, u->name.len) | buf_varint(b, u->value) |
+			     buf_varint(b, (uint64_t)(u->is_kb != 0) | (uint64_t)(u->is_number != 0) << 1) |
+			     buf_bytes(b, u->text.ptr, u->text.len);
+		}
 	}
+	if (e)
+		return -ENOMEM;
 	s->n++;
 	return 0;
 }
 
-/* Points the row's views into the arena (after all growth is done). */
-static void stash_fix(struct stash *s, struct srow *r)
+/* Rebuilds into M what row K kept; views point into the sorter. */
+static void sorter_get(const struct sorter *s, const struct skey *k, struct pmaps_mapping *m)
 {
-	size_t off = r->unk_off;
+	const unsigned char *p = s->rec.p + k->rec;
 
-	r->m.path.ptr = s->arena + r->path_off;
-	r->m.vm_flags_text.ptr = s->arena + r->vmf_off;
-	for (unsigned i = 0; i < r->m.n_unknown; i++) {
-		struct pmaps_unknown *u = &r->m.unknown[i];
-		u->name.ptr = s->arena + off;
-		off += u->name.len;
-		u->text.ptr = s->arena + off;
-		off += u->text.len;
+	m->start = get_varint(&p);
+	if (s->keep & KEEP_END)
+		m->end = m->start + get_varint(&p);
+	if (s->keep & KEEP_PERMS)
+		m->perms = (unsigned)get_varint(&p);
+	if (s->keep & KEEP_OFFSET)
+		m->offset = get_varint(&p);
+	if (s->keep & KEEP_DEV) {
+		m->dev_major = (uint32_t)get_varint(&p);
+		m->dev_minor = (uint32_t)get_varint(&p);
 	}
+	if (s->keep & KEEP_INODE)
+		m->inode = get_varint(&p);
+	if (s->keep & KEEP_KIND)
+		m->kind = (enum pmaps_kind)get_varint(&p);
+	if (s->keep & KEEP_PATH)
+		m->path = path_at(s, (size_t)get_varint(&p));
+	if (s->keep & KEEP_VMFLAGS)
+		m->vm_flags_text = get_bytes(&p);
+	m->present = get_varint(&p);
+	for (int f = 0; f < PMAPS_F_COUNT; f++)
+		m->v[f] = m->present & (1ull << f) ? get_varint(&p) : 0;
+	if (s->keep & KEEP_ALL) {
+		m->flags = (unsigned)get_varint(&p);
+		m->vm_flags = get_varint(&p);
+		m->n_unknown = (unsigned)get_varint(&p);
+		for (unsigned i = 0; i < m->n_unknown; i++) {
+			struct pmaps_unknown *u = &m->unknown[i];
+			uint64_t bits;
+			u->name = get_bytes(&p);
+			u->value = get_varint(&p);
+			bits = get_varint(&p);
+			u->is_kb = (int)(bits & 1);
+			u->is_number = (int)(bits >> 1 & 1);
+			u->text = get_bytes(&p);
+		}
+	}
+}
+
+static void sorter_free(struct sorter *s)
+{
+	free(s->keys);
+	free(s->rec.p);
+	free(s->paths.p);
 }
 
 /* ---- sorting ---- */
 
-static uint64_t sort_value(int col, const uint64_t *v, uint64_t vsize, uint64_t nmaps)
-{
-	if (col == COL_SHARED)
-		return v[PMAPS_F_SHARED_CLEAN] + v[PMAPS_F_SHARED_DIRTY];
-	if (col == COL_VSIZE)
-		return vsize;
-	if (col == COL_MAPPINGS)
-		return nmaps;
-	return v[col];
-}
-
+static const struct sorter *sorting; /* for qsort's comparator */
 static int sort_col;
 
 static int cmp_view(struct pmaps_view a, struct pmaps_view b)
@@ -177,23 +394,38 @@ static int cmp_u64_desc(uint64_t a, uint64_t b)
 	return (a < b) - (a > b);
 }
 
-static int cmp_srow(const void *pa, const void *pb)
+static int cmp_skey(const void *pa, const void *pb)
 {
-	const struct pmaps_mapping *a = &((const struct srow *)pa)->m;
-	const struct pmaps_mapping *b = &((const struct srow *)pb)->m;
-	int c = 0;
+	const struct skey *a = pa, *b = pb;
+	const unsigned char *ra = sorting->rec.p + a->rec, *rb = sorting->rec.p + b->rec;
+	uint64_t sa, sb;
+	int c;
 
-	switch (sort_col) {
-	case COL_ADDRESS: case COL_START: case COL_END: case COL_PERMS: case COL_OFFSET:
-	case COL_DEV: case COL_INODE: case COL_VMFLAGS:
-		break;
-	case COL_PATH: c = cmp_view(a->path, b->path); break;
-	case COL_KIND: c = (a->kind > b->kind) - (a->kind < b->kind); break;
-	default:
-		c = cmp_u64_desc(sort_value(sort_col, a->v, a->end - a->start, 1),
-		                 sort_value(sort_col, b->v, b->end - b->start, 1));
-	}
-	return c ? c : (a->start > b->start) - (a->start < b->start);
+	if (sorting->col == COL_PATH)
+		c = a->key == b->key ? 0 : cmp_view(path_at(sorting, (size_t)a->key),
+		                                    path_at(sorting, (size_t)b->key));
+	else if (sorting->desc)
+		c = cmp_u64_desc(a->key, b->key);
+	else
+		c = (a->key > b->key) - (a->key < b->key);
+	if (c)
+		return c;
+	/* Ties in address order, then in the order read. */
+	sa = get_varint(&ra);
+	sb = get_varint(&rb);
+	c = (sa > sb) - (sa < sb);
+	return c ? c : (a->rec > b->rec) - (a->rec < b->rec);
+}
+
+static uint64_t group_value(int col, const struct pmaps_group_row *g)
+{
+	if (col == COL_SHARED)
+		return g->v[PMAPS_F_SHARED_CLEAN] + g->v[PMAPS_F_SHARED_DIRTY];
+	if (col == COL_VSIZE)
+		return g->vsize;
+	if (col == COL_MAPPINGS)
+		return g->mappings;
+	return g->v[col];
 }
 
 static int cmp_group(const void *pa, const void *pb)
@@ -205,9 +437,7 @@ static int cmp_group(const void *pa, const void *pb)
 	switch (sort_col) {
 	case COL_PATH: break;
 	case COL_KIND: c = (a->kind > b->kind) - (a->kind < b->kind); break;
-	default:
-		c = cmp_u64_desc(sort_value(sort_col, a->v, a->vsize, a->mappings),
-		                 sort_value(sort_col, b->v, b->vsize, b->mappings));
+	default: c = cmp_u64_desc(group_value(sort_col, a), group_value(sort_col, b));
 	}
 	return c ? c : cmp_view(a->key, b->key);
 }
@@ -309,16 +539,18 @@ done:
 int maps_report(const struct maps_opts *o)
 {
 	static struct out out;
+	static struct pmaps_mapping kept; /* a sorted row, rebuilt for the writer */
 	struct pmaps_proc *proc = NULL;
 	struct pmaps_maps *c = NULL;
 	struct pmaps_group *g = NULL;
 	const struct pmaps_group_row **sorted = NULL;
 	const struct pmaps_mapping *m;
-	struct stash st = {0};
+	struct sorter st;
 	struct render r;
 	uint64_t rows = 0;
 	int rc, err, begun = 0;
 
+	sorter_init(&st, o);
 	out_init(&out, STDOUT_FILENO);
 	rc = tool_proc_open(&proc, o->proc_root, o->pid);
 	if (rc != 0)
@@ -350,7 +582,7 @@ int maps_report(const struct maps_opts *o)
 		if (g)
 			err = pmaps_group_add(g, m);
 		else if (o->sort_col >= 0)
-			err = stash_add(&st, m);
+			err = sorter_add(&st, m);
 		else
 			render_mapping(&r, m);
 		if (err < 0)
@@ -384,20 +616,19 @@ int maps_report(const struct maps_opts *o)
 		for (size_t i = 0; i < n; i++)
 			render_group(&r, sorted[i], (enum pmaps_group_by)o->group);
 	} else if (o->sort_col >= 0) {
-		for (size_t i = 0; i < st.n; i++)
-			stash_fix(&st, &st.rows[i]);
-		sort_col = o->sort_col;
+		sorting = &st;
 		if (st.n) /* qsort's pointer must not be NULL, even for no rows */
-			qsort(st.rows, st.n, sizeof(*st.rows), cmp_srow);
-		for (size_t i = 0; i < st.n; i++)
-			render_mapping(&r, &st.rows[i].m);
+			qsort(st.keys, st.n, sizeof(*st.keys), cmp_skey);
+		for (size_t i = 0; i < st.n; i++) {
+			sorter_get(&st, &st.keys[i], &kept);
+			render_mapping(&r, &kept);
+		}
 	}
 	render_end(&r, NULL);
 done:
 	rc = finish_output(&out, rc);
 	free(sorted);
-	free(st.rows);
-	free(st.arena);
+	sorter_free(&st);
 	pmaps_group_close(g);
 	pmaps_maps_close(c);
 	pmaps_proc_close(proc);
@@ -474,6 +705,10 @@ int cmd_maps(int argc, char **argv)
 		}
 		if (col < 0) {
 			die_msg("--sort: unknown field '%s' (see pmaps maps --help)", sort);
+			return EXIT_USAGE;
+		}
+		if (col == COL_VMFLAGS) {
+			die_msg("--sort: rows cannot be sorted by vm_flags");
 			return EXIT_USAGE;
 		}
 		if (o.group >= 0 && col >= PMAPS_F_COUNT && col != COL_SHARED &&
