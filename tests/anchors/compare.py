@@ -12,6 +12,9 @@ tools print is matched by start address and every field compared:
   the same value before and after (then any disagreement is pmaps's or the
   peer's, not time's). A field that disagrees and moved is read again, up to
   ATTEMPTS times; what never held still is counted as not compared and listed.
+  A disagreement on a still field is read again too, and is a difference
+  when every attempt saw it (a value can change and change back between the
+  kernel's two reads: a process starting and exiting meanwhile).
 
 A reader's own mappings move the very figures it reads: while pmap runs it
 maps libc, its libraries and locale files, and each page it maps is shared
@@ -161,6 +164,7 @@ def compare(pmaps, pid, peer, tally, reader_files, idle_name=None):
         return
     best = None
     why = None
+    persist = set()
     for _ in range(ATTEMPTS_IDLE if idle_name else ATTEMPTS):
         r = one_attempt(pmaps, pid, peer, ident, reader_files)
         if r[0] == "skip":
@@ -172,14 +176,18 @@ def compare(pmaps, pid, peer, tally, reader_files, idle_name=None):
         if r[0] == "again":
             why = r[1]
             continue
-        if best is None or (len(r[1]), len(r[2])) < (len(best[1]), len(best[2])):
-            best = r
+        keys = {(label, d[0]) for label, d in r[1]}
+        persist = keys if best is None else persist & keys
+        best = r
         if not r[1] and not r[2]:
             break
     if best is None:
         tally.skip(why)
         return
+    # A difference is one that every attempt saw: pmaps's mistakes are
+    # deterministic, a value that changed and changed back is not.
     _, diffs, unstable, nmaps, nfields, explained = best
+    diffs = [d for d in diffs if (d[0], d[1][0]) in persist]
     who = "pid %d (%s)" % (pid, idle_name or anchors.comm(pid))
     tally.procs += 1
     tally.mappings += nmaps

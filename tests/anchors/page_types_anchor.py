@@ -22,6 +22,11 @@ every page of every mapping is compared:
 Map counts are not compared on the vDSO page and on pages of files the
 readers map themselves, nor the vDSO's referenced bit (reader_paths() and
 compare_pages() say why); the summary counts those pages.
+
+Then `pmaps pages PID --summary --json`, with each reader, against
+page-types's pages counted per mapping the way pmaps(1) defines each count
+(counts()): resident, swapped, zero, file, the flags, exclusive and shared,
+and the map count histogram, with the same rules.
 A value that page-types printed differently before and after (the kernel's
 page state moved: DAMON and reclaim clear reference bits, set idle, move
 pages between LRU lists) is not compared, and counted. Flags page-types shows
@@ -288,9 +293,103 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
     return len(mine), listed_pages, nf, moving, explained
 
 
+def pmaps_summary(pmaps, pid, strategy):
+    """The mappings of `pmaps pages PID --summary --json`, or None with the reason."""
+    rc, out, err = anchors.run([pmaps, "pages", str(pid), "--summary", "--json",
+                                "--strategy", strategy])
+    if rc != 0:
+        return None, "status %d: %s" % (rc, err.decode("utf-8", "replace").strip())
+    return json.loads(out.decode("utf-8"))["mappings"], None
+
+
+def bins(mc):
+    """The summary's map count bins a resident page counts in."""
+    out = ["mapped_by_2_or_more"] if mc >= 2 else []
+    for name, lo, hi in (("mapped_by_0", 0, 0), ("mapped_by_1", 1, 1), ("mapped_by_2", 2, 2),
+                         ("mapped_by_3_4", 3, 4), ("mapped_by_5_8", 5, 8),
+                         ("mapped_by_9_or_more", 9, 1 << 62)):
+        if lo <= mc <= hi:
+            out.append(name)
+    return out
+
+
+def counts(pt, lo, hi, with_mapcount):
+    """page-types's pages in [LO, HI) counted the way the summary counts.
+
+    resident: a frame, not the zero page (smaps does not count zero-page
+    mappings in Rss, and pmaps follows it); zero: the zero page; the flags
+    and the map count histogram over resident pages."""
+    c = {}
+    add = lambda k: c.__setitem__(k, c.get(k, 0) + 1)
+    for vp in range(lo, hi):
+        e = pt.get(vp)
+        if e is None:
+            continue
+        frame, mc, f = e
+        if "swap" in f:
+            add("swapped")
+            continue
+        if "zero_page" in f:
+            add("zero")
+            continue
+        add("resident")
+        for key, flag in (("file", "file"), ("dirty", "dirty"), ("active", "active"),
+                          ("referenced", "referenced"), ("idle", "idle_page"), ("thp", "thp"),
+                          ("mlocked", "mlocked"), ("exclusive", "mmap_exclusive")):
+            if flag in f:
+                add(key)
+        if "mmap_exclusive" not in f:
+            add("shared")
+        if "anonymous" in f and "swapbacked" not in f:
+            add("lazyfree")
+        if with_mapcount:
+            for b in bins(mc):
+                add(b)
+    return c
+
+
+SUMMARY = ("resident", "swapped", "zero", "file", "dirty", "active", "referenced", "idle",
+           "thp", "mlocked", "lazyfree", "exclusive", "shared", "mapped_by_2_or_more",
+           "mapped_by_0", "mapped_by_1", "mapped_by_2", "mapped_by_3_4", "mapped_by_5_8",
+           "mapped_by_9_or_more")
+
+
+def compare_summary(pt1, pt2, rows, strategy, who, readers, out):
+    """`pages --summary` against page-types's pages counted per mapping."""
+    nf = moving = 0
+    explained = {}
+    for r in rows:
+        lo, hi = int(r["start"], 16) // PAGE, int(r["end"], 16) // PAGE
+        path = r.get("path")
+        mapcount = path != "[vdso]" and path not in readers
+        c1 = counts(pt1, lo, hi, mapcount)
+        c2 = counts(pt2, lo, hi, mapcount)
+        where = "%s mapping %s-%s (%s)" % (who, r["start"], r["end"], path or r.get("kind", ""))
+        if r.get("pages") != hi - lo:
+            out.append((where, "pages", r.get("pages"), hi - lo))
+        for key in SUMMARY:
+            if key not in r or (key.startswith("mapped_by") and not mapcount):
+                continue
+            if key == "referenced" and path == "[vdso]":
+                continue  # every execve() flips it: see compare_pages()
+            nf += 1
+            va, v1, v2 = r[key], c1.get(key, 0), c2.get(key, 0)
+            if va == v1 or va == v2:
+                continue
+            if v1 != v2:
+                moving += 1
+                continue
+            out.append((where, key, va, v1))
+        if r.get("huge"):
+            k = "summary's huge (PMD-mapped pages) not compared: page-types cannot see how a page is mapped"
+            explained[k] = explained.get(k, 0) + 1
+    return nf, moving, explained
+
+
 def compare_process(pt, names, pmaps, pid, who, readers, tally):
     for strategy in ("scan", "pagemap"):
         best = None
+        persist = set()
         for _ in range(ATTEMPTS):
             pt1, why1 = page_types(pt, pid, names)
             mine, why = pmaps_pages(pmaps, pid, strategy)
@@ -304,11 +403,42 @@ def compare_process(pt, names, pmaps, pid, who, readers, tally):
             else:
                 out = []
                 counts = compare_pages(pt1, pt2, mine, strategy, who, readers, out)
-            if best is None or len(out) < len(best[0]):
-                best = (out, counts)
-            if not out:
+            keys = {(w, f) for w, f, _, _ in out}
+            persist = keys if best is None else persist & keys
+            best = (out, counts)
+            if not persist:
                 break
+        # A difference is one that every attempt saw (see compare.py).
         out, (npages, listed, nf, moving, explained) = best
+        out = [d for d in out if (d[0], d[1]) in persist]
+        best = None
+        persist = set()
+        for _ in range(ATTEMPTS):
+            pt1, why1 = page_types(pt, pid, names)
+            rows, why = pmaps_summary(pmaps, pid, strategy)
+            pt2, why2 = page_types(pt, pid, names)
+            if pt1 is None or pt2 is None:
+                tally.differences.append("%s: page-types failed: %s" % (who, why1 or why2))
+                return
+            sout = []
+            if rows is None:
+                sout.append((who, "pmaps pages --summary --strategy " + strategy, why,
+                             "page-types read it"))
+                scounts = (0, 0, {})
+            else:
+                scounts = compare_summary(pt1, pt2, rows, strategy, who, readers, sout)
+            keys = {(w, f) for w, f, _, _ in sout}
+            persist = keys if best is None else persist & keys
+            best = (sout, scounts)
+            if not persist:
+                break
+        sout, (snf, smoving, sexplained) = best
+        sout = [d for d in sout if (d[0], d[1]) in persist]
+        out = out + [(w, "summary " + f, va, vb) for w, f, va, vb in sout]
+        nf += snf
+        moving += smoving
+        for k, n in sexplained.items():
+            explained[k] = explained.get(k, 0) + n
         tally.pages += npages
         tally.listed += listed
         tally.fields += nf - moving
