@@ -35,6 +35,7 @@ struct pmaps_proc {
 	 */
 	int memfd;
 	int tid;              /* the thread MEMFD names, or 0 for the process itself */
+	int statfd;           /* ROOT/PID/stat, kept open: the guard reads it twice a read */
 	int pid;
 	int live;             /* the root is a real procfs, not a fixture tree */
 	char pidname[24];

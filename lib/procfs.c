@@ -164,6 +164,7 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 		goto fail;
 	}
 	p->memfd = p->dirfd;
+	p->statfd = -1;
 	snprintf(p->pidname, sizeof(p->pidname), "%s", name);
 	p->live = fstatfs(p->dirfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 	p->pid = 0;
@@ -188,6 +189,8 @@ void pmaps_proc_close(struct pmaps_proc *proc)
 		return;
 	if (proc->memfd != proc->dirfd)
 		close(proc->memfd);
+	if (proc->statfd >= 0)
+		close(proc->statfd);
 	close(proc->dirfd);
 	close(proc->rootfd);
 	pmaps__free(proc);
@@ -297,11 +300,32 @@ static int ident_at(const struct pmaps_proc *proc, int dirfd, struct pmaps__iden
 	int fd;
 
 	memset(id, 0, sizeof(*id));
-	fd = pmaps__open_file(proc, dirfd, "stat", NULL, 0);
-	if (fd < 0)
-		return fd == -ENOENT ? -ESRCH : fd;
-	n = pmaps__read(fd, buf, sizeof(buf));
-	close(fd);
+	if (dirfd == proc->dirfd && proc->live) {
+		/*
+		 * The process's own stat, through one fd kept for the handle's
+		 * life: every pread from 0 is a fresh reading, and once the
+		 * process is gone it fails with ESRCH. Not through the read
+		 * hooks, which inject faults into the data files' reads.
+		 */
+		struct pmaps_proc *mp = (struct pmaps_proc *)(uintptr_t)proc;
+		if (mp->statfd < 0) {
+			mp->statfd = pmaps__open_file(proc, dirfd, "stat", NULL, 0);
+			if (mp->statfd < 0) {
+				int e = mp->statfd;
+				mp->statfd = -1;
+				return e == -ENOENT ? -ESRCH : e;
+			}
+		}
+		do
+			n = pread(mp->statfd, buf, sizeof(buf), 0);
+		while (n < 0 && errno == EINTR);
+	} else {
+		fd = pmaps__open_file(proc, dirfd, "stat", NULL, 0);
+		if (fd < 0)
+			return fd == -ENOENT ? -ESRCH : fd;
+		n = pmaps__read(fd, buf, sizeof(buf));
+		close(fd);
+	}
 	if (n < 0)
 		return errno == ESRCH || errno == ENOENT ? -ESRCH : -errno;
 	if (n == 0)

@@ -1466,7 +1466,6 @@ static void test_gone(void **state)
 {
 	struct pmaps_proc *p;
 	struct pmaps_maps *c;
-	const struct pmaps_mapping *m;
 	char pid[16];
 	int st;
 	(void)state;
@@ -1647,7 +1646,6 @@ static void test_kernel_thread(void **state)
 {
 	struct pmaps_proc *p = NULL;
 	struct pmaps_maps *c;
-	const struct pmaps_mapping *m;
 	char pid[16];
 	int found = 0;
 	(void)state;

@@ -146,7 +146,7 @@ static void run_tool(const char *const argv[], pid_t victim, long kill_at_us, in
 		/* execv() takes char *const[]; the strings are never written. */
 		char *v[16];
 		size_t na = 0;
-		while (argv[na] && na < 15)
+		while (na < 15 && argv[na])
 			na++;
 		memcpy(v, argv, na * sizeof(v[0]));
 		v[na] = NULL;
