@@ -201,6 +201,12 @@ t err-option-no-value 2 maps --json=yes $E
 t err-pages-option-cluster 2 pages -sq $PG
 t err-explain-option 2 explain --pages=all $E
 t err-demo-size-value 2 demo --size
+# Values no kernel prints (three mappings of Rss 2^53 kB summed to 8 EiB):
+# refused with the mapping and both values, never summed.
+I="--proc-root impossible/proc 100"
+t impossible-total 1 maps --total $I
+t impossible-group 1 maps --group path --json $I
+t impossible-explain 1 explain $I
 
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
