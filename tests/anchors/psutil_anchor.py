@@ -9,6 +9,8 @@
    uss, pss and swap, which psutil 5.9 takes from smaps_rollup (uss is the
    sum of its Private_* lines: Private_Clean + Private_Dirty +
    Private_Hugetlb).
+3. Process(pid).memory_maps(grouped=True) against `pmaps maps PID --group
+   path --json`: the ten sizes summed per path (psutil's path: see below).
 
 psutil reads in this process, so pmaps is held blocked on its output while
 psutil reads (anchors.Held): both see the same set of readers mapped and Pss
@@ -92,59 +94,162 @@ def rollup(pid):
     return out
 
 
+def settle(n, attempt):
+    """Runs ATTEMPT up to N times, until it sees no difference and nothing moving.
+
+    ATTEMPT returns None when the process is gone, else (differences as
+    (key, pmaps, psutil), moving as the same, number of fields). A
+    difference is one that every attempt saw (see compare.py)."""
+    persist, last = set(), None
+    for _ in range(n):
+        r = attempt()
+        if r is None:
+            return None
+        keys = {d[0] for d in r[0]}
+        persist = keys if last is None else persist & keys
+        last = r
+        if not r[0] and not r[1]:
+            break
+    diffs, moving, nf = last
+    return [d for d in diffs if d[0] in persist], moving, nf
+
+
+def tally_up(tally, who, result, idle_name):
+    if result is None:
+        if idle_name:
+            tally.differences.append("%s: exited while it was read" % who)
+        return
+    diffs, moving, nf = result
+    tally.procs += 1
+    tally.fields += nf - len(moving)
+    tally.unstable += len(moving)
+    for key, va, vb in diffs:
+        line = "%s %s: pmaps=%r psutil=%r" % (who, key, va, vb)
+        tally.differences.append(line)
+        anchors.log("DIFFERENCE " + line)
+    for key, va, vb in moving:
+        tally.unstable_list.append("%s %s: pmaps=%r psutil=%r (the kernel's value moved in "
+                                   "each attempt)" % (who, key, va, vb))
+
+
+def held_read(pmaps, pid, args, read_peer, read_kernel, ident):
+    """(kernel before, pmaps document, status, stderr, peer's answer, kernel after), None if gone.
+
+    pmaps is held blocked on its output while the peer reads (anchors.Held)."""
+    before = read_kernel(pid)
+    if before is None:
+        return None
+    held = anchors.Held([pmaps, "maps", str(pid), "--json"] + args)
+    theirs = read_peer()
+    after = read_kernel(pid)
+    rc, doc, err = anchors.pmaps_doc(*held.finish())
+    now = anchors.identity(pid)
+    if now is None or now[0] != ident[0] or now[1] == "Z" or after is None:
+        return None
+    return before, doc, rc, err, theirs, after
+
+
 def compare_totals(psutil, pmaps, pid, tally, idle_name=None):
     """memory_full_info() against pmaps --total, with the same rules as compare.py."""
     ident = anchors.identity(pid)
     if ident is None or anchors.is_kernel_thread(pid):
         return
     who = "pid %d (%s)" % (pid, idle_name or anchors.comm(pid))
-    best = None
-    for _ in range(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS):
-        before = rollup(pid)
-        if before is None:
-            return
-        held = anchors.Held([pmaps, "maps", str(pid), "--total", "--json"])
+
+    def info():
         try:
-            info = psutil.Process(pid).memory_full_info()
+            return psutil.Process(pid).memory_full_info()
         except (psutil.Error, OSError):
-            info = None
-        after = rollup(pid)
-        rc, doc, err = anchors.pmaps_doc(*held.finish())
-        now = anchors.identity(pid)
-        if now is None or now[0] != ident[0] or now[1] == "Z" or after is None:
-            if idle_name:
-                tally.differences.append("%s: exited while its totals were read" % who)
-            return
+            return None
+
+    def attempt():
+        r = held_read(pmaps, pid, ["--total"], info, rollup, ident)
+        if r is None:
+            return None
+        before, doc, rc, err, theirs, after = r
+        if rc != 0 or theirs is None:
+            return ([("exit status", "pmaps %s: %s" % (rc, err.decode("utf-8", "replace")),
+                      "failed" if theirs is None else "read it")], [], 1)
         diffs, moving = [], []
-        if rc != 0 or info is None:
-            diffs.append(("exit status", "pmaps %s: %s" % (rc, err.decode("utf-8", "replace")),
-                          "psutil %s" % ("failed" if info is None else "read it"), ()))
-        else:
-            t = doc["total"]
-            uss = sum(t.get(k, 0) for k in ("private_clean", "private_dirty", "private_hugetlb"))
-            for field, va, vb, knames in (
-                    ("uss", uss, info.uss, ("Private_Clean", "Private_Dirty", "Private_Hugetlb")),
-                    ("pss", t.get("pss"), info.pss, ("Pss",)),
-                    ("swap", t.get("swap"), info.swap, ("Swap",))):
+        t = doc["total"]
+        uss = sum(t.get(k, 0) for k in ("private_clean", "private_dirty", "private_hugetlb"))
+        for field, va, vb, knames in (
+                ("uss", uss, theirs.uss, ("Private_Clean", "Private_Dirty", "Private_Hugetlb")),
+                ("pss", t.get("pss"), theirs.pss, ("Pss",)),
+                ("swap", t.get("swap"), theirs.swap, ("Swap",))):
+            if va == vb:
+                continue
+            still = all(before.get(k) == after.get(k) for k in knames)
+            (diffs if still else moving).append(("totals field " + field, va, vb))
+        return diffs, moving, 3
+
+    tally_up(tally, who, settle(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS,
+                                attempt), idle_name)
+
+
+def smaps_by_psutil_path(pid):
+    """{psutil's path: {kernel name: sum}} from the kernel's smaps, or None."""
+    text = anchors.read_bytes("/proc/%d/smaps" % pid)
+    if isinstance(text, OSError) or not text:
+        return None
+    out = {}
+    for m in anchors.parse_smaps(text).values():
+        g = out.setdefault(psutil_path(m["name"]), {})
+        for k, v in m["fields"].items():
+            if k != "VmFlags":
+                g[k] = g.get(k, 0) + int(v)
+    return out
+
+
+def compare_grouped(psutil, pmaps, pid, tally, idle_name=None):
+    """memory_maps(grouped=True) against pmaps --group path, with the same rules.
+
+    psutil groups by its own path (psutil_path()); pmaps's groups are mapped
+    to that key through the same function and summed where two meet."""
+    ident = anchors.identity(pid)
+    if ident is None or anchors.is_kernel_thread(pid):
+        return
+    who = "pid %d (%s)" % (pid, idle_name or anchors.comm(pid))
+
+    def grouped():
+        try:
+            return {m.path: m for m in psutil.Process(pid).memory_maps(grouped=True)}
+        except (psutil.Error, OSError):
+            return None
+
+    def attempt():
+        r = held_read(pmaps, pid, ["--group", "path"], grouped, smaps_by_psutil_path, ident)
+        if r is None:
+            return None
+        before, doc, rc, err, theirs, after = r
+        if rc != 0 or theirs is None:
+            return ([("exit status", "pmaps %s: %s" % (rc, err.decode("utf-8", "replace")),
+                      "failed" if theirs is None else "read it")], [], 1)
+        mine = {}
+        for g in doc["groups"]:
+            sums = mine.setdefault(psutil_path(anchors.path_bytes(g)), {})
+            for f in FIELDS:
+                sums[f] = sums.get(f, 0) + g.get(f, 0)
+        diffs, moving, nf = [], [], 0
+        for key in sorted(set(mine) | set(theirs)):
+            a, b = mine.get(key), theirs.get(key)
+            if a is None or b is None:
+                diffs.append(("group %r" % key, "present" if a else "absent",
+                              "present" if b else "absent"))
+                continue
+            for f in FIELDS:
+                nf += 1
+                va, vb = a[f], getattr(b, f)
                 if va == vb:
                     continue
-                still = all(before.get(k) == after.get(k) for k in knames)
-                (diffs if still else moving).append((field, va, vb, knames))
-        if best is None or (len(diffs), len(moving)) < (len(best[0]), len(best[1])):
-            best = (diffs, moving)
-        if not diffs and not moving:
-            break
-    diffs, moving = best
-    tally.procs += 1
-    tally.fields += 3 - len(moving)
-    tally.unstable += len(moving)
-    for field, va, vb, _ in diffs:
-        line = "%s totals field %s: pmaps=%r psutil=%r" % (who, field, va, vb)
-        tally.differences.append(line)
-        anchors.log("DIFFERENCE " + line)
-    for field, va, vb, _ in moving:
-        tally.unstable_list.append("%s totals field %s: pmaps=%r psutil=%r (the kernel's value "
-                                   "moved in each attempt)" % (who, field, va, vb))
+                k = KERNEL[f]
+                still = key in before and key in after and \
+                    before[key].get(k) == after[key].get(k)
+                (diffs if still else moving).append(("group %r field %s" % (key, f), va, vb))
+        return diffs, moving, nf
+
+    tally_up(tally, who, settle(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS,
+                                attempt), idle_name)
 
 
 def main():
@@ -164,21 +269,25 @@ def main():
                      "for /usr/bin/python3)" % sys.executable)
     anchors.log("psutil %s, %s" % (psutil.__version__, sys.executable))
     peer = Psutil(psutil)
-    maps, totals = compare.Tally(), compare.Tally()
+    maps, totals, groups = compare.Tally(), compare.Tally(), compare.Tally()
     idle = anchors.Idle(layout)
     note = ""
     try:
         for pid in idle.pids():
             compare.compare(pmaps, pid, peer, maps, set(), idle.names[pid])
             compare_totals(psutil, pmaps, pid, totals, idle.names[pid])
+            compare_grouped(psutil, pmaps, pid, groups, idle.names[pid])
         others, note = anchors.machine(idle.names, sample)
         for pid in others:
             compare.compare(pmaps, pid, peer, maps, set())
             compare_totals(psutil, pmaps, pid, totals)
+            compare_grouped(psutil, pmaps, pid, groups)
     finally:
         idle.stop()
     bad = compare.report("anchors_psutil memory_maps", maps, note)
     bad |= compare.report("anchors_psutil memory_full_info", totals, note, per_mapping=False)
+    bad |= compare.report("anchors_psutil memory_maps(grouped=True)", groups, note,
+                          per_mapping=False)
     sys.exit(bad)
 
 
