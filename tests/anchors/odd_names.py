@@ -8,7 +8,8 @@ then it removes what it made. The names: a space, trailing white space, a newlin
 (the kernel prints \\012), a tab, a backslash, a byte that is not UTF-8, a
 UTF-8 letter, an escape sequence, a name longer than pmap's 127 bytes, a
 deleted file, and a file really named "... (deleted)" that exists; and the
-names the kernel gives shared anonymous memory, a memfd and a SysV segment.
+names the kernel gives shared anonymous memory, a memfd and a SysV segment;
+and a PROT_NONE reservation and the huge zero page for the page anchor.
 """
 
 import mmap
@@ -25,8 +26,8 @@ NAMES = [b"plain.bin", b"with space.bin", b"trailing space ", b"new\nline.bin", 
 def other_kinds(page):
     """Names the kernel makes up: shared anonymous memory ("/dev/zero
     (deleted)"), a memfd ("/memfd:NAME (deleted)"), a SysV segment
-    ("/SYSV00000000 (deleted)", removed at once: it goes when unmapped), and
-    a 1 GiB PROT_NONE reservation."""
+    ("/SYSV00000000 (deleted)", removed at once: it goes when unmapped), a
+    1 GiB PROT_NONE reservation, and the huge zero page."""
     import ctypes
     keep = []
     m = mmap.mmap(-1, 4 * page, flags=mmap.MAP_SHARED)
@@ -46,6 +47,17 @@ def other_kinds(page):
         if addr not in (None, ctypes.c_void_p(-1).value):
             ctypes.memset(addr, 1, page)
     keep.append(mmap.mmap(-1, 1 << 30, flags=mmap.MAP_PRIVATE, prot=0))
+    # 2 MiB at a 2 MiB boundary, MADV_HUGEPAGE, read and never written: the
+    # huge zero page where THP and its use_zero_page are on.
+    huge = 2 << 20
+    m = mmap.mmap(-1, 2 * huge, flags=mmap.MAP_PRIVATE)
+    off = -ctypes.addressof(ctypes.c_char.from_buffer(m)) % huge
+    try:
+        m.madvise(mmap.MADV_HUGEPAGE, off, huge)
+    except (AttributeError, OSError):
+        pass
+    m[off]
+    keep.append(m)
     return keep
 
 

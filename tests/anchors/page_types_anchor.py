@@ -262,6 +262,14 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
                        "it, then clears it), the readers' own included")
                 explained[key] = explained.get(key, 0) + 1
                 continue
+            if f == "file" and zero:
+                if "file" in a[2] or "file" in b[2]:
+                    key = ("page-types shows file on the huge zero page, not compared: pagemap "
+                           "sets its file bit there (a PMD that is not anonymous); pmaps's file "
+                           "is a file page or shared anonymous memory, never the zero page, as "
+                           "PAGEMAP_SCAN has it")
+                    explained[key] = explained.get(key, 0) + 1
+                    continue
             if f in skipped_here:
                 if f in a[2] or f in b[2]:
                     key = "page-types shows %s, not compared with --strategy %s: %s" % (
