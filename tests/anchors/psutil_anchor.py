@@ -11,6 +11,8 @@
    Private_Hugetlb).
 3. Process(pid).memory_maps(grouped=True) against `pmaps maps PID --group
    path --json`: the ten sizes summed per path (psutil's path: see below).
+4. `pmaps explain PID --json`: its status, smaps_rollup, rss and uss figures
+   against memory_info() (statm) and memory_full_info().
 
 psutil reads in this process, so pmaps is held blocked on its output while
 psutil reads (anchors.Held): both see the same set of readers mapped and Pss
@@ -118,6 +120,7 @@ def tally_up(tally, who, result, idle_name):
     if result is None:
         if idle_name:
             tally.differences.append("%s: exited while it was read" % who)
+        tally.skip("exited")
         return
     diffs, moving, nf = result
     tally.procs += 1
@@ -139,7 +142,8 @@ def held_read(pmaps, pid, args, read_peer, read_kernel, ident):
     before = read_kernel(pid)
     if before is None:
         return None
-    held = anchors.Held([pmaps, "maps", str(pid), "--json"] + args)
+    argv = [pmaps] + args if args[0] == "explain" else [pmaps, "maps", str(pid), "--json"] + args
+    held = anchors.Held(argv)
     theirs = read_peer()
     after = read_kernel(pid)
     rc, doc, err = anchors.pmaps_doc(*held.finish())
@@ -182,6 +186,63 @@ def compare_totals(psutil, pmaps, pid, tally, idle_name=None):
             still = all(before.get(k) == after.get(k) for k in knames)
             (diffs if still else moving).append(("totals field " + field, va, vb))
         return diffs, moving, 3
+
+    tally_up(tally, who, settle(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS,
+                                attempt), idle_name)
+
+
+def rollup_statm(pid):
+    """smaps_rollup's fields, and statm's resident pages as "statm", or None."""
+    r = rollup(pid)
+    text = anchors.read_bytes("/proc/%d/statm" % pid)
+    if r is None or isinstance(text, OSError) or not text:
+        return None
+    r["statm"] = int(text.split()[1])
+    return r
+
+
+def compare_explain(psutil, pmaps, pid, tally, idle_name=None):
+    """pmaps explain's own figures against psutil's: rss (status VmRSS, and
+    explain's rss) against memory_info().rss (statm), and the smaps_rollup
+    block and uss against memory_full_info(). explain's top-level pss is the
+    sum over smaps, where the kernel truncates each mapping's Pss: it is
+    below the rollup's by design, and compared through the rollup block."""
+    ident = anchors.identity(pid)
+    if ident is None or anchors.is_kernel_thread(pid):
+        return
+    who = "pid %d (%s)" % (pid, idle_name or anchors.comm(pid))
+
+    def both():
+        try:
+            p = psutil.Process(pid)
+            return p.memory_info(), p.memory_full_info()
+        except (psutil.Error, OSError):
+            return None
+
+    def attempt():
+        r = held_read(pmaps, pid, ["explain", str(pid), "--json"], both, rollup_statm, ident)
+        if r is None:
+            return None
+        before, doc, rc, err, theirs, after = r
+        if rc != 0 or theirs is None:
+            return ([("exit status", "pmaps %s: %s" % (rc, err.decode("utf-8", "replace")),
+                      "failed" if theirs is None else "read it")], [], 1)
+        mi, fi = theirs
+        st, ro = doc.get("status", {}), doc.get("smaps_rollup", {})
+        diffs, moving = [], []
+        for field, va, vb, knames in (
+                ("status.vm_rss", st.get("vm_rss"), mi.rss, ("statm",)),
+                ("rss", doc.get("rss"), mi.rss, ("statm", "Rss")),
+                ("uss", doc.get("uss"), fi.uss, ("Private_Clean", "Private_Dirty",
+                                                 "Private_Hugetlb")),
+                ("smaps_rollup.rss", ro.get("rss"), mi.rss, ("statm", "Rss")),
+                ("smaps_rollup.pss", ro.get("pss"), fi.pss, ("Pss",)),
+                ("smaps_rollup.swap", ro.get("swap"), fi.swap, ("Swap",))):
+            if va == vb:
+                continue
+            still = all(before.get(k) == after.get(k) for k in knames)
+            (diffs if still else moving).append(("explain field " + field, va, vb))
+        return diffs, moving, 6
 
     tally_up(tally, who, settle(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS,
                                 attempt), idle_name)
@@ -269,7 +330,8 @@ def main():
                      "for /usr/bin/python3)" % sys.executable)
     anchors.log("psutil %s, %s" % (psutil.__version__, sys.executable))
     peer = Psutil(psutil)
-    maps, totals, groups = compare.Tally(), compare.Tally(), compare.Tally()
+    maps, totals, groups, explain = (compare.Tally(), compare.Tally(), compare.Tally(),
+                                     compare.Tally())
     idle = anchors.Idle(layout)
     note = ""
     try:
@@ -277,17 +339,20 @@ def main():
             compare.compare(pmaps, pid, peer, maps, set(), idle.names[pid])
             compare_totals(psutil, pmaps, pid, totals, idle.names[pid])
             compare_grouped(psutil, pmaps, pid, groups, idle.names[pid])
+            compare_explain(psutil, pmaps, pid, explain, idle.names[pid])
         others, note = anchors.machine(idle.names, sample)
         for pid in others:
             compare.compare(pmaps, pid, peer, maps, set())
             compare_totals(psutil, pmaps, pid, totals)
             compare_grouped(psutil, pmaps, pid, groups)
+            compare_explain(psutil, pmaps, pid, explain)
     finally:
         idle.stop()
     bad = compare.report("anchors_psutil memory_maps", maps, note)
     bad |= compare.report("anchors_psutil memory_full_info", totals, note, per_mapping=False)
     bad |= compare.report("anchors_psutil memory_maps(grouped=True)", groups, note,
                           per_mapping=False)
+    bad |= compare.report("anchors_psutil explain", explain, note, per_mapping=False)
     sys.exit(bad)
 
 
