@@ -19,8 +19,9 @@ every page of every mapping is compared:
 - the frame number, the map count (/proc/kpagecount) and each flag in FLAGS;
 - lazyfree, which pmaps derives: anonymous and not swapbacked;
 - huge (PAGEMAP_SCAN: mapped by a PMD), which only a large folio can be.
-Map counts are not compared on the vDSO page and on pages of files the
-readers map themselves, nor the vDSO's referenced bit (reader_paths() and
+Map counts and exclusive are not compared on the vDSO page and on pages of
+files the readers map themselves (an ASan build of pmaps maps libm too), nor
+the vDSO's referenced bit (reader_paths() and
 compare_pages() say why); the summary counts those pages.
 
 Then `pmaps pages PID --summary --json`, with each reader, against
@@ -242,6 +243,9 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
                 key = "page-types shows %s, which pmaps does not report: %s" % (f, UNTRACKED[f])
                 explained[key] = explained.get(key, 0) + 1
         checks = []
+        # Map counts, and whether this process alone maps the page, count the
+        # readers' own mappings (see reader_paths()).
+        shared_with_readers = r.get("path") == "[vdso]" or r.get("path") in readers
         if "swap" not in a[2]:
             pfn = int(r["pfn"], 16) + i if "pfn" in r else None
             checks.append(("pfn", pfn, a[0], b[0]))
@@ -270,6 +274,11 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
                            "PAGEMAP_SCAN has it")
                     explained[key] = explained.get(key, 0) + 1
                     continue
+            if f == "mmap_exclusive" and shared_with_readers and strategy == "pagemap":
+                key = ("exclusive not compared on a page of a file the readers map: a reader "
+                       "that maps the page makes it shared while it reads")
+                explained[key] = explained.get(key, 0) + 1
+                continue
             if f in skipped_here:
                 if f in a[2] or f in b[2]:
                     key = "page-types shows %s, not compared with --strategy %s: %s" % (
@@ -376,7 +385,8 @@ def compare_summary(pt1, pt2, rows, strategy, who, readers, out):
         if r.get("pages") != hi - lo:
             out.append((where, "pages", r.get("pages"), hi - lo))
         for key in SUMMARY:
-            if key not in r or (key.startswith("mapped_by") and not mapcount):
+            if key not in r or (not mapcount and (key.startswith("mapped_by") or
+                                                  key in ("exclusive", "shared"))):
                 continue
             if key == "referenced" and path == "[vdso]":
                 continue  # every execve() flips it: see compare_pages()
