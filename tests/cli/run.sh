@@ -420,8 +420,14 @@ PYEOF
 else
 	echo "skipped: the hostile target needs /usr/bin/python3"
 fi
-# A C program: no Go heap to speak of.
+# A C program: no Go heap to speak of (explain of this shell, and the demo's C child).
 if "$PMAPS" explain $$ | grep -q 'Go heap'; then bad "explain of a shell speaks of a Go heap"; else ok; fi
+out=$("$PMAPS" demo --size 8M 2>&1)
+if [ $? = 0 ] && echo "$out" | grep -q '^Reconciled' && ! echo "$out" | grep -q 'Go heap'; then
+	ok
+else
+	bad "demo speaks of a Go heap, or failed"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
