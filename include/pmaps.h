@@ -309,12 +309,14 @@ void pmaps_maps_close(struct pmaps_maps *c);
  * /proc/PID/pagemap; the comment says which can see each flag.
  */
 enum {
-	PMAPS_PG_PRESENT = 1u << 0,    /* in memory (both) */
+	PMAPS_PG_PRESENT = 1u << 0,    /* in memory (both); with ZERO, mapped but not
+	                                  resident: smaps' Rss leaves the zero page out */
 	PMAPS_PG_SWAPPED = 1u << 1,    /* swapped out, or any other non-present entry (both) */
 	PMAPS_PG_FILE = 1u << 2,       /* a file page or shared anonymous memory (both) */
 	PMAPS_PG_EXCLUSIVE = 1u << 3,  /* mapped by this process only (pagemap, 4.2+) */
 	PMAPS_PG_HUGE = 1u << 4,       /* PMD-mapped THP or hugetlb (scan) */
-	PMAPS_PG_ZERO = 1u << 5,       /* the shared zero page (scan) */
+	PMAPS_PG_ZERO = 1u << 5,       /* the shared (or huge) zero page (scan; pagemap
+	                                  as pmaps_pages_known() says); never FILE */
 	PMAPS_PG_SOFT_DIRTY = 1u << 6, /* written since soft-dirty was cleared (both;
 	                                  CONFIG_MEM_SOFT_DIRTY) */
 	PMAPS_PG_UFFD_WP = 1u << 7,    /* userfaultfd write-protected (both, 5.13+) */
@@ -402,6 +404,15 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 enum pmaps_pages_strategy pmaps_pages_strategy(const struct pmaps_pages *c);
 
 /*
+ * The PMAPS_PG_* flags this cursor can report: PMAPS_PG_COMMON, plus HUGE
+ * and ZERO with PAGEMAP_SCAN, EXCLUSIVE with pagemap, and ZERO with pagemap
+ * where the kernel has PAGEMAP_SCAN (6.7) or the kpageflags join works
+ * (root). Where ZERO is not among them, zero-page mappings read as present
+ * pages. May lose ZERO at the first present page when PFNs read as 0.
+ */
+unsigned pmaps_pages_known(const struct pmaps_pages *c);
+
+/*
  * Restarts the cursor on [START, END): START is rounded down and END up to
  * pages. Unmapped addresses read as pages with no flags (both readers), so
  * to learn about mappings, seek to one mapping at a time (as pmaps pages
@@ -484,12 +495,12 @@ const char *pmaps_runtime_name(enum pmaps_runtime r);
 
 /* Page-level evidence per category, with PMAPS_EXPLAIN_PAGES (bytes). */
 enum pmaps_xpage {
-	PMAPS_XP_RESIDENT, /* present pages */
+	PMAPS_XP_RESIDENT, /* present pages but the zero page: smaps' Rss */
 	PMAPS_XP_DIRTY,    /* kpageflags DIRTY (root) */
 	PMAPS_XP_LAZYFREE, /* anonymous without SWAPBACKED: freed with MADV_FREE (root) */
 	PMAPS_XP_SHARED,   /* mapped more than once (kpagecount, root) */
 	PMAPS_XP_THP,      /* part of a large folio (root) */
-	PMAPS_XP_ZERO,     /* the shared zero page (PAGEMAP_SCAN) */
+	PMAPS_XP_ZERO,     /* the (huge) zero page, not resident (PAGEMAP_SCAN, or root) */
 	PMAPS_XP_COUNT
 };
 

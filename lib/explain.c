@@ -829,12 +829,16 @@ static int walk_pages(struct pmaps_pages *pg, const struct pmaps_mapping *m, uin
 		uint64_t n = r->end - r->start;
 		if (!(r->flags & PMAPS_PG_PRESENT))
 			continue;
+		if (r->flags & PMAPS_PG_ZERO) {
+			/* The (huge) zero page: mapped, not resident, as in smaps' Rss. */
+			out[PMAPS_XP_ZERO] += n;
+			continue;
+		}
 		out[PMAPS_XP_RESIDENT] += n;
 		out[PMAPS_XP_DIRTY] += r->kflags & PMAPS_KPF_DIRTY ? n : 0;
 		out[PMAPS_XP_LAZYFREE] += r->kflags & PMAPS_KPF_LAZYFREE ? n : 0;
 		out[PMAPS_XP_SHARED] += r->mapcount >= 2 ? n : 0;
 		out[PMAPS_XP_THP] += r->kflags & PMAPS_KPF_THP ? n : 0;
-		out[PMAPS_XP_ZERO] += r->flags & PMAPS_PG_ZERO ? n : 0;
 	}
 	return rc < 0 ? rc : 0;
 }

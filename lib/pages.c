@@ -60,8 +60,9 @@
 #define PM_UFFD_WP (1ull << 57)
 #define PM_EXCLUSIVE (1ull << 56)
 #define PM_SOFT_DIRTY (1ull << 55)
+#define PM_ZERO (1ull << 59) /* pmaps' own mark (the kernel leaves 59 zero): the zero page */
 #define PM_FLAGS (PM_PRESENT | PM_SWAPPED | PM_FILE | PM_GUARD | PM_UFFD_WP | PM_EXCLUSIVE | \
-                  PM_SOFT_DIRTY)
+                  PM_SOFT_DIRTY | PM_ZERO)
 
 #define SCAN_VEC PMAPS__SCAN_VEC
 #define SCAN_MAX_PAGES PMAPS__SCAN_MAX_PAGES
@@ -70,6 +71,8 @@
 #define KWIN 2048              /* kpageflags/kpagecount entries read at once, at most */
 #define KGAP 64                /* frames skipped inside one read rather than two reads */
 #define PFN_MASK ((1ull << 55) - 1)
+#define KEY_BITS 14            /* an entry's index in a sort key: PM_ENTRIES <= 1 << 14 */
+#define NEAR_PAGES 64          /* empty pages read through rather than a second pread */
 #define KPF_SHOWN (PMAPS_KPF_REFERENCED | PMAPS_KPF_DIRTY | PMAPS_KPF_LRU | PMAPS_KPF_ACTIVE | \
                    PMAPS_KPF_ANON | PMAPS_KPF_SWAPCACHE | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_HUGE | \
                    PMAPS_KPF_UNEVICTABLE | PMAPS_KPF_KSM | PMAPS_KPF_THP | \
@@ -127,30 +130,35 @@ struct pmaps_pages {
 	int done, err, have;
 	struct pmaps_page_range cur, out;
 	struct pmaps__guard guard;   /* tells the end of the space from an exit or exec */
-	/* scan */
+	/* PAGEMAP_SCAN: where the range holds anything */
+	int scan;                    /* the ioctl works here */
+	int use_scan;                /* items come from it (this seek) */
 	struct pmaps__page_region *vec;
 	size_t nvec, ivec;
-	/* pagemap */
+	/*
+	 * pagemap entries: the whole range in order where there is no
+	 * PAGEMAP_SCAN; with it, only the regions it found, and only when
+	 * entries are wanted (the pagemap strategy's flags, or the frame
+	 * numbers of the join).
+	 */
 	uint64_t *pm;
 	size_t npm, ipm;
 	uint64_t pm_addr;            /* the address of pm[0] */
+	int refining;                /* splitting REF by its entries */
+	struct pmaps_page_range ref;
+	uint64_t ref_pos;
 	/* the kpageflags join */
 	int kpage;                   /* 1 joined, 0 not asked for, -errno why not */
 	int kpf_fd, kpc_fd;
-	uint64_t *ents;              /* scan: pagemap entries of a present run */
-	uint64_t ents_addr;
-	size_t nents;
-	int refining;                /* splitting REF by physical page state */
-	struct pmaps_page_range ref;
-	uint64_t ref_pos;
 	/*
-	 * The physical state of every frame a buffer of pagemap entries names,
-	 * fetched before the buffer is refined: the frames sorted, read in
-	 * clusters (one pread of each file per cluster of nearby frames, in
-	 * whatever order the virtual pages hold them), then looked up.
+	 * The physical state of the page each entry of PM names (0 for none),
+	 * fetched once per buffer: where the frames follow each other (the
+	 * common case: the kernel hands out memory in runs), one read of each
+	 * file per run straight into these arrays; where they are scattered,
+	 * sorted (KEYS) and read in clusters of nearby frames.
 	 */
-	uint64_t *kp_pfn, *kp_kf, *kp_mc; /* sorted frames and their state; PM_ENTRIES each */
-	size_t kp_n;
+	uint64_t *ekf, *emc;         /* shown kpageflags and kpagecount; PM_ENTRIES each */
+	uint64_t *keys;              /* frame << KEY_BITS | entry index; PM_ENTRIES */
 	uint64_t kwin_f[KWIN], kwin_c[KWIN];
 	char errmsg[PMAPS_ERRMSG_SIZE];
 };
@@ -267,16 +275,13 @@ static int open_kpage(struct pmaps_pages *c)
 		                              : strerror(e));
 		return 0;
 	}
-	if (c->strategy == PMAPS_PAGES_SCAN) {
-		c->ents = pmaps__alloc(PM_ENTRIES * sizeof(*c->ents));
-		if (!c->ents)
-			return fail(c, -ENOMEM, NULL);
-	}
-	c->kp_pfn = pmaps__alloc(3 * PM_ENTRIES * sizeof(uint64_t));
-	if (!c->kp_pfn)
+	if (!c->pm)
+		c->pm = pmaps__alloc(PM_ENTRIES * sizeof(*c->pm));
+	c->ekf = pmaps__alloc(3 * PM_ENTRIES * sizeof(uint64_t));
+	if (!c->pm || !c->ekf)
 		return fail(c, -ENOMEM, NULL);
-	c->kp_kf = c->kp_pfn + PM_ENTRIES;
-	c->kp_mc = c->kp_kf + PM_ENTRIES;
+	c->emc = c->ekf + PM_ENTRIES;
+	c->keys = c->emc + PM_ENTRIES;
 	c->kpage = 1;
 	return 0;
 }
@@ -324,20 +329,29 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 		return fail(c, fd, c->errmsg[0] ? NULL : "pagemap");
 	}
 	c->fd = fd;
-	c->strategy = PMAPS_PAGES_PAGEMAP;
-	if (strategy != PMAPS_PAGES_PAGEMAP) {
-		c->vec = pmaps__alloc(SCAN_VEC * sizeof(*c->vec));
-		if (!c->vec)
-			return fail(c, -ENOMEM, NULL);
-		r = probe_scan(c);
-		if (r == 0) {
-			c->strategy = PMAPS_PAGES_SCAN;
-		} else if (strategy == PMAPS_PAGES_SCAN || (r != -ENOTTY && r != -EINVAL)) {
-			if (r == -ENOTTY)
-				pmaps__msg(c->errmsg, sizeof(c->errmsg),
-				           "PAGEMAP_SCAN: not provided by this kernel (needs Linux 6.7)");
-			return fail(c, r, c->errmsg[0] ? NULL : "PAGEMAP_SCAN");
-		}
+	c->strategy = strategy == PMAPS_PAGES_PAGEMAP ? PMAPS_PAGES_PAGEMAP : PMAPS_PAGES_SCAN;
+	/*
+	 * The pagemap strategy takes its flags from pagemap entries, but where
+	 * the kernel has PAGEMAP_SCAN it reads only the entries of the regions
+	 * the ioctl finds: pages it does not report provably read as 0 (or as
+	 * soft-dirty alone, which it reports too), and a reservation of
+	 * terabytes is not read 8 bytes a page. Without the ioctl it reads
+	 * every entry, as it must.
+	 */
+	c->vec = pmaps__alloc(SCAN_VEC * sizeof(*c->vec));
+	if (!c->vec)
+		return fail(c, -ENOMEM, NULL);
+	r = probe_scan(c);
+	if (r == 0) {
+		c->scan = 1;
+	} else if (strategy == PMAPS_PAGES_SCAN ||
+	           (strategy == PMAPS_PAGES_AUTO && r != -ENOTTY && r != -EINVAL)) {
+		if (r == -ENOTTY)
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "PAGEMAP_SCAN: not provided by this kernel (needs Linux 6.7)");
+		return fail(c, r, c->errmsg[0] ? NULL : "PAGEMAP_SCAN");
+	} else {
+		c->strategy = PMAPS_PAGES_PAGEMAP;
 	}
 	if (c->strategy == PMAPS_PAGES_PAGEMAP) {
 		c->pm = pmaps__alloc(PM_ENTRIES * sizeof(*c->pm));
@@ -354,6 +368,17 @@ enum pmaps_pages_strategy pmaps_pages_strategy(const struct pmaps_pages *c)
 	return c->strategy;
 }
 
+unsigned pmaps_pages_known(const struct pmaps_pages *c)
+{
+	unsigned f = PMAPS_PG_COMMON;
+
+	if (c->strategy == PMAPS_PAGES_SCAN)
+		f |= PMAPS_PG_HUGE | PMAPS_PG_ZERO;
+	else
+		f |= PMAPS_PG_EXCLUSIVE | (c->scan || c->kpage == 1 ? PMAPS_PG_ZERO : 0);
+	return f;
+}
+
 int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end)
 {
 	uint64_t mask = c->page - 1;
@@ -368,7 +393,15 @@ int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end)
 	c->end = end;
 	c->done = c->err = c->have = 0;
 	c->nvec = c->ivec = c->npm = c->ipm = 0;
-	c->nents = 0;
+	c->pm_addr = 0;
+	/*
+	 * The pagemap strategy reads a range of one buffer or less whole (one
+	 * pread: cheaper than an ioctl and a pread, as on 60k small mappings)
+	 * and asks PAGEMAP_SCAN only where the zero page may be; a larger one
+	 * only where PAGEMAP_SCAN finds anything.
+	 */
+	c->use_scan = c->scan && (c->strategy == PMAPS_PAGES_SCAN ||
+	                          (end - start) >> c->shift > PM_ENTRIES);
 	c->refining = 0;
 	c->calls = 0;
 	if (c->kpage >= 0)
@@ -410,8 +443,11 @@ static unsigned from_entry(uint64_t e)
 	f |= e & PM_SOFT_DIRTY ? PMAPS_PG_SOFT_DIRTY : 0;
 	f |= e & PM_UFFD_WP ? PMAPS_PG_UFFD_WP : 0;
 	f |= e & PM_GUARD ? PMAPS_PG_GUARD : 0;
+	f |= e & PM_ZERO ? PMAPS_PG_ZERO : 0;
 	if (f & PMAPS_PG_GUARD)
 		f &= ~PMAPS_PG_SWAPPED; /* a guard marker also reads as swapped */
+	if (f & PMAPS_PG_ZERO) /* pagemap marks the huge zero page file */
+		f &= ~(PMAPS_PG_FILE | PMAPS_PG_EXCLUSIVE);
 	return f;
 }
 
@@ -447,8 +483,13 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			uint64_t we = 0;
 			int n;
 			gentle(c);
+			/*
+			 * SOFT_DIRTY too: pagemap marks every entry of a VM_SOFTDIRTY
+			 * mapping soft-dirty, untouched ones included, and so must
+			 * both readers.
+			 */
 			n = scan_call(c, c->walked, stop, &we,
-			              CAT_PRESENT | CAT_SWAPPED | c->guard_cat);
+			              CAT_PRESENT | CAT_SWAPPED | CAT_SOFT_DIRTY | c->guard_cat);
 			if (n == -EFAULT) {
 				/*
 				 * Past the user address space ([vsyscall] is no VMA): no
@@ -485,7 +526,49 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 	}
 }
 
-static int kpage_prefetch(struct pmaps_pages *c, const uint64_t *ents, size_t n);
+static int kpage_fetch(struct pmaps_pages *c, const uint64_t *ents, size_t n);
+
+/* Clears the bit pmaps marks with, should a later kernel ever set it. */
+static void unmark(uint64_t *pm, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		pm[i] &= ~PM_ZERO;
+}
+
+/*
+ * Marks PM_ZERO on the entries of the buffer that map the zero page, as
+ * PAGEMAP_SCAN reports it: pagemap reads the zero page as a present page
+ * neither exclusive nor file (the huge one as file), just as it reads an
+ * anonymous page mapped twice. Asked only where such entries are.
+ */
+static int mark_zero(struct pmaps_pages *c)
+{
+	uint64_t end = c->pm_addr + ((uint64_t)c->npm << c->shift), at, we;
+	size_t i;
+
+	for (i = 0; i < c->npm && (c->pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != PM_PRESENT; i++)
+		;
+	for (at = c->pm_addr + ((uint64_t)i << c->shift); at < end; at = we) {
+		int n = scan_call(c, at, end, &we, CAT_PFNZERO);
+		if (n < 0)
+			return n == -ESRCH ? gone(c, -ESRCH) : fail(c, n, "PAGEMAP_SCAN");
+		if (we <= at || we > end) {
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "PAGEMAP_SCAN: no progress at %llx (walk_end %llx)",
+			           (unsigned long long)at, (unsigned long long)we);
+			return fail(c, -EIO, NULL);
+		}
+		for (int k = 0; k < n; k++) {
+			uint64_t s = c->vec[k].start < at ? at : c->vec[k].start;
+			uint64_t e = c->vec[k].end > end ? end : c->vec[k].end;
+			for (; s < e; s += c->page) {
+				uint64_t *x = &c->pm[(s - c->pm_addr) >> c->shift];
+				*x |= *x & PM_PRESENT ? PM_ZERO : 0;
+			}
+		}
+	}
+	return 0;
+}
 
 /* The next item from pagemap: a run of entries with equal flag bits. */
 static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
@@ -545,8 +628,11 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			c->pm_addr = c->walked;
 			c->npm = (size_t)n / 8;
 			c->ipm = 0;
+			unmark(c->pm, c->npm);
 			c->walked += (uint64_t)c->npm << c->shift;
-			if (c->kpage == 1 && kpage_prefetch(c, c->pm, c->npm) < 0)
+			if (c->scan && mark_zero(c) < 0)
+				return c->err;
+			if (c->kpage == 1 && kpage_fetch(c, c->pm, c->npm) < 0)
 				return c->err;
 			continue;
 		}
@@ -569,144 +655,278 @@ static uint64_t shown(uint64_t raw)
 	return kf;
 }
 
-/* Fetches kpageflags and kpagecount for every frame the N entries name. */
-static int kpage_prefetch(struct pmaps_pages *c, const uint64_t *ents, size_t n)
+/*
+ * Reads the shown kpageflags of N frames from FIRST into KF (N <= PM_ENTRIES);
+ * frames past the last one read as 0. Returns 0 or -errno.
+ */
+static int read_flags(struct pmaps_pages *c, uint64_t first, size_t n, uint64_t *kf)
 {
-	size_t k = 0, u, i;
+	ssize_t got;
+	size_t i;
 
-	for (i = 0; i < n; i++)
-		if ((ents[i] & PM_PRESENT) && (ents[i] & PFN_MASK))
-			c->kp_pfn[k++] = ents[i] & PFN_MASK;
-	qsort(c->kp_pfn, k, sizeof(*c->kp_pfn), cmp_u64);
-	for (u = 0, i = 0; i < k; i++)
-		if (u == 0 || c->kp_pfn[i] != c->kp_pfn[u - 1])
-			c->kp_pfn[u++] = c->kp_pfn[i];
-	c->kp_n = u;
-	for (i = 0; i < u;) {
-		uint64_t first = c->kp_pfn[i];
-		size_t j = i + 1, want, got;
-		ssize_t nf, nc;
+	do
+		got = pmaps__pread(c->kpf_fd, kf, n * 8, (off_t)(first * 8));
+	while (got < 0 && errno == EINTR);
+	c->calls++;
+	if (got < 0)
+		return fail(c, -errno, "kpageflags");
+	for (i = 0; i < (size_t)got / 8; i++)
+		kf[i] = shown(kf[i]);
+	for (; i < n; i++)
+		kf[i] = 0;
+	return 0;
+}
+
+/* The same for kpagecount into MC. */
+static int read_counts(struct pmaps_pages *c, uint64_t first, size_t n, uint64_t *mc)
+{
+	ssize_t got;
+
+	do
+		got = pmaps__pread(c->kpc_fd, mc, n * 8, (off_t)(first * 8));
+	while (got < 0 && errno == EINTR);
+	c->calls++;
+	if (got < 0)
+		return fail(c, -errno, "kpagecount");
+	memset(mc + got / 8, 0, (n - (size_t)got / 8) * 8);
+	return 0;
+}
+
+/*
+ * Whether the map count of a page must be read: pagemap's exclusive bit
+ * (4.2) is the kernel's "mapped exactly once" for a page that is not part
+ * of a large folio (kpagecount counts the same mappings), so a private
+ * page's count needs no second read. A large folio's kpagecount may be an
+ * average (CONFIG_NO_PAGE_MAPCOUNT), and KSM pages are read as well.
+ */
+static int count_unknown(uint64_t ent, uint64_t kf)
+{
+	return !(ent & PM_EXCLUSIVE) || (kf & (PMAPS_KPF_THP | PMAPS_KPF_HUGE | PMAPS_KPF_KSM));
+}
+
+/* Frames scattered: sorted with their entries' indexes, read in clusters. */
+static int fetch_sorted(struct pmaps_pages *c, const uint64_t *ents, size_t n)
+{
+	size_t k = 0, i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t pfn = ents[i] & PFN_MASK;
+		c->ekf[i] = c->emc[i] = 0;
+		/* No machine has 2^50 frames of 4 KiB; such an entry is not joined. */
+		if ((ents[i] & PM_PRESENT) && pfn && pfn < (1ull << (64 - KEY_BITS)))
+			c->keys[k++] = pfn << KEY_BITS | i;
+	}
+	qsort(c->keys, k, sizeof(*c->keys), cmp_u64);
+	for (i = 0; i < k;) {
+		uint64_t first = c->keys[i] >> KEY_BITS, last = first;
+		size_t j = i + 1;
 		/* A cluster: frames no more than KGAP apart, within one read. */
-		while (j < u && c->kp_pfn[j] - c->kp_pfn[j - 1] <= KGAP && c->kp_pfn[j] - first < KWIN)
-			j++;
-		want = (size_t)(c->kp_pfn[j - 1] - first + 1);
-		do
-			nf = pmaps__pread(c->kpf_fd, c->kwin_f, want * 8, (off_t)(first * 8));
-		while (nf < 0 && errno == EINTR);
-		do
-			nc = pmaps__pread(c->kpc_fd, c->kwin_c, want * 8, (off_t)(first * 8));
-		while (nc < 0 && errno == EINTR);
-		c->calls += 2;
-		if (nf < 0 || nc < 0)
-			return fail(c, -errno, "kpageflags");
-		got = (size_t)(nf < nc ? nf : nc) / 8; /* short past the last frame */
+		while (j < k && (c->keys[j] >> KEY_BITS) - last <= KGAP &&
+		       (c->keys[j] >> KEY_BITS) - first < KWIN)
+			last = c->keys[j++] >> KEY_BITS;
+		size_t width = (size_t)(last - first + 1);
+		int counts = 0;
+		if (read_flags(c, first, width, c->kwin_f) < 0)
+			return c->err;
+		for (size_t x = i; x < j && !counts; x++)
+			counts = count_unknown(ents[c->keys[x] & ((1u << KEY_BITS) - 1)],
+			                       c->kwin_f[(c->keys[x] >> KEY_BITS) - first]);
+		if (counts && read_counts(c, first, width, c->kwin_c) < 0)
+			return c->err;
 		for (; i < j; i++) {
-			size_t at = (size_t)(c->kp_pfn[i] - first);
-			c->kp_kf[i] = at < got ? shown(c->kwin_f[at]) : 0;
-			c->kp_mc[i] = at < got ? c->kwin_c[at] : 0;
+			size_t at = (size_t)((c->keys[i] >> KEY_BITS) - first);
+			size_t e = (size_t)(c->keys[i] & ((1u << KEY_BITS) - 1));
+			c->ekf[e] = c->kwin_f[at];
+			c->emc[e] = counts ? c->kwin_c[at] : 1;
 		}
 	}
 	return 0;
 }
 
-/* The fetched state of PFN (binary search); a frame not fetched reads as 0. */
-static void kpage_of(const struct pmaps_pages *c, uint64_t pfn, uint64_t *kf, uint64_t *mc)
+/*
+ * Fetches kpageflags and kpagecount for every frame the N entries name, into
+ * EKF and EMC at the entries' indexes. Frames that follow each other in
+ * entry order (a run) are read with one pread of each file, straight into
+ * place: no sort, no lookup. A page mapped again at once (the zero page)
+ * copies its neighbour. Scattered frames (runs shorter than 4 on average)
+ * would cost two preads a page: those are sorted and read in clusters.
+ */
+static int kpage_fetch(struct pmaps_pages *c, const uint64_t *ents, size_t n)
 {
-	size_t lo = 0, hi = c->kp_n;
+	size_t i, j, k, present = 0, runs = 0;
+	uint64_t prev = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->kp_pfn[mid] < pfn)
-			lo = mid + 1;
-		else
-			hi = mid;
+	_Static_assert(PM_ENTRIES <= 1u << KEY_BITS, "sort keys hold an entry index");
+	for (i = 0; i < n; i++) {
+		uint64_t pfn = ents[i] & PFN_MASK;
+		if (!(ents[i] & PM_PRESENT) || !pfn) {
+			prev = 0;
+			continue;
+		}
+		present++;
+		runs += !prev || (pfn != prev + 1 && pfn != prev);
+		prev = pfn;
 	}
-	if (lo < c->kp_n && c->kp_pfn[lo] == pfn) {
-		*kf = c->kp_kf[lo];
-		*mc = c->kp_mc[lo];
-	} else {
-		*kf = *mc = 0;
+	if (runs * 4 > present)
+		return fetch_sorted(c, ents, n);
+	for (i = 0; i < n; i = j) {
+		uint64_t pfn = ents[i] & PFN_MASK;
+		j = i + 1;
+		if (!(ents[i] & PM_PRESENT) || !pfn) {
+			c->ekf[i] = c->emc[i] = 0;
+			continue;
+		}
+		if (i && (ents[i - 1] & PM_PRESENT) && (ents[i - 1] & PFN_MASK) == pfn) {
+			c->ekf[i] = c->ekf[i - 1];
+			c->emc[i] = c->emc[i - 1];
+			continue;
+		}
+		while (j < n && (ents[j] & PM_PRESENT) && (ents[j] & PFN_MASK) == pfn + (j - i))
+			j++;
+		if (read_flags(c, pfn, j - i, c->ekf + i) < 0)
+			return c->err;
+		for (k = i; k < j && !count_unknown(ents[k], c->ekf[k]); k++)
+			c->emc[k] = 1;
+		if (k < j && read_counts(c, pfn, j - i, c->emc + i) < 0)
+			return c->err;
 	}
+	return 0;
 }
 
 /*
- * Splits the present run REF by the physical pages' state: the next part
- * of it whose pages share kflags and map count (and, with PFN, follow each
- * other in physical memory). Returns 1, 0 when REF is done, or -errno.
+ * With PAGEMAP_SCAN, whether item IT is read again from pagemap: every
+ * region that holds pages for the pagemap strategy (regions of soft-dirty
+ * untouched pages read as exactly that: no need), present regions for the
+ * join; never the gaps, which pagemap reads as 0.
+ */
+static int wants_entries(const struct pmaps_pages *c, const struct pmaps_page_range *it)
+{
+	if (c->use_scan && c->strategy == PMAPS_PAGES_PAGEMAP)
+		return (it->flags & (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED | PMAPS_PG_GUARD)) != 0;
+	return c->kpage == 1 && (it->flags & PMAPS_PG_PRESENT);
+}
+
+/*
+ * With PAGEMAP_SCAN: reads the pagemap entries from REF_POS to the end of
+ * REF, and on through the next regions the last call found where they are
+ * near, in one pread of at most PM_ENTRIES. Returns 1, 0 when the space
+ * ended there (nothing more to learn), or -errno.
+ */
+static int load_entries(struct pmaps_pages *c)
+{
+	uint64_t from = c->ref_pos, to = c->ref.end;
+	uint64_t limit = from + ((uint64_t)PM_ENTRIES << c->shift);
+	uint64_t near = (uint64_t)NEAR_PAGES << c->shift;
+	ssize_t got;
+
+	for (size_t k = c->ivec; k < c->nvec && c->vec[k].start - to <= near && c->vec[k].end <= limit;
+	     k++)
+		to = c->vec[k].end;
+	to = to > limit ? limit : to;
+	to = to > c->end ? c->end : to;
+	gentle(c);
+	do
+		got = pmaps__pread(c->fd, c->pm, (size_t)((to - from) >> c->shift) * 8,
+		                   (off_t)((from >> c->shift) * 8));
+	while (got < 0 && errno == EINTR);
+	c->calls++;
+	if (got < 0)
+		return errno == ESRCH ? gone(c, -ESRCH) : fail(c, -errno, "pagemap");
+	if (got < 8) {
+		int r = gone(c, 0);
+		return r < 0 ? r : 0;
+	}
+	if (got % 8) {
+		pmaps__msg(c->errmsg, sizeof(c->errmsg), "pagemap: a read of %zd bytes is not whole entries",
+		           got);
+		return fail(c, -EIO, NULL);
+	}
+	c->pm_addr = from;
+	c->npm = (size_t)got / 8;
+	unmark(c->pm, c->npm);
+	if (c->kpage == 1 && kpage_fetch(c, c->pm, c->npm) < 0)
+		return c->err;
+	return 1;
+}
+
+/*
+ * Splits REF by its pagemap entries: the next part of it whose pages share
+ * the entry's flags (the pagemap strategy), kflags and map count (the
+ * join) and, with PFN, follow each other in physical memory. A page that
+ * kpageflags calls the zero page is "zero", neither file nor exclusive
+ * (pagemap marks the huge zero page file: it has no anonymous mapping).
+ * Returns 1, 0 when REF is done, or -errno.
  */
 static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 {
 	const uint64_t *e;
-	uint64_t avail, kf0, mc0, pfn0, kf, mc;
-	size_t n;
+	uint64_t avail, f0, pfn0, kf0 = 0, mc0 = 0;
+	size_t n, at;
+	int join, bypm = c->strategy == PMAPS_PAGES_PAGEMAP;
 
 	if (c->ref_pos >= c->ref.end)
 		return 0;
-	if (c->strategy == PMAPS_PAGES_PAGEMAP) {
-		/* The run came from the entries still in the buffer. */
-		e = c->pm + ((c->ref_pos - c->pm_addr) >> c->shift);
-		avail = (c->ref.end - c->ref_pos) >> c->shift;
-	} else {
-		if (c->ref_pos < c->ents_addr ||
-		    c->ref_pos >= c->ents_addr + ((uint64_t)c->nents << c->shift)) {
-			/* Ahead to the range's end: later runs use the same fetch. */
-			uint64_t pages = (c->end - c->ref_pos) >> c->shift;
-			size_t want = pages > PM_ENTRIES ? PM_ENTRIES : (size_t)pages;
-			ssize_t got;
-			do
-				got = pmaps__pread(c->fd, c->ents, want * 8,
-				                   (off_t)((c->ref_pos >> c->shift) * 8));
-			while (got < 0 && errno == EINTR);
-			c->calls++;
-			if (got < 0)
-				return errno == ESRCH ? gone(c, -ESRCH) : fail(c, -errno, "pagemap");
-			if (got < 8) {
-				int r = gone(c, 0);
-				if (r < 0)
-					return r;
-				*it = c->ref; /* nothing more to learn: the rest as it is */
-				it->start = c->ref_pos;
-				c->ref_pos = c->ref.end;
-				return 1;
-			}
-			c->ents_addr = c->ref_pos;
-			c->nents = (size_t)got / 8;
-			if (kpage_prefetch(c, c->ents, c->nents) < 0)
-				return c->err;
+	if (c->ref_pos < c->pm_addr || c->ref_pos >= c->pm_addr + ((uint64_t)c->npm << c->shift)) {
+		/* Only with PAGEMAP_SCAN: the pagemap reader's runs lie in its buffer. */
+		int r = load_entries(c);
+		if (r <= 0) {
+			if (r < 0)
+				return r;
+			*it = c->ref; /* nothing more to learn: the rest as it is */
+			it->start = c->ref_pos;
+			c->ref_pos = c->ref.end;
+			return 1;
 		}
-		e = c->ents + ((c->ref_pos - c->ents_addr) >> c->shift);
-		avail = c->ents_addr + ((uint64_t)c->nents << c->shift) - c->ref_pos;
-		avail = avail >> c->shift;
-		if (avail > (c->ref.end - c->ref_pos) >> c->shift)
-			avail = (c->ref.end - c->ref_pos) >> c->shift;
 	}
+	at = (size_t)((c->ref_pos - c->pm_addr) >> c->shift);
+	e = c->pm + at;
+	avail = c->npm - at;
+	if (avail > (c->ref.end - c->ref_pos) >> c->shift)
+		avail = (c->ref.end - c->ref_pos) >> c->shift;
 	*it = c->ref;
 	it->start = c->ref_pos;
+	f0 = e[0] & PM_FLAGS;
 	pfn0 = e[0] & PFN_MASK;
-	if (!(e[0] & PM_PRESENT) || pfn0 == 0) {
-		if ((e[0] & PM_PRESENT) && c->kpage == 1) {
-			/* PFNs read as 0: the pagemap was opened without CAP_SYS_ADMIN. */
-			c->kpage = -EPERM;
-			pmaps__msg(c->errmsg, sizeof(c->errmsg),
-			           "pagemap: PFNs read as 0: needs root (CAP_SYS_ADMIN): showing "
-			           "pagemap flags only");
-		}
+	if (bypm) /* PAGEMAP_SCAN's zero page, where it found the region */
+		it->flags = from_entry(f0) | (c->ref.flags & PMAPS_PG_ZERO);
+	join = c->kpage == 1 && (e[0] & PM_PRESENT);
+	if (join && pfn0 == 0) {
+		/* PFNs read as 0: the pagemap was opened without CAP_SYS_ADMIN. */
+		c->kpage = -EPERM;
+		pmaps__msg(c->errmsg, sizeof(c->errmsg),
+		           "pagemap: PFNs read as 0: needs root (CAP_SYS_ADMIN): showing "
+		           "pagemap flags only");
+		join = 0;
+	}
+	if (!join && !bypm) {
+		/* PAGEMAP_SCAN's flags, nothing to split them by */
 		it->end = c->ref.end;
 		c->ref_pos = c->ref.end;
 		return 1;
 	}
-	kpage_of(c, pfn0, &kf0, &mc0);
+	if (join) {
+		kf0 = c->ekf[at];
+		mc0 = c->emc[at];
+	}
 	for (n = 1; n < avail; n++) {
-		uint64_t pfn = e[n] & PFN_MASK;
-		if (!(e[n] & PM_PRESENT) || ((c->options & PMAPS_PAGES_PFN) && pfn != pfn0 + n))
+		uint64_t x = e[n];
+		if (bypm ? (x & PM_FLAGS) != f0 : !(x & PM_PRESENT))
 			break;
-		kpage_of(c, pfn, &kf, &mc);
-		if (kf != kf0 || mc != mc0)
+		if (!join)
+			continue;
+		if (((c->options & PMAPS_PAGES_PFN) && (x & PFN_MASK) != pfn0 + n) ||
+		    c->ekf[at + n] != kf0 || c->emc[at + n] != mc0)
 			break;
 	}
-	it->kflags = kf0;
-	it->mapcount = mc0;
-	it->pfn = c->options & PMAPS_PAGES_PFN ? pfn0 : 0;
+	if (join) {
+		it->kflags = kf0;
+		it->mapcount = mc0;
+		it->pfn = c->options & PMAPS_PAGES_PFN ? pfn0 : 0;
+		if (kf0 & PMAPS_KPF_ZERO_PAGE)
+			it->flags |= PMAPS_PG_ZERO;
+	}
+	if (it->flags & PMAPS_PG_ZERO)
+		it->flags &= ~(unsigned)(PMAPS_PG_FILE | PMAPS_PG_EXCLUSIVE);
 	it->end = c->ref_pos + ((uint64_t)n << c->shift);
 	c->ref_pos = it->end;
 	return 1;
@@ -741,11 +961,11 @@ int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **rang
 				continue;
 			}
 		} else {
-			r = c->strategy == PMAPS_PAGES_SCAN ? scan_item(c, &it) : pagemap_item(c, &it);
+			r = c->use_scan ? scan_item(c, &it) : pagemap_item(c, &it);
 			if (r < 0)
 				return r;
 			it.kflags = it.mapcount = it.pfn = 0;
-			if (r > 0 && c->kpage == 1 && (it.flags & PMAPS_PG_PRESENT)) {
+			if (r > 0 && wants_entries(c, &it)) {
 				c->ref = it;
 				c->ref_pos = it.start;
 				c->refining = 1;
@@ -792,8 +1012,7 @@ void pmaps_pages_close(struct pmaps_pages *c)
 		close(c->kpf_fd);
 	if (c->kpc_fd >= 0)
 		close(c->kpc_fd);
-	pmaps__free(c->ents);
-	pmaps__free(c->kp_pfn);
+	pmaps__free(c->ekf);
 	pmaps__free(c->vec);
 	pmaps__free(c->pm);
 	pmaps__free(c);

@@ -136,7 +136,7 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid, 
 			out_ch(o, '"');
 			for (int col = 0; col < PMAPS_XP_COUNT; col++) {
 				if (col != PMAPS_XP_RESIDENT &&
-				    !(col == PMAPS_XP_ZERO ? x->pages_strategy == PMAPS_PAGES_SCAN : phys))
+				    !((col == PMAPS_XP_ZERO && x->pages_strategy == PMAPS_PAGES_SCAN) || phys))
 					continue;
 				out_str(o, ",\"");
 				out_str(o, pkeys[col]);
@@ -285,7 +285,7 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 			printf("%-14s", pmaps_xcat_name((enum pmaps_xcat)k));
 			for (int col = 0; col < PMAPS_XP_COUNT; col++) {
 				int seen = col == PMAPS_XP_RESIDENT ||
-				           (col == PMAPS_XP_ZERO ? x->pages_strategy == PMAPS_PAGES_SCAN : phys);
+				           ((col == PMAPS_XP_ZERO && x->pages_strategy == PMAPS_PAGES_SCAN) || phys);
 				if (seen)
 					h(a, x->pg[k][col]);
 				printf(" %9s", seen ? a : "-");

@@ -40,8 +40,10 @@ static const char pages_usage[] =
 	"  -h, --help                show this help\n"
 	"\n"
 	"Flags: present, swapped, file (a file page or shared anonymous memory),\n"
-	"exclusive (pagemap only), huge and zero (PAGEMAP_SCAN only), soft-dirty,\n"
-	"uffd-wp, guard. A run with none is pages never touched (or dropped).\n"
+	"exclusive (pagemap only), huge (PAGEMAP_SCAN only), zero (the shared zero\n"
+	"page: mapped, not resident, as smaps counts it; pagemap tells it only where\n"
+	"the kernel has PAGEMAP_SCAN, or as root), soft-dirty, uffd-wp, guard. A run\n"
+	"with none is pages never touched (or dropped).\n"
 	"As root, present runs are split further by /proc/kpageflags (referenced,\n"
 	"dirty, lru, active, anon, swapcache, swapbacked, hugetlb, unevictable, ksm,\n"
 	"thp, zero-page, idle, mlocked; lazyfree: anonymous without swapbacked, freed\n"
@@ -54,19 +56,19 @@ enum { SUM_PAGES, SUM_RESIDENT, SUM_SWAPPED, SUM_FILE, SUM_ZERO, SUM_HUGE, SUM_E
        /* with the kpageflags join */
        SUM_DIRTY, SUM_ACTIVE, SUM_REFERENCED, SUM_IDLE, SUM_LAZY, SUM_THP, SUM_MLOCKED,
        SUM_MAPPED2,
-       /* the shared-by-N histogram (JSON and CSV only) */
-       SUM_BY1, SUM_BY2, SUM_BY3_4, SUM_BY5_8, SUM_BY9,
+       /* the shared-by-N histogram (JSON and CSV only); map count 0 is its own bin */
+       SUM_BY0, SUM_BY1, SUM_BY2, SUM_BY3_4, SUM_BY5_8, SUM_BY9,
        SUM_N };
-#define SUM_TABLE SUM_BY1 /* the table stops before the histogram */
+#define SUM_TABLE SUM_BY0 /* the table stops before the histogram */
 static const char *const sum_keys[SUM_N] = {
 	"pages", "resident", "swapped", "file", "zero", "huge", "exclusive", "shared",
 	"dirty", "active", "referenced", "idle", "lazyfree", "thp", "mlocked",
-	"mapped_by_2_or_more", "mapped_by_1", "mapped_by_2", "mapped_by_3_4", "mapped_by_5_8",
-	"mapped_by_9_or_more"};
+	"mapped_by_2_or_more", "mapped_by_0", "mapped_by_1", "mapped_by_2", "mapped_by_3_4",
+	"mapped_by_5_8", "mapped_by_9_or_more"};
 static const char *const sum_titles[SUM_N] = {
 	"Pages", "Resident", "Swapped", "File", "Zero", "Huge", "Excl", "Shared",
 	"Dirty", "Active", "Refd", "Idle", "LazyFree", "THP", "Mlocked", "MapCnt>1",
-	"", "", "", "", ""};
+	"", "", "", "", "", ""};
 
 struct pages_opts {
 	const char *proc_root, *pid;
@@ -97,34 +99,43 @@ static void out_flags(struct out *o, unsigned flags, char sep, int json)
 		out_ch(o, '-');
 }
 
-/* Whether the strategy can see the counter at all ("-" / absent when not). */
-static int sum_visible(int k, enum pmaps_pages_strategy s, int joined)
+/* Whether the reader can see the counter at all ("-" / absent when not). */
+static int sum_visible(int k, unsigned known, int joined)
 {
 	if (k >= SUM_DIRTY)
 		return joined;
-	if (k == SUM_ZERO || k == SUM_HUGE)
-		return s == PMAPS_PAGES_SCAN;
+	if (k == SUM_ZERO)
+		return (known & PMAPS_PG_ZERO) != 0;
+	if (k == SUM_HUGE)
+		return (known & PMAPS_PG_HUGE) != 0;
 	if (k == SUM_EXCL || k == SUM_SHARED)
-		return s == PMAPS_PAGES_PAGEMAP;
+		return (known & PMAPS_PG_EXCLUSIVE) != 0;
 	return 1;
 }
 
+/*
+ * Adds a run to a mapping's counts. Resident is what smaps calls Rss:
+ * present pages other than the shared zero page (or the huge zero page),
+ * which count as zero and nowhere else; Excl + Shared = Resident, and every
+ * physical count (THP among them) is of resident pages only.
+ */
 static void count(uint64_t *sum, const struct pmaps_page_range *r, unsigned shift)
 {
-	uint64_t n = (r->end - r->start) >> shift;
+	uint64_t n = (r->end - r->start) >> shift, mc = r->mapcount;
+	unsigned f = r->flags;
 
 	sum[SUM_PAGES] += n;
-	if (r->flags & PMAPS_PG_PRESENT) {
-		sum[SUM_RESIDENT] += n;
-		if (r->flags & PMAPS_PG_EXCLUSIVE)
-			sum[SUM_EXCL] += n;
-		else
-			sum[SUM_SHARED] += n;
+	sum[SUM_SWAPPED] += f & PMAPS_PG_SWAPPED ? n : 0;
+	if ((f & PMAPS_PG_PRESENT) && (f & PMAPS_PG_ZERO)) {
+		sum[SUM_ZERO] += n;
+		return;
 	}
-	sum[SUM_SWAPPED] += r->flags & PMAPS_PG_SWAPPED ? n : 0;
-	sum[SUM_FILE] += r->flags & PMAPS_PG_FILE ? n : 0;
-	sum[SUM_ZERO] += r->flags & PMAPS_PG_ZERO ? n : 0;
-	sum[SUM_HUGE] += r->flags & PMAPS_PG_HUGE ? n : 0;
+	sum[SUM_FILE] += f & PMAPS_PG_FILE ? n : 0;
+	if (!(f & PMAPS_PG_PRESENT))
+		return;
+	sum[SUM_RESIDENT] += n;
+	sum[f & PMAPS_PG_EXCLUSIVE ? SUM_EXCL : SUM_SHARED] += n;
+	sum[SUM_HUGE] += f & PMAPS_PG_HUGE ? n : 0;
 	sum[SUM_DIRTY] += r->kflags & PMAPS_KPF_DIRTY ? n : 0;
 	sum[SUM_ACTIVE] += r->kflags & PMAPS_KPF_ACTIVE ? n : 0;
 	sum[SUM_REFERENCED] += r->kflags & PMAPS_KPF_REFERENCED ? n : 0;
@@ -132,12 +143,14 @@ static void count(uint64_t *sum, const struct pmaps_page_range *r, unsigned shif
 	sum[SUM_THP] += r->kflags & PMAPS_KPF_THP ? n : 0;
 	sum[SUM_MLOCKED] += r->kflags & PMAPS_KPF_MLOCKED ? n : 0;
 	sum[SUM_IDLE] += r->kflags & PMAPS_KPF_IDLE ? n : 0;
-	sum[SUM_MAPPED2] += r->mapcount >= 2 ? n : 0;
-	if (r->flags & PMAPS_PG_PRESENT) {
-		uint64_t mc = r->mapcount;
-		sum[mc <= 1 ? SUM_BY1 : mc == 2 ? SUM_BY2 : mc <= 4 ? SUM_BY3_4 : mc <= 8 ? SUM_BY5_8
-		                                                                          : SUM_BY9] += n;
-	}
+	sum[SUM_MAPPED2] += mc >= 2 ? n : 0;
+	/*
+	 * Map count 0 on a resident page is no "mapped once": kpagecount
+	 * averages over a large folio (a partly mapped one rounds to 0) and
+	 * reads 0 for a page unmapped since pagemap was read.
+	 */
+	sum[mc == 0 ? SUM_BY0 : mc == 1 ? SUM_BY1 : mc == 2 ? SUM_BY2 : mc <= 4 ? SUM_BY3_4
+	    : mc <= 8 ? SUM_BY5_8 : SUM_BY9] += n;
 }
 
 /* The kpageflags names of KF joined with SEP ('-' for none); returns the length. */
@@ -370,14 +383,14 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 
 static void summary_row(struct out *o, const struct pages_opts *po, const uint64_t *sum,
                         uint64_t start, uint64_t end, const struct pmaps_mapping *m,
-                        enum pmaps_pages_strategy s, uint64_t *rows)
+                        unsigned known, uint64_t *rows)
 {
 	char b[24];
 
 	if (po->fmt == FMT_JSON) {
 		span_open(o, po, start, end, *rows);
 		for (int k = 0; k < SUM_N; k++) {
-			if (!sum_visible(k, s, po->joined))
+			if (!sum_visible(k, known, po->joined))
 				continue;
 			out_str(o, ",\"");
 			out_str(o, sum_keys[k]);
@@ -389,7 +402,7 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 		span_open(o, po, start, end, *rows);
 		for (int k = 0; k < SUM_N && (k < SUM_DIRTY || po->joined); k++) {
 			out_ch(o, ',');
-			if (sum_visible(k, s, po->joined))
+			if (sum_visible(k, known, po->joined))
 				out_u64(o, sum[k]);
 		}
 		span_close(o, po, m);
@@ -398,8 +411,8 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 		out_ch(o, '-');
 		out_addr(o, end, 0);
 		for (int k = 0; k < SUM_TABLE && (k < SUM_DIRTY || po->joined); k++) {
-			size_t n = sum_visible(k, s, po->joined) ? fmt_u64(b, sum[k]) : 1;
-			if (!sum_visible(k, s, po->joined))
+			size_t n = sum_visible(k, known, po->joined) ? fmt_u64(b, sum[k]) : 1;
+			if (!sum_visible(k, known, po->joined))
 				b[0] = '-';
 			out_ch(o, ' ');
 			out_rjust(o, b, n, 9);
@@ -484,7 +497,7 @@ static int pages_report(struct pages_opts *po)
 		if (err < 0)
 			break;
 		if (po->summary)
-			summary_row(&out, po, sum, start, end, m, s, &rows);
+			summary_row(&out, po, sum, start, end, m, pmaps_pages_known(pg), &rows);
 	}
 	if (err < 0) {
 		error = pg && pmaps_pages_errmsg(pg)[0] ? pmaps_pages_errmsg(pg)

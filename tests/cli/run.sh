@@ -132,6 +132,10 @@ t pages-pfn-json 0 pages --pfn --json $PG; json pages-pfn-json
 t pages-pfn-csv 0 pages --pfn --csv $PG
 t pages-nokpage 0 pages --proc-root pages-nokpage/proc 300 '[heap]'
 t pages-nokpage-summary 0 pages -s --proc-root pages-nokpage/proc 300
+# the zero page and the huge zero page: mapped, not resident; map count 0 apart
+t pages-zero 0 pages --proc-root pages-zero/proc 300
+t pages-zero-summary 0 pages -s --proc-root pages-zero/proc 300
+t pages-zero-summary-csv 0 pages -s --csv --proc-root pages-zero/proc 300
 t err-pages-gap 1 pages $PG 800000+4K
 t err-pages-name 1 pages $PG '[stack]'
 t err-pages-range 2 pages $PG 12x

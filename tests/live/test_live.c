@@ -353,9 +353,13 @@ static void test_pages_exact(void **state)
 	collect(scan, region(&h, "memfd"), ~0u, &a);
 	expect(&a, region(&h, "memfd"), mfd, 2);
 
-	/* Read, never written: the zero page (PAGEMAP_SCAN names it). */
+	/*
+	 * Read, never written: the zero page. pagemap reads it as a present
+	 * page, neither file nor exclusive; the pagemap reader learns it is the
+	 * zero page from PAGEMAP_SCAN, which found the region.
+	 */
 	static const int zero_scan[][2] = {{8, PMAPS_PG_PRESENT | PMAPS_PG_ZERO}};
-	static const int zero_pm[][2] = {{8, PMAPS_PG_PRESENT}};
+	static const int zero_pm[][2] = {{8, PMAPS_PG_PRESENT | PMAPS_PG_ZERO}};
 	collect(scan, region(&h, "zero"), ~0u, &a);
 	expect(&a, region(&h, "zero"), zero_scan, 1);
 	collect(pm, region(&h, "zero"), ~0u, &b);
@@ -494,6 +498,299 @@ static void test_pages_kpage(void **state)
 	stop_helper(&h);
 }
 
+/*
+ * A target for the residency tests, built here rather than in layout.c: an
+ * anonymous region half read (the zero page) and half written, 4 MiB of
+ * MADV_HUGEPAGE memory only read (the huge zero page where THP is on), a
+ * file read whole, a memfd half written, and a 60 TiB PROT_NONE reservation
+ * holding one page touched before it was made PROT_NONE. Writes "ready"
+ * and the reservation's and the touched page's addresses, then waits for
+ * its standard input to close.
+ */
+static pid_t resident_target(int *in, uint64_t *resv, uint64_t *touched)
+{
+	int to[2], from[2];
+	unsigned long long r = 0, t = 0;
+	char line[128];
+	FILE *f;
+	pid_t pid;
+
+	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(from, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		size_t huge = 2u << 20, pg = 4096;
+		char path[] = "/tmp/pmaps-resident.XXXXXX", buf[4096], c;
+		char *a, *raw, *thp, *fm, *mm, *res;
+		int fd;
+
+		a = mmap(NULL, 16 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a == MAP_FAILED || madvise(a, 16 * pg, MADV_NOHUGEPAGE))
+			_exit(2);
+		for (int i = 0; i < 8; i++)
+			(void)*(volatile char *)(a + i * pg);
+		memset(a + 8 * pg, 1, 8 * pg);
+		raw = mmap(NULL, 3 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (raw == MAP_FAILED)
+			_exit(2);
+		thp = (char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+		madvise(thp, 2 * huge, MADV_HUGEPAGE);
+		for (size_t i = 0; i < 2 * huge; i += pg)
+			(void)*(volatile char *)(thp + i);
+		fd = mkstemp(path);
+		if (fd < 0)
+			_exit(2);
+		unlink(path);
+		memset(buf, 4, sizeof(buf));
+		for (int i = 0; i < 8; i++)
+			if (write(fd, buf, pg) != (ssize_t)pg)
+				_exit(2);
+		fm = mmap(NULL, 8 * pg, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (fm == MAP_FAILED)
+			_exit(2);
+		for (int i = 0; i < 8; i++)
+			(void)*(volatile char *)(fm + i * pg);
+		fd = memfd_create("pmaps-resident", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, 8 * (off_t)pg))
+			_exit(2);
+		mm = mmap(NULL, 8 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (mm == MAP_FAILED)
+			_exit(2);
+		memset(mm, 5, 4 * pg);
+		res = mmap(NULL, 60ull << 40, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		           -1, 0);
+		if (res == MAP_FAILED)
+			_exit(3);
+		/* A page in the middle, written, then PROT_NONE like the rest. */
+		if (mprotect(res + (30ull << 40), pg, PROT_READ | PROT_WRITE))
+			_exit(2);
+		res[30ull << 40] = 1;
+		if (mprotect(res + (30ull << 40), pg, PROT_NONE))
+			_exit(2);
+		/* No exec here: close the parent's ends, or stdin never ends. */
+		close(to[1]);
+		close(from[0]);
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		printf("%lx %lx\nready\n", (unsigned long)(uintptr_t)res,
+		       (unsigned long)(uintptr_t)(res + (30ull << 40)));
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	running_helper = pid;
+	*in = to[1];
+	f = fdopen(from[0], "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(sscanf(line, "%llx %llx", &r, &t), 2);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "ready\n");
+	fclose(f);
+	*resv = r;
+	*touched = t;
+	wait_state_all(pid, 'S');
+	return pid;
+}
+
+static void stop_target_pid(pid_t pid, int in)
+{
+	int st;
+	close(in);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	running_helper = 0;
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* Runs the tool with ARGV; its standard output in OUT (NUL-terminated). */
+static int run_tool(char *const argv[], char *out, size_t size)
+{
+	int p[2], st;
+	size_t n = 0;
+	ssize_t k;
+	pid_t pid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execv(PMAPS_TOOL_PATH, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((k = read(p[0], out + n, size - 1 - n)) > 0)
+		n += (size_t)k;
+	close(p[0]);
+	out[n] = '\0';
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The value of column NAME in CSV line LINE (header HDR), or -1. */
+static int64_t csv_field(const char *hdr, const char *line, const char *name)
+{
+	size_t len = strlen(name);
+	int col = 0;
+
+	for (const char *h = hdr; *h && *h != '\n'; col++) {
+		const char *e = h + strcspn(h, ",\n");
+		if ((size_t)(e - h) == len && memcmp(h, name, len) == 0) {
+			const char *v = line;
+			for (int i = 0; i < col; i++)
+				v = strchr(v, ',') + 1;
+			return strtoll(v, NULL, 0);
+		}
+		h = *e == ',' ? e + 1 : e;
+	}
+	return -1;
+}
+
+/*
+ * Resident pages are what smaps calls Rss, on every mapping, for both
+ * readers, with and without the kpageflags join: the zero page and the huge
+ * zero page are mapped, not resident. The library's runs and the tool's
+ * --summary both.
+ */
+static void test_pages_resident_is_rss(void **state)
+{
+	struct pmaps_proc *p;
+	struct pmaps_maps *sm;
+	const struct pmaps_mapping *m;
+	static struct {
+		uint64_t start, end, rss;
+	} maps[256];
+	static char out[1 << 16];
+	uint64_t resv, touched;
+	char pidstr[16];
+	int in, nmaps = 0, rc;
+	pid_t pid;
+	(void)state;
+
+	pid = resident_target(&in, &resv, &touched);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	assert_int_equal(pmaps_proc_open(&p, NULL, pidstr), 0);
+	assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
+	while ((rc = pmaps_maps_next(sm, &m)) > 0) {
+		assert_true(nmaps < 256);
+		maps[nmaps].start = m->start;
+		maps[nmaps].end = m->end;
+		maps[nmaps].rss = m->v[PMAPS_F_RSS];
+		nmaps++;
+	}
+	assert_int_equal(rc, 0);
+	pmaps_maps_close(sm);
+
+	for (int s = PMAPS_PAGES_SCAN; s <= PMAPS_PAGES_PAGEMAP; s++) {
+		for (int join = 0; join < 2; join++) {
+			struct pmaps_pages *c;
+			const struct pmaps_page_range *r;
+			uint64_t zero_all = 0;
+			assert_int_equal(pmaps_pages_open(&c, p, (enum pmaps_pages_strategy)s,
+			                                  join ? PMAPS_PAGES_KPAGE : 0), 0);
+			assert_true(pmaps_pages_known(c) & PMAPS_PG_ZERO);
+			for (int i = 0; i < nmaps; i++) {
+				uint64_t resident = 0;
+				if (maps[i].start >= 0x800000000000ull)
+					continue; /* [vsyscall] */
+				assert_int_equal(pmaps_pages_seek(c, maps[i].start, maps[i].end), 0);
+				while ((rc = pmaps_pages_next(c, &r)) > 0) {
+					if ((r->flags & PMAPS_PG_ZERO) && (r->flags & PMAPS_PG_FILE))
+						fail_msg("%llx: zero and file", (unsigned long long)r->start);
+					if (r->flags & PMAPS_PG_ZERO)
+						zero_all += r->end - r->start;
+					else if (r->flags & PMAPS_PG_PRESENT)
+						resident += r->end - r->start;
+				}
+				assert_int_equal(rc, 0);
+				if (resident != maps[i].rss)
+					fail_msg("%s%s, %llx-%llx: resident %llu bytes, smaps Rss %llu",
+					         s == PMAPS_PAGES_SCAN ? "scan" : "pagemap", join ? "+kpage" : "",
+					         (unsigned long long)maps[i].start, (unsigned long long)maps[i].end,
+					         (unsigned long long)resident, (unsigned long long)maps[i].rss);
+			}
+			/* 8 pages read of the small region, 1024 of the THP one. */
+			if (zero_all != (8 + 1024) * PG)
+				fail_msg("%s%s: %llu zero pages, want %d",
+				         s == PMAPS_PAGES_SCAN ? "scan" : "pagemap", join ? "+kpage" : "",
+				         (unsigned long long)(zero_all / PG), 8 + 1024);
+			pmaps_pages_close(c);
+		}
+	}
+
+	/* The tool's summary, per mapping: Resident * 4 KiB is Rss; zero counted apart. */
+	for (int s = 0; s < 2; s++) {
+		char *argv[] = {"pmaps", "pages", "--summary", "--csv", "--strategy",
+		                s ? "pagemap" : "scan", pidstr, NULL};
+		char *line, *hdr = out;
+		uint64_t zero = 0;
+		int rows = 0;
+		assert_int_equal(run_tool(argv, out, sizeof(out)), 0);
+		line = strchr(hdr, '\n');
+		assert_non_null(line);
+		for (line++; *line; line = strchr(line, '\n') + 1, rows++) {
+			uint64_t start = strtoull(line, NULL, 16);
+			int64_t res = csv_field(hdr, line, "resident");
+			int i;
+			for (i = 0; i < nmaps && maps[i].start != start; i++)
+				;
+			if (i == nmaps)
+				fail_msg("no smaps mapping at %llx", (unsigned long long)start);
+			if ((uint64_t)res * PG != maps[i].rss)
+				fail_msg("pages --summary --strategy %s, %llx: resident %lld pages, smaps Rss %llu "
+				         "bytes", argv[5], (unsigned long long)start, (long long)res,
+				         (unsigned long long)maps[i].rss);
+			zero += (uint64_t)csv_field(hdr, line, "zero");
+			if (geteuid() == 0 && csv_field(hdr, line, "mapped_by_1") > res)
+				fail_msg("%llx: mapped_by_1 %lld above resident %lld", (unsigned long long)start,
+				         (long long)csv_field(hdr, line, "mapped_by_1"), (long long)res);
+		}
+		assert_int_equal(rows, nmaps);
+		assert_int_equal(zero, 8 + 1024);
+	}
+	pmaps_proc_close(p);
+	stop_target_pid(pid, in);
+}
+
+/*
+ * pagemap on a 60 TiB PROT_NONE reservation: 120 GB of entries if read
+ * one by one. Only the page touched before its mprotect() is there, and the
+ * answer comes at once (the ctest timeout bounds it).
+ */
+static void test_pages_reservation(void **state)
+{
+	static char out[4096];
+	uint64_t resv, touched;
+	char pidstr[16], range[64], want[160];
+	int in;
+	pid_t pid;
+	(void)state;
+
+	pid = resident_target(&in, &resv, &touched);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	snprintf(range, sizeof(range), "%llx+60T", (unsigned long long)resv);
+	for (int s = 0; s < 2; s++) {
+		char *argv[] = {"pmaps", "pages", "--csv", "--strategy", s ? "pagemap" : "scan", pidstr,
+		                range, NULL};
+		assert_int_equal(run_tool(argv, out, sizeof(out)), 0);
+		/* Three runs: nothing, the touched page, nothing. */
+		snprintf(want, sizeof(want), "0x%llx,0x%llx,%llu,-,",
+		         (unsigned long long)resv, (unsigned long long)touched,
+		         (unsigned long long)((touched - resv) / PG));
+		if (!strstr(out, want))
+			fail_msg("%s: no run %s in:\n%s", argv[4], want, out);
+		snprintf(want, sizeof(want), "0x%llx,0x%llx,1,present%s,", (unsigned long long)touched,
+		         (unsigned long long)(touched + PG), s ? "|exclusive" : "");
+		if (!strstr(out, want))
+			fail_msg("%s: no run %s in:\n%s", argv[4], want, out);
+	}
+	stop_target_pid(pid, in);
+}
+
 /* explain on the layout: parts that add up, stacks found, the lazily freed pages. */
 static void test_explain(void **state)
 {
@@ -512,12 +809,12 @@ static void test_explain(void **state)
 	assert_int_equal(x.pages, 1);
 	for (int k = 0; k < PMAPS_X_COUNT; k++) {
 		/*
-		 * Two layers, one answer: present pages are the Rss, category by
-		 * category, but for the zero page, which the page table maps and
-		 * RSS does not count.
+		 * Two layers, one answer: resident pages are the Rss, category by
+		 * category; the zero page, which the page table maps and RSS does
+		 * not count, is counted apart.
 		 */
-		if (x.pg[k][PMAPS_XP_RESIDENT] - x.pg[k][PMAPS_XP_ZERO] != x.v[k][PMAPS_XC_RSS])
-			fail_msg("%s: %llu bytes present (%llu zero page), Rss %llu",
+		if (x.pg[k][PMAPS_XP_RESIDENT] != x.v[k][PMAPS_XC_RSS])
+			fail_msg("%s: %llu bytes resident (%llu zero page apart), Rss %llu",
 			         pmaps_xcat_name((enum pmaps_xcat)k),
 			         (unsigned long long)x.pg[k][PMAPS_XP_RESIDENT],
 			         (unsigned long long)x.pg[k][PMAPS_XP_ZERO],
@@ -1742,7 +2039,7 @@ static void test_permission_denied(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_layout_exact, teardown),
@@ -1750,6 +2047,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_allocations, teardown),
 		cmocka_unit_test_teardown(test_pages_exact, teardown),
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
+		cmocka_unit_test_teardown(test_pages_resident_is_rss, teardown),
+		cmocka_unit_test_teardown(test_pages_reservation, teardown),
 		cmocka_unit_test_teardown(test_explain, teardown),
 		cmocka_unit_test_teardown(test_explain_go, teardown),
 		cmocka_unit_test_teardown(test_explain_go_labels, teardown),
@@ -1765,5 +2064,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_kernel_thread, teardown),
 		cmocka_unit_test_teardown(test_permission_denied, teardown),
 	};
+	/* A test name (a pattern) runs that test alone, under a ctest timeout of its own. */
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_pages.c - the page cursor on a synthetic pagemap in a fixture tree
- * (swapped, soft-dirty, uffd-wp and guard entries this machine cannot make),
+ * (swapped, soft-dirty, uffd-wp and guard entries this machine cannot make; the
+ * zero pages as pagemap and kpageflags show them),
  * seek rounding, read faults and allocations.
  */
 #include <errno.h>
@@ -191,6 +192,74 @@ static void test_fixture_kpage(void **state)
 	pmaps_proc_close(p);
 }
 
+/*
+ * The zero page and the huge zero page through pagemap (pages-zero fixture):
+ * pagemap reads them as present, and the huge one as file; kpageflags names
+ * them. They are "zero", neither file nor exclusive, with map count 0 like
+ * the one page of a large folio that is resident with a count of 0.
+ */
+static void test_fixture_zero(void **state)
+{
+	struct pmaps_proc *p;
+	struct pmaps_pages *c;
+	const struct pmaps_page_range *r;
+	char root[4096];
+	static const struct {
+		uint64_t start, end, kflags, mapcount;
+		unsigned flags;
+	} want[] = {
+		{0x200000, 0x208000, PMAPS_KPF_ZERO_PAGE, 0, P | PMAPS_PG_ZERO},
+		{0x208000, 0x20a000, PMAPS_KPF_LRU | PMAPS_KPF_ANON | PMAPS_KPF_SWAPBACKED, 1, P | E},
+		{0x20a000, 0x210000, 0, 0, 0},
+		{0x400000, 0x600000, PMAPS_KPF_ZERO_PAGE | PMAPS_KPF_THP, 0, P | PMAPS_PG_ZERO},
+		{0x800000, 0x801000,
+		 PMAPS_KPF_LRU | PMAPS_KPF_ANON | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_THP, 0, P | E},
+		{0x801000, 0x802000, 0, 0, 0},
+	};
+	static const struct want bare[] = {
+		{0x200000, 0x208000, P}, {0x208000, 0x20a000, P | E}, {0x20a000, 0x210000, 0},
+	};
+	size_t i = 0;
+	int rc;
+	(void)state;
+
+	snprintf(root, sizeof(root), "%s/pages-zero/proc", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_proc_open(&p, root, "300"), 0);
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE), 0);
+	assert_int_equal(pmaps_pages_strategy(c), PMAPS_PAGES_PAGEMAP);
+	assert_int_equal(pmaps_pages_kpage(c), 1);
+	assert_int_equal(pmaps_pages_known(c), PMAPS_PG_COMMON | E | PMAPS_PG_ZERO);
+	for (int part = 0; part < 3; part++) {
+		static const uint64_t at[][2] = {{0x200000, 0x210000}, {0x400000, 0x600000},
+		                                 {0x800000, 0x802000}};
+		assert_int_equal(pmaps_pages_seek(c, at[part][0], at[part][1]), 0);
+		while ((rc = pmaps_pages_next(c, &r)) > 0) {
+			assert_true(i < sizeof(want) / sizeof(want[0]));
+			if (r->start != want[i].start || r->end != want[i].end ||
+			    r->flags != want[i].flags || r->kflags != want[i].kflags ||
+			    r->mapcount != want[i].mapcount)
+				fail_msg("run %zu: %llx-%llx flags %x kflags %llx count %llu; want %llx-%llx "
+				         "flags %x kflags %llx count %llu", i, (unsigned long long)r->start,
+				         (unsigned long long)r->end, r->flags, (unsigned long long)r->kflags,
+				         (unsigned long long)r->mapcount, (unsigned long long)want[i].start,
+				         (unsigned long long)want[i].end, want[i].flags,
+				         (unsigned long long)want[i].kflags,
+				         (unsigned long long)want[i].mapcount);
+			i++;
+		}
+		assert_int_equal(rc, 0);
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	pmaps_pages_close(c);
+
+	/* Without the join (and without PAGEMAP_SCAN) pagemap cannot tell: no ZERO at all. */
+	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_PAGEMAP, 0), 0);
+	assert_int_equal(pmaps_pages_known(c), PMAPS_PG_COMMON | E);
+	expect_runs(c, 0x200000, 0x210000, bare, 3);
+	pmaps_pages_close(c);
+	pmaps_proc_close(p);
+}
+
 static int fault, calls;
 
 static ssize_t faulty_pread(int fd, void *buf, size_t len, off_t off)
@@ -303,6 +372,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixture_runs),
 		cmocka_unit_test(test_fixture_kpage),
+		cmocka_unit_test(test_fixture_zero),
 		cmocka_unit_test(test_read_faults),
 		cmocka_unit_test(test_no_allocation_per_run),
 		cmocka_unit_test(test_flag_names),
