@@ -18,10 +18,13 @@
  *    -ESRCH at open (the message says "zombie"), a kernel thread -ENODATA
  *    at open, for every source. When the main thread has left with
  *    pthread_exit(), the process is read through one of its live threads.
+ *    An execve() with no program mapped yet is waited out, up to 50 ms,
+ *    then -EAGAIN.
  *  - Values no kernel prints are -EBADMSG, never summed: a Size that is not
- *    the mapping's length, a page count larger than its mapping, Rss other
- *    than its four shared/private clean/dirty parts, Pss above Rss, a field
- *    twice in one record, mappings that overlap or go backwards.
+ *    the mapping's length, a page count (but Swap) larger than its mapping,
+ *    Rss other than its four shared/private clean/dirty parts, Pss above
+ *    Rss, a field twice in one record, a mapping whose end is not above the
+ *    one before (a start below it is the kernel's: PMAPS_ROW_OVERLAP).
  *  - Files under the proc root are opened without following symlinks and
  *    without blocking, and read only if they are regular files (-EBADMSG
  *    otherwise): a fixture tree, or a target, cannot make pmaps read a FIFO,
@@ -206,6 +209,14 @@ enum {
 	PMAPS_ROW_UNKNOWN_DROPPED = 1u << 3, /* more unknown fields than PMAPS_MAX_UNKNOWN */
 	PMAPS_ROW_VMFLAGS_TRUNCATED = 1u << 4, /* VmFlags text longer than its buffer */
 	PMAPS_ROW_PATH_ESCAPED = 1u << 5,   /* the name held "\012" escapes, now decoded */
+	/*
+	 * The mapping starts before the end of the row before it: it grew (or
+	 * was remapped across) between two of the kernel's reads, which resume
+	 * after the last end printed, and so it was listed again from its
+	 * start. Its values are right for it, but a sum over the rows counts
+	 * the overlap twice: read again for totals (pmaps does).
+	 */
+	PMAPS_ROW_OVERLAP = 1u << 6,
 };
 
 #define PMAPS_MAX_UNKNOWN 16
@@ -279,9 +290,11 @@ int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
  * Advances to the next mapping. Returns 1 with *ROW set, 0 at the end, or a
  * negative errno: -EBADMSG (malformed text; message has line and offset),
  * -ESRCH (the process exited while it was read), -ESTALE (it exec'd while it
- * was read: the rows so far described the old program), -EIO, -ENOMEM. Both
- * are checked before the last row is handed out: a caller that stops at the
- * first error has never been given the last row of a cut-short read.
+ * was read: the rows so far described the old program), -EAGAIN (read
+ * through a thread, the main thread having exited, and that thread ended:
+ * read again), -EIO, -ENOMEM. They are checked before the last row is handed
+ * out: a caller that stops at the first error has never been given the last
+ * row of a cut-short read.
  * After an error the cursor stays in error until rewound.
  */
 int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row);
@@ -623,7 +636,11 @@ struct pmaps_group_row {
 	unsigned flags;
 };
 
-enum { PMAPS_GROUP_SATURATED = 1u << 0 };
+enum {
+	PMAPS_GROUP_SATURATED = 1u << 0,
+	/* A member had PMAPS_ROW_OVERLAP: the sums count that overlap twice. */
+	PMAPS_GROUP_OVERLAP = 1u << 1,
+};
 
 struct pmaps_group;
 

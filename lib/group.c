@@ -121,6 +121,8 @@ static void add_to(struct pmaps_group_row *r, const struct pmaps_mapping *m)
 	r->mappings++;
 	r->kinds |= 1u << m->kind;
 	add_sat(r, &r->vsize, m->end - m->start);
+	if (m->flags & PMAPS_ROW_OVERLAP)
+		r->flags |= PMAPS_GROUP_OVERLAP;
 	r->present |= m->present;
 	for (int f = 0; f < PMAPS_F_COUNT; f++) {
 		if (f == PMAPS_F_THP_ELIGIBLE || f == PMAPS_F_PROTECTION_KEY) {

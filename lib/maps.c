@@ -550,9 +550,16 @@ static int parse_header(struct pmaps_maps *c)
 perms:
 	if (m->end < m->start)
 		return bad(c, "mapping ends before it starts");
-	/* The kernel lists mappings in address order, never overlapping. */
+	/*
+	 * The kernel lists mappings in address order. Across two read()s it
+	 * resumes after the end of the last mapping it printed, so one that
+	 * grew in between (merged with its neighbour, or remapped across) is
+	 * printed again from its start: ends always rise, starts need not.
+	 */
+	if (m->end <= c->prev_end && c->prev_end)
+		return bad(c, "mapping ends at or before the end of the one before it");
 	if (m->start < c->prev_end)
-		return bad(c, "mapping overlaps the one before it, or is out of order");
+		m->flags |= PMAPS_ROW_OVERLAP;
 	if ((p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
 	    (p[2] != 'x' && p[2] != '-') || (p[3] != 's' && p[3] != 'p') || p[4] != ' ')
 		return bad(c, "expected permissions like rw-p");
@@ -954,11 +961,11 @@ static int open_file(struct pmaps_maps *c)
 	pmaps__guard_end(&c->guard);
 	/*
 	 * Before the file: who the process is, and a probe on its address
-	 * space. smaps_rollup needs no probe: it is one record, read in one go,
-	 * and its read fails outright once the address space is gone.
+	 * space (smaps_rollup too: its read fails once its mm is gone, but
+	 * only the probe tells an exec from an exit then).
 	 */
-	r = pmaps__guard_begin(c->proc, &c->guard, c->src != PMAPS_SRC_ROLLUP, src_file(c->src),
-	                       c->errmsg, sizeof(c->errmsg));
+	r = pmaps__guard_begin(c->proc, &c->guard, 1, src_file(c->src), c->errmsg,
+	                       sizeof(c->errmsg));
 	if (r < 0)
 		return fail(c, r);
 	fd = pmaps__open_file(c->proc, c->proc->memfd, src_file(c->src), c->errmsg,
@@ -1143,7 +1150,12 @@ static int check_row(struct pmaps_maps *c, const struct pmaps_mapping *m)
 	if ((p & (1ull << PMAPS_F_SIZE)) && v[PMAPS_F_SIZE] != span)
 		return bad_value(c, m, "is not the mapping's length", PMAPS_F_SIZE, v[PMAPS_F_SIZE],
 		                 span);
-	for (uint64_t q = p; q; q &= q - 1) {
+	/*
+	 * Swap and SwapPss are exempt: for shared memory the kernel counts the
+	 * object's swapped pages when the mapping covers its size, pages past
+	 * its end (fallocate KEEP_SIZE) included.
+	 */
+	for (uint64_t q = p & ~(1ull << PMAPS_F_SWAP | 1ull << PMAPS_F_SWAP_PSS); q; q &= q - 1) {
 		unsigned f = (unsigned)__builtin_ctzll(q);
 		if (keys[f].is_size && v[f] > span)
 			return bad_value(c, m, "is larger than the mapping", f, v[f], span);

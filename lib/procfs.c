@@ -167,6 +167,13 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 	p->statfd = -1;
 	snprintf(p->pidname, sizeof(p->pidname), "%s", name);
 	p->live = fstatfs(p->dirfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+	/*
+	 * The process's own stat, through one fd kept for the handle's life:
+	 * the guard reads it twice per read, every pread from 0 is a fresh
+	 * reading, and once the process is gone it fails with ESRCH.
+	 */
+	if (p->live)
+		p->statfd = openat(p->dirfd, "stat", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	p->pid = 0;
 	if (is_pid(name)) {
 		uint64_t v;
@@ -242,6 +249,8 @@ int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name,
 	if (fd < 0) {
 		if (errno == ELOOP)
 			goto not_regular;
+		if (errno == ENOENT && proc->live && proc->tid && dirfd == proc->memfd)
+			return -ESRCH; /* the thread read through is gone */
 		if (errno == ENOENT && proc->live) {
 			/*
 			 * Under a dead process's directory every lookup fails with
@@ -300,24 +309,10 @@ static int ident_at(const struct pmaps_proc *proc, int dirfd, struct pmaps__iden
 	int fd;
 
 	memset(id, 0, sizeof(*id));
-	if (dirfd == proc->dirfd && proc->live) {
-		/*
-		 * The process's own stat, through one fd kept for the handle's
-		 * life: every pread from 0 is a fresh reading, and once the
-		 * process is gone it fails with ESRCH. Not through the read
-		 * hooks, which inject faults into the data files' reads.
-		 */
-		struct pmaps_proc *mp = (struct pmaps_proc *)(uintptr_t)proc;
-		if (mp->statfd < 0) {
-			mp->statfd = pmaps__open_file(proc, dirfd, "stat", NULL, 0);
-			if (mp->statfd < 0) {
-				int e = mp->statfd;
-				mp->statfd = -1;
-				return e == -ENOENT ? -ESRCH : e;
-			}
-		}
+	if (dirfd == proc->dirfd && proc->statfd >= 0) {
+		/* Not through the read hooks: they inject faults into data files. */
 		do
-			n = pread(mp->statfd, buf, sizeof(buf), 0);
+			n = pread(proc->statfd, buf, sizeof(buf), 0);
 		while (n < 0 && errno == EINTR);
 	} else {
 		fd = pmaps__open_file(proc, dirfd, "stat", NULL, 0);
@@ -368,12 +363,6 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
 static int is_dead(const struct pmaps__ident *id)
 {
 	return id->state == 'Z' || id->state == 'X' || id->exiting;
-}
-
-static int same_program(const struct pmaps__ident *a, const struct pmaps__ident *b)
-{
-	return a->code_start == b->code_start && a->code_end == b->code_end &&
-	       a->stack_start == b->stack_start && a->arg_start == b->arg_start;
 }
 
 /* Back to reading the process's own files. */
@@ -444,16 +433,20 @@ static int open_probe(const struct pmaps_proc *proc)
 /*
  * Does the probe's address space still exist? A maps fd whose mm has gone
  * (the process exited, or exec'd into a new mm) reads nothing, from any
- * offset; while it lives it reads at least one mapping. Returns 1 or 0.
+ * offset; while it lives it reads at least one mapping. Returns 1 (alive),
+ * 0 (gone), or a negative errno: -ESRCH when the thread whose directory it
+ * was opened from has been reaped, the mm perhaps still alive.
  */
-static int probe_alive(int probe)
+static int probe_state(int probe)
 {
 	char buf[256];
 	ssize_t n;
 
 	if (lseek(probe, 0, SEEK_SET) != 0)
-		return 0;
+		return -errno;
 	n = pmaps__read(probe, buf, sizeof(buf));
+	if (n < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
 	return n > 0;
 }
 
@@ -474,97 +467,115 @@ int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int prob
 			return -ESRCH;
 		}
 		if (r < 0)
-			break; /* stat unreadable or odd: the data file's open will tell */
+			return 0; /* stat unreadable or odd: the data file's open will tell */
 		if (id->kthread) {
 			pmaps__msg(msg, size, "%s: a kernel thread has no user-space memory", what);
 			return -ENODATA;
 		}
 		if (is_dead(id)) {
-			if (use_live_thread(proc, id))
-				break;
+			if (!use_live_thread(proc, id)) {
+				use_leader(proc);
+				if (id->state == 'Z')
+					pmaps__msg(msg, size, "%s: process %d is a zombie: it has exited and has "
+					           "no memory left, but its parent has not reaped it yet",
+					           what, proc->pid);
+				else
+					pmaps__msg(msg, size, "%s: process %d is exiting: its memory is being "
+					           "freed", what, proc->pid);
+				return -ESRCH;
+			}
+		} else {
 			use_leader(proc);
-			if (id->state == 'Z')
-				pmaps__msg(msg, size, "%s: process %d is a zombie: it has exited and has no "
-				           "memory left, but its parent has not reaped it yet", what, proc->pid);
-			else
-				pmaps__msg(msg, size, "%s: process %d is exiting: its memory is being freed",
-				           what, proc->pid);
+		}
+		if (!probe)
+			return 0;
+		/*
+		 * The probe first, then the program: a probe opened before stat
+		 * showed a program is tied to that program's mm or to an older one,
+		 * which the check then finds gone. So a read never starts on an
+		 * execve() caught between its new, empty mm and its first segment
+		 * (it would look like a process with a stack and nothing else).
+		 * Code addresses read 0 only without an mm or in that window (1
+		 * without ptrace-read access): wait it out, briefly.
+		 */
+		g->probe = open_probe(proc);
+		if (g->probe < 0) {
+			if (errno == ESRCH || errno == ENOENT) {
+				pmaps__msg(msg, size, "%s: process %d exited", what, proc->pid);
+				return -ESRCH;
+			}
+			return 0; /* EACCES and the like: the data file's own open says it better */
+		}
+		r = proc->tid ? 0 : ident_at(proc, proc->dirfd, id);
+		if (r == 0 && (id->code_start || proc->tid))
+			return 0;
+		pmaps__guard_end(g);
+		if (r == -ESRCH) {
+			pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
 			return -ESRCH;
 		}
-		use_leader(proc);
-		/*
-		 * No program yet: an execve() between its new, empty address space
-		 * and its first segment (read now, it would look like a process
-		 * with a stack and nothing else). It takes microseconds to
-		 * milliseconds; wait it out, briefly. Without ptrace-read access
-		 * the fields read 0 too, and the data file's open refuses.
-		 */
-		if (id->code_start || tries >= 50)
-			break;
+		if (tries >= 50) {
+			pmaps__msg(msg, size, "%s: process %d is starting a program (execve() has no "
+			           "program mapped yet after 50 ms): try again", what, proc->pid);
+			return -EAGAIN;
+		}
 		struct timespec ts = {0, 1000000};
 		nanosleep(&ts, NULL);
 	}
-	if (probe) {
-		g->probe = open_probe(proc);
-		if (g->probe < 0 && errno == ESRCH) {
-			pmaps__msg(msg, size, "%s: process %d exited", what, proc->pid);
-			return -ESRCH;
-		}
-		/* EACCES and the like: the data file's own open says it better. */
-	}
-	return 0;
 }
 
 int pmaps__guard_check(const struct pmaps_proc *proc, struct pmaps__guard *g, const char *what,
                        char *msg, size_t size)
 {
-	const struct pmaps__ident *id0 = &g->id0;
-	struct pmaps__ident now;
-	int r, dead_mm;
+	struct pmaps__ident now, t;
+	int r, alive, fd;
 
 	if (!proc->live)
 		return 0;
-	dead_mm = g->probe >= 0 && !probe_alive(g->probe);
+	alive = g->probe >= 0 ? probe_state(g->probe) : 1;
 	r = ident_at(proc, proc->dirfd, &now);
 	if (r == -ESRCH)
 		goto exited;
-	if (r < 0) {
-		if (!dead_mm)
-			return 0;
-		goto exited; /* the mm went away and stat cannot say why: call it gone */
-	}
-	if (dead_mm) {
+	if (alive == 1) {
 		/*
-		 * Its mm ended under the read: a new program, or none. A killed
-		 * process sets PF_EXITING before it lets go of its mm; an exec'ing
-		 * one drops the old mm with no program in the new one yet (its
-		 * code addresses read 0 until its first segment is mapped).
+		 * The mm the read began on lived to its end: the read was whole,
+		 * unless the process is dying by now (checked on the main thread;
+		 * its pthread_exit() during the read leaves the process alive).
+		 * Code addresses are not compared: prctl(PR_SET_MM) moves them
+		 * without an exec, and an exec always ends the probe's mm.
 		 */
-		if (is_dead(&now))
-			goto exited;
-		goto execd;
-	}
-	if (proc->tid) {
-		/* Read through a thread: the leader is a zombie, the mm lived on. */
-		return 0;
-	}
-	if (is_dead(&now)) {
-		struct pmaps__ident t;
-		int fd, tid = find_live_thread(proc, &fd, &t);
-
-		/* The main thread left with pthread_exit() during the read? */
-		if (!tid)
+		if (r < 0 || proc->tid || !is_dead(&now))
+			return 0;
+		if (!find_live_thread(proc, &fd, &t))
 			goto exited;
 		close(fd);
-		if (!same_program(id0, &t))
-			goto execd;
 		return 0;
 	}
-	if (id0->code_start && !now.code_start)
+	if (proc->tid) {
+		/*
+		 * Read through a thread, the main thread gone: the thread itself
+		 * may have ended (its files fail with ESRCH), or one of its
+		 * siblings exec'd (it becomes the main thread, alive again).
+		 */
+		if (r == 0 && !is_dead(&now))
+			goto execd;
+		if (find_live_thread(proc, &fd, &t)) {
+			close(fd);
+			pmaps__msg(msg, size, "%s: the thread of process %d it was read through exited "
+			           "(its main thread had exited before): try again", what, proc->pid);
+			return -EAGAIN;
+		}
 		goto exited;
-	if (now.code_start && !same_program(id0, &now))
-		goto execd; /* also when the read began inside an execve() */
-	return 0;
+	}
+	/*
+	 * Its mm ended under the read: a new program, or none. A killed
+	 * process sets PF_EXITING before it lets go of its mm; an exec'ing one
+	 * drops the old mm with no program in the new one yet (its code
+	 * addresses read 0 until its first segment is mapped).
+	 */
+	if (r < 0 || is_dead(&now))
+		goto exited;
+	goto execd;
 exited:
 	pmaps__msg(msg, size, "%s: process %d exited while it was read", what, proc->pid);
 	return -ESRCH;

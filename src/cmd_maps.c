@@ -500,11 +500,29 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 		rc = EXIT_FAIL;
 		goto done;
 	}
-	while ((err = pmaps_maps_next(c, &m)) > 0) {
-		if (pmaps_group_add(g, m) < 0) {
-			err = -ENOMEM;
-			break;
+	for (int attempt = 1;; attempt++) {
+		int overlaps = 0;
+		while ((err = pmaps_maps_next(c, &m)) > 0) {
+			overlaps |= (m->flags & PMAPS_ROW_OVERLAP) != 0;
+			if (pmaps_group_add(g, m) < 0) {
+				err = -ENOMEM;
+				break;
+			}
 		}
+		/* Summed smaps: a mapping listed twice would count twice. Again. */
+		if (err < 0 || !overlaps)
+			break;
+		if (attempt == 3) {
+			die_msg("process %s: smaps: its mappings kept changing while they were read (a "
+			        "mapping grew and was listed twice, %d reads in a row): no total would "
+			        "be right; try again", o->pid, attempt);
+			rc = EXIT_FAIL;
+			goto done;
+		}
+		pmaps_group_reset(g);
+		err = pmaps_maps_rewind(c);
+		if (err < 0)
+			break;
 	}
 	if ((err == -ENODATA || err == 0) && pmaps_group_count(g) == 0 &&
 	    pmaps_proc_is_kernel_thread(proc) == 1) {
@@ -547,7 +565,7 @@ int maps_report(const struct maps_opts *o)
 	const struct pmaps_mapping *m;
 	struct sorter st;
 	struct render r;
-	uint64_t rows = 0;
+	uint64_t rows = 0, overlaps = 0;
 	int rc, err, begun = 0;
 
 	sorter_init(&st, o);
@@ -577,14 +595,41 @@ int maps_report(const struct maps_opts *o)
 		render_begin(&r, &out, o, pmaps_proc_pid(proc), "smaps", 0);
 		begun = 1;
 	}
-	while ((err = pmaps_maps_next(c, &m)) > 0) {
-		rows++;
-		if (g)
-			err = pmaps_group_add(g, m);
-		else if (o->sort_col >= 0)
-			err = sorter_add(&st, m);
-		else
-			render_mapping(&r, m);
+	for (int attempt = 1;; attempt++) {
+		while ((err = pmaps_maps_next(c, &m)) > 0) {
+			rows++;
+			overlaps += (m->flags & PMAPS_ROW_OVERLAP) != 0;
+			if (g)
+				err = pmaps_group_add(g, m);
+			else if (o->sort_col >= 0)
+				err = sorter_add(&st, m);
+			else
+				render_mapping(&r, m);
+			if (err < 0)
+				break;
+		}
+		/*
+		 * A mapping that grew between two of the kernel's reads is listed
+		 * again from its start: sums and a sorted table would count it
+		 * twice. What is buffered can be read again; a few times.
+		 */
+		if (err < 0 || !overlaps || begun)
+			break;
+		if (attempt == 3) {
+			die_msg("process %s: smaps: its mappings kept changing while they were read (a "
+			        "mapping grew and was listed twice, %d reads in a row): no total would "
+			        "be right; try again", o->pid, attempt);
+			rc = EXIT_FAIL;
+			goto done;
+		}
+		if (g) {
+			pmaps_group_reset(g);
+		} else {
+			sorter_free(&st);
+			sorter_init(&st, o);
+		}
+		rows = overlaps = 0;
+		err = pmaps_maps_rewind(c);
 		if (err < 0)
 			break;
 	}
@@ -600,6 +645,11 @@ int maps_report(const struct maps_opts *o)
 	}
 	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
 		kernel_thread_note(pmaps_proc_pid(proc));
+	if (overlaps)
+		note_msg("process %s changed its mappings while it was read: %llu mapping(s) grew "
+		         "between two reads and were listed again from their start (marked "
+		         "overlaps_previous in JSON); a sum of these rows counts that twice",
+		         o->pid, (unsigned long long)overlaps);
 	if (g) {
 		size_t n = pmaps_group_count(g);
 		sorted = calloc(n ? n : 1, sizeof(*sorted));

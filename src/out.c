@@ -351,6 +351,8 @@ static void json_mapping(struct render *r, const struct pmaps_mapping *m)
 		out_str(o, ",\"deleted\":true");
 	if (m->flags & PMAPS_ROW_PATH_TRUNCATED)
 		out_str(o, ",\"path_truncated\":true");
+	if (m->flags & PMAPS_ROW_OVERLAP)
+		out_str(o, ",\"overlaps_previous\":true");
 	if (m->flags & (PMAPS_ROW_LINE_TRUNCATED | PMAPS_ROW_UNKNOWN_DROPPED |
 	                PMAPS_ROW_VMFLAGS_TRUNCATED))
 		out_str(o, ",\"fields_truncated\":true");

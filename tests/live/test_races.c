@@ -10,7 +10,7 @@
  * run is checked, and the counts of each outcome are printed, so that a run
  * where no kill ever landed mid-read is visible as such.
  *
- *   test_races [ROUNDS]      (default 240; PMAPS_RACE_ROUNDS overrides;
+ *   test_races [ROUNDS]      (default 200; PMAPS_RACE_ROUNDS overrides;
  *                             PMAPS_TOOL names another pmaps binary)
  */
 #include <errno.h>
@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/prctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -327,11 +329,138 @@ static void leader_gone(const char *tool)
 	close(ctl);
 }
 
+/*
+ * Targets that change without dying or exec'ing, started in a child: a
+ * region split into 40k mappings and merged back every 20 ms (the kernel
+ * lists a mapping that grew between two reads again from its start); a
+ * process whose main thread is gone and whose worker threads retire every
+ * 30 ms (each one's task directory vanishes); a process moving its argument
+ * addresses with prctl(PR_SET_MM_MAP) like setproctitle() (stat's code and
+ * argument addresses change with no exec).
+ */
+static void *retire(void *arg)
+{
+	pthread_t t;
+	(void)arg;
+	usleep(30000);
+	if (pthread_create(&t, NULL, retire, NULL) == 0)
+		pthread_detach(t);
+	return NULL;
+}
+
+static pid_t start_changer(char what)
+{
+	int ready[2];
+	pid_t pid;
+	char b;
+
+	if (pipe(ready))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		const long n = 20000, pg = 4096;
+		char *base = mmap(NULL, (size_t)(n * 2 * pg), PROT_READ | PROT_WRITE,
+		                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		close(ready[0]);
+		if (base == MAP_FAILED)
+			_exit(3);
+		for (long i = 0; i < n; i++)
+			mprotect(base + (2 * i + 1) * pg, (size_t)pg, PROT_READ);
+		if (what == 't') {
+			pthread_t t;
+			if (pthread_create(&t, NULL, retire, NULL))
+				_exit(4);
+			pthread_detach(t);
+			if (write(ready[1], "r", 1) != 1)
+				_exit(5);
+			pthread_exit(NULL);
+		}
+		if (what == 'a') {
+			struct prctl_mm_map m;
+			char buf[2048];
+			unsigned long v[64] = {0};
+			int fd = open("/proc/self/stat", O_RDONLY), k = 3;
+			ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+			if (len <= 0)
+				_exit(6);
+			buf[len] = '\0';
+			for (char *t = strtok(strrchr(buf, ')') + 2, " "); t && k < 64; t = strtok(NULL, " "))
+				v[k++] = strtoul(t, NULL, 10);
+			memset(&m, 0, sizeof(m));
+			m.start_code = v[26], m.end_code = v[27], m.start_stack = v[28];
+			m.start_data = v[45], m.end_data = v[46], m.start_brk = v[47];
+			m.brk = (unsigned long)sbrk(0);
+			m.arg_start = v[48], m.arg_end = v[49], m.env_start = v[50], m.env_end = v[51];
+			m.exe_fd = (uint32_t)-1;
+			if (write(ready[1], "r", 1) != 1)
+				_exit(5);
+			for (unsigned long a = m.arg_start, i = 0;; i++) {
+				m.arg_start = a + (i & 1);
+				if (prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0))
+					_exit(7);
+				usleep(20000);
+			}
+		}
+		if (write(ready[1], "r", 1) != 1)
+			_exit(5);
+		for (;;) {
+			for (long i = 0; i < n; i++)
+				mprotect(base + (2 * i + 1) * pg, (size_t)pg, PROT_READ);
+			usleep(20000);
+			mprotect(base, (size_t)(n * 2 * pg), PROT_READ | PROT_WRITE);
+			usleep(20000);
+		}
+	}
+	close(ready[1]);
+	if (read(ready[0], &b, 1) != 1)
+		abort();
+	close(ready[0]);
+	return pid;
+}
+
+/* `pmaps ARGS PID` ROUNDS times on a changer: each run whole, or told to try again. */
+static void changing(const char *tool, char what, const char *const *args, int rounds)
+{
+	pid_t t = start_changer(what);
+	int whole = 0, again = 0, st;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)t);
+	for (int i = 0; i < rounds; i++) {
+		const char *argv[8];
+		int k = 0;
+		struct run r;
+
+		argv[k++] = tool;
+		for (const char *const *a = args; *a; a++)
+			argv[k++] = *a;
+		argv[k++] = pid;
+		argv[k] = NULL;
+		run_tool(argv, t, -1, -1, 0, &r);
+		if (r.rc == 0) {
+			whole++;
+			continue;
+		}
+		CHECK(r.rc == 1 && strstr(r.err, "try again"),
+		      "pmaps %s on a live process (%c) that neither exited nor exec'd: exit %d: %s",
+		      args[0], what, r.rc, r.err);
+		again++;
+	}
+	printf("pmaps %s%s%s on a changing process (%s): %d runs: %d whole, %d told to try again\n",
+	       args[0], args[1] ? " " : "", args[1] ? args[1] : "",
+	       what == 'm'   ? "mappings split and merged"
+	       : what == 't' ? "main thread gone, workers retiring"
+	                     : "prctl(PR_SET_MM) moving its arguments",
+	       rounds, whole, again);
+	kill(t, SIGKILL);
+	waitpid(t, &st, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *tool = getenv("PMAPS_TOOL") ? getenv("PMAPS_TOOL") : PMAPS_TOOL_PATH;
 	const char *env = getenv("PMAPS_RACE_ROUNDS");
-	int rounds = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 240;
+	int rounds = argc > 1 ? atoi(argv[1]) : env ? atoi(env) : 200;
 	static const char *const maps[] = {"maps", NULL};
 	static const char *const total[] = {"maps", "--total", NULL};
 	static const char *const pages[] = {"pages", "--summary", NULL};
@@ -349,6 +478,14 @@ int main(int argc, char **argv)
 	kills(tool, explain, 0, quarter, 100000);
 	execs(tool, quarter, 60000);
 	leader_gone(tool);
+	static const char *const group[] = {"maps", "--group", "kind", NULL};
+	static const char *const json[] = {"maps", "--json", NULL};
+	changing(tool, 'm', maps, quarter);
+	changing(tool, 'm', group, quarter);
+	changing(tool, 't', total, quarter);
+	changing(tool, 't', json, quarter);
+	changing(tool, 'a', maps, quarter);
+	changing(tool, 'a', total, quarter);
 	if (failures)
 		printf("%d checks failed\n", failures);
 	return failures ? 1 : 0;

@@ -693,10 +693,39 @@ static void test_impossible_values(void **state)
 	           "line 23, byte offset 636: VmFlags given twice");
 	expect_bad(PMAPS_SRC_SMAPS, HDR1 REC HDR2 "THPeligible:           0\n" REC,
 	           "a field given twice");
-	/* Mappings overlap, or go backwards. */
-	expect_bad(PMAPS_SRC_MAPS, HDR1 "00401000-00403000 rw-p 00000000 00:00 0 \n",
-	           "line 2, byte offset 41: mapping overlaps the one before it, or is out of order");
-	expect_bad(PMAPS_SRC_MAPS, HDR2 HDR1, "mapping overlaps the one before it, or is out of order");
+	/* Ends go backwards, or stand still. */
+	expect_bad(PMAPS_SRC_MAPS, HDR2 HDR1,
+	           "line 2, byte offset 41: mapping ends at or before the end of the one before it");
+	expect_bad(PMAPS_SRC_MAPS, HDR1 HDR1, "ends at or before the end of the one before it");
+	/*
+	 * A mapping that grew between two reads is printed again from its start
+	 * (the kernel resumes after the last end it printed): kept, and flagged,
+	 * so that whoever sums rows knows the overlap is counted twice.
+	 */
+	{
+		static const char t[] = HDR1 "00401000-00403000 rw-p 00000000 00:00 0 \n" HDR2;
+		struct pmaps_maps *c;
+		const struct pmaps_mapping *m;
+		assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, t, sizeof(t) - 1, 0), 0);
+		assert_int_equal(next_row(c)->flags, 0);
+		m = next_row(c);
+		assert_int_equal(m->start, 0x401000);
+		assert_int_equal(m->flags, PMAPS_ROW_OVERLAP);
+		/* HDR2 starts at 0x402000, inside the row before (to 0x403000): flagged too. */
+		assert_int_equal(next_row(c)->flags, PMAPS_ROW_OVERLAP);
+		assert_int_equal(pmaps_maps_next(c, &m), 0);
+		pmaps_maps_close(c);
+	}
+	/* Shared memory's Swap may pass the mapping's length (the object's swap). */
+	{
+		static const char t[] = HDR1 "Size: 8 kB\nSwap: 1048576 kB\nSwapPss: 0 kB\n";
+		struct pmaps_maps *c;
+		const struct pmaps_mapping *m;
+		assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, t, sizeof(t) - 1, 0), 0);
+		assert_int_equal(next_row(c)->v[PMAPS_F_SWAP], 1048576 * KB);
+		assert_int_equal(pmaps_maps_next(c, &m), 0);
+		pmaps_maps_close(c);
+	}
 }
 
 /*
