@@ -42,6 +42,7 @@ shift them unseen.
 Usage: page_types_anchor.py PMAPS LAYOUT PAGE_TYPES_SH
 """
 
+import bisect
 import json
 import os
 import re
@@ -155,7 +156,9 @@ def page_types(pt, pid, names):
 
 
 def pmaps_pages(pmaps, pid, strategy):
-    """{virtual page: run} for every mapped page, or None with the reason."""
+    """({virtual page: (index in run, run)} for the pages of runs with a frame
+    or a state, [(first page, end page, run)] for runs with none), or None
+    with the reason. Empty runs stay whole: a 64 GiB reservation is one run."""
     rc, out, err = anchors.run([pmaps, "pages", str(pid), "--pfn", "--json",
                                 "--strategy", strategy])
     if rc != 0:
@@ -163,15 +166,19 @@ def pmaps_pages(pmaps, pid, strategy):
     doc = json.loads(out.decode("utf-8"))
     if not doc.get("kpageflags"):
         return None, "no kpageflags in the document"
-    pages = {}
+    pages, empty = {}, []
     for r in doc["ranges"]:
         first = int(r["start"], 16) // PAGE
         n = (int(r["end"], 16) - int(r["start"], 16)) // PAGE
         if n != r["pages"]:
             return None, "run %s-%s says %d pages" % (r["start"], r["end"], r["pages"])
-        for i in range(n):
-            pages[first + i] = (i, r)
-    return pages, None
+        if "pfn" in r or r.get("kflags") or \
+                set(r.get("flags", [])) & {"present", "swapped", "zero"}:
+            for i in range(n):
+                pages[first + i] = (i, r)
+        else:
+            empty.append((first, first + n, r))
+    return (pages, empty), None
 
 
 def reader_paths(pt, pmaps):
@@ -215,6 +222,17 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
     nf = moving = listed_pages = 0
     explained = {}
     skipped_here = NOT_BY[strategy]
+    mine, empty = mine
+    both = sorted(set(pt1) & set(pt2))
+    either = sorted(set(pt1) ^ set(pt2))
+    for lo, hi, r in empty:
+        # Pages pmaps shows in no state: page-types must list none of them.
+        nf += hi - lo
+        for vp in both[bisect.bisect_left(both, lo):bisect.bisect_left(both, hi)]:
+            out.append(("%s page %x (%s)" % (who, vp * PAGE, r.get("path") or r.get("kind", "")),
+                        "present", False, True))
+        moving += bisect.bisect_left(either, hi) - bisect.bisect_left(either, lo)
+    starts = [lo for lo, _, _ in empty]
     for vp in sorted(mine):
         i, r = mine[vp]
         flags = set(r.get("flags", []))
@@ -304,10 +322,13 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
                 moving += 1
                 continue
             out.append((where, field, va, v1))
-    for vp in sorted(set(pt1) & set(pt2)):
-        if vp not in mine:
+    for vp in both:
+        if vp in mine:
+            continue
+        k = bisect.bisect_right(starts, vp) - 1
+        if k < 0 or not empty[k][0] <= vp < empty[k][1]:
             out.append(("%s page %x" % (who, vp * PAGE), "mapped", False, True))
-    return len(mine), listed_pages, nf, moving, explained
+    return len(mine) + sum(hi - lo for lo, hi, _ in empty), listed_pages, nf, moving, explained
 
 
 def pmaps_summary(pmaps, pid, strategy):
