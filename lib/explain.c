@@ -511,7 +511,7 @@ static int is_cds_archive(const struct pmaps_view *p)
 
 /* "/tmp/hsperfdata_USER/PID": the JVM's performance counters, shared. */
 struct hsperf {
-	char path[256];
+	char path[PMAPS_EXPLAIN_PATH]; /* the whole name: any the kernel shows fits */
 	uint64_t start, end; /* the mapping */
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
@@ -615,6 +615,14 @@ static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, con
 	uint64_t size = hsperf[0] ? jvm_heap_size(proc, hp, gc, sizeof(gc)) : 0;
 	const struct run *heap = NULL;
 	unsigned found = 0;
+	char named[64];
+
+	/* The evidence quotes the name only where it fits whole: never a name cut short. */
+	if (strlen(hsperf) > 256) {
+		pmaps__msg(named, sizeof(named), "its hsperfdata file (a name of %zu bytes)",
+		           strlen(hsperf));
+		hsperf = named;
+	}
 
 	set_runtime(x, PMAPS_RUNTIME_JVM);
 	pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", version);
@@ -624,7 +632,7 @@ static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, con
 			found++;
 		}
 	if (found != 1) {
-		if (!hsperf[0])
+		if (!hp->path[0])
 			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 			           "the JVM (%s): libjvm.so mapped; its heap stays in anon: no hsperfdata "
 			           "mapped (-XX:-UsePerfData) to give its size", version);
@@ -984,7 +992,8 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		} else if (runs->cur.end) {
 			run_close(runs);
 		}
-		if (!hsperf.path[0] && is_hsperfdata(&m->path) && m->path.len < sizeof(hsperf.path)) {
+		if (!hsperf.path[0] && is_hsperfdata(&m->path) && m->path.len < sizeof(hsperf.path) &&
+		    !(m->flags & PMAPS_ROW_PATH_TRUNCATED)) {
 			memcpy(hsperf.path, m->path.ptr, m->path.len);
 			hsperf.path[m->path.len] = '\0';
 			hsperf.start = m->start;

@@ -1564,6 +1564,107 @@ static void test_explain_long_status(void **state)
 	running_helper = 0;
 }
 
+/* ROOT/400/root, then DEPTH of SEG/SEG/SEG/hsperfdata_u. */
+static void long_dir(char *dst, size_t size, const char *root, const char *seg, size_t depth)
+{
+	size_t n = (size_t)snprintf(dst, size, "%s/400/root", root);
+
+	for (size_t k = 0; k < depth && k < 3; k++)
+		n += (size_t)snprintf(dst + n, size - n, "/%s", seg);
+	if (depth == 4)
+		snprintf(dst + n, size - n, "/hsperfdata_u");
+}
+
+/*
+ * An hsperfdata file whose name is longer than 255 bytes (deep directories)
+ * is read all the same, and the evidence does not quote a name cut short.
+ */
+static void test_explain_jvm_long_perfdata_name(void **state)
+{
+	static struct pmaps_explain x;
+	static unsigned char perf[4096];
+	static char path[1024], name[512];
+	char root[] = "/tmp/pmaps-jvmlong-XXXXXX", seg[101], msg[256];
+	struct pmaps_proc *p;
+	struct stat st;
+	size_t off;
+	uint32_t w;
+	FILE *f;
+	(void)state;
+
+	memset(seg, 'a', 100);
+	seg[100] = '\0';
+	snprintf(name, sizeof(name), "/%s/%s/%s/hsperfdata_u/400", seg, seg, seg);
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/400", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (size_t depth = 0; depth <= 4; depth++) {
+		long_dir(path, sizeof(path), root, seg, depth);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	memcpy(perf, "\xca\xfe\xc0\xc0\x01\x02\x00\x01", 8);
+	off = perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "GarbageFirst");
+	off = perf_entry(perf, off, "sun.gc.generation.0.maxCapacity", 'J', (128u << 20) + 24, NULL);
+	off = perf_entry(perf, off, "sun.gc.generation.1.maxCapacity", 'J', (128u << 20) + 8, NULL);
+	w = 32;
+	memcpy(perf + 24, &w, 4);
+	w = 3;
+	memcpy(perf + 28, &w, 4);
+	snprintf(path, sizeof(path), "%s/400/root%s", root, name);
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fwrite(perf, 1, off, f), off);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/400/smaps", root);
+	assert_non_null(f = fopen(path, "w"));
+	smaps_entry(f, 0xf8000000, 0xfc000000, "rw-p", "", 1024);
+	smaps_entry(f, 0xfc000000, 0x100000000, "---p", "", 0);
+	smaps_entry(f, 0x7f0000000000, 0x7f0000100000, "r-xp",
+	            "/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so", 0);
+	smaps_entry_of(f, 0x7f0000200000, 0x7f0000208000, "rw-s", st.st_dev, st.st_ino, name, 0);
+	assert_int_equal(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/400/smaps_rollup", root);
+	assert_non_null(f = fopen(path, "w"));
+	smaps_entry(f, 0xf8000000, 0x7f0000208000, "---p", "[rollup]", 1024);
+	assert_int_equal(fclose(f), 0);
+
+	assert_true(strlen(name) > 255);
+	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
+	pmaps_proc_close(p);
+	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_JVM);
+	if (x.jvm_heap_end != 0x100000000)
+		fail_msg("heap end 0x%llx, want 0x100000000 (%s)", (unsigned long long)x.jvm_heap_end,
+		         x.runtime_evidence);
+	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 1024 << 10);
+
+	/* Unreadable (a symlink there, not the file): the name's length is said, not a cut name. */
+	snprintf(path, sizeof(path), "%s/400/root%s", root, name);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
+	pmaps_proc_close(p);
+	assert_int_equal(x.jvm_heap_end, 0);
+	snprintf(msg, sizeof(msg), "its hsperfdata file (a name of %zu bytes)", strlen(name));
+	if (!strstr(x.runtime_evidence, msg))
+		fail_msg("evidence '%s' lacks '%s'", x.runtime_evidence, msg);
+
+	assert_int_equal(unlink(path), 0);
+	const char *files[] = {"400/smaps", "400/smaps_rollup"};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, files[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	for (size_t depth = 5; depth-- > 0;) {
+		long_dir(path, sizeof(path), root, seg, depth);
+		assert_int_equal(rmdir(path), 0);
+	}
+	snprintf(path, sizeof(path), "%s/400", root);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rmdir(root), 0);
+}
+
 /* Named, not claimed: CPython's arenas stay anonymous. */
 static void assert_runtime_unclaimed(const struct pmaps_explain *x)
 {
@@ -2054,6 +2155,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_explain_go_labels, teardown),
 		cmocka_unit_test_teardown(test_explain_cpython, teardown),
 		cmocka_unit_test_teardown(test_explain_jvm_perfdata, teardown),
+		cmocka_unit_test_teardown(test_explain_jvm_long_perfdata_name, teardown),
 		cmocka_unit_test_teardown(test_explain_jvm, teardown),
 		cmocka_unit_test_teardown(test_explain_hostile_files, teardown),
 		cmocka_unit_test_teardown(test_explain_long_status, teardown),
