@@ -851,8 +851,19 @@ static int walk_pages(struct pmaps_pages *pg, const struct pmaps_mapping *m, uin
 	return rc < 0 ? rc : 0;
 }
 
-int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned options, char *msg,
-                  size_t msgsz)
+/*
+ * *A += B; a sum that would pass 2^64 - 1 sets *OVF. The reader bounds each
+ * page count by its mapping, and mappings do not overlap, so only values it
+ * cannot bound (Swap, which for shared memory is its object's) get there: no
+ * kernel's, so explain refuses them rather than print a wrapped sum.
+ */
+static inline void add_chk(int *ovf, uint64_t *a, uint64_t b)
+{
+	*ovf |= __builtin_add_overflow(*a, b, a);
+}
+
+static int explain_once(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned options,
+                        char *msg, size_t msgsz, int *overlap)
 {
 	struct pmaps_pages *pg = NULL;
 	struct pmaps_maps *c = NULL;
@@ -862,7 +873,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	uint64_t arena_starts[ARENA_STARTS];
 	uint64_t pend_pg[PMAPS_XP_COUNT] = {0}, arena_pg[PMAPS_XP_COUNT] = {0}, before[PMAPS_XP_COUNT];
 	unsigned nsps, unlocated = 0, located = 0;
-	int prev_guard = 0, pending = 0, glibc = 0, jvm = 0, cpython = 0, r;
+	int prev_guard = 0, pending = 0, glibc = 0, jvm = 0, cpython = 0, r, ovf = 0;
 	char jvm_version[32] = "", py_version[32] = "";
 	struct hsperf hsperf = {.path = ""};
 	uint64_t go_end = 0; /* the end of Go's heap so far, while in it */
@@ -906,6 +917,11 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		enum pmaps_xcat cat = category(m->kind);
 		const uint64_t *v = m->v;
 		uint64_t mv[PMAPS_XC_COUNT];
+		if (m->flags & PMAPS_ROW_OVERLAP) {
+			/* Listed again after it grew: the sums would count it twice. */
+			*overlap = 1;
+			break;
+		}
 		if (x->runtime_kind == PMAPS_RUNTIME_GO) {
 			int anon = cat == PMAPS_X_ANON || cat == PMAPS_X_ANON_NAMED ||
 			           (m->kind == PMAPS_KIND_GUARD && m->path.len == 0);
@@ -940,7 +956,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		if (pending && m->kind == PMAPS_KIND_GUARD && m->path.len == 0 && m->start == pend_end &&
 		    m->end == pend_start + ARENA_SIZE) {
 			for (int col = 0; col < PMAPS_XC_COUNT; col++)
-				arena[col] += pend[col];
+				add_chk(&ovf, &arena[col], pend[col]);
 			for (int col = 0; col < PMAPS_XP_COUNT; col++)
 				arena_pg[col] += pend_pg[col];
 			if (x->arenas < ARENA_STARTS)
@@ -956,17 +972,19 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
 		mv[PMAPS_XC_PRIVATE_DIRTY] = v[PMAPS_F_PRIVATE_DIRTY];
 		mv[PMAPS_XC_PRIVATE_CLEAN] = v[PMAPS_F_PRIVATE_CLEAN];
-		mv[PMAPS_XC_SHARED] = v[PMAPS_F_SHARED_CLEAN] + v[PMAPS_F_SHARED_DIRTY];
+		mv[PMAPS_XC_SHARED] = v[PMAPS_F_SHARED_CLEAN];
+		add_chk(&ovf, &mv[PMAPS_XC_SHARED], v[PMAPS_F_SHARED_DIRTY]);
 		mv[PMAPS_XC_LAZYFREE] = v[PMAPS_F_LAZY_FREE];
-		mv[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES] + v[PMAPS_F_SHMEM_PMD_MAPPED] +
-		                   v[PMAPS_F_FILE_PMD_MAPPED];
+		mv[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES];
+		add_chk(&ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_SHMEM_PMD_MAPPED]);
+		add_chk(&ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_FILE_PMD_MAPPED]);
 		mv[PMAPS_XC_LOCKED] = v[PMAPS_F_LOCKED];
 		mv[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
 		mv[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
 		mv[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
 		mv[PMAPS_XC_SHARED_CLEAN] = v[PMAPS_F_SHARED_CLEAN];
 		for (int col = 0; col < PMAPS_XC_COUNT; col++)
-			x->v[cat][col] += mv[col];
+			add_chk(&ovf, &x->v[cat][col], mv[col]);
 		x->mappings[cat]++;
 		x->nmappings++;
 		add_top(x, m, cat);
@@ -984,7 +1002,7 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 			runs->cur.end = m->end;
 			if (cat == PMAPS_X_ANON) {
 				for (int col = 0; col < PMAPS_XC_COUNT; col++)
-					runs->cur.v[col] += mv[col];
+					add_chk(&ovf, &runs->cur.v[col], mv[col]);
 				for (int col = 0; col < PMAPS_XP_COUNT; col++)
 					runs->cur.pg[col] += x->pg[cat][col] - before[col];
 				runs->cur.maps++;
@@ -1025,6 +1043,8 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		return r;
 	}
 	pmaps_maps_close(c);
+	if (*overlap)
+		return 0;
 	if (x->go_labels) {
 		size_t n = strlen(x->runtime_evidence);
 		pmaps__msg(x->runtime_evidence + n, sizeof(x->runtime_evidence) - n,
@@ -1066,7 +1086,12 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	}
 	for (int k = 0; k < PMAPS_X_COUNT; k++)
 		for (int col = 0; col < PMAPS_XC_COUNT; col++)
-			x->total[col] += x->v[k][col];
+			add_chk(&ovf, &x->total[col], x->v[k][col]);
+	if (ovf) {
+		pmaps__msg(msg, msgsz, "smaps: values whose sum passes 2^64 bytes (the Swap of "
+		           "shared memory objects, or the THP fields): no kernel prints them");
+		return -EBADMSG;
+	}
 	/* The kernel's own sum, right after: equal on a process at rest. */
 	c = NULL;
 	r = pmaps_maps_open(&c, proc, PMAPS_SRC_ROLLUP, 0);
@@ -1082,4 +1107,22 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 		                                                          : pmaps_strerror(r));
 	pmaps_maps_close(c);
 	return r < 0 ? r : 0;
+}
+
+int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned options, char *msg,
+                  size_t msgsz)
+{
+	/*
+	 * A mapping that grew between two of the kernel's reads is listed again
+	 * from its start (PMAPS_ROW_OVERLAP): every sum would count it twice.
+	 * Read again; a process that keeps doing it gets -EAGAIN.
+	 */
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		int overlap = 0, r = explain_once(proc, x, options, msg, msgsz, &overlap);
+		if (r < 0 || !overlap)
+			return r;
+	}
+	pmaps__msg(msg, msgsz, "smaps: the process kept changing its mappings while they were read "
+	           "(a mapping grew and was listed twice, 3 reads in a row): try again");
+	return -EAGAIN;
 }

@@ -104,6 +104,8 @@ const char *pmaps_strerror(int err)
 		return "no such file: the kernel does not provide it";
 	case -ENODATA:
 		return "no user-space memory (a kernel thread)";
+	case -EOVERFLOW:
+		return "a sum passes 2^64 bytes: the values are no kernel's";
 	default:
 		return err < 0 ? strerror(-err) : "unknown error";
 	}

@@ -539,6 +539,10 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 		goto done;
 	}
 	row = *pmaps_group_get(g, 0);
+	if (row.flags & PMAPS_GROUP_SATURATED) {
+		rc = fail_read(o, &r, out, c, -EOVERFLOW);
+		goto done;
+	}
 	if (strcmp(source, "smaps_rollup") == 0) {
 		/* The rollup row is the kernel's own sum: no mapping count, no vsize. */
 		row.mappings = 0;
@@ -657,8 +661,13 @@ int maps_report(const struct maps_opts *o)
 			rc = fail_read(o, &r, &out, NULL, -ENOMEM);
 			goto done;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			sorted[i] = pmaps_group_get(g, i);
+			if (sorted[i]->flags & PMAPS_GROUP_SATURATED) {
+				rc = fail_read(o, &r, &out, NULL, -EOVERFLOW);
+				goto done;
+			}
+		}
 		if (o->sort_col >= 0) {
 			sort_col = o->sort_col;
 			qsort(sorted, n, sizeof(*sorted), cmp_group);

@@ -211,6 +211,11 @@ I="--proc-root impossible/proc 100"
 t impossible-total 1 maps --total $I
 t impossible-group 1 maps --group path --json $I
 t impossible-explain 1 explain $I
+# Swap is not bounded by its mapping (a shared memory object's), so its sums
+# are checked: three of 2^63 bytes are refused, not wrapped.
+I="--proc-root impossible/proc 101"
+t impossible-swap-group 1 maps --group kind $I
+t impossible-swap-explain 1 explain $I
 
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi

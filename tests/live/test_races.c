@@ -482,6 +482,7 @@ int main(int argc, char **argv)
 	static const char *const json[] = {"maps", "--json", NULL};
 	changing(tool, 'm', maps, quarter);
 	changing(tool, 'm', group, quarter);
+	changing(tool, 'm', explain, quarter);
 	changing(tool, 't', total, quarter);
 	changing(tool, 't', json, quarter);
 	changing(tool, 'a', maps, quarter);
