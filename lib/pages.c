@@ -536,6 +536,35 @@ static void unmark(uint64_t *pm, size_t n)
 }
 
 /*
+ * Whether entry I of the buffer may map the zero page: present and not
+ * exclusive, and either not file (the zero page, or anonymous memory mapped
+ * twice) or file in a 2 MiB block that could be the huge zero page (only
+ * ever mapped whole by one PMD: every entry of the block alike, or the
+ * block not all in the buffer). Else the index of the block's last entry
+ * in *SKIP, which may be passed over.
+ */
+static int zero_candidate(const struct pmaps_pages *c, size_t i, size_t *skip)
+{
+	uint64_t e = c->pm[i], a = c->pm_addr + ((uint64_t)i << c->shift);
+	size_t per = (size_t)((2u << 20) >> c->shift), first, k;
+
+	*skip = i;
+	if ((e & (PM_PRESENT | PM_EXCLUSIVE)) != PM_PRESENT)
+		return 0;
+	if (!(e & PM_FILE))
+		return 1;
+	a &= ~(uint64_t)((2u << 20) - 1);
+	if (a < c->pm_addr || ((a - c->pm_addr) >> c->shift) + per > c->npm)
+		return 1;
+	first = (size_t)((a - c->pm_addr) >> c->shift);
+	for (k = first; k < first + per; k++)
+		if ((c->pm[k] & PM_FLAGS) != (e & PM_FLAGS))
+			break;
+	*skip = first + per - 1;
+	return k == first + per;
+}
+
+/*
  * Marks PM_ZERO on the entries of the buffer that map the zero page, as
  * PAGEMAP_SCAN reports it: pagemap reads the zero page as a present page
  * neither exclusive nor file (the huge one as file), just as it reads an
@@ -544,9 +573,9 @@ static void unmark(uint64_t *pm, size_t n)
 static int mark_zero(struct pmaps_pages *c)
 {
 	uint64_t end = c->pm_addr + ((uint64_t)c->npm << c->shift), at, we;
-	size_t i;
+	size_t i, skip;
 
-	for (i = 0; i < c->npm && (c->pm[i] & (PM_PRESENT | PM_EXCLUSIVE)) != PM_PRESENT; i++)
+	for (i = 0; i < c->npm && !zero_candidate(c, i, &skip); i = skip + 1)
 		;
 	for (at = c->pm_addr + ((uint64_t)i << c->shift); at < end; at = we) {
 		int n = scan_call(c, at, end, &we, CAT_PFNZERO);
