@@ -36,8 +36,11 @@
  *  - The library never prints, exits or aborts. It allocates only when a
  *    handle or cursor is opened: never per mapping, never when a cursor is
  *    rewound for a refresh. pmaps_set_allocator() lets a program count that.
- *  - Handles and cursors are not thread-safe; distinct ones may be used from
- *    distinct threads at once (the allocator hook is global: set it first).
+ *  - Handles and cursors are not thread-safe. A handle and the cursors
+ *    opened on it share state (which thread's directory a process whose
+ *    main thread exited is read through): use them from one thread at a
+ *    time. Distinct handles, with their cursors, may be used from distinct
+ *    threads at once (the allocator hook is global: set it first).
  */
 #ifndef PMAPS_H
 #define PMAPS_H
@@ -607,6 +610,10 @@ struct pmaps_explain {
  * file of the mapping's device and inode, then O_NONBLOCK, reads bounded;
  * never a symlink, FIFO or device node the process put there. Under a proc
  * root that is not procfs no symlink is followed at all.
+ *
+ * A mapping listed twice by the kernel (PMAPS_ROW_OVERLAP: it grew during
+ * the read) would be counted twice: smaps is read again, three times at
+ * most, then -EAGAIN. Sums that would pass 2^64 bytes are -EBADMSG.
  */
 int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
                   char *msg, size_t msgsz);
