@@ -59,7 +59,7 @@ bench: deps
 	cmake --preset release
 	cmake --build --preset release -j2
 	./build/release/pmaps-bench
-	./build/release/pmaps-bench-pages
+	pt=$$(bench/page-types.sh) || pt=; ./build/release/pmaps-bench-pages $${pt:+--page-types $$pt}
 
 fuzz: deps fuzz-deps
 	cmake --preset fuzz

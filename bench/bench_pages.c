@@ -8,8 +8,13 @@
  * the library's calls (the same categories, max_pages, span and vector) and
  * keeps nothing; the bare pagemap walk reads the same 128 KiB pieces. Figures
  * are medians over interleaved repetitions, every other one in reverse order.
+ * With --page-types PATH (bench/page-types.sh prints it) and as root, the
+ * whole tool is also timed against the kernel's page-types on the sparse
+ * target, in the same interleaved way: `page-types -p PID` against
+ * `pmaps pages --summary PID`, `page-types -p PID -l` against `pmaps pages
+ * PID`, and `-l -M` (map counts, which pmaps always shows) for reference.
  *
- *   pmaps-bench-pages [--quick] [--reps R]
+ *   pmaps-bench-pages [--quick] [--reps R] [--page-types PATH]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +52,7 @@ static uint64_t guard_cat = PMAPS__CAT_GUARD;
 static struct pmaps__page_region vec[PMAPS__SCAN_VEC];
 static uint64_t *pm;
 static uint64_t sink;
+static char *page_types; /* the kernel's page-types, or NULL */
 
 static void die(const char *what, const char *msg)
 {
@@ -94,7 +100,8 @@ static long scan_ioctl(uint64_t start, uint64_t end, uint64_t *we)
 	a.vec = (uint64_t)(uintptr_t)vec;
 	a.vec_len = PMAPS__SCAN_VEC;
 	a.max_pages = PMAPS__SCAN_MAX_PAGES;
-	a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | guard_cat;
+	a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_SOFT_DIRTY |
+	                        guard_cat;
 	a.return_mask = PMAPS__CAT_WRITTEN | PMAPS__CAT_FILE | PMAPS__CAT_PRESENT |
 	                PMAPS__CAT_SWAPPED | PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE |
 	                PMAPS__CAT_SOFT_DIRTY | guard_cat;
@@ -177,6 +184,41 @@ static const char *const op_names[OP_N] = {
 	"  ... with the kpageflags join",
 };
 
+/*
+ * The kernel's page-types and pmaps on the same question, whole processes
+ * with output to /dev/null, interleaved (every other repetition reversed).
+ * Each pmaps row is ratioed against the page-types row above it.
+ */
+static void versus_page_types(char *pid, int reps)
+{
+	enum { PT_P, PM_SUMMARY, PT_L, PM_RUNS, PT_LM, PM_RUNS_PAGEMAP, N };
+	char *pt_p[] = {page_types, "-p", pid, NULL};
+	char *pt_l[] = {page_types, "-p", pid, "-l", NULL};
+	char *pt_lm[] = {page_types, "-p", pid, "-l", "-M", NULL};
+	char *pm_s[] = {PMAPS_TOOL_PATH, "pages", "--summary", pid, NULL};
+	char *pm_r[] = {PMAPS_TOOL_PATH, "pages", pid, NULL};
+	char *pm_rp[] = {PMAPS_TOOL_PATH, "pages", "--strategy", "pagemap", pid, NULL};
+	char *const *cmd[N] = {pt_p, pm_s, pt_l, pm_r, pt_lm, pm_rp};
+	static const char *const name[N] = {
+		"page-types -p PID", "pmaps pages --summary PID", "page-types -p PID -l",
+		"pmaps pages PID", "page-types -p PID -l -M", "pmaps pages --strategy pagemap PID"};
+	static const int base[N] = {PT_P, PT_P, PT_L, PT_L, PT_LM, PT_LM};
+	double w[N][64];
+
+	for (int i = 0; i < reps; i++)
+		for (int k = 0; k < N; k++) {
+			int op = i % 2 ? N - 1 - k : k;
+			w[op][i] = run_cmd(cmd[op], NULL);
+		}
+	printf("  the kernel's page-types (%d repetitions), whole process, output to /dev/null:\n",
+	       reps);
+	for (int op = 0; op < N; op++) {
+		double med = median(w[op], reps);
+		printf("  %-34s %8.3f ms %6.3fx%s\n", name[op], med / 1e6,
+		       med / median(w[base[op]], reps), op == base[op] ? "" : "  of the row above");
+	}
+}
+
 static void bench(long spec, const char *label, int reps)
 {
 	struct target t;
@@ -258,6 +300,8 @@ static void bench(long spec, const char *label, int reps)
 		printf("  %-34s %8.3f ms   peak RSS %6ld KiB\n", "pmaps pages --strategy pagemap PID",
 		       median(w[1], reps) / 1e6, rss[1]);
 	}
+	if (page_types && spec < 0 && geteuid() == 0)
+		versus_page_types(t.pidstr, reps);
 	pmaps_pages_close(cs);
 	pmaps_pages_close(cg);
 	pmaps_pages_close(cp);
@@ -271,7 +315,7 @@ static void bench(long spec, const char *label, int reps)
 
 int main(int argc, char **argv)
 {
-	int reps = 11, quick = 0;
+	int reps = 15, quick = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
@@ -280,9 +324,13 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
 			reps = atoi(argv[++i]);
 			if (reps < 1 || reps > 64)
-				reps = 11;
+				reps = 15;
+		} else if (strcmp(argv[i], "--page-types") == 0 && i + 1 < argc) {
+			page_types = argv[++i];
+			if (access(page_types, X_OK) != 0)
+				die(page_types, strerror(errno));
 		} else {
-			fprintf(stderr, "usage: pmaps-bench-pages [--quick] [--reps R]\n");
+			fprintf(stderr, "usage: pmaps-bench-pages [--quick] [--reps R] [--page-types PATH]\n");
 			return 2;
 		}
 	}
