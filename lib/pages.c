@@ -916,8 +916,8 @@ static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 	it->start = c->ref_pos;
 	f0 = e[0] & PM_FLAGS;
 	pfn0 = e[0] & PFN_MASK;
-	if (bypm) /* PAGEMAP_SCAN's zero page, where it found the region */
-		it->flags = from_entry(f0) | (c->ref.flags & PMAPS_PG_ZERO);
+	if (bypm) /* PAGEMAP_SCAN's zero page, where it found the region (and still is) */
+		it->flags = from_entry(f0) | (f0 & PM_PRESENT ? c->ref.flags & PMAPS_PG_ZERO : 0);
 	join = c->kpage == 1 && (e[0] & PM_PRESENT);
 	if (join && pfn0 == 0) {
 		/* PFNs read as 0: the pagemap was opened without CAP_SYS_ADMIN. */
