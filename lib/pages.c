@@ -11,14 +11,20 @@
  *
  * PAGEMAP_SCAN (section 4, Linux 6.7): an ioctl on the same file that walks
  * the page tables and returns regions of pages with equal categories. Here
- * it reports only pages that are present, swapped or guard pages (so a
- * sparse range costs few regions) and the gaps between them are pages with
- * no flags, as pagemap would read them. Each call is bounded twice: by
- * max_pages (pages reported) and by the length of address space it may
- * walk, so that no call holds the target's mmap_lock for a whole walk.
+ * it reports only pages that are present, swapped, guard or soft-dirty
+ * pages (so a sparse range costs few regions) and the gaps between them are
+ * pages with no flags, as pagemap would read them. Each call is bounded
+ * twice: by max_pages (pages reported) and by the length of address space
+ * it may walk, so that no call holds the target's mmap_lock for a whole walk.
+ * Where the kernel has it, the pagemap strategy also uses it: to read the
+ * entries of a large range only where it found pages, and to learn the zero
+ * page, which pagemap cannot tell from anonymous memory mapped twice.
  *
  * Either reader feeds "items" (address runs with flags) in address order to
- * a merger that joins equal neighbours into the runs the caller sees.
+ * a merger that joins equal neighbours into the runs the caller sees; items
+ * whose pagemap entries are wanted (the pagemap strategy's flags, the frame
+ * numbers of the kpageflags join) are split by them first. Resident means
+ * present and not the zero page, as in smaps' Rss (docs/internals/PAGES.md).
  */
 #include <errno.h>
 #include <fcntl.h>
