@@ -475,8 +475,22 @@ int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int prob
 			return -ENODATA;
 		}
 		if (is_dead(id)) {
-			if (!use_live_thread(proc, id)) {
+			/*
+			 * The main thread gone: a thread that still runs, if any. A
+			 * pool that retires a worker right after starting the next
+			 * can hide both from one listing of task/: look again.
+			 */
+			int found = 0;
+			for (int look = 0; look < 5 && !(found = use_live_thread(proc, id)); look++) {
+				struct timespec ts = {0, 200000};
+				nanosleep(&ts, NULL);
+			}
+			if (!found) {
 				use_leader(proc);
+				if (ident_at(proc, proc->dirfd, id) == -ESRCH) {
+					pmaps__msg(msg, size, "%s: process %d exited", what, proc->pid);
+					return -ESRCH;
+				}
 				if (id->state == 'Z')
 					pmaps__msg(msg, size, "%s: process %d is a zombie: it has exited and has "
 					           "no memory left, but its parent has not reaped it yet",
