@@ -35,6 +35,16 @@ def log(*args):
     print(*args, flush=True)
 
 
+def short(v, limit=300, quote=True):
+    """repr(V) (without its quotes: QUOTE false), cut in the middle when
+    longer than LIMIT (a 75 KB path is still one readable line), saying how
+    long it was."""
+    r = repr(v) if quote else repr(v)[1:-1]
+    if len(r) <= limit:
+        return r
+    return "%s...%s (%d characters)" % (r[:limit // 2], r[-limit // 3:], len(r))
+
+
 def skip(reason):
     log("SKIP: " + reason)
     sys.exit(SKIP)

@@ -195,12 +195,16 @@ def compare(pmaps, pid, peer, tally, reader_files, idle_name=None):
     tally.unstable += len(unstable)
     tally.explained += explained
     for label, (field, va, vb, _) in diffs:
-        line = "%s mapping %s field %s: pmaps=%r %s=%r" % (who, label, field, va, peer.name, vb)
+        line = "%s mapping %s field %s: pmaps=%s %s=%s" % (
+            who, anchors.short(label, quote=False), field, anchors.short(va), peer.name,
+            anchors.short(vb))
         tally.differences.append(line)
         anchors.log("DIFFERENCE " + line)
     for label, (field, va, vb, _) in unstable:
-        tally.unstable_list.append("%s mapping %s field %s: pmaps=%r %s=%r (the kernel's value "
-                                   "moved in each attempt)" % (who, label, field, va, peer.name, vb))
+        tally.unstable_list.append(
+            "%s mapping %s field %s: pmaps=%s %s=%s (the kernel's value moved in each attempt)"
+            % (who, anchors.short(label, quote=False), field, anchors.short(va), peer.name,
+               anchors.short(vb)))
 
 
 def report(name, tally, extra="", per_mapping=True):

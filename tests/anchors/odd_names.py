@@ -7,8 +7,9 @@ of them, prints "ready" and blocks until standard input closes (or SIGTERM);
 then it removes what it made. The names: a space, trailing white space, a newline
 (the kernel prints \\012), a tab, a backslash, a byte that is not UTF-8, a
 UTF-8 letter, an escape sequence, a name longer than pmap's 127 bytes, a
-deleted file, and a file really named "... (deleted)" that exists; and the
-names the kernel gives shared anonymous memory, a memfd and a SysV segment;
+deleted file, a file really named "... (deleted)" that exists, two paths
+over 8 KiB that differ only at their end; and the names the kernel gives
+shared anonymous memory, a memfd and a SysV segment;
 and a PROT_NONE reservation and the huge zero page for the page anchor.
 """
 
@@ -61,6 +62,35 @@ def other_kinds(page):
     return keep
 
 
+def deep(d, page):
+    """Two files whose paths are over 8 KiB long and differ only after their
+    first 8,400 bytes, built with directory descriptors (a path this long
+    cannot be opened whole: ENAMETOOLONG). Returns their mappings and a
+    function that removes them."""
+    names = [b"D%02d-" % i + b"d" * 246 for i in range(34)]  # 34 x 251 bytes
+    fds = [os.open(d, os.O_RDONLY | os.O_DIRECTORY)]
+    for n in names:
+        os.mkdir(n, dir_fd=fds[-1])
+        fds.append(os.open(n, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+    keep = []
+    for f in (b"first", b"second"):
+        fd = os.open(f, os.O_RDWR | os.O_CREAT, 0o600, dir_fd=fds[-1])
+        os.write(fd, b"d" * 2 * page)
+        m = mmap.mmap(fd, 2 * page, prot=mmap.PROT_READ)
+        m[0]
+        os.close(fd)
+        keep.append(m)
+
+    def remove():
+        os.unlink(b"first", dir_fd=fds[-1])
+        os.unlink(b"second", dir_fd=fds[-1])
+        for i in range(len(names) - 1, -1, -1):
+            os.close(fds[i + 1])
+            os.rmdir(names[i], dir_fd=fds[i])
+        os.close(fds[0])
+    return keep, remove
+
+
 def main():
     page = mmap.PAGESIZE
     d = tempfile.mkdtemp(prefix="pmaps-anchors.").encode()
@@ -75,8 +105,11 @@ def main():
         keep.append(m)
     os.unlink(os.path.join(d, b"gone.bin"))
     keep += other_kinds(page)
+    long_ones, remove = deep(d, page)
+    keep += long_ones
 
     def clean(*_):
+        remove()
         for n in NAMES[:-1]:
             os.unlink(os.path.join(d, n))
         os.rmdir(d)

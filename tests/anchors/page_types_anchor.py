@@ -485,7 +485,9 @@ def compare_process(pt, names, pmaps, pid, who, readers, tally):
         for f, n in explained.items():
             tally.explained[f] = tally.explained.get(f, 0) + n
         for where, field, va, vb in out:
-            line = "[%s] %s field %s: pmaps=%r page-types=%r" % (strategy, where, field, va, vb)
+            line = "[%s] %s field %s: pmaps=%s page-types=%s" % (
+                strategy, anchors.short(where, quote=False), field, anchors.short(va),
+                anchors.short(vb))
             tally.differences.append(line)
             anchors.log("DIFFERENCE " + line)
 

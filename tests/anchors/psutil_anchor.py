@@ -78,7 +78,14 @@ class Psutil:
         end, m = b
         out.append(("end", int(a["end"], 16), end, None))
         out.append(("perms", a["perms"], m.perms, None))
-        out.append(("path", psutil_path(anchors.path_bytes(a)), m.path, None))
+        if a.get("path_truncated"):
+            # pmaps keeps the first bytes of a name too long for it and says
+            # so (pmaps(1)): those bytes must begin psutil's path.
+            p = anchors.path_bytes(a).decode(sys.getfilesystemencoding(),
+                                             sys.getfilesystemencodeerrors()).lstrip()
+            out.append(("path (pmaps says path_truncated: its start)", p, m.path[:len(p)], None))
+        else:
+            out.append(("path", psutil_path(anchors.path_bytes(a)), m.path, None))
         for f in FIELDS:
             out.append((f, a.get(f), getattr(m, f), KERNEL[f]))
 
@@ -127,12 +134,14 @@ def tally_up(tally, who, result, idle_name):
     tally.fields += nf - len(moving)
     tally.unstable += len(moving)
     for key, va, vb in diffs:
-        line = "%s %s: pmaps=%r psutil=%r" % (who, key, va, vb)
+        line = "%s %s: pmaps=%s psutil=%s" % (
+            who, anchors.short(key, quote=False), anchors.short(va), anchors.short(vb))
         tally.differences.append(line)
         anchors.log("DIFFERENCE " + line)
     for key, va, vb in moving:
-        tally.unstable_list.append("%s %s: pmaps=%r psutil=%r (the kernel's value moved in "
-                                   "each attempt)" % (who, key, va, vb))
+        tally.unstable_list.append(
+            "%s %s: pmaps=%s psutil=%s (the kernel's value moved in each attempt)"
+            % (who, anchors.short(key, quote=False), anchors.short(va), anchors.short(vb)))
 
 
 def held_read(pmaps, pid, args, read_peer, read_kernel, ident):
@@ -295,7 +304,7 @@ def compare_grouped(psutil, pmaps, pid, tally, idle_name=None):
         for key in sorted(set(mine) | set(theirs)):
             a, b = mine.get(key), theirs.get(key)
             if a is None or b is None:
-                diffs.append(("group %r" % key, "present" if a else "absent",
+                diffs.append(("group %s" % key, "present" if a else "absent",
                               "present" if b else "absent"))
                 continue
             for f in FIELDS:
@@ -306,7 +315,7 @@ def compare_grouped(psutil, pmaps, pid, tally, idle_name=None):
                 k = KERNEL[f]
                 still = key in before and key in after and \
                     before[key].get(k) == after[key].get(k)
-                (diffs if still else moving).append(("group %r field %s" % (key, f), va, vb))
+                (diffs if still else moving).append(("group %s field %s" % (key, f), va, vb))
         return diffs, moving, nf
 
     tally_up(tally, who, settle(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS,
