@@ -295,12 +295,35 @@ def compare_grouped(psutil, pmaps, pid, tally, idle_name=None):
         if rc != 0 or theirs is None:
             return ([("exit status", "pmaps %s: %s" % (rc, err.decode("utf-8", "replace")),
                       "failed" if theirs is None else "read it")], [], 1)
-        mine = {}
+        mine, cut = {}, {}
         for g in doc["groups"]:
-            sums = mine.setdefault(psutil_path(anchors.path_bytes(g)), {})
+            key = psutil_path(anchors.path_bytes(g))
+            sums = mine.setdefault(key, {})
             for f in FIELDS:
                 sums[f] = sums.get(f, 0) + g.get(f, 0)
+            cut[key] = bool(g.get("path_truncated"))
         diffs, moving, nf = [], [], 0
+        # A group whose path pmaps had to cut: psutil's groups that begin with
+        # it, summed, stand for it. Where pmaps does not say it cut the path,
+        # that is a difference in itself (a path is never cut silently).
+        for key in [k for k in mine if k not in theirs]:
+            longer = [k for k in theirs if k.startswith(key) and k not in mine]
+            if not longer:
+                continue
+            if not cut[key]:
+                diffs.append(("group %s" % key, "path cut to %d bytes, no path_truncated, "
+                              "%d paths in one group" % (len(key.encode("utf-8",
+                                                         "surrogateescape")), len(longer)),
+                              "%d groups, paths of %s bytes" % (
+                                  len(longer), "/".join(str(len(k.encode("utf-8",
+                                                            "surrogateescape")))
+                                                        for k in longer))))
+            parts = [theirs.pop(k) for k in longer]
+            theirs[key] = type("Merged", (), {f: sum(getattr(p, f) for p in parts)
+                                              for f in FIELDS})
+            for b_ in (before, after):
+                parts = [b_.get(k, {}) for k in longer]
+                b_[key] = {n: sum(p.get(n, 0) for p in parts) for n in KERNEL.values()}
         for key in sorted(set(mine) | set(theirs)):
             a, b = mine.get(key), theirs.get(key)
             if a is None or b is None:
