@@ -647,6 +647,12 @@ enum {
 	PMAPS_GROUP_SATURATED = 1u << 0,
 	/* A member had PMAPS_ROW_OVERLAP: the sums count that overlap twice. */
 	PMAPS_GROUP_OVERLAP = 1u << 1,
+	/*
+	 * By path: the key is the start of a path too long for the reader
+	 * (PMAPS_ROW_PATH_TRUNCATED). Such a group holds one file (device and
+	 * inode), so two files whose long paths start alike stay apart.
+	 */
+	PMAPS_GROUP_PATH_TRUNCATED = 1u << 2,
 };
 
 struct pmaps_group;

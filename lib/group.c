@@ -17,6 +17,12 @@ struct grow {
 	struct pmaps_group_row row;
 	size_t key_off;    /* into the arena (the arena moves when it grows) */
 	uint64_t hash;
+	/*
+	 * A cut path (PMAPS_ROW_PATH_TRUNCATED) is only its start: two files
+	 * can share it. Such a group is one file, told by device and inode.
+	 */
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
 };
 
 struct pmaps_group {
@@ -158,13 +164,17 @@ static int add_path(struct pmaps_group *g, const struct pmaps_mapping *m)
 {
 	const char *key = m->path.ptr;
 	size_t len = m->path.len;
-	uint64_t h = hash_bytes(key, len);
+	unsigned cut = m->flags & PMAPS_ROW_PATH_TRUNCATED ? PMAPS_GROUP_PATH_TRUNCATED : 0;
+	uint64_t h = hash_bytes(key, len) ^ (cut ? m->inode * 0x9e3779b97f4a7c15ull + 1 : 0);
 	size_t j = h & (g->nslots - 1);
 	struct grow *r;
 
 	while (g->slots[j]) {
 		r = &g->rows[g->slots[j] - 1];
 		if (r->hash == h && r->row.key.len == len &&
+		    (r->row.flags & PMAPS_GROUP_PATH_TRUNCATED) == cut &&
+		    (!cut || (r->inode == m->inode && r->dev_major == m->dev_major &&
+		              r->dev_minor == m->dev_minor)) &&
 		    memcmp(g->arena + r->key_off, key, len) == 0) {
 			add_to(&r->row, m);
 			return 0;
@@ -199,6 +209,10 @@ static int add_path(struct pmaps_group *g, const struct pmaps_mapping *m)
 	r->hash = h;
 	r->row.key.len = len;
 	r->row.kind = m->kind;
+	r->row.flags = cut;
+	r->inode = m->inode;
+	r->dev_major = m->dev_major;
+	r->dev_minor = m->dev_minor;
 	g->alen += len + 1;
 	g->slots[j] = (uint32_t)(++g->n);
 	add_to(&r->row, m);

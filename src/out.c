@@ -206,6 +206,10 @@ static void table_cell(struct render *r, const struct cells *x, int c, int last)
 			out_str(o, "[anon]");
 		else
 			out_table_str(o, k.ptr, k.len);
+		/* A path cut to fit the reader's buffer: never shown as whole. */
+		if ((x->m && (x->m->flags & PMAPS_ROW_PATH_TRUNCATED)) ||
+		    (x->g && (x->g->flags & PMAPS_GROUP_PATH_TRUNCATED)))
+			out_str(o, "...");
 		return;
 	}
 	case COL_SHARED: {
@@ -394,6 +398,8 @@ static void json_group(struct render *r, const struct pmaps_group_row *g, enum p
 	out_ch(o, '{');
 	if (by == PMAPS_GROUP_PATH) {
 		out_json_named(o, "path", g->key.ptr, g->key.len);
+		if (g->flags & PMAPS_GROUP_PATH_TRUNCATED)
+			out_str(o, ",\"path_truncated\":true");
 		out_ch(o, ',');
 	}
 	if (by != PMAPS_GROUP_TOTAL) {

@@ -841,6 +841,42 @@ static void test_group_saturates(void **state)
 	pmaps_group_close(g);
 }
 
+/* Two files whose paths were cut to the same start stay two groups. */
+static void test_group_cut_paths(void **state)
+{
+	struct pmaps_group *g;
+	struct pmaps_mapping m;
+	const struct pmaps_group_row *r;
+	(void)state;
+
+	memset(&m, 0, sizeof(m));
+	m.path.ptr = "/very/long/path/cut/here";
+	m.path.len = strlen(m.path.ptr);
+	m.flags = PMAPS_ROW_PATH_TRUNCATED;
+	m.end = 4096;
+	m.inode = 7;
+	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_PATH), 0);
+	assert_int_equal(pmaps_group_add(g, &m), 0);
+	m.start = 4096, m.end = 8192, m.inode = 8;
+	assert_int_equal(pmaps_group_add(g, &m), 0);
+	m.start = 8192, m.end = 12288, m.inode = 7;
+	assert_int_equal(pmaps_group_add(g, &m), 0);
+	/* The same start, whole: a third group, not flagged. */
+	m.start = 12288, m.end = 16384, m.flags = 0;
+	assert_int_equal(pmaps_group_add(g, &m), 0);
+	assert_int_equal(pmaps_group_count(g), 3);
+	r = pmaps_group_get(g, 0);
+	assert_int_equal(r->mappings, 2);
+	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED);
+	r = pmaps_group_get(g, 1);
+	assert_int_equal(r->mappings, 1);
+	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED);
+	r = pmaps_group_get(g, 2);
+	assert_int_equal(r->mappings, 1);
+	assert_int_equal(r->flags, 0);
+	pmaps_group_close(g);
+}
+
 static void test_group(void **state)
 {
 	struct pmaps_proc *proc;
@@ -958,6 +994,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_group_saturates),
+		cmocka_unit_test(test_group_cut_paths),
 		cmocka_unit_test(test_group_many_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
