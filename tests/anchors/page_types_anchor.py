@@ -492,6 +492,31 @@ def compare_process(pt, names, pmaps, pid, who, readers, tally):
             anchors.log("DIFFERENCE " + line)
 
 
+def show_layout(pt, names, idle):
+    """What the layout helper's regions hold by page-types's count: the
+    known layouts the pages above were compared on."""
+    pid = next((p for p, n in idle.names.items() if n == "layout"), None)
+    pages, why = page_types(pt, pid, names) if pid else (None, "no layout helper")
+    if pages is None:
+        anchors.log("layout regions: not shown (%s)" % why)
+        return
+    words = []
+    for name, (start, end) in idle.regions.items():
+        mine = [pages[vp] for vp in range(start // PAGE, end // PAGE) if vp in pages]
+        flags = {}
+        for _, mc, f in mine:
+            for k in ("zero_page", "mlocked", "thp", "file"):
+                if k in f:
+                    flags[k] = flags.get(k, 0) + 1
+            if "anonymous" in f and "swapbacked" not in f:
+                flags["lazyfree"] = flags.get("lazyfree", 0) + 1
+            if mc >= 2:
+                flags["mapped twice or more"] = flags.get("mapped twice or more", 0) + 1
+        words.append("%s %d/%d%s" % (name, len(mine), (end - start) // PAGE, "".join(
+            ", %d %s" % (n, k) for k, n in sorted(flags.items()))))
+    anchors.log("layout regions (pages with a frame/pages, by page-types): " + "; ".join(words))
+
+
 def frames_visible():
     """Whether pagemap gives this process frame numbers (CAP_SYS_ADMIN)."""
     import ctypes
@@ -528,6 +553,7 @@ def main():
         for pid in idle.pids():
             compare_process(pt, names, pmaps, pid, "pid %d (%s)" % (pid, idle.names[pid]), readers,
                             tally)
+        show_layout(pt, names, idle)
     finally:
         idle.stop()
     for key in sorted(tally.explained):
