@@ -258,7 +258,8 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
         # (docs/internals/PAGES.md). Its frame, count and flags still agree.
         for f in a[2] | b[2]:
             if f in UNTRACKED:
-                key = "page-types shows %s, which pmaps does not report: %s" % (f, UNTRACKED[f])
+                key = "pages where page-types shows %s, which pmaps does not report: %s" % (
+                    f, UNTRACKED[f])
                 explained[key] = explained.get(key, 0) + 1
         checks = []
         # Map counts, and whether this process alone maps the page, count the
@@ -299,7 +300,7 @@ def compare_pages(pt1, pt2, mine, strategy, who, readers, out):
                 continue
             if f in skipped_here:
                 if f in a[2] or f in b[2]:
-                    key = "page-types shows %s, not compared with --strategy %s: %s" % (
+                    key = "pages where page-types shows %s, not compared with --strategy %s: %s" % (
                         f, strategy, skipped_here[f])
                     explained[key] = explained.get(key, 0) + 1
                 continue
@@ -420,7 +421,8 @@ def compare_summary(pt1, pt2, rows, strategy, who, readers, out):
                 continue
             out.append((where, key, va, v1))
         if r.get("huge"):
-            k = "summary's huge (PMD-mapped pages) not compared: page-types cannot see how a page is mapped"
+            k = ("summary's huge (PMD-mapped pages) not compared, counted in mappings, not "
+                 "pages: page-types cannot see how a page is mapped")
             explained[k] = explained.get(k, 0) + 1
     return nf, moving, explained
 
@@ -557,7 +559,7 @@ def main():
     finally:
         idle.stop()
     for key in sorted(tally.explained):
-        anchors.log("explained, %d pages: %s" % (tally.explained[key], key))
+        anchors.log("explained, %d: %s" % (tally.explained[key], key))
     anchors.log("anchors_page_types: %d processes, %d pages compared (%d with a frame), "
                 "each with both of pmaps's readers; %d fields, %d differences; "
                 "not compared: %d fields moving" %
