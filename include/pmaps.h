@@ -634,7 +634,8 @@ struct pmaps_group_row {
 	uint64_t mappings;      /* how many mappings were added to the group */
 	uint64_t vsize;         /* sum of end - start */
 	uint64_t present;       /* OR of the members' present masks */
-	uint64_t v[PMAPS_F_COUNT]; /* sums; THP_ELIGIBLE/PROTECTION_KEY: max */
+	/* Sums; the largest for the page sizes, THP_ELIGIBLE and PROTECTION_KEY. */
+	uint64_t v[PMAPS_F_COUNT];
 	/*
 	 * PMAPS_GROUP_SATURATED: a sum (vsize or a field) would have passed
 	 * 2^64 - 1 and stays there. Rows from a cursor never do (mappings do not

@@ -221,7 +221,8 @@ static int open_exe(const struct pmaps_proc *proc, struct stat *st)
 }
 
 /* One "Name:\t   123 kB" line of /proc/PID/status, [P, NL). */
-static void status_line(struct pmaps_explain *x, const char *p, const char *nl)
+/* One line of status; -1 when a line read here holds no "N kB" value. */
+static int status_line(struct pmaps_explain *x, const char *p, const char *nl)
 {
 	static const struct {
 		const char *key;
@@ -244,12 +245,14 @@ static void status_line(struct pmaps_explain *x, const char *p, const char *nl)
 			continue;
 		while (q < nl && (*q == ' ' || *q == '\t'))
 			q++;
-		if (pmaps__parse_dec(&q, nl, &v) > 0 && v <= UINT64_MAX >> 10) {
-			*(uint64_t *)((char *)x + keys[k].off) = v << 10;
-			x->have_status = 1;
-		}
-		return;
+		if (pmaps__parse_dec(&q, nl, &v) <= 0 || v > UINT64_MAX >> 10 || nl - q != 3 ||
+		    memcmp(q, " kB", 3) != 0)
+			return -1;
+		*(uint64_t *)((char *)x + keys[k].off) = v << 10;
+		x->have_status = 1;
+		return 0;
 	}
+	return 0;
 }
 
 /*
@@ -258,14 +261,14 @@ static void status_line(struct pmaps_explain *x, const char *p, const char *nl)
  * line, before the Vm lines). A line longer than the buffer is none of the
  * ones read here and is skipped whole.
  */
-static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
+static int read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
 {
 	char buf[4096];
 	size_t have = 0;
-	int skip = 0, fd = pmaps__openat(proc, "status");
+	int skip = 0, bad = 0, fd = pmaps__openat(proc, "status");
 
 	if (fd < 0)
-		return;
+		return 0;
 	for (;;) {
 		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
 		const char *p = buf, *end, *nl;
@@ -275,13 +278,13 @@ static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
 		}
 		if (n == 0) {
 			if (have && !skip)
-				status_line(x, buf, buf + have);
+				bad |= status_line(x, buf, buf + have);
 			break;
 		}
 		end = buf + have + n;
 		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 			if (!skip)
-				status_line(x, p, nl);
+				bad |= status_line(x, p, nl);
 			skip = 0;
 			p = nl + 1;
 		}
@@ -294,6 +297,14 @@ static void read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
 		memmove(buf, p, have);
 	}
 	close(fd);
+	/*
+	 * A value that is no "N kB", or a VmRSS other than its three parts
+	 * (the kernel prints their sum): not a status a kernel wrote.
+	 */
+	if (bad || (x->have_status && x->vm_rss != x->rss_anon + x->rss_file + x->rss_shmem &&
+	            x->rss_anon + x->rss_file + x->rss_shmem != 0))
+		return -EBADMSG;
+	return 0;
 }
 
 static uint64_t le(const unsigned char *p, int n)
@@ -857,6 +868,11 @@ static int walk_pages(struct pmaps_pages *pg, const struct pmaps_mapping *m, uin
  * cannot bound (Swap, which for shared memory is its object's) get there: no
  * kernel's, so explain refuses them rather than print a wrapped sum.
  */
+/* The smaps fields explain's split cannot do without. */
+#define EXPLAIN_NEEDS                                                                          \
+	(1ull << PMAPS_F_RSS | 1ull << PMAPS_F_SHARED_CLEAN | 1ull << PMAPS_F_SHARED_DIRTY |        \
+	 1ull << PMAPS_F_PRIVATE_CLEAN | 1ull << PMAPS_F_PRIVATE_DIRTY)
+
 static inline void add_chk(int *ovf, uint64_t *a, uint64_t b)
 {
 	*ovf |= __builtin_add_overflow(*a, b, a);
@@ -882,7 +898,12 @@ static int explain_once(struct pmaps_proc *proc, struct pmaps_explain *x, unsign
 	memset(x, 0, sizeof(*x));
 	memset(runs, 0, sizeof(*runs));
 	msg[0] = '\0';
-	read_status(proc, x);
+	if (read_status(proc, x) < 0) {
+		pmaps__msg(msg, msgsz, "status: a VmRSS, RssAnon, RssFile, RssShmem, VmHWM, VmPTE or "
+		           "VmSwap line without a value in kB, or VmRSS other than RssAnon + RssFile "
+		           "+ RssShmem: no kernel prints that");
+		return -EBADMSG;
+	}
 	r = read_sps(proc, &sps, &x->threads);
 	if (r < 0) {
 		pmaps__msg(msg, msgsz, "task: %s", pmaps_strerror(r));
@@ -920,6 +941,14 @@ static int explain_once(struct pmaps_proc *proc, struct pmaps_explain *x, unsign
 		if (m->flags & PMAPS_ROW_OVERLAP) {
 			/* Listed again after it grew: the sums would count it twice. */
 			*overlap = 1;
+			break;
+		}
+		if ((m->present & EXPLAIN_NEEDS) != EXPLAIN_NEEDS) {
+			/* An absent field is no 0: the attribution cannot be made. */
+			pmaps__msg(msg, msgsz, "smaps: the mapping at line %u lacks Rss or one of its "
+			           "four parts (Shared/Private_Clean/Dirty): every kernel since 2.6 "
+			           "prints them", m->line);
+			r = -EBADMSG;
 			break;
 		}
 		if (x->runtime_kind == PMAPS_RUNTIME_GO) {

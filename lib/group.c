@@ -131,7 +131,9 @@ static void add_to(struct pmaps_group_row *r, const struct pmaps_mapping *m)
 		r->flags |= PMAPS_GROUP_OVERLAP;
 	r->present |= m->present;
 	for (int f = 0; f < PMAPS_F_COUNT; f++) {
-		if (f == PMAPS_F_THP_ELIGIBLE || f == PMAPS_F_PROTECTION_KEY) {
+		/* Not amounts: a sum of page sizes or of flags means nothing. */
+		if (f == PMAPS_F_THP_ELIGIBLE || f == PMAPS_F_PROTECTION_KEY ||
+		    f == PMAPS_F_KERNEL_PAGE_SIZE || f == PMAPS_F_MMU_PAGE_SIZE) {
 			if (m->v[f] > r->v[f])
 				r->v[f] = m->v[f];
 		} else {

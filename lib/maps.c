@@ -330,6 +330,7 @@ struct pmaps_maps {
 	uint64_t prev_end;           /* end of the last mapping: the next starts there or later */
 	int vmflags_seen;            /* the row had its VmFlags line */
 	int bad_row;                 /* finish_row found an impossible value: the error to return */
+	uint64_t rows;               /* rows handed out since the read began */
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
 	char vmf[PMAPS_VMFLAGS_BUF];
@@ -951,6 +952,7 @@ static void start_scan(struct pmaps_maps *c)
 	c->mem_off = 0;
 	c->prev_end = 0;
 	c->bad_row = 0;
+	c->rows = 0;
 }
 
 static int open_file(struct pmaps_maps *c)
@@ -1113,12 +1115,31 @@ uint64_t pmaps_maps_lines(const struct pmaps_maps *c)
  */
 static int end_check(struct pmaps_maps *c)
 {
+	struct pmaps__ident id;
 	int r;
 
 	if (c->mem)
 		return 0;
 	r = pmaps__guard_check(c->proc, &c->guard, src_file(c->src), c->errmsg, sizeof(c->errmsg));
-	return r < 0 ? fail(c, r) : 0;
+	if (r < 0)
+		return fail(c, r);
+	/*
+	 * No mapping at all: only a kernel thread has none (the guard refuses
+	 * those, and gone processes, on a live procfs). In a fixture tree,
+	 * its stat says which; without one, an empty file is no process.
+	 */
+	if (c->rows == 0 && !c->in_record && !c->proc->live) {
+		if (pmaps__proc_ident(c->proc, &id) == 0 && id.kthread) {
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "%s: a kernel thread has no user-space memory", src_file(c->src));
+			return fail(c, -ENODATA);
+		}
+		pmaps__msg(c->errmsg, sizeof(c->errmsg),
+		           "%s: no mapping at all, and stat says no kernel thread: every process "
+		           "has some", src_file(c->src));
+		return fail(c, -EBADMSG);
+	}
+	return 0;
 }
 
 /* A value no kernel could print for this mapping: the row is malformed. */
@@ -1196,6 +1217,7 @@ static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
 /* Hands the finished row out, or the error check_row() found in it. */
 static int emit(struct pmaps_maps *c, const struct pmaps_mapping **row)
 {
+	c->rows++;
 	*row = finish_row(c);
 	if (unlikely(c->bad_row)) {
 		*row = NULL;
