@@ -729,8 +729,11 @@ int cmd_maps(int argc, char **argv)
 		case 't': total = 1; break;
 		case 'f': fields = optarg; break;
 		case 's': sort = optarg; break;
-		case 'j': o.fmt = FMT_JSON; break;
-		case 'C': o.fmt = FMT_CSV; break;
+		case 'j':
+		case 'C':
+			if (set_format(&o.fmt, ch == 'j' ? FMT_JSON : FMT_CSV) < 0)
+				return EXIT_USAGE;
+			break;
 		case 'b': o.human = 0; break;
 		case 'R': o.proc_root = optarg; break;
 		case 'h': return print_usage(maps_usage);

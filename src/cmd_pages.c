@@ -572,8 +572,11 @@ int cmd_pages(int argc, char **argv)
 			}
 			break;
 		case 'G': po.gentle = 1; break;
-		case 'j': po.fmt = FMT_JSON; break;
-		case 'C': po.fmt = FMT_CSV; break;
+		case 'j':
+		case 'C':
+			if (set_format(&po.fmt, ch == 'j' ? FMT_JSON : FMT_CSV) < 0)
+				return EXIT_USAGE;
+			break;
 		case 'R': po.proc_root = optarg; break;
 		case 'v': po.verbose = 1; break;
 		case 'P': po.pfn = 1; break;

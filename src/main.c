@@ -105,6 +105,16 @@ int finish_stdout(int rc)
 	return rc;
 }
 
+int set_format(enum fmt *fmt, enum fmt want)
+{
+	if (*fmt != FMT_TABLE && *fmt != want) {
+		die_msg("--json and --csv do not go together: choose one");
+		return -1;
+	}
+	*fmt = want;
+	return 0;
+}
+
 int print_usage(const char *text)
 {
 	fputs(text, stdout);
@@ -183,6 +193,11 @@ int main(int argc, char **argv)
 	hold_std_fds();
 	if (!cmd) {
 		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if ((strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-V") == 0 ||
+	     strcmp(cmd, "--version") == 0) && argc > 2) {
+		die_msg("%s takes nothing after it, not '%s'", cmd, argv[2]);
 		return EXIT_USAGE;
 	}
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0)

@@ -90,6 +90,8 @@ int col_lookup(const char *s, size_t n);
 int parse_columns(const char *spec, int *cols, int max, int grouped);
 
 enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
+/* Sets *FMT to WANT; -1, with the message, when another format was asked for. */
+int set_format(enum fmt *fmt, enum fmt want);
 
 struct maps_opts {
 	const char *proc_root;

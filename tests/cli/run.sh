@@ -158,6 +158,10 @@ t explain-bad-status 1 explain --proc-root badstatus/proc 4242
 t explain-bad-status-sum 1 explain --proc-root badstatus/proc 4243
 # An empty smaps for a process whose stat says no kernel thread.
 t maps-empty 1 maps --proc-root badstatus/proc 4244
+# Two formats asked for: neither silently wins. Words after --version.
+t err-json-csv 2 maps --json --csv $E
+t err-pages-csv-json 2 pages --csv --json $PG
+t err-version-extra 2 -V extra
 t err-explain-no-pid 2 explain
 t err-explain-not-pid 2 explain xyz
 t err-explain-no-such 1 explain --proc-root edge/proc 999
