@@ -210,6 +210,8 @@ static void span_close(struct out *o, const struct pages_opts *po, const struct 
 		out_str(o, pmaps_kind_name(m->kind));
 		out_str(o, "\",");
 		out_json_named(o, "path", m->path.ptr, m->path.len);
+		if (m->flags & PMAPS_ROW_PATH_TRUNCATED)
+			out_str(o, ",\"path_truncated\":true");
 		out_ch(o, '}');
 	} else {
 		out_ch(o, ',');
@@ -376,6 +378,8 @@ static void run_row(struct out *o, const struct pages_opts *po, const struct pma
 		}
 		out_ch(o, ' ');
 		out_table_str(o, m->path.ptr, m->path.len);
+		if (m->flags & PMAPS_ROW_PATH_TRUNCATED)
+			out_str(o, "..."); /* cut to fit the reader: never shown as whole */
 		out_ch(o, '\n');
 	}
 	(*rows)++;
@@ -419,6 +423,8 @@ static void summary_row(struct out *o, const struct pages_opts *po, const uint64
 		}
 		out_ch(o, ' ');
 		out_table_str(o, m->path.ptr, m->path.len);
+		if (m->flags & PMAPS_ROW_PATH_TRUNCATED)
+			out_str(o, "..."); /* cut to fit the reader: never shown as whole */
 		out_ch(o, '\n');
 	}
 	(*rows)++;

@@ -158,6 +158,11 @@ t explain-bad-status 1 explain --proc-root badstatus/proc 4242
 t explain-bad-status-sum 1 explain --proc-root badstatus/proc 4243
 # An empty smaps for a process whose stat says no kernel thread.
 t maps-empty 1 maps --proc-root badstatus/proc 4244
+# Paths longer than the reader keeps (8191 bytes): marked as cut everywhere,
+# and two files whose paths were cut alike are not summed as one.
+t longpath-group 0 maps -g path --proc-root longpath/proc 100
+t longpath-group-json 0 maps -g path --json --proc-root longpath/proc 100; json longpath-group-json
+t longpath-table 0 maps -f address,inode,path --proc-root longpath/proc 100
 # Two formats asked for: neither silently wins. Words after --version.
 t err-json-csv 2 maps --json --csv $E
 t err-pages-csv-json 2 pages --csv --json $PG
