@@ -468,6 +468,21 @@ static int no_memory(const struct maps_opts *o, struct pmaps_proc *proc, struct 
 	return EXIT_OK;
 }
 
+/*
+ * A mapping that grew between two of the kernel's reads is listed again from
+ * its start (PMAPS_ROW_OVERLAP): sums and a sorted table would count it
+ * twice. What is buffered is read again, this many times at most.
+ */
+#define MAX_READS 3
+
+static int kept_changing(const struct maps_opts *o)
+{
+	die_msg("process %s: smaps: its mappings kept changing while they were read (a mapping "
+	        "grew and was listed twice, %d reads in a row): no total would be right; try "
+	        "again", o->pid, MAX_READS);
+	return EXIT_FAIL;
+}
+
 static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct out *out)
 {
 	struct pmaps_maps *c = NULL;
@@ -512,11 +527,8 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 		/* Summed smaps: a mapping listed twice would count twice. Again. */
 		if (err < 0 || !overlaps)
 			break;
-		if (attempt == 3) {
-			die_msg("process %s: smaps: its mappings kept changing while they were read (a "
-			        "mapping grew and was listed twice, %d reads in a row): no total would "
-			        "be right; try again", o->pid, attempt);
-			rc = EXIT_FAIL;
+		if (attempt == MAX_READS) {
+			rc = kept_changing(o);
 			goto done;
 		}
 		pmaps_group_reset(g);
@@ -612,18 +624,11 @@ int maps_report(const struct maps_opts *o)
 			if (err < 0)
 				break;
 		}
-		/*
-		 * A mapping that grew between two of the kernel's reads is listed
-		 * again from its start: sums and a sorted table would count it
-		 * twice. What is buffered can be read again; a few times.
-		 */
+		/* A mapping listed twice: read what is buffered again (MAX_READS). */
 		if (err < 0 || !overlaps || begun)
 			break;
-		if (attempt == 3) {
-			die_msg("process %s: smaps: its mappings kept changing while they were read (a "
-			        "mapping grew and was listed twice, %d reads in a row): no total would "
-			        "be right; try again", o->pid, attempt);
-			rc = EXIT_FAIL;
+		if (attempt == MAX_READS) {
+			rc = kept_changing(o);
 			goto done;
 		}
 		if (g) {
