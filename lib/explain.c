@@ -1148,7 +1148,10 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned opt
 	 */
 	for (int attempt = 1; attempt <= 3; attempt++) {
 		int overlap = 0, r = explain_once(proc, x, options, msg, msgsz, &overlap);
-		if (r < 0 || !overlap)
+		/* -EAGAIN: the thread it was read through ended; another is there. */
+		if ((r < 0 && r != -EAGAIN) || (r == 0 && !overlap))
+			return r;
+		if (r == -EAGAIN && attempt == 3)
 			return r;
 	}
 	pmaps__msg(msg, msgsz, "smaps: the process kept changing its mappings while they were read "

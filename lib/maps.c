@@ -1226,6 +1226,29 @@ static int emit(struct pmaps_maps *c, const struct pmaps_mapping **row)
 	return 1;
 }
 
+/*
+ * The thread a process was read through (its main thread gone) ended before
+ * any row was handed out: nothing the caller holds is stale, so read again
+ * through another thread, a few times. smaps_rollup, one row, always gets
+ * here.
+ */
+static int read_again(struct pmaps_maps *c, int err)
+{
+	if (err != -EAGAIN || c->rows || c->mem)
+		return err;
+	for (int tries = 0; tries < 3; tries++) {
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+		c->err = 0;
+		if (open_file(c) == 0)
+			return 0;
+		if (c->err != -EAGAIN)
+			break;
+	}
+	return c->err;
+}
+
 int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 {
 	int r;
@@ -1241,8 +1264,10 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 				if (r == -ESRCH) {
 					/* Gone, or exec'd: the old program's file reads as gone. */
 					int e = end_check(c);
+					if (e == -EAGAIN && read_again(c, e) == 0)
+						continue;
 					if (e < 0)
-						return e;
+						return c->err ? c->err : e;
 					pmaps__msg(c->errmsg, sizeof(c->errmsg),
 					           "%s: process %d exited while it was read", src_file(c->src),
 					           c->proc ? c->proc->pid : 0);
@@ -1255,8 +1280,10 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 			 * takes the rows so far for all of them.
 			 */
 			r = end_check(c);
+			if (r == -EAGAIN && read_again(c, r) == 0)
+				continue;
 			if (r < 0)
-				return r;
+				return c->err ? c->err : r;
 			c->done = 1;
 			if (c->in_record)
 				return emit(c, row);

@@ -525,7 +525,9 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 			}
 		}
 		/* Summed smaps: a mapping listed twice would count twice. Again. */
-		if (err < 0 || !overlaps)
+		if ((err < 0 && err != -EAGAIN) || (err == 0 && !overlaps))
+			break;
+		if (err == -EAGAIN && attempt == MAX_READS)
 			break;
 		if (attempt == MAX_READS) {
 			rc = kept_changing(o);
@@ -624,8 +626,13 @@ int maps_report(const struct maps_opts *o)
 			if (err < 0)
 				break;
 		}
-		/* A mapping listed twice: read what is buffered again (MAX_READS). */
-		if (err < 0 || !overlaps || begun)
+		/*
+		 * A mapping listed twice, or the thread read through ended (the
+		 * main thread gone): read what is buffered again (MAX_READS).
+		 */
+		if ((err < 0 && err != -EAGAIN) || (err == 0 && !overlaps) || begun)
+			break;
+		if (err == -EAGAIN && attempt == MAX_READS)
 			break;
 		if (attempt == MAX_READS) {
 			rc = kept_changing(o);

@@ -510,6 +510,8 @@ int main(int argc, char **argv)
 	changing(tool, 'm', explain, quarter);
 	changing(tool, 't', total, quarter);
 	changing(tool, 't', json, quarter);
+	changing(tool, 't', group, quarter);
+	changing(tool, 't', explain, quarter);
 	changing(tool, 'a', maps, quarter);
 	changing(tool, 'a', total, quarter);
 	if (failures)
