@@ -47,8 +47,9 @@ struct pmaps_proc {
  * them differ between two execs of one binary) and read 0 while the process
  * has no address space: a zombie, a process tearing its memory down, a
  * kernel thread, and an execve() between its new mm and its first segment.
- * The kernel shows them only with ptrace-read access, which every memory
- * file needs anyway.
+ * Without ptrace-read access (which every memory file needs anyway) the
+ * code addresses read 1. They also move without an exec (prctl PR_SET_MM):
+ * the guard uses them only to wait out an execve(), never to detect one.
  */
 struct pmaps__ident {
 	int ok;               /* stat was read */
