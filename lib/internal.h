@@ -75,6 +75,7 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id);
 struct pmaps__guard {
 	struct pmaps__ident id0;
 	int probe;            /* fd on maps, or -1 */
+	int gone;             /* without a probe: the caller's read failed with ESRCH */
 };
 
 /*
@@ -87,6 +88,17 @@ struct pmaps__guard {
  */
 int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int probe,
                        const char *what, char *msg, size_t size);
+
+/*
+ * Without a probe (PROBE 0 to pmaps__guard_begin), for a file read in one
+ * go (smaps_rollup): call this after opening the data file and before
+ * reading it. It waits out an execve() with no program yet, as the probe
+ * does: the data fd is then tied to a whole program's mm, or to one that
+ * ends, which its read reports (ESRCH: set g->gone before the check).
+ * Returns 0, -ESRCH or -EAGAIN with MSG.
+ */
+int pmaps__guard_program(const struct pmaps_proc *proc, struct pmaps__guard *g, const char *what,
+                         char *msg, size_t size);
 
 /*
  * After the read of WHAT ended, early or not: 0 when it described the whole

@@ -963,11 +963,12 @@ static int open_file(struct pmaps_maps *c)
 	pmaps__guard_end(&c->guard);
 	/*
 	 * Before the file: who the process is, and a probe on its address
-	 * space (smaps_rollup too: its read fails once its mm is gone, but
-	 * only the probe tells an exec from an exit then).
+	 * space. smaps_rollup is one record, read in one go under one mm
+	 * reference: its own fd serves as the probe (its read fails once that
+	 * mm is gone), and the program check comes after its open.
 	 */
-	r = pmaps__guard_begin(c->proc, &c->guard, 1, src_file(c->src), c->errmsg,
-	                       sizeof(c->errmsg));
+	r = pmaps__guard_begin(c->proc, &c->guard, c->src != PMAPS_SRC_ROLLUP, src_file(c->src),
+	                       c->errmsg, sizeof(c->errmsg));
 	if (r < 0)
 		return fail(c, r);
 	fd = pmaps__open_file(c->proc, c->proc->memfd, src_file(c->src), c->errmsg,
@@ -984,6 +985,7 @@ static int open_file(struct pmaps_maps *c)
 			           "smaps_rollup: not provided by this kernel (needs Linux 4.14)");
 		else if (fd == -ESRCH) {
 			/* smaps_rollup refuses a process without memory at open. */
+			c->guard.gone = 1;
 			r = pmaps__guard_check(c->proc, &c->guard, src_file(c->src), c->errmsg,
 			                       sizeof(c->errmsg));
 			if (r < 0)
@@ -995,6 +997,12 @@ static int open_file(struct pmaps_maps *c)
 		return fail(c, fd);
 	}
 	c->fd = fd;
+	if (c->src == PMAPS_SRC_ROLLUP) {
+		r = pmaps__guard_program(c->proc, &c->guard, src_file(c->src), c->errmsg,
+		                         sizeof(c->errmsg));
+		if (r < 0)
+			return fail(c, r);
+	}
 	return 0;
 }
 
@@ -1263,7 +1271,9 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 			if (r < 0) {
 				if (r == -ESRCH) {
 					/* Gone, or exec'd: the old program's file reads as gone. */
-					int e = end_check(c);
+					int e;
+					c->guard.gone = 1;
+					e = end_check(c);
 					if (e == -EAGAIN && read_again(c, e) == 0)
 						continue;
 					if (e < 0)

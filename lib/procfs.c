@@ -459,6 +459,7 @@ int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int prob
 	int r;
 
 	g->probe = -1;
+	g->gone = 0;
 	memset(id, 0, sizeof(*id));
 	if (!proc->live)
 		return 0;
@@ -540,6 +541,31 @@ int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int prob
 	}
 }
 
+int pmaps__guard_program(const struct pmaps_proc *proc, struct pmaps__guard *g, const char *what,
+                         char *msg, size_t size)
+{
+	struct pmaps__ident *id = &g->id0;
+
+	if (!proc->live || proc->tid)
+		return 0;
+	for (int tries = 0;; tries++) {
+		int r = ident_at(proc, proc->dirfd, id);
+		if (r == -ESRCH) {
+			pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
+			return -ESRCH;
+		}
+		if (r < 0 || id->code_start)
+			return 0;
+		if (tries >= 50) {
+			pmaps__msg(msg, size, "%s: process %d is starting a program (execve() has no "
+			           "program mapped yet after 50 ms): try again", what, proc->pid);
+			return -EAGAIN;
+		}
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 int pmaps__guard_check(const struct pmaps_proc *proc, struct pmaps__guard *g, const char *what,
                        char *msg, size_t size)
 {
@@ -548,7 +574,7 @@ int pmaps__guard_check(const struct pmaps_proc *proc, struct pmaps__guard *g, co
 
 	if (!proc->live)
 		return 0;
-	alive = g->probe >= 0 ? probe_state(g->probe) : 1;
+	alive = g->probe >= 0 ? probe_state(g->probe) : !g->gone;
 	r = ident_at(proc, proc->dirfd, &now);
 	if (r == -ESRCH)
 		goto exited;
