@@ -452,6 +452,30 @@ static int probe_state(int probe)
 	return n > 0;
 }
 
+/*
+ * R is what reading stat gave: -ESRCH (gone), or 0 with its code addresses
+ * at 0, no program yet: an execve() between its new, empty mm and its first
+ * segment, which takes microseconds to milliseconds. Waits 1 ms and returns
+ * 0, or -ESRCH or -EAGAIN (50 tries: still no program), with MSG.
+ */
+static int wait_program(const struct pmaps_proc *proc, int r, int tries, const char *what,
+                        char *msg, size_t size)
+{
+	struct timespec ts = {0, 1000000};
+
+	if (r == -ESRCH) {
+		pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
+		return -ESRCH;
+	}
+	if (tries >= 50) {
+		pmaps__msg(msg, size, "%s: process %d is starting a program (execve() has no "
+		           "program mapped yet after 50 ms): try again", what, proc->pid);
+		return -EAGAIN;
+	}
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
 int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int probe,
                        const char *what, char *msg, size_t size)
 {
@@ -527,17 +551,9 @@ int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int prob
 		if (r == 0 && (id->code_start || proc->tid))
 			return 0;
 		pmaps__guard_end(g);
-		if (r == -ESRCH) {
-			pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
-			return -ESRCH;
-		}
-		if (tries >= 50) {
-			pmaps__msg(msg, size, "%s: process %d is starting a program (execve() has no "
-			           "program mapped yet after 50 ms): try again", what, proc->pid);
-			return -EAGAIN;
-		}
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		r = wait_program(proc, r, tries, what, msg, size);
+		if (r < 0)
+			return r;
 	}
 }
 
@@ -550,19 +566,11 @@ int pmaps__guard_program(const struct pmaps_proc *proc, struct pmaps__guard *g, 
 		return 0;
 	for (int tries = 0;; tries++) {
 		int r = ident_at(proc, proc->dirfd, id);
-		if (r == -ESRCH) {
-			pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
-			return -ESRCH;
-		}
-		if (r < 0 || id->code_start)
+		if (r != -ESRCH && (r < 0 || id->code_start))
 			return 0;
-		if (tries >= 50) {
-			pmaps__msg(msg, size, "%s: process %d is starting a program (execve() has no "
-			           "program mapped yet after 50 ms): try again", what, proc->pid);
-			return -EAGAIN;
-		}
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
+		r = wait_program(proc, r, tries, what, msg, size);
+		if (r < 0)
+			return r;
 	}
 }
 
