@@ -205,13 +205,24 @@ const char *pmaps_vmflag_code(enum pmaps_vmflag f);
 
 /* Row flags. */
 enum {
-	PMAPS_ROW_DELETED = 1u << 0,        /* the name ends in " (deleted)" */
+	/*
+	 * The file has no name left: the name ends in " (deleted)", and where
+	 * /proc/PID/map_files can be read (CAP_SYS_ADMIN), the mapped file's
+	 * link count is 0 (a file really named "x (deleted)" is not).
+	 */
+	PMAPS_ROW_DELETED = 1u << 0,
 	PMAPS_ROW_PATH_TRUNCATED = 1u << 1, /* the name did not fit: path holds its start */
 	PMAPS_ROW_LINE_TRUNCATED = 1u << 2, /* a field line was longer than the buffer, or an
 	                                       unknown field's name or text than its slot */
 	PMAPS_ROW_UNKNOWN_DROPPED = 1u << 3, /* more unknown fields than PMAPS_MAX_UNKNOWN */
 	PMAPS_ROW_VMFLAGS_TRUNCATED = 1u << 4, /* VmFlags text longer than its buffer */
-	PMAPS_ROW_PATH_ESCAPED = 1u << 5,   /* the name held "\012" escapes, now decoded */
+	/*
+	 * The name held "\012" escapes, now decoded into newlines. The kernel
+	 * prints a name's four bytes \ 0 1 2 the same way: where map_files can
+	 * be read, the name is taken from there instead, exact, and the flag
+	 * says it holds a real newline.
+	 */
+	PMAPS_ROW_PATH_ESCAPED = 1u << 5,
 	/*
 	 * The mapping starts before the end of the row before it: it grew (or
 	 * was remapped across) between two of the kernel's reads, which resume

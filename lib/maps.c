@@ -32,6 +32,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -333,6 +335,8 @@ struct pmaps_maps {
 	uint64_t rows;               /* rows handed out since the read began */
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
+	char raw[PMAPS_PATH_BUF];    /* a name as /proc/PID/map_files gives it */
+	int no_map_files;            /* map_files refused this reader: not asked again */
 	char vmf[PMAPS_VMFLAGS_BUF];
 	char unk_name[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_NAME];
 	char unk_text[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_TEXT];
@@ -1204,6 +1208,51 @@ static int check_row(struct pmaps_maps *c, const struct pmaps_mapping *m)
 	return 0;
 }
 
+/*
+ * The maps text is ambiguous in two ways only the file can settle: a newline
+ * in a name is printed "\012", as are the four bytes \ 0 1 2 of a name that
+ * has them; and " (deleted)" follows an unlinked file's name but may also end
+ * a real one. Where the privilege allows (map_files needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE), ask the kernel's reference to the very mapping:
+ * its link holds the name unescaped, and its file's link count says whether
+ * any name is left. Only rows that show either form pay for it, and only
+ * while the same file is still mapped there.
+ */
+static void resolve_name(struct pmaps_maps *c)
+{
+	struct pmaps_mapping *m = &c->row;
+	char name[48];
+	struct stat st;
+	ssize_t n;
+
+	if (!c->proc || !c->proc->live || c->no_map_files || !m->inode ||
+	    !(m->flags & (PMAPS_ROW_PATH_ESCAPED | PMAPS_ROW_DELETED)) ||
+	    (m->flags & PMAPS_ROW_PATH_TRUNCATED))
+		return;
+	pmaps__msg(name, sizeof(name), "map_files/%llx-%llx", (unsigned long long)m->start,
+	           (unsigned long long)m->end);
+	if (fstatat(c->proc->memfd, name, &st, 0) < 0) {
+		if (errno == EPERM || errno == EACCES)
+			c->no_map_files = 1;
+		return;
+	}
+	if (st.st_ino != m->inode || major(st.st_dev) != m->dev_major ||
+	    minor(st.st_dev) != m->dev_minor)
+		return; /* another file is mapped there by now */
+	if (m->flags & PMAPS_ROW_PATH_ESCAPED) {
+		n = readlinkat(c->proc->memfd, name, c->raw, sizeof(c->raw) - 1);
+		if (n > 0 && (size_t)n < sizeof(c->raw) - 1) {
+			memcpy(c->path, c->raw, (size_t)n);
+			c->path[n] = '\0';
+			m->path.len = (size_t)n;
+			if (!memchr(c->path, '\n', (size_t)n))
+				m->flags &= ~PMAPS_ROW_PATH_ESCAPED; /* a literal "\012", not a newline */
+		}
+	}
+	if (st.st_nlink > 0)
+		m->flags &= ~PMAPS_ROW_DELETED; /* a name is left: " (deleted)" is part of it */
+}
+
 static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
 {
 	uint64_t absent = ~c->row.present & ((1ull << PMAPS_F_COUNT) - 1);
@@ -1218,6 +1267,7 @@ static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
 	c->prev_end = c->row.end;
 	if (c->row.present && check_row(c, &c->row) < 0)
 		c->bad_row = 1;
+	resolve_name(c);
 	pmaps__classify(&c->row, c->src);
 	return &c->row;
 }

@@ -2115,6 +2115,67 @@ static void test_kernel_thread(void **state)
 	pmaps_proc_close(p);
 }
 
+/*
+ * Names the maps text cannot tell apart: a file whose name holds the four
+ * bytes \012 prints like one holding a newline, and one whose name ends in
+ * " (deleted)" like an unlinked one. As root, the reader asks map_files.
+ */
+static void test_ambiguous_names(void **state)
+{
+	char dir[] = "/tmp/pmaps-names-XXXXXX", lit[128], nl[128], trail[128], gone[128];
+	const char *paths[4] = {lit, nl, trail, gone};
+	void *at[4];
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	int seen = 0;
+	(void)state;
+
+	if (geteuid() != 0) {
+		printf("skipped: /proc/PID/map_files needs root\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(lit, sizeof(lit), "%s/lit\\012x", dir); /* backslash, 0, 1, 2 */
+	snprintf(nl, sizeof(nl), "%s/lit\nx", dir);
+	snprintf(trail, sizeof(trail), "%s/trail (deleted)", dir);
+	snprintf(gone, sizeof(gone), "%s/gone", dir);
+	for (int i = 0; i < 4; i++) {
+		int fd = open(paths[i], O_RDWR | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, 4096), 0);
+		at[i] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+		assert_true(at[i] != MAP_FAILED);
+		close(fd);
+	}
+	assert_int_equal(unlink(gone), 0);
+	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_MAPS, 0), 0);
+	while (pmaps_maps_next(c, &m) > 0) {
+		for (int i = 0; i < 4; i++) {
+			char want[160];
+			if (m->start != (uint64_t)(uintptr_t)at[i])
+				continue;
+			seen |= 1 << i;
+			snprintf(want, sizeof(want), "%s%s", paths[i], i == 3 ? " (deleted)" : "");
+			if (m->path.len != strlen(want) || memcmp(m->path.ptr, want, m->path.len) != 0)
+				fail_msg("mapping %d: path '%.*s', want '%s'", i, (int)m->path.len,
+				         m->path.ptr, want);
+			assert_int_equal(!!(m->flags & PMAPS_ROW_DELETED), i == 3);
+			assert_int_equal(!!(m->flags & PMAPS_ROW_PATH_ESCAPED), i == 1);
+		}
+	}
+	assert_int_equal(seen, 15);
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	for (int i = 0; i < 4; i++) {
+		munmap(at[i], 4096);
+		if (i < 3)
+			unlink(paths[i]);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_permission_denied(void **state)
 {
 	pid_t kid;
@@ -2176,6 +2237,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_pages_exit_mid_walk, teardown),
 		cmocka_unit_test_teardown(test_exec_mid_read, teardown),
 		cmocka_unit_test_teardown(test_kernel_thread, teardown),
+		cmocka_unit_test(test_ambiguous_names),
 		cmocka_unit_test_teardown(test_permission_denied, teardown),
 	};
 	/* A test name (a pattern) runs that test alone, under a ctest timeout of its own. */
