@@ -475,6 +475,20 @@ static int no_memory(const struct maps_opts *o, struct pmaps_proc *proc, struct 
  */
 #define MAX_READS 3
 
+/*
+ * After a buffered read ended with ERR: 1 to read it again (a row was listed
+ * twice, or the thread read through ended), 0 to go on with ERR, -1 when
+ * the mappings kept changing through MAX_READS reads.
+ */
+static int read_again(int err, int overlaps, int attempt)
+{
+	if (err == -EAGAIN)
+		return attempt < MAX_READS;
+	if (err < 0 || !overlaps)
+		return 0;
+	return attempt < MAX_READS ? 1 : -1;
+}
+
 static int kept_changing(const struct maps_opts *o)
 {
 	die_msg("process %s: smaps: its mappings kept changing while they were read (a mapping "
@@ -516,7 +530,7 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 		goto done;
 	}
 	for (int attempt = 1;; attempt++) {
-		int overlaps = 0;
+		int overlaps = 0, again;
 		while ((err = pmaps_maps_next(c, &m)) > 0) {
 			overlaps |= (m->flags & PMAPS_ROW_OVERLAP) != 0;
 			if (pmaps_group_add(g, m) < 0) {
@@ -524,12 +538,11 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 				break;
 			}
 		}
-		/* Summed smaps: a mapping listed twice would count twice. Again. */
-		if ((err < 0 && err != -EAGAIN) || (err == 0 && !overlaps))
+		/* Summed smaps: a mapping listed twice would count twice. */
+		again = read_again(err, overlaps, attempt);
+		if (again == 0)
 			break;
-		if (err == -EAGAIN && attempt == MAX_READS)
-			break;
-		if (attempt == MAX_READS) {
+		if (again < 0) {
 			rc = kept_changing(o);
 			goto done;
 		}
@@ -584,7 +597,7 @@ int maps_report(const struct maps_opts *o)
 	struct sorter st;
 	struct render r;
 	uint64_t rows = 0, overlaps = 0;
-	int rc, err, begun = 0;
+	int rc, err, begun = 0, again;
 
 	sorter_init(&st, o);
 	out_init(&out, STDOUT_FILENO);
@@ -626,15 +639,11 @@ int maps_report(const struct maps_opts *o)
 			if (err < 0)
 				break;
 		}
-		/*
-		 * A mapping listed twice, or the thread read through ended (the
-		 * main thread gone): read what is buffered again (MAX_READS).
-		 */
-		if ((err < 0 && err != -EAGAIN) || (err == 0 && !overlaps) || begun)
+		/* What was streamed cannot be taken back; what is buffered is read again. */
+		again = begun ? 0 : read_again(err, (int)(overlaps != 0), attempt);
+		if (again == 0)
 			break;
-		if (err == -EAGAIN && attempt == MAX_READS)
-			break;
-		if (attempt == MAX_READS) {
+		if (again < 0) {
 			rc = kept_changing(o);
 			goto done;
 		}
