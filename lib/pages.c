@@ -665,7 +665,8 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			c->ipm = 0;
 			unmark(c->pm, c->npm);
 			c->walked += (uint64_t)c->npm << c->shift;
-			if (c->scan && mark_zero(c) < 0)
+			/* With kpageflags, ZERO_PAGE says it: no PAGEMAP_SCAN call for it. */
+			if (c->scan && c->kpage != 1 && mark_zero(c) < 0)
 				return c->err;
 			if (c->kpage == 1 && kpage_fetch(c, c->pm, c->npm) < 0)
 				return c->err;
