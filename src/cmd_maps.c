@@ -309,11 +309,13 @@ static int sorter_add(struct sorter *s, const struct pmaps_mapping *m)
 		e |= buf_varint(b, path);
 	if (s->keep & KEEP_VMFLAGS)
 		e |= buf_bytes(b, m->vm_flags_text.ptr, m->vm_flags_text.len);
+	/* Row flags, in every format: a cut path is marked in a table too. */
+	e |= buf_varint(b, m->flags);
 	e |= buf_varint(b, present);
 	for (uint64_t p = present; p; p &= p - 1)
 		e |= buf_varint(b, m->v[__builtin_ctzll(p)]);
 	if (s->keep & KEEP_ALL) {
-		e |= buf_varint(b, m->flags) | buf_varint(b, m->vm_flags) | buf_varint(b, m->n_unknown);
+		e |= buf_varint(b, m->vm_flags) | buf_varint(b, m->n_unknown);
 		for (unsigned i = 0; i < m->n_unknown; i++) {
 			const struct pmaps_unknown *u = &m->unknown[i];
 			e |= buf_bytes(b, u->name.ptr, u->name.len) | buf_varint(b, u->value) |
@@ -351,11 +353,11 @@ static void sorter_get(const struct sorter *s, const struct skey *k, struct pmap
 		m->path = path_at(s, (size_t)get_varint(&p));
 	if (s->keep & KEEP_VMFLAGS)
 		m->vm_flags_text = get_bytes(&p);
+	m->flags = (unsigned)get_varint(&p);
 	m->present = get_varint(&p);
 	for (int f = 0; f < PMAPS_F_COUNT; f++)
 		m->v[f] = m->present & (1ull << f) ? get_varint(&p) : 0;
 	if (s->keep & KEEP_ALL) {
-		m->flags = (unsigned)get_varint(&p);
 		m->vm_flags = get_varint(&p);
 		m->n_unknown = (unsigned)get_varint(&p);
 		for (unsigned i = 0; i < m->n_unknown; i++) {

@@ -163,6 +163,7 @@ t maps-empty 1 maps --proc-root badstatus/proc 4244
 t longpath-group 0 maps -g path --proc-root longpath/proc 100
 t longpath-group-json 0 maps -g path --json --proc-root longpath/proc 100; json longpath-group-json
 t longpath-table 0 maps -f address,inode,path --proc-root longpath/proc 100
+t longpath-sorted 0 maps --sort inode -f address,inode,path --proc-root longpath/proc 100
 # Two formats asked for: neither silently wins. Words after --version.
 t err-json-csv 2 maps --json --csv $E
 t err-pages-csv-json 2 pages --csv --json $PG
