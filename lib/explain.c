@@ -679,20 +679,20 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The stack pointer of task NAME, from its syscall file; 0 when unreadable or running. */
-static uint64_t task_sp(int taskfd, const char *name, int live)
+static uint64_t task_sp(const struct pmaps_proc *proc, int taskfd, const char *name)
 {
-	char path[64], buf[512];
+	char buf[512];
 	const char *p, *last = NULL, *prev = NULL;
 	uint64_t sp;
 	ssize_t n;
-	int fd;
+	int fd, tfd;
 
-	if (strlen(name) > 32)
+	/* Neither the task's directory nor its file through a symlink; a regular file only. */
+	tfd = openat(taskfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tfd < 0)
 		return 0;
-	memcpy(path, name, strlen(name));
-	memcpy(path + strlen(name), "/syscall", 9);
-	/* A fixture tree's file may be anything: never block on it, never follow it. */
-	fd = openat(taskfd, path, READ_FLAGS | (live ? 0 : O_NOFOLLOW));
+	fd = pmaps__open_file(proc, tfd, "syscall", NULL, 0);
+	close(tfd);
 	if (fd < 0)
 		return 0;
 	n = pmaps__read(fd, buf, sizeof(buf) - 1);
@@ -755,7 +755,7 @@ static int read_sps(const struct pmaps_proc *proc, uint64_t **out, unsigned *n)
 			sps = ns;
 			cap = nc;
 		}
-		sps[(*n)++] = task_sp(dirfd(d), e->d_name, proc->live);
+		sps[(*n)++] = task_sp(proc, dirfd(d), e->d_name);
 	}
 	closedir(d);
 	if (*n)
