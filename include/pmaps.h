@@ -33,6 +33,14 @@
  *    0 at the end, or a negative errno. The row lives inside the cursor and is
  *    valid until the next call on that cursor.
  *  - Sizes leave the library in bytes.
+ *  - Every pointer a function returns says how long it stays valid: a row
+ *    or result until the next call on the cursor or session that gave it
+ *    (or its close); a name from a pmaps_*_name() or pmaps_*_key() function forever (a
+ *    static string).
+ *  - Figures are computed here, once: a front end shows records (mapping,
+ *    group, page run, page summary, explain result) and chooses only words
+ *    and layout. Derived values (USS, shared, effective RSS, ...) come from
+ *    pmaps_mapping_value(), pmaps_group_value() and the explain result.
  *  - The library never prints, exits or aborts. It allocates only when a
  *    handle or cursor is opened: never per mapping, never when a cursor is
  *    rewound for a refresh. pmaps_set_allocator() lets a program count that.
@@ -271,6 +279,68 @@ struct pmaps_mapping {
 	unsigned line;           /* line number of the mapping's header, from 1 */
 };
 
+/*
+ * Values of a mapping or group row by key: the smaps fields (enum
+ * pmaps_field, 0 to PMAPS_F_COUNT - 1), then figures derived from them.
+ */
+enum pmaps_value {
+	PMAPS_V_SHARED = PMAPS_F_COUNT, /* Shared_Clean + Shared_Dirty */
+	PMAPS_V_USS,      /* Private_Clean + Private_Dirty: pages no other process maps */
+	PMAPS_V_VSIZE,    /* end - start; a group: the sum (absent for smaps_rollup's row) */
+	PMAPS_V_MAPPINGS, /* 1 for a mapping; a group: its members (absent for smaps_rollup's) */
+	PMAPS_V_COUNT
+};
+
+/*
+ * Value KEY (enum pmaps_field or enum pmaps_value) of a row into *V. Returns
+ * 1 when the row has it, 0 when it is absent (*V is then 0: never show it as
+ * a 0), -1 when KEY is out of range. A derived value is present when every
+ * field it is made of is; its sum saturates at 2^64 - 1 (never wraps).
+ */
+int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v);
+/* The snake_case key of a value ("shared", "uss", or a field's), or NULL. */
+const char *pmaps_value_key(int key);
+/* Looks a value up by key (or a field by kernel name), case-insensitively; -1 if none. */
+int pmaps_value_lookup(const char *name, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* /proc/PID/status                                                    */
+
+/* The figures of /proc/PID/status the library reads (sizes in bytes). */
+enum pmaps_status_field {
+	PMAPS_ST_VM_SIZE,   /* VmSize */
+	PMAPS_ST_VM_RSS,    /* VmRSS = RssAnon + RssFile + RssShmem */
+	PMAPS_ST_RSS_ANON,  /* 4.5 */
+	PMAPS_ST_RSS_FILE,
+	PMAPS_ST_RSS_SHMEM,
+	PMAPS_ST_VM_HWM,    /* peak RSS */
+	PMAPS_ST_VM_PTE,    /* page tables */
+	PMAPS_ST_VM_SWAP,
+	PMAPS_ST_THREADS,   /* a count */
+	PMAPS_ST_UID,       /* the real uid (first of the four Uid: values) */
+	PMAPS_ST_EUID,      /* the effective uid */
+	PMAPS_ST_COUNT
+};
+
+struct pmaps_status {
+	uint64_t present;   /* bit (1 << enum pmaps_status_field) when the line was read */
+	uint64_t v[PMAPS_ST_COUNT];
+};
+
+/* The snake_case key of a status field ("vm_rss"), or NULL. */
+const char *pmaps_status_key(enum pmaps_status_field f);
+
+/*
+ * Reads PROC's /proc/PID/status into ST through a fixed buffer (no
+ * allocation; a line longer than it, such as a long Groups list, is skipped).
+ * Returns 0, or a negative errno with a message in MSG (which may be NULL):
+ * -ESRCH (gone), -EACCES, -EBADMSG (a value read here that is not "N kB"
+ * or a number, or VmRSS other than its three parts: no kernel prints that),
+ * -EIO. A kernel thread reads fine, with no Vm lines.
+ */
+int pmaps_status_read(struct pmaps_proc *proc, struct pmaps_status *st, char *msg,
+                      size_t msgsz);
+
 /* ------------------------------------------------------------------ */
 /* Mapping cursor                                                      */
 
@@ -318,6 +388,15 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row);
  * Allocates nothing. Returns 0 or a negative errno as pmaps_maps_open().
  */
 int pmaps_maps_rewind(struct pmaps_maps *c);
+
+/*
+ * Points the cursor at another process (its source and buffer kept) and
+ * starts a fresh read there, for a front end that visits many processes
+ * with one cursor. Allocates nothing. Returns 0 or a negative errno as
+ * pmaps_maps_open(); after an error the cursor stays usable for another
+ * retarget. PROC must outlive the cursor's use of it.
+ */
+int pmaps_maps_retarget(struct pmaps_maps *c, struct pmaps_proc *proc);
 
 /* The last error's message, or "" when there was none. Valid until the next call. */
 const char *pmaps_maps_errmsg(const struct pmaps_maps *c);
@@ -467,6 +546,46 @@ int pmaps_pages_kpage(const struct pmaps_pages *c);
 /* Kernel calls (ioctls or preads) made since the last seek. */
 uint64_t pmaps_pages_calls(const struct pmaps_pages *c);
 
+/* Page counts of a range (pmaps_pages_summarize()), by what they count. */
+enum pmaps_page_count {
+	PMAPS_PC_PAGES,      /* every page of the range */
+	PMAPS_PC_RESIDENT,   /* present but not the zero page: smaps' Rss */
+	PMAPS_PC_SWAPPED,
+	PMAPS_PC_FILE,       /* file pages or shared anonymous memory (not the zero page) */
+	PMAPS_PC_ZERO,       /* mapped to the (huge) zero page: not resident */
+	PMAPS_PC_HUGE,       /* resident in a PMD-mapped THP or hugetlb page */
+	PMAPS_PC_EXCLUSIVE,  /* resident, mapped by this process only */
+	PMAPS_PC_SHARED,     /* resident, not exclusive: EXCLUSIVE + SHARED = RESIDENT */
+	/* With the kpageflags join (root), of resident pages: */
+	PMAPS_PC_DIRTY, PMAPS_PC_ACTIVE, PMAPS_PC_REFERENCED, PMAPS_PC_IDLE,
+	PMAPS_PC_LAZYFREE, PMAPS_PC_THP, PMAPS_PC_MLOCKED,
+	PMAPS_PC_MAPPED_2,   /* kpagecount >= 2 */
+	/* ... and by kpagecount; 0 is its own bin (a partly mapped large folio) */
+	PMAPS_PC_MAPPED_BY_0, PMAPS_PC_MAPPED_BY_1, PMAPS_PC_MAPPED_BY_2,
+	PMAPS_PC_MAPPED_BY_3_4, PMAPS_PC_MAPPED_BY_5_8, PMAPS_PC_MAPPED_BY_9,
+	PMAPS_PC_COUNT
+};
+/* Its JSON/CSV key ("resident", "mapped_by_2_or_more"), or NULL. */
+const char *pmaps_page_count_key(enum pmaps_page_count k);
+
+struct pmaps_page_summary {
+	uint64_t start, end;          /* the range counted, page-aligned */
+	uint64_t n[PMAPS_PC_COUNT];   /* pages */
+	/*
+	 * Bit (1 << enum pmaps_page_count) of the counts this reader can see:
+	 * the others read 0 but are unknown (show them as absent, never 0).
+	 */
+	uint64_t known;
+	unsigned page_size;           /* bytes */
+};
+
+/*
+ * Walks [START, END) of cursor C (a seek) and counts its pages into OUT.
+ * Allocates nothing. Returns 0, or a negative errno as pmaps_pages_next().
+ */
+int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
+                          struct pmaps_page_summary *out);
+
 const char *pmaps_pages_errmsg(const struct pmaps_pages *c);
 void pmaps_pages_close(struct pmaps_pages *c);
 
@@ -530,9 +649,53 @@ enum pmaps_xpage {
 	PMAPS_XP_ZERO,     /* the (huge) zero page, not resident (PAGEMAP_SCAN, or root) */
 	PMAPS_XP_COUNT
 };
+/* Its JSON key ("resident", "lazy_free"), or NULL. */
+const char *pmaps_xpage_key(enum pmaps_xpage p);
 
 enum {
 	PMAPS_EXPLAIN_PAGES = 1u << 0, /* also walk every mapping's pages (the pages layer) */
+};
+
+/*
+ * The notes explain gives: each is in the result only when its condition
+ * holds, with the numbers it cites (bytes unless said) in n[]. The tool
+ * words them.
+ */
+enum pmaps_note_kind {
+	/* runtime Go, its heap found: n[0] the Go heap's RSS */
+	PMAPS_NOTE_GO_HEAP,
+	/* runtime Go, LazyFree in its heap: n[0] that LazyFree */
+	PMAPS_NOTE_GO_LAZYFREE,
+	/* runtime JVM, its heap found: n[0] its RSS, n[1] its reservation (-Xmx) */
+	PMAPS_NOTE_JVM_HEAP,
+	/* runtime JVM, its heap not found */
+	PMAPS_NOTE_JVM,
+	/* runtime CPython */
+	PMAPS_NOTE_CPYTHON,
+	/* runtime glibc with thread arenas: n[0] their count, n[1] their RSS */
+	PMAPS_NOTE_GLIBC_ARENAS,
+	/* private dirty heap and anonymous memory (outside a Go heap): n[0] */
+	PMAPS_NOTE_ANON_DIRTY,
+	/* LazyFree outside a Go heap (which GO_LAZYFREE tells): n[0] */
+	PMAPS_NOTE_LAZYFREE,
+	/* file pages: n[0] their RSS, n[1] the clean part of it */
+	PMAPS_NOTE_FILE,
+	/* shared memory: n[0] its RSS, n[1] its PSS */
+	PMAPS_NOTE_SHMEM,
+	/* stacks (threads' and main): n[0] their RSS */
+	PMAPS_NOTE_STACKS,
+	/* transparent huge pages: n[0] */
+	PMAPS_NOTE_THP,
+	/* swapped out: n[0] */
+	PMAPS_NOTE_SWAP,
+	PMAPS_NOTE_COUNT
+};
+/* The note's key ("go-heap", "lazy-free"), or NULL. */
+const char *pmaps_note_key(enum pmaps_note_kind k);
+
+struct pmaps_note {
+	enum pmaps_note_kind kind;
+	uint64_t n[2];
 };
 
 /*
@@ -555,17 +718,22 @@ struct pmaps_explain_top {
 	char path[PMAPS_EXPLAIN_PATH];
 };
 
+/* An explain result: every figure a front end shows, in bytes. */
 struct pmaps_explain {
 	uint64_t v[PMAPS_X_COUNT][PMAPS_XC_COUNT]; /* bytes, from smaps */
 	uint64_t mappings[PMAPS_X_COUNT];
 	uint64_t total[PMAPS_XC_COUNT];           /* the sums over categories */
 	uint64_t nmappings;
+	uint64_t uss;            /* PRIVATE_DIRTY + PRIVATE_CLEAN of the total */
+	uint64_t effective_rss;  /* RSS - LAZYFREE: what stays when the kernel needs memory */
 	/* smaps_rollup, read right after smaps (0 when the kernel has none) */
 	int have_rollup;
 	uint64_t rollup[PMAPS_F_COUNT];
-	/* /proc/PID/status, read before smaps (bytes) */
-	int have_status;
-	uint64_t vm_rss, rss_anon, rss_file, rss_shmem, vm_hwm, vm_pte, vm_swap;
+	uint64_t rollup_apart;   /* |rollup Rss - total RSS|: the process changed between reads */
+	/* /proc/PID/status, read before smaps (status.present 0 when unreadable) */
+	struct pmaps_status status;
+	uint64_t status_apart;   /* |VmRSS - total RSS| */
+	int status_parts_agree;  /* VmRSS = RssAnon + RssFile + RssShmem */
 	/* thread stacks */
 	unsigned threads;        /* tasks listed */
 	unsigned stacks_found;   /* located by a stack pointer */
@@ -573,44 +741,65 @@ struct pmaps_explain {
 	unsigned ntop;           /* the largest mappings by RSS, largest first */
 	struct pmaps_explain_top top[PMAPS_EXPLAIN_TOP];
 	/*
-	 * The language runtime found, and the evidence for each rule: "go"
-	 * (the .go.buildinfo section of /proc/PID/exe; its heap is the
-	 * run of contiguous anonymous mappings from an arena hint such as 0xc000000000, and those
-	 * labelled "[anon: Go: heap]" by Go 1.25+), "glibc"
-	 * (libc.so.6 mapped; its thread arenas: anonymous heaps at 64 MiB
-	 * boundaries with their reserved rest; the main arena is [heap]), "jvm"
-	 * (libjvm.so mapped; its heap: the one run of contiguous anonymous
+	 * The language runtime found, and the evidence for each rule: Go (the
+	 * .go.buildinfo section of /proc/PID/exe; its heap is the run of
+	 * contiguous anonymous mappings from an arena hint such as
+	 * 0xc000000000, and those labelled "[anon: Go: heap]" by Go 1.25+),
+	 * glibc (libc.so.6 mapped; its thread arenas: anonymous heaps at 64 MiB
+	 * boundaries with their reserved rest; the main arena is [heap]), the
+	 * JVM (libjvm.so mapped; its heap: the one run of contiguous anonymous
 	 * mappings whose span is the heap size its hsperfdata file gives),
-	 * "cpython" (named only: its arenas stay anon), or "".
+	 * CPython (named only: its arenas stay anon), or none.
+	 *
+	 * RUNTIME_VERSION and RUNTIME_EVIDENCE hold bytes the target chose (a
+	 * directory name, a string from its executable or its hsperfdata file),
+	 * raw: escape them before showing them. The evidence is sized so that
+	 * it is never cut.
 	 */
+	enum pmaps_runtime runtime_kind;
+	char runtime_version[32];
+	char runtime_evidence[512];
 	unsigned arenas;         /* glibc thread arenas found */
 	unsigned go_labels;      /* mappings labelled as Go's heap */
 	uint64_t jvm_heap_start, jvm_heap_end; /* the JVM's heap reservation, when found */
+	/* The notes whose condition holds, in enum order. */
+	unsigned nnotes;
+	struct pmaps_note notes[PMAPS_NOTE_COUNT];
 	/* With PMAPS_EXPLAIN_PAGES: */
 	int pages;               /* 1 when walked */
 	int pages_kpage;         /* as pmaps_pages_kpage(): 1 with physical page state */
 	enum pmaps_pages_strategy pages_strategy;
+	unsigned pages_known;    /* bit (1 << enum pmaps_xpage) of the columns the walk saw */
 	char pages_note[PMAPS_ERRMSG_SIZE_PUBLIC]; /* why no physical page state, or "" */
 	uint64_t pg[PMAPS_X_COUNT][PMAPS_XP_COUNT];
-	/*
-	 * RUNTIME_KIND is the runtime, RUNTIME its name. RUNTIME_VERSION and
-	 * RUNTIME_EVIDENCE hold bytes the target chose (a directory name, a
-	 * string from its executable or its hsperfdata file), raw: escape them
-	 * before showing them. The evidence is sized so that it is never cut.
-	 */
-	enum pmaps_runtime runtime_kind;
-	char runtime[16];
-	char runtime_version[32];
-	char runtime_evidence[512];
 };
 
 /*
- * Fills OUT for PROC: status, the threads' stack pointers, one pass over
- * smaps, then smaps_rollup; with PMAPS_EXPLAIN_PAGES (OPTIONS) also every
- * mapping's pages through a page cursor (physical page state as root).
- * Allocates only an array of the threads' stack pointers and, with PAGES,
- * one page cursor (none per mapping). Returns 0, or a negative errno with a message
- * in MSG (as pmaps_maps_errmsg() would give it).
+ * An explain session, in the prepare/step/reset habit: opened once on a
+ * process, run again and again (a live view, a time series). It keeps its
+ * cursors, buffers and what it learnt of the runtime (the executable's
+ * build info is read once); a run allocates nothing unless the process has
+ * more threads than any run before.
+ */
+struct pmaps_explain_session;
+
+/*
+ * Opens a session on PROC with OPTIONS (PMAPS_EXPLAIN_*). Allocates here:
+ * the session, its result, its cursors. Returns 0 and *OUT, or a negative
+ * errno: -ENOMEM, -EINVAL; whenever the session could be allocated *OUT is
+ * set even on error, so that pmaps_explain_errmsg() can say more: close it.
+ * PROC must outlive the session.
+ */
+int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *proc,
+                       unsigned options);
+
+/*
+ * Reads the process once: status, the threads' stack pointers, one pass over
+ * smaps, then smaps_rollup; with PMAPS_EXPLAIN_PAGES also every mapping's
+ * pages through a page cursor (physical page state as root). Returns 0 and
+ * *OUT (valid until the next run or the close), or a negative errno with a
+ * message in pmaps_explain_errmsg(): -ESRCH, -ESTALE, -EACCES, -ENODATA (a
+ * kernel thread), -EBADMSG, -EAGAIN (kept changing), -ENOMEM.
  *
  * Besides /proc/PID it reads two files the process names, its executable
  * (Go's build info) and a JVM's hsperfdata file, and only as the regular
@@ -623,8 +812,20 @@ struct pmaps_explain {
  * root that is not procfs no symlink is followed at all.
  *
  * A mapping listed twice by the kernel (PMAPS_ROW_OVERLAP: it grew during
- * the read) would be counted twice: smaps is read again, three times at
- * most, then -EAGAIN. Sums that would pass 2^64 bytes are -EBADMSG.
+ * the read) would be counted twice: smaps is read again, PMAPS_MAX_READS
+ * times at most, then -EAGAIN. Sums that would pass 2^64 bytes are -EBADMSG.
+ */
+int pmaps_explain_run(struct pmaps_explain_session *s, const struct pmaps_explain **out);
+
+/* The last error's message, or "". Valid until the next call on the session. */
+const char *pmaps_explain_errmsg(const struct pmaps_explain_session *s);
+
+/* Closes the session and its cursors. NULL is allowed. */
+void pmaps_explain_close(struct pmaps_explain_session *s);
+
+/*
+ * One run in one call: opens a session, runs it, copies the result to OUT
+ * and closes it. Returns as pmaps_explain_run(), the message in MSG.
  */
 int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
                   char *msg, size_t msgsz);
@@ -665,7 +866,22 @@ enum {
 	 * inode), so two files whose long paths start alike stay apart.
 	 */
 	PMAPS_GROUP_PATH_TRUNCATED = 1u << 2,
+	/*
+	 * The row is smaps_rollup's, the kernel's own sum (pmaps_total()): it
+	 * has no mapping count and no vsize.
+	 */
+	PMAPS_GROUP_ROLLUP = 1u << 3,
 };
+
+/* Value KEY of a group row, as pmaps_mapping_value(). */
+int pmaps_group_value(const struct pmaps_group_row *g, int key, uint64_t *v);
+
+/*
+ * The kind a group row shows: its kind's name when all its members are of
+ * one kind, "file" when they are all file-backed (text, data, read-only,
+ * an inaccessible file mapping), else "mixed". A static string.
+ */
+const char *pmaps_group_kind_name(const struct pmaps_group_row *g);
 
 struct pmaps_group;
 
@@ -685,6 +901,70 @@ const struct pmaps_group_row *pmaps_group_get(const struct pmaps_group *g, size_
 /* Forgets every group, keeping storage, for a refresh. */
 void pmaps_group_reset(struct pmaps_group *g);
 void pmaps_group_close(struct pmaps_group *g);
+
+/* How many times a reader that must not count a mapping twice reads smaps, at most. */
+#define PMAPS_MAX_READS 3
+
+/*
+ * Resets G and reads cursor C (freshly opened or rewound) to its end into
+ * it. When a row was listed twice (PMAPS_ROW_OVERLAP: a mapping grew during
+ * the read) or the thread read through ended (-EAGAIN), rewinds and reads
+ * again, PMAPS_MAX_READS reads in all. Returns 0 or a negative errno as
+ * pmaps_maps_next(), with the message in pmaps_maps_errmsg(C): -EAGAIN when
+ * the mappings kept changing, -EOVERFLOW when a sum saturated
+ * (PMAPS_GROUP_SATURATED), -ENOMEM.
+ */
+int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
+
+/*
+ * PROC's totals into ROW: the one row of smaps_rollup, or where the kernel
+ * has none (before 4.14) smaps summed through pmaps_group_read(). *SOURCE
+ * says which (PMAPS_SRC_ROLLUP or PMAPS_SRC_SMAPS); a rollup row has
+ * PMAPS_GROUP_ROLLUP set. ROW's key is a static string ("smaps_rollup" or
+ * "smaps"). Opens and closes its own cursor. Returns 0, or a negative errno
+ * with the message in MSG (which may be NULL): -ENODATA for a kernel thread,
+ * or any error of the cursors and of pmaps_group_read().
+ */
+int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row,
+                enum pmaps_source *source, char *msg, size_t msgsz);
+
+/* ------------------------------------------------------------------ */
+/* Processes                                                           */
+
+/* One process under a proc root, from its directory and its stat. */
+struct pmaps_proc_info {
+	int pid;
+	uint32_t uid;        /* the owner of PROC_ROOT/PID: the effective uid (root when
+	                        the process is not dumpable) */
+	int kernel_thread;   /* PF_KTHREAD: no user-space memory */
+	char state;          /* R S D Z T ... as stat says */
+	/* The command name (stat's comm), bytes the target chose: escape them. */
+	size_t comm_len;
+	char comm[64];
+};
+
+struct pmaps_procs;
+
+/*
+ * Opens an enumerator of the processes (not threads) under PROC_ROOT
+ * (NULL: "/proc"). Allocates here, once: the enumerator and its directory
+ * buffer. Returns 0 and *OUT, or -ENOENT, -EACCES, -ENOTDIR, -ENOMEM.
+ */
+int pmaps_procs_open(struct pmaps_procs **out, const char *proc_root);
+
+/*
+ * The next process, in the directory's order. Returns 1 with *INFO (valid
+ * until the next call), 0 at the end, or a negative errno (-EIO). A process
+ * that exits while it is listed is skipped, never an error. Allocates
+ * nothing.
+ */
+int pmaps_procs_next(struct pmaps_procs *it, const struct pmaps_proc_info **info);
+
+/* Starts over, for a refresh. Allocates nothing. Returns 0 or a negative errno. */
+int pmaps_procs_rewind(struct pmaps_procs *it);
+
+/* Closes the enumerator. NULL is allowed. */
+void pmaps_procs_close(struct pmaps_procs *it);
 
 #ifdef __cplusplus
 }

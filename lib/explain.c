@@ -73,7 +73,6 @@ const char *pmaps_runtime_name(enum pmaps_runtime r)
 static void set_runtime(struct pmaps_explain *x, enum pmaps_runtime r)
 {
 	x->runtime_kind = r;
-	pmaps__msg(x->runtime, sizeof(x->runtime), "%s", runtime_names[r]);
 }
 
 #ifndef SYS_openat2
@@ -228,13 +227,13 @@ static int status_line(struct pmaps_explain *x, const char *p, const char *nl)
 		const char *key;
 		size_t off;
 	} keys[] = {
-		{"VmRSS:", offsetof(struct pmaps_explain, vm_rss)},
-		{"RssAnon:", offsetof(struct pmaps_explain, rss_anon)},
-		{"RssFile:", offsetof(struct pmaps_explain, rss_file)},
-		{"RssShmem:", offsetof(struct pmaps_explain, rss_shmem)},
-		{"VmHWM:", offsetof(struct pmaps_explain, vm_hwm)},
-		{"VmPTE:", offsetof(struct pmaps_explain, vm_pte)},
-		{"VmSwap:", offsetof(struct pmaps_explain, vm_swap)},
+		{"VmRSS:", PMAPS_ST_VM_RSS},
+		{"RssAnon:", PMAPS_ST_RSS_ANON},
+		{"RssFile:", PMAPS_ST_RSS_FILE},
+		{"RssShmem:", PMAPS_ST_RSS_SHMEM},
+		{"VmHWM:", PMAPS_ST_VM_HWM},
+		{"VmPTE:", PMAPS_ST_VM_PTE},
+		{"VmSwap:", PMAPS_ST_VM_SWAP},
 	};
 
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
@@ -248,8 +247,8 @@ static int status_line(struct pmaps_explain *x, const char *p, const char *nl)
 		if (pmaps__parse_dec(&q, nl, &v) <= 0 || v > UINT64_MAX >> 10 || nl - q != 3 ||
 		    memcmp(q, " kB", 3) != 0)
 			return -1;
-		*(uint64_t *)((char *)x + keys[k].off) = v << 10;
-		x->have_status = 1;
+		x->status.v[keys[k].off] = v << 10;
+		x->status.present |= 1ull << keys[k].off;
 		return 0;
 	}
 	return 0;
@@ -273,7 +272,7 @@ static int read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
 		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
 		const char *p = buf, *end, *nl;
 		if (n < 0) {
-			x->have_status = 0; /* not half a status: the lines read may not match */
+			x->status.present = 0; /* not half a status: the lines read may not match */
 			break;
 		}
 		if (n == 0) {
@@ -301,8 +300,10 @@ static int read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
 	 * A value that is no "N kB", or a VmRSS other than its three parts
 	 * (the kernel prints their sum): not a status a kernel wrote.
 	 */
-	if (bad || (x->have_status && x->vm_rss != x->rss_anon + x->rss_file + x->rss_shmem &&
-	            x->rss_anon + x->rss_file + x->rss_shmem != 0))
+	const uint64_t *v = x->status.v;
+	if (bad || (x->status.present && v[PMAPS_ST_VM_RSS] != v[PMAPS_ST_RSS_ANON] +
+	            v[PMAPS_ST_RSS_FILE] + v[PMAPS_ST_RSS_SHMEM] &&
+	            v[PMAPS_ST_RSS_ANON] + v[PMAPS_ST_RSS_FILE] + v[PMAPS_ST_RSS_SHMEM] != 0))
 		return -EBADMSG;
 	return 0;
 }

@@ -65,14 +65,14 @@ static void explain_json(struct out *o, const struct pmaps_explain *x, int pid, 
 	out_key_u64(o, ",\"swap\":", x->total[PMAPS_XC_SWAP]);
 	out_key_u64(o, ",\"swap_pss\":", x->total[PMAPS_XC_SWAP_PSS]);
 	out_key_u64(o, ",\"mappings\":", x->nmappings);
-	if (x->have_status) {
-		out_key_u64(o, ",\"status\":{\"vm_rss\":", x->vm_rss);
-		out_key_u64(o, ",\"rss_anon\":", x->rss_anon);
-		out_key_u64(o, ",\"rss_file\":", x->rss_file);
-		out_key_u64(o, ",\"rss_shmem\":", x->rss_shmem);
-		out_key_u64(o, ",\"vm_hwm\":", x->vm_hwm);
-		out_key_u64(o, ",\"vm_pte\":", x->vm_pte);
-		out_key_u64(o, ",\"vm_swap\":", x->vm_swap);
+	if (x->status.present) {
+		out_key_u64(o, ",\"status\":{\"vm_rss\":", x->status.v[PMAPS_ST_VM_RSS]);
+		out_key_u64(o, ",\"rss_anon\":", x->status.v[PMAPS_ST_RSS_ANON]);
+		out_key_u64(o, ",\"rss_file\":", x->status.v[PMAPS_ST_RSS_FILE]);
+		out_key_u64(o, ",\"rss_shmem\":", x->status.v[PMAPS_ST_RSS_SHMEM]);
+		out_key_u64(o, ",\"vm_hwm\":", x->status.v[PMAPS_ST_VM_HWM]);
+		out_key_u64(o, ",\"vm_pte\":", x->status.v[PMAPS_ST_VM_PTE]);
+		out_key_u64(o, ",\"vm_swap\":", x->status.v[PMAPS_ST_VM_SWAP]);
 		out_ch(o, '}');
 	}
 	if (x->have_rollup) {
@@ -195,9 +195,9 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 	h(c, t[PMAPS_XC_SWAP]);
 	h(d, t[PMAPS_XC_SWAP_PSS]);
 	printf("PSS %s, USS %s (pages no other process maps), swap %s (SwapPss %s).\n", a, b, c, d);
-	if (x->have_status) {
-		h(a, x->vm_hwm);
-		h(b, x->vm_pte);
+	if (x->status.present) {
+		h(a, x->status.v[PMAPS_ST_VM_HWM]);
+		h(b, x->status.v[PMAPS_ST_VM_PTE]);
 		printf("Peak RSS (VmHWM) %s, page tables (VmPTE) %s.\n", a, b);
 	}
 	if (x->runtime_kind != PMAPS_RUNTIME_NONE)
@@ -234,16 +234,16 @@ static void explain_text(const struct pmaps_explain *x, int pid, int verbose)
 	} else {
 		printf(" (this kernel has no smaps_rollup to compare with).\n");
 	}
-	if (x->have_status) {
-		uint64_t sum = x->rss_anon + x->rss_file + x->rss_shmem;
+	if (x->status.present) {
+		uint64_t sum = x->status.v[PMAPS_ST_RSS_ANON] + x->status.v[PMAPS_ST_RSS_FILE] + x->status.v[PMAPS_ST_RSS_SHMEM];
 		printf("status: VmRSS %llu KiB = RssAnon %llu + RssFile %llu + RssShmem %llu KiB",
-		       (unsigned long long)(x->vm_rss >> 10), (unsigned long long)(x->rss_anon >> 10),
-		       (unsigned long long)(x->rss_file >> 10), (unsigned long long)(x->rss_shmem >> 10));
+		       (unsigned long long)(x->status.v[PMAPS_ST_VM_RSS] >> 10), (unsigned long long)(x->status.v[PMAPS_ST_RSS_ANON] >> 10),
+		       (unsigned long long)(x->status.v[PMAPS_ST_RSS_FILE] >> 10), (unsigned long long)(x->status.v[PMAPS_ST_RSS_SHMEM] >> 10));
 		printf(".\n");
-		if (sum != x->vm_rss || x->vm_rss != rss)
+		if (sum != x->status.v[PMAPS_ST_VM_RSS] || x->status.v[PMAPS_ST_VM_RSS] != rss)
 			printf("  %llu KiB from the sum above: status was read first, and its counters are\n"
 			       "  approximate before Linux 6.16.\n",
-			       (unsigned long long)((x->vm_rss > rss ? x->vm_rss - rss : rss - x->vm_rss) >> 10));
+			       (unsigned long long)((x->status.v[PMAPS_ST_VM_RSS] > rss ? x->status.v[PMAPS_ST_VM_RSS] - rss : rss - x->status.v[PMAPS_ST_VM_RSS]) >> 10));
 	}
 	if (x->threads) {
 		printf("Threads: %u; stacks found by their stack pointer: %u", x->threads,

@@ -866,14 +866,14 @@ static void test_explain(void **state)
 	assert_int_equal(x.stacks_guessed, 0);
 	assert_int_equal(x.mappings[PMAPS_X_MAIN_STACK], 1);
 	/* Each of the 3 threads malloc()ed: 3 glibc arenas, 256 KiB touched in each. */
-	assert_string_equal(x.runtime, "glibc");
+	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_GLIBC);
 	assert_int_equal(x.arenas, 3);
 	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 3);
 	assert_true(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS] >= 3 * (256ull << 10));
 	/* memfd (4 pages) and the shared region (8): shared memory. */
 	assert_int_equal(x.v[PMAPS_X_SHMEM][PMAPS_XC_RSS], 12 * PG);
-	assert_int_equal(x.have_status, 1);
-	assert_int_equal(x.vm_rss, x.rss_anon + x.rss_file + x.rss_shmem);
+	assert_int_equal(x.status.present != 0, 1);
+	assert_int_equal(x.status.v[PMAPS_ST_VM_RSS], x.status.v[PMAPS_ST_RSS_ANON] + x.status.v[PMAPS_ST_RSS_FILE] + x.status.v[PMAPS_ST_RSS_SHMEM]);
 	/* The largest first. */
 	assert_true(x.ntop > 0);
 	for (unsigned i = 1; i < x.ntop; i++)
@@ -955,7 +955,7 @@ static void explain_go(int madvdontneed)
 	snprintf(env, sizeof(env), "GODEBUG=madvdontneed=%d", madvdontneed);
 	start_target(&t, argv, envp);
 	explain_target(&t, &x);
-	assert_string_equal(x.runtime, "go");
+	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_GO);
 	assert_memory_equal(x.runtime_version, "go1.", 4);
 	const uint64_t *g = x.v[PMAPS_X_RUNTIME_HEAP];
 	assert_true(g[PMAPS_XC_RSS] >= 16ull << 20); /* the 16 MiB kept, at least */
@@ -1065,7 +1065,7 @@ static void test_explain_go_labels(void **state)
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
 	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 	pmaps_proc_close(p);
-	assert_string_equal(x.runtime, "go");
+	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_GO);
 	assert_int_equal(x.go_labels, 3);
 	assert_non_null(strstr(x.runtime_evidence, "3 mapping(s) labelled as Go's heap"));
 	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], (4096 + 64 + 1024) << 10);
@@ -1127,7 +1127,7 @@ static void jvm_tree(const char *root, const unsigned char *perf, size_t perflen
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
 	assert_int_equal(pmaps_explain(p, x, 0, msg, sizeof(msg)), 0);
 	pmaps_proc_close(p);
-	assert_string_equal(x->runtime, "jvm");
+	assert_int_equal(x->runtime_kind, PMAPS_RUNTIME_JVM);
 	assert_int_equal(x->total[PMAPS_XC_RSS], x->rollup[PMAPS_F_RSS]);
 }
 
@@ -1562,14 +1562,14 @@ static void test_explain_long_status(void **state)
 		assert_int_equal(pmaps_proc_open(&p, NULL, name), 0);
 		assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 		pmaps_proc_close(p);
-		assert_int_equal(x.have_status, 1);
-		assert_int_equal(x.vm_rss, status_kb(text, "VmRSS:"));
-		assert_int_equal(x.rss_anon, status_kb(text, "RssAnon:"));
-		assert_int_equal(x.rss_file, status_kb(text, "RssFile:"));
-		assert_int_equal(x.rss_shmem, status_kb(text, "RssShmem:"));
-		assert_int_equal(x.vm_hwm, status_kb(text, "VmHWM:"));
-		assert_int_equal(x.vm_pte, status_kb(text, "VmPTE:"));
-		assert_int_equal(x.vm_swap, status_kb(text, "VmSwap:"));
+		assert_int_equal(x.status.present != 0, 1);
+		assert_int_equal(x.status.v[PMAPS_ST_VM_RSS], status_kb(text, "VmRSS:"));
+		assert_int_equal(x.status.v[PMAPS_ST_RSS_ANON], status_kb(text, "RssAnon:"));
+		assert_int_equal(x.status.v[PMAPS_ST_RSS_FILE], status_kb(text, "RssFile:"));
+		assert_int_equal(x.status.v[PMAPS_ST_RSS_SHMEM], status_kb(text, "RssShmem:"));
+		assert_int_equal(x.status.v[PMAPS_ST_VM_HWM], status_kb(text, "VmHWM:"));
+		assert_int_equal(x.status.v[PMAPS_ST_VM_PTE], status_kb(text, "VmPTE:"));
+		assert_int_equal(x.status.v[PMAPS_ST_VM_SWAP], status_kb(text, "VmSwap:"));
 	}
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -1705,7 +1705,7 @@ static void test_explain_cpython(void **state)
 	}
 	start_target(&t, argv, envp);
 	explain_target(&t, &x);
-	assert_string_equal(x.runtime, "cpython");
+	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_CPYTHON);
 	assert_memory_equal(x.runtime_version, "3.", 2);
 	assert_runtime_unclaimed(&x);
 	stop_target(&t);
@@ -1721,7 +1721,7 @@ static void explain_jvm(char *gc, char *max, uint64_t size, const char *policy)
 
 	start_target(&t, argv, envp);
 	explain_target(&t, &x);
-	assert_string_equal(x.runtime, "jvm");
+	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_JVM);
 	assert_int_equal(x.arenas, 0);
 	assert_int_equal(x.jvm_heap_end - x.jvm_heap_start, size);
 	assert_non_null(strstr(x.runtime_evidence, policy));
