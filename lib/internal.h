@@ -144,6 +144,36 @@ int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source,
 /* Test knob: hand in-memory text over in pieces of at most N bytes (0: all). */
 void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n);
 
+/*
+ * A directory read through getdents64(2) into the caller's buffer BUF of
+ * CAP bytes (at least PMAPS__DIR_MIN): no allocation, unlike opendir(),
+ * whose DIR bypasses the allocator hook. Not thread-safe; one reader per
+ * struct.
+ */
+#define PMAPS__DIR_MIN 1024 /* room for the longest entry the kernel returns */
+struct pmaps__dir {
+	int fd;               /* owned once pmaps__dir_open() succeeded; -1 when closed */
+	char *buf;
+	size_t cap, pos, len; /* records in BUF[POS, LEN) still to hand out */
+	unsigned char type;   /* d_type of the entry last returned (DT_DIR, ...; DT_UNKNOWN) */
+	int eof;
+};
+
+/* Opens NAME under DIRFD (no symlink followed). Returns 0, or -errno (-EINVAL: CAP small). */
+int pmaps__dir_open(struct pmaps__dir *d, int dirfd, const char *name, char *buf, size_t cap);
+/* Reads the directory fd FD (the reader then owns it: pmaps__dir_close() closes it). */
+void pmaps__dir_init(struct pmaps__dir *d, int fd, char *buf, size_t cap);
+/*
+ * The next entry's name, NUL-terminated, valid until the next call; "." and
+ * ".." are skipped. Returns 1, 0 at the end, or a negative errno (-ENOENT
+ * once a /proc directory's process is gone; -EIO for a malformed record).
+ */
+int pmaps__dir_next(struct pmaps__dir *d, const char **name);
+/* Starts over (lseek to 0, which getdents honours). Returns 0 or -errno. */
+int pmaps__dir_rewind(struct pmaps__dir *d);
+/* Closes the fd. Idempotent. */
+void pmaps__dir_close(struct pmaps__dir *d);
+
 /* Sets M->kind from its name, inode, perms and VmFlags. */
 void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source);
 

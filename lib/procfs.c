@@ -6,7 +6,6 @@
  * with openat(), so a pid reused after the process died is never read by
  * mistake (lookups under a dead process's directory fail with ENOENT/ESRCH).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -382,26 +381,21 @@ static void use_leader(struct pmaps_proc *proc)
  */
 static int find_live_thread(const struct pmaps_proc *proc, int *fd, struct pmaps__ident *id)
 {
-	int taskfd = openat(proc->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	DIR *d;
-	struct dirent *e;
+	char buf[4096];
+	struct pmaps__dir d;
+	const char *name;
 	int found = 0;
 
-	if (taskfd < 0)
+	if (pmaps__dir_open(&d, proc->dirfd, "task", buf, sizeof(buf)) < 0)
 		return 0;
-	d = fdopendir(taskfd);
-	if (!d) {
-		close(taskfd);
-		return 0;
-	}
-	while (!found && (e = readdir(d)) != NULL) {
+	while (!found && pmaps__dir_next(&d, &name) == 1) {
 		uint64_t tid;
-		const char *s = e->d_name;
+		const char *s = name;
 
 		if (pmaps__parse_dec(&s, s + strlen(s), &tid) < 0 || *s || tid > 0x7fffffff ||
 		    (int)tid == proc->pid)
 			continue;
-		*fd = openat(taskfd, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		*fd = openat(d.fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (*fd < 0)
 			continue;
 		if (ident_at(proc, *fd, id) == 0 && !is_dead(id) && id->code_start)
@@ -409,7 +403,7 @@ static int find_live_thread(const struct pmaps_proc *proc, int *fd, struct pmaps
 		else
 			close(*fd);
 	}
-	closedir(d); /* closes TASKFD */
+	pmaps__dir_close(&d);
 	return found;
 }
 
