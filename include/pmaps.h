@@ -447,8 +447,8 @@ struct pmaps_page_range {
 };
 
 /*
- * Physical page flags from /proc/kpageflags (include/uapi/linux/
- * kernel-page-flags.h; KERNEL.md section 6), the ones that split runs. The
+ * Physical page flags from /proc/kpageflags (the kernel's KPF_* bits;
+ * docs/internals/PAGES.md, "Physical state"), the ones that split runs. The
  * bit numbers are the kernel's; LAZYFREE is pmaps' own: an anonymous page
  * without SWAPBACKED, freed with MADV_FREE and not yet reclaimed.
  */
@@ -479,7 +479,7 @@ enum pmaps_pages_strategy {
 enum {
 	/* Pause 50 us after every 200 us of walking (bounded calls, across
 	 * mappings), so that a target's mmap()/munmap() waiting for its
-	 * mmap_lock get in (KERNEL.md section 8). */
+	 * mmap_lock get in (docs/internals/PAGES.md, "Gentle"). */
 	PMAPS_PAGES_GENTLE = 1u << 0,
 	/* Join /proc/kpageflags and /proc/kpagecount for present pages. Needs
 	 * root (CAP_SYS_ADMIN: without it PFNs read as 0 and the files are

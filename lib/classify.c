@@ -4,8 +4,8 @@
  *
  * Decided from what maps shows (name, inode, device, permissions) and, with
  * smaps, VmFlags ("ht" marks hugetlb). The kernel chooses a name in this
- * order (KERNEL.md section 1): file path, [anon_shmem:NAME], special
- * mappings ([vdso] ...), [heap], [stack], [anon:NAME], none. Shared
+ * order: file path, [anon_shmem:NAME], special mappings ([vdso] ...),
+ * [heap], [stack], [anon:NAME], none. Shared
  * anonymous memory and memfds show as paths on internal tmpfs mounts (device
  * major 0): "/dev/zero (deleted)", "/memfd:NAME (deleted)",
  * "/SYSV%08x (deleted)"; MAP_HUGETLB shows as "/anon_hugepage (deleted)".

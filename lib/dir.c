@@ -9,7 +9,7 @@
  * stack, or allocated once with a cursor) and the fd.
  *
  * getdents64 fills the buffer with records of the kernel's struct
- * linux_dirent64 (include/linux/dirent.h): u64 d_ino, s64 d_off, u16
+ * linux_dirent64 (getdents64(2)): u64 d_ino, s64 d_off, u16
  * d_reclen, u8 d_type, then the NUL-terminated name, the record padded to
  * 8 bytes. The fields are copied out with memcpy so that a buffer of any
  * alignment works, and each record is checked against the bytes the call

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * internal.h - what libpmaps' files share and its tests may use, but is not API.
+ * Kernel interfaces newer than the installed headers are in uapi.h; the
+ * knobs only tests turn, in testhooks.h.
  */
 #ifndef PMAPS_INTERNAL_H
 #define PMAPS_INTERNAL_H
@@ -10,6 +12,7 @@
 #include <sys/types.h>
 
 #include "pmaps.h"
+#include "uapi.h"
 
 #define PMAPS_ERRMSG_SIZE 256
 #define PMAPS_PATH_BUF 8192
@@ -65,8 +68,9 @@ int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id);
 /*
  * The guard around one read of a process's memory files, so that a read is
  * never taken for whole when the process exited, died or exec'd during it
- * (KERNEL.md sections 8 and 10). Begin it before opening the data file; it
- * reads the process's identity and opens a probe: an fd on maps, tied like
+ * (docs/internals/MAPS.md, "A process that changes while it is read").
+ * Begin it before opening the data file; it reads the process's identity
+ * and opens a probe: an fd on maps, tied like
  * the data file to the address space (mm) of that moment. After the data
  * file ended (or failed), check it: the probe reads nothing once that mm is
  * gone, which is how an early end is told from the real one, and stat tells
@@ -121,28 +125,10 @@ int pmaps__openat(const struct pmaps_proc *proc, const char *name);
 int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name, char *msg,
                      size_t size);
 
-/*
- * Read hook for fault injection in tests: when set, every read the library
- * makes calls it instead of read(2). It returns what read(2) would, with
- * errno set on -1.
- */
-typedef ssize_t (*pmaps__read_fn)(int fd, void *buf, size_t len);
-extern pmaps__read_fn pmaps__read_hook;
+/* read(2) with EINTR retried, or the test hook (testhooks.h). */
 ssize_t pmaps__read(int fd, void *buf, size_t len);
-/* pread(2), or its hook: the page reader's reads, for fault injection. */
-typedef ssize_t (*pmaps__pread_fn)(int fd, void *buf, size_t len, off_t off);
-extern pmaps__pread_fn pmaps__pread_hook;
+/* pread(2), or its test hook: the page reader's reads. */
 ssize_t pmaps__pread(int fd, void *buf, size_t len, off_t off);
-
-/*
- * A cursor over text in memory instead of a file (the fuzz targets and the
- * parser tests). DATA must outlive the cursor; rewind starts it over.
- */
-int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source,
-                         const void *data, size_t len, size_t bufsize);
-
-/* Test knob: hand in-memory text over in pieces of at most N bytes (0: all). */
-void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n);
 
 /*
  * A directory read through getdents64(2) into the caller's buffer BUF of
@@ -185,36 +171,5 @@ static inline int pmaps__vmflag_lookup(char a, char b)
 
 	return x < 26 && y < 26 ? pmaps__vmflag_table[x][y] - 1 : -1;
 }
-
-/*
- * PAGEMAP_SCAN (Linux 6.7, include/uapi/linux/fs.h; the installed headers are
- * older), and how pages.c calls it and reads pagemap: shared with the
- * benchmark, whose bare walks must make the same calls.
- */
-#include <sys/ioctl.h>
-
-struct pmaps__page_region {
-	uint64_t start, end, categories;
-};
-
-struct pmaps__pm_scan_arg {
-	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
-	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
-};
-
-#define PMAPS_PAGEMAP_SCAN _IOWR('f', 16, struct pmaps__pm_scan_arg)
-#define PMAPS__CAT_WRITTEN (1u << 1)
-#define PMAPS__CAT_FILE (1u << 2)
-#define PMAPS__CAT_PRESENT (1u << 3)
-#define PMAPS__CAT_SWAPPED (1u << 4)
-#define PMAPS__CAT_PFNZERO (1u << 5)
-#define PMAPS__CAT_HUGE (1u << 6)
-#define PMAPS__CAT_SOFT_DIRTY (1u << 7)
-#define PMAPS__CAT_GUARD (1u << 8) /* ~6.15: older kernels refuse it with EINVAL */
-
-#define PMAPS__SCAN_VEC 512             /* regions per call */
-#define PMAPS__SCAN_MAX_PAGES 4096      /* pages reported per call */
-#define PMAPS__SCAN_SPAN (256ull << 20) /* address space walked per call, at most */
-#define PMAPS__PM_ENTRIES 16384         /* pagemap entries per pread: 128 KiB */
 
 #endif

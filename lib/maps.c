@@ -2,7 +2,7 @@
 /*
  * maps.c - the streaming reader of /proc/PID/maps, smaps and smaps_rollup.
  *
- * Format (fs/proc/task_mmu.c; KERNEL.md sections 1 and 2):
+ * Format (the kernel's proc(5) maps and smaps; docs/internals/MAPS.md):
  *
  *   START-END PERMS OFFSET MAJ:MIN INODE [spaces NAME]\n      header, one per VMA
  *   Name:           value kB\n                                  smaps field lines
@@ -38,6 +38,7 @@
 
 #include "internal.h"
 #include "parse.h"
+#include "testhooks.h"
 
 #define F_VMFLAGS PMAPS_F_COUNT /* VmFlags shares the key table, not the values */
 #define N_KEYS (PMAPS_F_COUNT + 1)
@@ -1167,7 +1168,7 @@ static int bad_value(struct pmaps_maps *c, const struct pmaps_mapping *m, const 
 }
 
 /*
- * The kernel's invariants for one record (fs/proc/task_mmu.c): Size is the
+ * The kernel's invariants for one smaps record, as it computes them: Size is the
  * mapping's length; no page count exceeds it (for smaps_rollup, the span
  * from the first mapping to the end of the last); Rss is exactly its four
  * shared/private, clean/dirty parts; Pss never exceeds Rss. A record that

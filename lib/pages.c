@@ -2,14 +2,14 @@
 /*
  * pages.c - runs of pages of equal state, from PAGEMAP_SCAN or /proc/PID/pagemap.
  *
- * /proc/PID/pagemap (KERNEL.md section 3): one u64 per virtual page at
+ * /proc/PID/pagemap (docs/internals/PAGES.md): one u64 per virtual page at
  * offset vaddr / PAGE_SIZE * 8; bit 63 present, 62 swapped (any non-present,
  * non-empty entry), 61 file page or shared anonymous, 58 guard (6.15), 57
  * uffd write-protected (5.13), 56 exclusively mapped (4.2), 55 soft-dirty;
  * bits 0-54 the PFN, zero unless the reader has CAP_SYS_ADMIN. Unmapped
  * addresses read 0; reads past the user address space return 0 bytes.
  *
- * PAGEMAP_SCAN (section 4, Linux 6.7): an ioctl on the same file that walks
+ * PAGEMAP_SCAN (Linux 6.7; its structs in uapi.h): an ioctl on the same file that walks
  * the page tables and returns regions of pages with equal categories. Here
  * it reports only pages that are present, swapped, guard or soft-dirty
  * pages (so a sparse range costs few regions) and the gaps between them are

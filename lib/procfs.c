@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "parse.h"
+#include "testhooks.h"
 
 /* Hex digit value plus one; 0 for anything else (so the rest needs no initialiser). */
 const unsigned char pmaps__hex_table[256] = {
@@ -297,9 +298,6 @@ static int skip_fields(const char **p, const char *end, int n)
 	return 0;
 }
 
-#define PF_EXITING_BIT 0x00000004u
-#define PF_KTHREAD_BIT 0x00200000u
-
 /* Reads the stat file under DIRFD into ID. Returns 0, or a negative errno. */
 static int ident_at(const struct pmaps_proc *proc, int dirfd, struct pmaps__ident *id)
 {
@@ -338,8 +336,8 @@ static int ident_at(const struct pmaps_proc *proc, int dirfd, struct pmaps__iden
 		id->ok = 1;
 		return 0;
 	}
-	id->kthread = (flags & PF_KTHREAD_BIT) != 0;
-	id->exiting = (flags & PF_EXITING_BIT) != 0;
+	id->kthread = (flags & PMAPS__PF_KTHREAD) != 0;
+	id->exiting = (flags & PMAPS__PF_EXITING) != 0;
 	if (skip_fields(&s, end, 26 - 9) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[1]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[2]) < 0 ||

@@ -20,4 +20,24 @@
 typedef ssize_t (*pmaps__getdents_fn)(int fd, void *buf, size_t len);
 extern pmaps__getdents_fn pmaps__getdents_hook;
 
+/*
+ * read(2), or its hook, for every read the library makes of a text file
+ * (pmaps__read()); it returns what read(2) would, with errno set on -1.
+ */
+typedef ssize_t (*pmaps__read_fn)(int fd, void *buf, size_t len);
+extern pmaps__read_fn pmaps__read_hook;
+/* pread(2), or its hook: the page reader's reads of pagemap and kpage*. */
+typedef ssize_t (*pmaps__pread_fn)(int fd, void *buf, size_t len, off_t off);
+extern pmaps__pread_fn pmaps__pread_hook;
+
+/*
+ * A cursor over text in memory instead of a file (the fuzz targets and the
+ * parser tests). DATA must outlive the cursor; rewind starts it over.
+ */
+int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source,
+                         const void *data, size_t len, size_t bufsize);
+
+/* Hand in-memory text over in pieces of at most N bytes (0: all at once). */
+void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n);
+
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "testhooks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

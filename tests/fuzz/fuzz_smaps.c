@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "testhooks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

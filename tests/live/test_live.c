@@ -30,6 +30,7 @@
 #include <dirent.h>
 
 #include "internal.h"
+#include "testhooks.h"
 
 #define PG 4096ull
 

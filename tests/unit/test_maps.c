@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "testhooks.h"
 
 #define KB 1024ull
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "testhooks.h"
 
 struct want {
 	uint64_t start, end;

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uapi.h - kernel interfaces copied here because the installed headers are
+ * older than they are (PAGEMAP_SCAN, Linux 6.7) or never had them (the
+ * task flags /proc/PID/stat prints), and the calls pmaps makes with them:
+ * shared with the benchmark, whose bare walks must make the same calls.
+ */
+#ifndef PMAPS_UAPI_H
+#define PMAPS_UAPI_H
+
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+/* The PAGEMAP_SCAN ioctl on /proc/PID/pagemap (Linux 6.7): struct page_region. */
+struct pmaps__page_region {
+	uint64_t start, end, categories;
+};
+
+/* Its struct pm_scan_arg. */
+struct pmaps__pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+
+#define PMAPS_PAGEMAP_SCAN _IOWR('f', 16, struct pmaps__pm_scan_arg)
+/* Its page categories (PAGE_IS_*). */
+#define PMAPS__CAT_WRITTEN (1u << 1)
+#define PMAPS__CAT_FILE (1u << 2)
+#define PMAPS__CAT_PRESENT (1u << 3)
+#define PMAPS__CAT_SWAPPED (1u << 4)
+#define PMAPS__CAT_PFNZERO (1u << 5)
+#define PMAPS__CAT_HUGE (1u << 6)
+#define PMAPS__CAT_SOFT_DIRTY (1u << 7)
+#define PMAPS__CAT_GUARD (1u << 8) /* ~6.15: older kernels refuse it with EINVAL */
+
+/* How pages.c calls it and reads pagemap. */
+#define PMAPS__SCAN_VEC 512             /* regions per call */
+#define PMAPS__SCAN_MAX_PAGES 4096      /* pages reported per call */
+#define PMAPS__SCAN_SPAN (256ull << 20) /* address space walked per call, at most */
+#define PMAPS__PM_ENTRIES 16384         /* pagemap entries per pread: 128 KiB */
+
+/* Task flags, the 9th field of /proc/PID/stat (PF_*: no header exports them). */
+#define PMAPS__PF_EXITING 0x00000004u   /* in do_exit() */
+#define PMAPS__PF_KTHREAD 0x00200000u   /* a kernel thread: no user-space memory */
+
+#endif
