@@ -289,3 +289,14 @@ const struct pmaps_group_row *pmaps_group_get(const struct pmaps_group *g, size_
 	}
 	return NULL;
 }
+
+const char *pmaps_group_kind_name(const struct pmaps_group_row *g)
+{
+	/* A file's inaccessible padding between its segments is still that file. */
+	const uint32_t file = 1u << PMAPS_KIND_FILE_TEXT | 1u << PMAPS_KIND_FILE_DATA |
+	                      1u << PMAPS_KIND_FILE_RO | 1u << PMAPS_KIND_GUARD;
+
+	if (!g->kinds || (g->kinds & (g->kinds - 1)) == 0)
+		return pmaps_kind_name(g->kind);
+	return (g->kinds & ~file) == 0 ? "file" : "mixed";
+}
