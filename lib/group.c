@@ -300,3 +300,120 @@ const char *pmaps_group_kind_name(const struct pmaps_group_row *g)
 		return pmaps_kind_name(g->kind);
 	return (g->kinds & ~file) == 0 ? "file" : "mixed";
 }
+
+/*
+ * A read that must not count a mapping twice is read again when a row was
+ * listed twice (a mapping grew between two of the kernel's reads) or the
+ * thread read through ended (-EAGAIN, with nothing handed out of it that
+ * counts). Returns 1 to read again, 0 to go on with ERR, -1 when the
+ * mappings kept changing through PMAPS_MAX_READS reads.
+ */
+static int read_again(int err, int overlaps, int attempt)
+{
+	if (err == -EAGAIN)
+		return attempt < PMAPS_MAX_READS;
+	if (err < 0 || !overlaps)
+		return 0;
+	return attempt < PMAPS_MAX_READS ? 1 : -1;
+}
+
+static int read_once(struct pmaps_group *g, struct pmaps_maps *c, int *overlaps)
+{
+	const struct pmaps_mapping *m;
+	int err;
+
+	pmaps_group_reset(g);
+	*overlaps = 0;
+	while ((err = pmaps_maps_next(c, &m)) > 0) {
+		*overlaps |= (m->flags & PMAPS_ROW_OVERLAP) != 0;
+		err = pmaps_group_add(g, m);
+		if (err < 0)
+			return pmaps__maps_fail(c, err, "out of memory for the groups");
+	}
+	return err;
+}
+
+int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c)
+{
+	char msg[128];
+	int err, overlaps, again;
+
+	for (int attempt = 1;; attempt++) {
+		err = read_once(g, c, &overlaps);
+		again = read_again(err, overlaps, attempt);
+		if (again == 0)
+			break;
+		if (again < 0) {
+			pmaps__msg(msg, sizeof(msg), "its mappings kept changing while they were "
+			           "read (a mapping grew and was listed twice, %d reads in a row): "
+			           "no total would be right; try again", PMAPS_MAX_READS);
+			return pmaps__maps_fail(c, -EAGAIN, msg);
+		}
+		err = pmaps_maps_rewind(c);
+		if (err < 0)
+			return err;
+	}
+	if (err < 0)
+		return err;
+	for (size_t i = 0, n = pmaps_group_count(g); i < n; i++)
+		if (pmaps_group_get(g, i)->flags & PMAPS_GROUP_SATURATED)
+			return pmaps__maps_fail(c, -EOVERFLOW, pmaps_strerror(-EOVERFLOW));
+	return 0;
+}
+
+static void copy_msg(char *msg, size_t msgsz, const struct pmaps_maps *c, int err)
+{
+	if (msg && msgsz)
+		pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c)
+		                                                           : pmaps_strerror(err));
+}
+
+int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row,
+                enum pmaps_source *source, char *msg, size_t msgsz)
+{
+	struct pmaps_maps *c = NULL;
+	struct pmaps_group *g = NULL;
+	enum pmaps_source src = PMAPS_SRC_ROLLUP;
+	int err;
+
+	if (msg && msgsz)
+		msg[0] = '\0';
+	err = pmaps_maps_open(&c, proc, src, 0);
+	if (err == -ENOENT) {
+		/* Before 4.14: the sum of smaps, read again when a mapping counted twice. */
+		pmaps_maps_close(c);
+		c = NULL;
+		src = PMAPS_SRC_SMAPS;
+		err = pmaps_maps_open(&c, proc, src, 0);
+	}
+	*source = src;
+	if (err < 0)
+		goto out;
+	err = pmaps_group_open(&g, PMAPS_GROUP_TOTAL);
+	if (err < 0)
+		goto out;
+	err = pmaps_group_read(g, c);
+	if (err == 0 && pmaps_group_count(g) == 0) {
+		/* Every process has a mapping; with none, a kernel thread or one gone. */
+		err = pmaps_proc_is_kernel_thread(proc) == 1 ? -ENODATA : -ESRCH;
+		pmaps__maps_fail(c, err, err == -ENODATA ? "a kernel thread has no user-space memory"
+		                                         : "no mapping at all: the process has exited");
+	}
+	if (err < 0)
+		goto out;
+	*row = *pmaps_group_get(g, 0);
+	if (src == PMAPS_SRC_ROLLUP) {
+		/* The kernel's own sum: no mapping count, no vsize. */
+		row->flags |= PMAPS_GROUP_ROLLUP;
+		row->mappings = 0;
+		row->vsize = 0;
+	}
+	row->key.ptr = src == PMAPS_SRC_ROLLUP ? "smaps_rollup" : "smaps";
+	row->key.len = strlen(row->key.ptr);
+out:
+	if (err < 0)
+		copy_msg(msg, msgsz, c, err);
+	pmaps_group_close(g);
+	pmaps_maps_close(c);
+	return err;
+}

@@ -160,6 +160,13 @@ int pmaps__dir_rewind(struct pmaps__dir *d);
 /* Closes the fd. Idempotent. */
 void pmaps__dir_close(struct pmaps__dir *d);
 
+/*
+ * Puts cursor C in error ERR (until it is rewound) with MSG as its message,
+ * for a reader that gives its results through a cursor's errmsg
+ * (pmaps_group_read()). Returns ERR.
+ */
+int pmaps__maps_fail(struct pmaps_maps *c, int err, const char *msg);
+
 /* Sets M->kind from its name, inode, perms and VmFlags. */
 void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source);
 

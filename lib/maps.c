@@ -1110,6 +1110,13 @@ void pmaps_maps_close(struct pmaps_maps *c)
 	pmaps__free(c);
 }
 
+int pmaps__maps_fail(struct pmaps_maps *c, int err, const char *msg)
+{
+	pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: %s", src_file(c->src), msg);
+	c->err = err;
+	return err;
+}
+
 const char *pmaps_maps_errmsg(const struct pmaps_maps *c)
 {
 	return c->errmsg;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -201,6 +202,229 @@ static void test_group_kind_name(void **state)
 	assert_string_equal(pmaps_group_kind_name(&g), "rollup");
 }
 
+/* ---- totals ---- */
+
+static struct pmaps_proc *open_fixture(const char *tree, const char *pid)
+{
+	char root[4096];
+	struct pmaps_proc *proc;
+
+	snprintf(root, sizeof(root), "%s/%s/proc", PMAPS_TEST_DATA, tree);
+	assert_int_equal(pmaps_proc_open(&proc, root, pid), 0);
+	return proc;
+}
+
+static void test_total_rollup(void **state)
+{
+	struct pmaps_proc *proc = open_fixture("kernel-6.1", "4242");
+	struct pmaps_group_row row;
+	enum pmaps_source src = PMAPS_SRC_MAPS;
+	char msg[256] = "unchanged";
+
+	(void)state;
+	assert_int_equal(pmaps_total(proc, &row, &src, msg, sizeof(msg)), 0);
+	assert_int_equal(src, PMAPS_SRC_ROLLUP);
+	assert_string_equal(msg, "");
+	assert_int_equal(row.key.len, 12);
+	assert_memory_equal(row.key.ptr, "smaps_rollup", 12);
+	assert_int_equal(row.flags, PMAPS_GROUP_ROLLUP);
+	assert_int_equal(row.kind, PMAPS_KIND_ROLLUP);
+	assert_string_equal(pmaps_group_kind_name(&row), "rollup");
+	assert_int_equal(row.mappings, 0);
+	assert_int_equal(row.vsize, 0);
+	/* What pmaps maps --total --json prints for this tree. */
+	ASSERT_GVAL(row, PMAPS_F_RSS, 1, 1884160);
+	ASSERT_GVAL(row, PMAPS_F_PSS, 1, 500736);
+	ASSERT_GVAL(row, PMAPS_F_PSS_DIRTY, 1, 110592);
+	ASSERT_GVAL(row, PMAPS_F_PSS_FILE, 1, 390144);
+	ASSERT_GVAL(row, PMAPS_F_SHARED_CLEAN, 1, 1748992);
+	ASSERT_GVAL(row, PMAPS_F_PRIVATE_CLEAN, 1, 24576);
+	ASSERT_GVAL(row, PMAPS_F_PRIVATE_DIRTY, 1, 110592);
+	ASSERT_GVAL(row, PMAPS_F_KSM, 0, 0); /* 6.1 has none */
+	ASSERT_GVAL(row, PMAPS_F_SIZE, 0, 0);
+	ASSERT_GVAL(row, PMAPS_V_USS, 1, 135168);
+	ASSERT_GVAL(row, PMAPS_V_SHARED, 1, 1748992);
+	ASSERT_GVAL(row, PMAPS_V_VSIZE, 0, 0);
+	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 0, 0);
+	pmaps_proc_close(proc);
+}
+
+static void test_total_no_rollup(void **state)
+{
+	struct pmaps_proc *proc = open_fixture("no-rollup", "4242");
+	struct pmaps_group_row row;
+	enum pmaps_source src = PMAPS_SRC_MAPS;
+
+	(void)state;
+	assert_int_equal(pmaps_total(proc, &row, &src, NULL, 0), 0);
+	assert_int_equal(src, PMAPS_SRC_SMAPS);
+	assert_int_equal(row.key.len, 5);
+	assert_memory_equal(row.key.ptr, "smaps", 5);
+	assert_int_equal(row.flags, 0);
+	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 1, 37);
+	ASSERT_GVAL(row, PMAPS_V_VSIZE, 1, 2994176);
+	ASSERT_GVAL(row, PMAPS_F_SIZE, 1, 2994176);
+	ASSERT_GVAL(row, PMAPS_F_RSS, 1, 1884160);
+	ASSERT_GVAL(row, PMAPS_F_PSS, 1, 546816);
+	ASSERT_GVAL(row, PMAPS_F_PRIVATE_CLEAN, 1, 118784);
+	ASSERT_GVAL(row, PMAPS_F_PRIVATE_DIRTY, 1, 110592);
+	ASSERT_GVAL(row, PMAPS_F_KERNEL_PAGE_SIZE, 1, 4096); /* the largest, not a sum */
+	ASSERT_GVAL(row, PMAPS_F_PSS_DIRTY, 0, 0);
+	pmaps_proc_close(proc);
+}
+
+static void expect_total_error(const char *tree, const char *pid, int err, enum pmaps_source want,
+                               const char *msg_start)
+{
+	struct pmaps_proc *proc = open_fixture(tree, pid);
+	struct pmaps_group_row row;
+	enum pmaps_source src = PMAPS_SRC_MAPS;
+	char msg[256] = "";
+
+	assert_int_equal(pmaps_total(proc, &row, &src, msg, sizeof(msg)), err);
+	assert_int_equal(src, want);
+	if (strncmp(msg, msg_start, strlen(msg_start)) != 0)
+		fail_msg("message '%s' does not start with '%s'", msg, msg_start);
+	pmaps_proc_close(proc);
+}
+
+static void test_total_errors(void **state)
+{
+	(void)state;
+	/* An empty smaps and a stat that says kernel thread. */
+	expect_total_error("procs-basic", "2", -ENODATA, PMAPS_SRC_SMAPS,
+	                   "smaps: a kernel thread has no user-space memory");
+	/* Swap sums that pass 2^64. */
+	expect_total_error("impossible", "101", -EOVERFLOW, PMAPS_SRC_SMAPS,
+	                   "smaps: a sum passes 2^64 bytes");
+	expect_total_error("impossible", "100", -EBADMSG, PMAPS_SRC_ROLLUP,
+	                   "smaps_rollup: mapping at line 1 (400000-403000): Rss");
+	expect_total_error("malformed", "4242", -EBADMSG, PMAPS_SRC_SMAPS,
+	                   "smaps: line 61, byte offset 1845: expected a value in kB");
+}
+
+/* ---- reading again ---- */
+
+static const char row_a[] =
+	"00400000-00402000 rw-p 00000000 00:00 0 \n"
+	"Size:                  8 kB\n"
+	"Rss:                   8 kB\n"
+	"Private_Dirty:         8 kB\n";
+/* A grew to 00403000 between two of the kernel's reads: listed again. */
+static const char row_a_grown[] =
+	"00400000-00403000 rw-p 00000000 00:00 0 \n"
+	"Size:                 12 kB\n"
+	"Rss:                  12 kB\n"
+	"Private_Dirty:        12 kB\n";
+static const char row_b[] =
+	"00500000-00501000 r--p 00000000 00:00 0 \n"
+	"Size:                  4 kB\n"
+	"Rss:                   4 kB\n"
+	"Private_Dirty:         4 kB\n";
+
+static char tree[4096], smaps_path[4200];
+static int eofs, fix_after;
+
+static void write_smaps(int overlap)
+{
+	FILE *f = fopen(smaps_path, "w");
+
+	assert_non_null(f);
+	fputs(overlap ? row_a : row_a_grown, f);
+	if (overlap)
+		fputs(row_a_grown, f);
+	fputs(row_b, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Counts the reads of smaps to their end; after FIX_AFTER of them, it stops changing. */
+static ssize_t counting_read(int fd, void *buf, size_t len)
+{
+	ssize_t n = read(fd, buf, len);
+
+	if (n == 0 && ++eofs == fix_after)
+		write_smaps(0);
+	return n;
+}
+
+static struct pmaps_proc *overlap_tree(int fix)
+{
+	char dir[4200];
+	struct pmaps_proc *proc;
+
+	snprintf(tree, sizeof(tree), "%s/pmaps-overlap-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(tree));
+	snprintf(dir, sizeof(dir), "%s/7", tree);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(smaps_path, sizeof(smaps_path), "%s/smaps", dir);
+	write_smaps(1);
+	eofs = 0;
+	fix_after = fix;
+	pmaps__read_hook = counting_read;
+	assert_int_equal(pmaps_proc_open(&proc, tree, "7"), 0);
+	return proc;
+}
+
+static void overlap_tree_done(struct pmaps_proc *proc)
+{
+	char dir[4200];
+
+	pmaps__read_hook = NULL;
+	pmaps_proc_close(proc);
+	unlink(smaps_path);
+	snprintf(dir, sizeof(dir), "%s/7", tree);
+	rmdir(dir);
+	rmdir(tree);
+}
+
+static void test_group_read_again(void **state)
+{
+	struct pmaps_proc *proc = overlap_tree(1);
+	struct pmaps_maps *c;
+	struct pmaps_group *g;
+	const struct pmaps_group_row *row;
+
+	(void)state;
+	assert_int_equal(pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0), 0);
+	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_TOTAL), 0);
+	assert_int_equal(pmaps_group_read(g, c), 0);
+	assert_int_equal(eofs, 2);
+	assert_string_equal(pmaps_maps_errmsg(c), "");
+	assert_int_equal(pmaps_group_count(g), 1);
+	row = pmaps_group_get(g, 0);
+	assert_int_equal(row->flags, 0);
+	assert_int_equal(row->mappings, 2);
+	assert_int_equal(row->vsize, 16 * KB);
+	assert_int_equal(row->v[PMAPS_F_RSS], 16 * KB);
+	pmaps_group_close(g);
+	pmaps_maps_close(c);
+	overlap_tree_done(proc);
+}
+
+static void test_group_read_kept_changing(void **state)
+{
+	struct pmaps_proc *proc = overlap_tree(0);
+	struct pmaps_maps *c;
+	struct pmaps_group *g;
+	const char *want = "smaps: its mappings kept changing while they were read";
+
+	(void)state;
+	assert_int_equal(pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0), 0);
+	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_PATH), 0);
+	assert_int_equal(pmaps_group_read(g, c), -EAGAIN);
+	assert_int_equal(eofs, PMAPS_MAX_READS);
+	if (strncmp(pmaps_maps_errmsg(c), want, strlen(want)) != 0)
+		fail_msg("message '%s' does not start with '%s'", pmaps_maps_errmsg(c), want);
+	/* The last read's groups stay, marked: the caller may show them as such. */
+	assert_int_equal(pmaps_group_count(g), 1);
+	assert_int_equal(pmaps_group_get(g, 0)->flags, PMAPS_GROUP_OVERLAP);
+	assert_int_equal(pmaps_group_get(g, 0)->mappings, 3);
+	pmaps_group_close(g);
+	pmaps_maps_close(c);
+	overlap_tree_done(proc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +432,11 @@ int main(void)
 		cmocka_unit_test(test_mapping_values),
 		cmocka_unit_test(test_group_values),
 		cmocka_unit_test(test_group_kind_name),
+		cmocka_unit_test(test_total_rollup),
+		cmocka_unit_test(test_total_no_rollup),
+		cmocka_unit_test(test_total_errors),
+		cmocka_unit_test(test_group_read_again),
+		cmocka_unit_test(test_group_read_kept_changing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
