@@ -1053,3 +1053,101 @@ void pmaps_pages_close(struct pmaps_pages *c)
 	pmaps__free(c->pm);
 	pmaps__free(c);
 }
+
+static const char *const count_keys[PMAPS_PC_COUNT] = {
+	"pages", "resident", "swapped", "file", "zero", "huge", "exclusive", "shared",
+	"dirty", "active", "referenced", "idle", "lazyfree", "thp", "mlocked",
+	"mapped_by_2_or_more", "mapped_by_0", "mapped_by_1", "mapped_by_2", "mapped_by_3_4",
+	"mapped_by_5_8", "mapped_by_9_or_more",
+};
+
+const char *pmaps_page_count_key(enum pmaps_page_count k)
+{
+	return (unsigned)k < PMAPS_PC_COUNT ? count_keys[k] : NULL;
+}
+
+/*
+ * Adds a run to the counts. Resident is what smaps calls Rss: present
+ * pages other than the shared zero page (or the huge zero page), which
+ * count as zero and nowhere else; EXCLUSIVE + SHARED = RESIDENT, and every
+ * physical count (THP among them) is of resident pages only.
+ */
+static void count_run(uint64_t *n, const struct pmaps_page_range *r, unsigned shift)
+{
+	uint64_t p = (r->end - r->start) >> shift, mc = r->mapcount;
+	unsigned f = r->flags;
+
+	n[PMAPS_PC_PAGES] += p;
+	n[PMAPS_PC_SWAPPED] += f & PMAPS_PG_SWAPPED ? p : 0;
+	if ((f & PMAPS_PG_PRESENT) && (f & PMAPS_PG_ZERO)) {
+		n[PMAPS_PC_ZERO] += p;
+		return;
+	}
+	n[PMAPS_PC_FILE] += f & PMAPS_PG_FILE ? p : 0;
+	if (!(f & PMAPS_PG_PRESENT))
+		return;
+	n[PMAPS_PC_RESIDENT] += p;
+	n[f & PMAPS_PG_EXCLUSIVE ? PMAPS_PC_EXCLUSIVE : PMAPS_PC_SHARED] += p;
+	n[PMAPS_PC_HUGE] += f & PMAPS_PG_HUGE ? p : 0;
+	n[PMAPS_PC_DIRTY] += r->kflags & PMAPS_KPF_DIRTY ? p : 0;
+	n[PMAPS_PC_ACTIVE] += r->kflags & PMAPS_KPF_ACTIVE ? p : 0;
+	n[PMAPS_PC_REFERENCED] += r->kflags & PMAPS_KPF_REFERENCED ? p : 0;
+	n[PMAPS_PC_LAZYFREE] += r->kflags & PMAPS_KPF_LAZYFREE ? p : 0;
+	n[PMAPS_PC_THP] += r->kflags & PMAPS_KPF_THP ? p : 0;
+	n[PMAPS_PC_MLOCKED] += r->kflags & PMAPS_KPF_MLOCKED ? p : 0;
+	n[PMAPS_PC_IDLE] += r->kflags & PMAPS_KPF_IDLE ? p : 0;
+	n[PMAPS_PC_MAPPED_2] += mc >= 2 ? p : 0;
+	/*
+	 * Map count 0 on a resident page is no "mapped once": kpagecount
+	 * averages over a large folio (a partly mapped one rounds to 0) and
+	 * reads 0 for a page unmapped since pagemap was read.
+	 */
+	n[mc == 0 ? PMAPS_PC_MAPPED_BY_0 : mc == 1 ? PMAPS_PC_MAPPED_BY_1
+	  : mc == 2 ? PMAPS_PC_MAPPED_BY_2 : mc <= 4 ? PMAPS_PC_MAPPED_BY_3_4
+	  : mc <= 8 ? PMAPS_PC_MAPPED_BY_5_8 : PMAPS_PC_MAPPED_BY_9] += p;
+}
+
+/* The counts a cursor that can see FLAGS (pmaps_pages_known()) can tell. */
+static uint64_t known_counts(unsigned flags, int joined)
+{
+	uint64_t k = 1ull << PMAPS_PC_PAGES | 1ull << PMAPS_PC_RESIDENT |
+	             1ull << PMAPS_PC_SWAPPED | 1ull << PMAPS_PC_FILE;
+
+	if (flags & PMAPS_PG_ZERO)
+		k |= 1ull << PMAPS_PC_ZERO;
+	if (flags & PMAPS_PG_HUGE)
+		k |= 1ull << PMAPS_PC_HUGE;
+	if (flags & PMAPS_PG_EXCLUSIVE)
+		k |= 1ull << PMAPS_PC_EXCLUSIVE | 1ull << PMAPS_PC_SHARED;
+	if (joined)
+		for (int i = PMAPS_PC_DIRTY; i < PMAPS_PC_COUNT; i++)
+			k |= 1ull << i;
+	return k;
+}
+
+int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
+                          struct pmaps_page_summary *out)
+{
+	const struct pmaps_page_range *r;
+	long ps = sysconf(_SC_PAGESIZE);
+	unsigned shift;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (ps <= 0 || (ps & (ps - 1)))
+		return -EINVAL;
+	shift = (unsigned)__builtin_ctzl((unsigned long)ps);
+	err = pmaps_pages_seek(c, start, end);
+	if (err < 0)
+		return err;
+	out->page_size = (unsigned)ps;
+	out->start = c->start;
+	out->end = c->end;
+	while ((err = pmaps_pages_next(c, &r)) > 0)
+		count_run(out->n, r, shift);
+	if (err < 0)
+		return err;
+	/* After the walk: a cursor can lose ZERO at its first present page. */
+	out->known = known_counts(pmaps_pages_known(c), pmaps_pages_kpage(c) == 1);
+	return 0;
+}

@@ -322,7 +322,7 @@ static const char row_b[] =
 	"Rss:                   4 kB\n"
 	"Private_Dirty:         4 kB\n";
 
-static char tree[4096], smaps_path[4200];
+static char overlap_root[1024], smaps_path[1200];
 static int eofs, fix_after;
 
 static void write_smaps(int overlap)
@@ -349,33 +349,33 @@ static ssize_t counting_read(int fd, void *buf, size_t len)
 
 static struct pmaps_proc *overlap_tree(int fix)
 {
-	char dir[4200];
+	char dir[1100];
 	struct pmaps_proc *proc;
 
-	snprintf(tree, sizeof(tree), "%s/pmaps-overlap-XXXXXX",
+	snprintf(overlap_root, sizeof(overlap_root), "%s/pmaps-overlap-XXXXXX",
 	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tree));
-	snprintf(dir, sizeof(dir), "%s/7", tree);
+	assert_non_null(mkdtemp(overlap_root));
+	snprintf(dir, sizeof(dir), "%s/7", overlap_root);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(smaps_path, sizeof(smaps_path), "%s/smaps", dir);
 	write_smaps(1);
 	eofs = 0;
 	fix_after = fix;
 	pmaps__read_hook = counting_read;
-	assert_int_equal(pmaps_proc_open(&proc, tree, "7"), 0);
+	assert_int_equal(pmaps_proc_open(&proc, overlap_root, "7"), 0);
 	return proc;
 }
 
 static void overlap_tree_done(struct pmaps_proc *proc)
 {
-	char dir[4200];
+	char dir[1100];
 
 	pmaps__read_hook = NULL;
 	pmaps_proc_close(proc);
 	unlink(smaps_path);
-	snprintf(dir, sizeof(dir), "%s/7", tree);
+	snprintf(dir, sizeof(dir), "%s/7", overlap_root);
 	rmdir(dir);
-	rmdir(tree);
+	rmdir(overlap_root);
 }
 
 static void test_group_read_again(void **state)
@@ -425,6 +425,105 @@ static void test_group_read_kept_changing(void **state)
 	overlap_tree_done(proc);
 }
 
+/* ---- page summaries ---- */
+
+/* "START-END key=value ..." of the counts S knows, in key order. */
+static void summary_str(char *b, size_t size, const struct pmaps_page_summary *s)
+{
+	size_t n = (size_t)snprintf(b, size, "0x%llx-0x%llx", (unsigned long long)s->start,
+	                            (unsigned long long)s->end);
+
+	for (int k = 0; k < PMAPS_PC_COUNT && n < size; k++)
+		if (s->known & (1ull << k))
+			n += (size_t)snprintf(b + n, size - n, " %s=%llu",
+			                      pmaps_page_count_key((enum pmaps_page_count)k),
+			                      (unsigned long long)s->n[k]);
+}
+
+/*
+ * Summarizes every mapping of TREE's process 300 (or [START, END) of it
+ * when END) and compares with WANT: what pmaps pages --summary --json
+ * printed on the tree before the count moved into the library.
+ */
+static void check_summaries(const char *tree, uint64_t start, uint64_t end,
+                            const char *const *want, size_t nwant)
+{
+	struct pmaps_proc *proc = open_fixture(tree, "300");
+	struct pmaps_pages *pg;
+	struct pmaps_maps *maps;
+	const struct pmaps_mapping *m;
+	struct pmaps_page_summary sum;
+	char got[1024];
+	size_t i = 0;
+	int err;
+
+	assert_int_equal(pmaps_pages_open(&pg, proc, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE), 0);
+	assert_int_equal(pmaps_maps_open(&maps, proc, PMAPS_SRC_MAPS, 0), 0);
+	while ((err = pmaps_maps_next(maps, &m)) > 0) {
+		if (end && (m->end <= start || m->start >= end))
+			continue;
+		assert_int_equal(pmaps_pages_summarize(pg, end ? start : m->start,
+		                                       end ? end : m->end, &sum), 0);
+		assert_int_equal(sum.page_size, sysconf(_SC_PAGESIZE));
+		summary_str(got, sizeof(got), &sum);
+		assert_true(i < nwant);
+		assert_string_equal(got, want[i]);
+		/* What the model promises, whatever the tree. */
+		assert_int_equal(sum.n[PMAPS_PC_EXCLUSIVE] + sum.n[PMAPS_PC_SHARED],
+		                 sum.n[PMAPS_PC_RESIDENT]);
+		i++;
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(i, nwant);
+	pmaps_maps_close(maps);
+	pmaps_pages_close(pg);
+	pmaps_proc_close(proc);
+}
+
+static void test_pages_summarize(void **state)
+{
+	static const char *const pages[] = {
+		"0x400000-0x410000 pages=16 resident=10 swapped=0 file=10 zero=0 exclusive=0 shared=10 dirty=0 active=5 referenced=5 idle=0 lazyfree=0 thp=0 mlocked=0 mapped_by_2_or_more=5 mapped_by_0=0 mapped_by_1=5 mapped_by_2=0 mapped_by_3_4=5 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x600000-0x608000 pages=8 resident=4 swapped=2 file=0 zero=0 exclusive=4 shared=0 dirty=2 active=0 referenced=0 idle=0 lazyfree=1 thp=0 mlocked=1 mapped_by_2_or_more=1 mapped_by_0=0 mapped_by_1=3 mapped_by_2=1 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x1000000-0x1004000 pages=4 resident=2 swapped=0 file=0 zero=0 exclusive=2 shared=0 dirty=2 active=0 referenced=0 idle=0 lazyfree=0 thp=2 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=2 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+	};
+	static const char *const nokpage[] = {
+		"0x400000-0x410000 pages=16 resident=10 swapped=0 file=10 exclusive=0 shared=10",
+		"0x600000-0x608000 pages=8 resident=4 swapped=2 file=0 exclusive=4 shared=0",
+		"0x1000000-0x1004000 pages=4 resident=2 swapped=0 file=0 exclusive=2 shared=0",
+	};
+	static const char *const zero[] = {
+		"0x200000-0x210000 pages=16 resident=2 swapped=0 file=0 zero=8 exclusive=2 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=0 thp=0 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=2 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x400000-0x600000 pages=512 resident=0 swapped=0 file=0 zero=512 exclusive=0 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=0 thp=0 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=0 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x800000-0x802000 pages=2 resident=1 swapped=0 file=0 zero=0 exclusive=1 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=0 thp=1 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=1 mapped_by_1=0 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+	};
+	/* pmaps pages 300 0x601800-0x604001: the range rounded out to pages. */
+	static const char *const part[] = {
+		"0x601000-0x605000 pages=4 resident=2 swapped=2 file=0 zero=0 exclusive=2 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=1 thp=0 mlocked=0 mapped_by_2_or_more=1 mapped_by_0=0 mapped_by_1=1 mapped_by_2=1 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+	};
+	static const char *const part_nokpage[] = {
+		"0x601000-0x605000 pages=4 resident=2 swapped=2 file=0 exclusive=2 shared=0",
+	};
+
+	(void)state;
+	check_summaries("pages", 0, 0, pages, 3);
+	check_summaries("pages-nokpage", 0, 0, nokpage, 3);
+	check_summaries("pages-zero", 0, 0, zero, 3);
+	check_summaries("pages", 0x601800, 0x604001, part, 1);
+	check_summaries("pages-nokpage", 0x601800, 0x604001, part_nokpage, 1);
+}
+
+static void test_page_count_keys(void **state)
+{
+	(void)state;
+	assert_string_equal(pmaps_page_count_key(PMAPS_PC_PAGES), "pages");
+	assert_string_equal(pmaps_page_count_key(PMAPS_PC_LAZYFREE), "lazyfree");
+	assert_string_equal(pmaps_page_count_key(PMAPS_PC_MAPPED_2), "mapped_by_2_or_more");
+	assert_string_equal(pmaps_page_count_key(PMAPS_PC_MAPPED_BY_9), "mapped_by_9_or_more");
+	assert_null(pmaps_page_count_key(PMAPS_PC_COUNT));
+	assert_null(pmaps_page_count_key((enum pmaps_page_count)-1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_total_errors),
 		cmocka_unit_test(test_group_read_again),
 		cmocka_unit_test(test_group_read_kept_changing),
+		cmocka_unit_test(test_pages_summarize),
+		cmocka_unit_test(test_page_count_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
