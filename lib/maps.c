@@ -1099,6 +1099,23 @@ int pmaps_maps_rewind(struct pmaps_maps *c)
 	return open_file(c);
 }
 
+int pmaps_maps_retarget(struct pmaps_maps *c, struct pmaps_proc *proc)
+{
+	if (c->mem || !proc)
+		return -EINVAL;
+	if (c->fd >= 0) {
+		close(c->fd);
+		c->fd = -1;
+	}
+	/*
+	 * The buffer, the learnt field order (the kernel's, the same for every
+	 * process) and the source stay; what was learnt of the process goes.
+	 */
+	c->proc = proc;
+	c->no_map_files = 0;
+	return open_file(c);
+}
+
 void pmaps_maps_close(struct pmaps_maps *c)
 {
 	if (!c)
