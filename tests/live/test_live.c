@@ -31,6 +31,7 @@
 
 #include "internal.h"
 #include "testhooks.h"
+#include "../expect.h"
 
 #define PG 4096ull
 
@@ -73,7 +74,7 @@ static void start_helper(struct helper *h, const char *threads)
 	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(from, O_CLOEXEC), 0);
 	h->pid = fork();
-	assert_true(h->pid >= 0);
+	expect_sys(h->pid);
 	if (h->pid == 0) {
 		dup2(to[0], 0);
 		dup2(from[1], 1);
@@ -148,7 +149,7 @@ static void stop_helper(struct helper *h)
 	close(h->out);
 	assert_int_equal(waitpid(h->pid, &st, 0), h->pid);
 	running_helper = 0;
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_exited(st, 0);
 }
 
 static const struct region *region(const struct helper *h, const char *name)
@@ -222,8 +223,8 @@ static void test_layout_exact(void **state)
 	assert_int_equal(m.v[PMAPS_F_PRIVATE_CLEAN], 16 * PG);
 	assert_int_equal(m.v[PMAPS_F_PRIVATE_DIRTY], 0);
 	assert_int_equal(m.v[PMAPS_F_ANONYMOUS], 0);
-	assert_true(m.flags & PMAPS_ROW_DELETED);
-	assert_non_null(strstr(path, "/tmp/pmaps-layout."));
+	expect_set(m.flags, PMAPS_ROW_DELETED);
+	expect_contains(path, "/tmp/pmaps-layout.");
 
 	row_of(c, region(&h, "memfd"), &m, path, sizeof(path));
 	assert_int_equal(m.kind, PMAPS_KIND_SHMEM);
@@ -272,7 +273,7 @@ static void collect(struct pmaps_pages *c, const struct region *rg, unsigned mas
 			out->r[out->n - 1].end = x.end;
 			continue;
 		}
-		assert_true(out->n < MAXRUNS);
+		expect_lt(out->n, MAXRUNS);
 		out->r[out->n++] = x;
 	}
 	assert_int_equal(rc, 0);
@@ -398,7 +399,7 @@ static void test_pages_exact(void **state)
 		collect(scan, region(&h, "thp"), ~0u, &a);
 		for (int i = 0; i < a.n; i++) {
 			uint64_t pages = (a.r[i].end - a.r[i].start) / PG;
-			assert_true(a.r[i].flags & PMAPS_PG_PRESENT);
+			expect_set(a.r[i].flags, PMAPS_PG_PRESENT);
 			present += pages;
 			huge += a.r[i].flags & PMAPS_PG_HUGE ? pages : 0;
 		}
@@ -440,7 +441,7 @@ static uint64_t count_kpage(struct pmaps_pages *c, const struct region *rg, uint
 		if (!(r->flags & PMAPS_PG_PRESENT))
 			continue;
 		*present += pages;
-		assert_true(r->pfn != 0);
+		assert_int_not_equal(r->pfn, 0);
 		if ((r->kflags & bits) == bits && (mc < 0 || r->mapcount == (uint64_t)mc))
 			n += pages;
 	}
@@ -520,7 +521,7 @@ static pid_t resident_target(int *in, uint64_t *resv, uint64_t *touched, uint64_
 	assert_int_equal(pipe2(to, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(from, O_CLOEXEC), 0);
 	pid = fork();
-	assert_true(pid >= 0);
+	expect_sys(pid);
 	if (pid == 0) {
 		size_t huge = 2u << 20, pg = 4096;
 		char path[] = "/tmp/pmaps-resident.XXXXXX", buf[4096], c;
@@ -610,7 +611,7 @@ static void stop_target_pid(pid_t pid, int in)
 	close(in);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	running_helper = 0;
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_exited(st, 0);
 }
 
 /* Runs the tool with ARGV; its standard output in OUT (NUL-terminated). */
@@ -623,7 +624,7 @@ static int run_tool(char *const argv[], char *out, size_t size)
 
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
 	pid = fork();
-	assert_true(pid >= 0);
+	expect_sys(pid);
 	if (pid == 0) {
 		dup2(p[1], 1);
 		execv(PMAPS_TOOL_PATH, argv);
@@ -684,7 +685,7 @@ static void test_pages_resident_is_rss(void **state)
 	assert_int_equal(pmaps_proc_open(&p, NULL, pidstr), 0);
 	assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
 	while ((rc = pmaps_maps_next(sm, &m)) > 0) {
-		assert_true(nmaps < 256);
+		expect_lt(nmaps, 256);
 		maps[nmaps].start = m->start;
 		maps[nmaps].end = m->end;
 		maps[nmaps].rss = m->v[PMAPS_F_RSS];
@@ -700,7 +701,7 @@ static void test_pages_resident_is_rss(void **state)
 			uint64_t zero_all = 0;
 			assert_int_equal(pmaps_pages_open(&c, p, (enum pmaps_pages_strategy)s,
 			                                  join ? PMAPS_PAGES_KPAGE : 0), 0);
-			assert_true(pmaps_pages_known(c) & PMAPS_PG_ZERO);
+			expect_set(pmaps_pages_known(c), PMAPS_PG_ZERO);
 			for (int i = 0; i < nmaps; i++) {
 				uint64_t resident = 0;
 				if (maps[i].start >= 0x800000000000ull)
@@ -859,7 +860,7 @@ static void test_explain(void **state)
 	assert_int_equal(x.have_rollup, 1);
 	assert_int_equal(x.total[PMAPS_XC_RSS], x.rollup[PMAPS_F_RSS]);
 	assert_int_equal(x.total[PMAPS_XC_LAZYFREE], x.rollup[PMAPS_F_LAZY_FREE]);
-	assert_true(x.v[PMAPS_X_ANON][PMAPS_XC_LAZYFREE] >= 16 * PG);
+	expect_ge(x.v[PMAPS_X_ANON][PMAPS_XC_LAZYFREE], 16 * PG);
 	/* The helper and its 3 threads, blocked in read(): every stack found. */
 	assert_int_equal(x.threads, 4);
 	assert_int_equal(x.stacks_found, 3);
@@ -870,10 +871,10 @@ static void test_explain(void **state)
 	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_GLIBC);
 	assert_int_equal(x.arenas, 3);
 	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 3);
-	assert_true(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS] >= 3 * (256ull << 10));
+	expect_ge(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 3 * (256ull << 10));
 	/* memfd (4 pages) and the shared region (8): shared memory. */
 	assert_int_equal(x.v[PMAPS_X_SHMEM][PMAPS_XC_RSS], 12 * PG);
-	assert_int_equal(x.status.present != 0, 1);
+	assert_int_not_equal(x.status.present, 0);
 	assert_int_equal(x.status.v[PMAPS_ST_VM_RSS], x.status.v[PMAPS_ST_RSS_ANON] + x.status.v[PMAPS_ST_RSS_FILE] + x.status.v[PMAPS_ST_RSS_SHMEM]);
 	/* The largest first. */
 	assert_true(x.ntop > 0);
@@ -942,7 +943,7 @@ static void stop_target(struct target *t)
 	fclose(t->from);
 	assert_int_equal(waitpid(t->pid, &st, 0), t->pid);
 	running_helper = 0;
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_exited(st, 0);
 }
 
 /* The Go target under GODEBUG=madvdontneed=M: its heap found, the gap named. */
@@ -959,15 +960,15 @@ static void explain_go(int madvdontneed)
 	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_GO);
 	assert_memory_equal(x.runtime_version, "go1.", 4);
 	const uint64_t *g = x.v[PMAPS_X_RUNTIME_HEAP];
-	assert_true(g[PMAPS_XC_RSS] >= 16ull << 20); /* the 16 MiB kept, at least */
+	expect_ge(g[PMAPS_XC_RSS], 16ull << 20); /* the 16 MiB kept, at least */
 	if (madvdontneed == 0) {
 		/* 48 MiB returned with MADV_FREE: still in RSS, as LazyFree. */
-		assert_true(g[PMAPS_XC_LAZYFREE] >= 40ull << 20);
-		assert_true(g[PMAPS_XC_RSS] >= 56ull << 20);
+		expect_ge(g[PMAPS_XC_LAZYFREE], 40ull << 20);
+		expect_ge(g[PMAPS_XC_RSS], 56ull << 20);
 	} else {
 		/* Returned with MADV_DONTNEED: gone from RSS. */
 		assert_int_equal(g[PMAPS_XC_LAZYFREE], 0);
-		assert_true(g[PMAPS_XC_RSS] < 40ull << 20);
+		expect_lt(g[PMAPS_XC_RSS], 40ull << 20);
 	}
 	stop_target(&t);
 }
@@ -1013,8 +1014,9 @@ static void copy_file(const char *from, const char *to)
 	int in = open(from, O_RDONLY | O_CLOEXEC), out;
 	ssize_t n;
 
-	assert_true(in >= 0);
-	assert_true((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755)) >= 0);
+	expect_sys(in);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	expect_sys(out);
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		assert_int_equal(write(out, buf, (size_t)n), n);
 	assert_int_equal(n, 0);
@@ -1068,7 +1070,7 @@ static void test_explain_go_labels(void **state)
 	pmaps_proc_close(p);
 	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_GO);
 	assert_int_equal(x.go_labels, 3);
-	assert_non_null(strstr(x.runtime_evidence, "3 mapping(s) labelled as Go's heap"));
+	expect_contains(x.runtime_evidence, "3 mapping(s) labelled as Go's heap");
 	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], (4096 + 64 + 1024) << 10);
 	assert_int_equal(x.mappings[PMAPS_X_RUNTIME_HEAP], 4);
 	/* Reserved outside the arenas (metadata) and other labels stay named. */
@@ -1202,7 +1204,7 @@ static void test_explain_jvm_perfdata(void **state)
 	jvm_tree(root, perf, off, &x);
 	assert_int_equal(x.jvm_heap_end, 0);
 	assert_int_equal(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
-	assert_non_null(strstr(x.runtime_evidence, "heap size not known"));
+	expect_contains(x.runtime_evidence, "heap size not known");
 
 	/* Malformed: lengths out of range, a count far past the file, truncation. */
 	w = 0x7fffffff;
@@ -1252,7 +1254,7 @@ static pid_t hostile_target(const char *dir, uint64_t *heap)
 
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
 	pid = fork();
-	assert_true(pid >= 0);
+	expect_sys(pid);
 	if (pid == 0) {
 		char *r;
 		int j, p;
@@ -1314,7 +1316,7 @@ static int explain_in_child(pid_t pid, int drop, struct pmaps_explain *x)
 	pid_t kid = fork();
 	int st;
 
-	assert_true(kid >= 0);
+	expect_sys(kid);
 	if (kid == 0) {
 		struct pmaps_proc *p;
 		char name[16], msg[256];
@@ -1341,6 +1343,7 @@ static void assert_not_opened(int in, const char *what)
 {
 	char buf[4096];
 	ssize_t n = read(in, buf, sizeof(buf));
+	int err = errno;
 
 	/* IN_IGNORED comes when a watched file goes: only IN_OPEN counts. */
 	for (ssize_t i = 0; i < n;) {
@@ -1350,7 +1353,11 @@ static void assert_not_opened(int in, const char *what)
 			         e->wd);
 		i += (ssize_t)(sizeof(*e) + e->len);
 	}
-	assert_true(n > 0 || errno == EAGAIN);
+	/* Nothing at all to read is the usual answer. */
+	if (n < 0)
+		assert_int_equal(err, EAGAIN);
+	else
+		expect_gt(n, 0);
 }
 
 static void test_explain_hostile_files(void **state)
@@ -1370,7 +1377,7 @@ static void test_explain_hostile_files(void **state)
 		return;
 	}
 	x = mmap(NULL, sizeof(*x), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	assert_true(x != MAP_FAILED);
+	assert_ptr_not_equal(x, MAP_FAILED);
 	assert_non_null(mkdtemp(dir));
 	const char *dirs[] = {"jvm", "jvm/x", "jvm/x/lib", "jvm/x/lib/server", "hsperfdata_u", "evil"};
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -1378,7 +1385,8 @@ static void test_explain_hostile_files(void **state)
 		assert_int_equal(mkdir(path, 0755), 0);
 	}
 	snprintf(path, sizeof(path), "%s/jvm/x/lib/server/libjvm.so", dir);
-	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	expect_sys(fd);
 	assert_int_equal(ftruncate(fd, 2 * PG), 0);
 	close(fd);
 	/* G1 with a heap of HOSTILE_HEAP bytes. */
@@ -1391,7 +1399,8 @@ static void test_explain_hostile_files(void **state)
 	w = 3;
 	memcpy(perf + 28, &w, 4);
 	snprintf(path, sizeof(path), "%s/hsperfdata_u/123", dir);
-	assert_true((fd = open(path, O_WRONLY | O_CREAT, 0644)) >= 0);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	expect_sys(fd);
 	assert_int_equal(write(fd, perf, sizeof(perf)), sizeof(perf));
 	close(fd);
 
@@ -1420,14 +1429,15 @@ static void test_explain_hostile_files(void **state)
 	snprintf(deleted, sizeof(deleted), "%s (deleted)", path);
 	snprintf(secret, sizeof(secret), "%s/secret", dir);
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
-	assert_true((fd = open(secret, O_WRONLY | O_CREAT, 0600)) >= 0);
+	fd = open(secret, O_WRONLY | O_CREAT, 0600);
+	expect_sys(fd);
 	assert_int_equal(write(fd, perf, sizeof(perf)), sizeof(perf)); /* even well-formed */
 	close(fd);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	assert_true(in >= 0);
-	assert_true(inotify_add_watch(in, secret, IN_OPEN) >= 0);
-	assert_true(inotify_add_watch(in, fifo, IN_OPEN) >= 0);
+	expect_sys(in);
+	expect_sys(inotify_add_watch(in, secret, IN_OPEN));
+	expect_sys(inotify_add_watch(in, fifo, IN_OPEN));
 
 	for (int kind = 0; kind < 5; kind++) {
 		static const char *const what[] = {"symlink to a file", "symlink to a FIFO",
@@ -1454,7 +1464,7 @@ static void test_explain_hostile_files(void **state)
 			break;
 		}
 		if (kind >= 2)
-			assert_true(inotify_add_watch(in, kind == 4 ? evil : deleted, IN_OPEN) >= 0);
+			expect_sys(inotify_add_watch(in, kind == 4 ? evil : deleted, IN_OPEN));
 		/* As root: through map_files, the very file, unlinked or not. */
 		assert_int_equal(explain_in_child(pid, 0, x), 0);
 		assert_not_opened(in, what[kind]);
@@ -1475,9 +1485,9 @@ static void test_explain_hostile_files(void **state)
 			assert_not_opened(in, what[kind]);
 			assert_int_equal(x->jvm_heap_end, 0);
 			assert_int_equal(x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
-			assert_int_equal(x->v[PMAPS_X_ANON][PMAPS_XC_RSS] >= HOSTILE_TOUCHED, 1);
+			expect_ge(x->v[PMAPS_X_ANON][PMAPS_XC_RSS], HOSTILE_TOUCHED);
 			assert_int_equal(x->total[PMAPS_XC_RSS], x->rollup[PMAPS_F_RSS]);
-			assert_non_null(strstr(x->runtime_evidence, "heap size not known"));
+			expect_contains(x->runtime_evidence, "heap size not known");
 		}
 		if (kind == 4) {
 			assert_int_equal(unlink(hsp), 0);
@@ -1531,7 +1541,7 @@ static void test_explain_long_status(void **state)
 
 	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
 	pid = fork();
-	assert_true(pid >= 0);
+	expect_sys(pid);
 	if (pid == 0) {
 		static gid_t g[2000];
 		for (int i = 0; i < 2000; i++)
@@ -1552,18 +1562,19 @@ static void test_explain_long_status(void **state)
 	} else {
 		wait_state_all(pid, 'S');
 		snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
-		assert_true((fd = open(name, O_RDONLY)) >= 0);
+		fd = open(name, O_RDONLY);
+		expect_sys(fd);
 		n = 0;
 		for (ssize_t k; (k = read(fd, text + n, sizeof(text) - 1 - (size_t)n)) > 0;)
 			n += k;
 		close(fd);
 		text[n] = '\0';
-		assert_true(n > 8192);
+		expect_gt(n, 8192);
 		snprintf(name, sizeof(name), "%d", (int)pid);
 		assert_int_equal(pmaps_proc_open(&p, NULL, name), 0);
 		assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 		pmaps_proc_close(p);
-		assert_int_equal(x.status.present != 0, 1);
+		assert_int_not_equal(x.status.present, 0);
 		assert_int_equal(x.status.v[PMAPS_ST_VM_RSS], status_kb(text, "VmRSS:"));
 		assert_int_equal(x.status.v[PMAPS_ST_RSS_ANON], status_kb(text, "RssAnon:"));
 		assert_int_equal(x.status.v[PMAPS_ST_RSS_FILE], status_kb(text, "RssFile:"));
@@ -1641,7 +1652,7 @@ static void test_explain_jvm_long_perfdata_name(void **state)
 	smaps_entry(f, 0xf8000000, 0x7f0000208000, "---p", "[rollup]", 1024);
 	assert_int_equal(fclose(f), 0);
 
-	assert_true(strlen(name) > 255);
+	expect_gt(strlen(name), 255);
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
 	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 	pmaps_proc_close(p);
@@ -1684,7 +1695,7 @@ static void assert_runtime_unclaimed(const struct pmaps_explain *x)
 	assert_int_equal(x->v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 0);
 	assert_int_equal(x->arenas, 0);
 	/* The 32 MiB live, from mmap or brk. */
-	assert_true(x->v[PMAPS_X_ANON][PMAPS_XC_RSS] + x->v[PMAPS_X_HEAP][PMAPS_XC_RSS] >= 32ull << 20);
+	expect_ge(x->v[PMAPS_X_ANON][PMAPS_XC_RSS] + x->v[PMAPS_X_HEAP][PMAPS_XC_RSS], 32ull << 20);
 }
 
 static void test_explain_cpython(void **state)
@@ -1725,10 +1736,10 @@ static void explain_jvm(char *gc, char *max, uint64_t size, const char *policy)
 	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_JVM);
 	assert_int_equal(x.arenas, 0);
 	assert_int_equal(x.jvm_heap_end - x.jvm_heap_start, size);
-	assert_non_null(strstr(x.runtime_evidence, policy));
+	expect_contains(x.runtime_evidence, policy);
 	/* The 32 MiB of live arrays are in the heap. */
-	assert_true(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS] >= 32ull << 20);
-	assert_true(x.mappings[PMAPS_X_RUNTIME_HEAP] >= 1);
+	expect_ge(x.v[PMAPS_X_RUNTIME_HEAP][PMAPS_XC_RSS], 32ull << 20);
+	expect_ge(x.mappings[PMAPS_X_RUNTIME_HEAP], 1);
 	stop_target(&t);
 }
 
@@ -1753,7 +1764,7 @@ static int count_lines(const char *pid, const char *file)
 
 	snprintf(path, sizeof(path), "/proc/%s/%s", pid, file);
 	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
+	expect_sys(fd);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		for (ssize_t i = 0; i < n; i++)
 			lines += buf[i] == '\n';
@@ -1779,7 +1790,7 @@ static void test_sources_agree(void **state)
 	assert_int_equal(pmaps_maps_open(&cm, p, PMAPS_SRC_MAPS, 0), 0);
 	assert_int_equal(pmaps_maps_open(&cr, p, PMAPS_SRC_ROLLUP, 0), 0);
 	while ((rc = pmaps_maps_next(cs, &m)) > 0) {
-		assert_true(n < 512);
+		expect_lt(n, 512);
 		starts[n++] = m->start;
 		rss += m->v[PMAPS_F_RSS];
 		pss += m->v[PMAPS_F_PSS];
@@ -1799,9 +1810,10 @@ static void test_sources_agree(void **state)
 	assert_int_equal(m->v[PMAPS_F_RSS], rss);
 	assert_int_equal(m->v[PMAPS_F_ANONYMOUS], anon);
 	assert_int_equal(m->v[PMAPS_F_LAZY_FREE], lazy);
-	assert_true(lazy >= 16 * PG);
+	expect_ge(lazy, 16 * PG);
 	/* Pss is summed from truncated per-VMA figures: rollup >= sum, within 1 KiB a VMA. */
-	assert_true(m->v[PMAPS_F_PSS] >= pss && m->v[PMAPS_F_PSS] - pss < 1024ull * (uint64_t)n);
+	expect_ge(m->v[PMAPS_F_PSS], pss);
+	expect_lt(m->v[PMAPS_F_PSS] - pss, 1024ull * (uint64_t)n);
 	assert_int_equal(pmaps_maps_next(cr, &m), 0);
 	pmaps_maps_close(cs);
 	pmaps_maps_close(cm);
@@ -1911,13 +1923,13 @@ static void test_gone(void **state)
 	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
 	for (int src = PMAPS_SRC_MAPS; src <= PMAPS_SRC_ROLLUP; src++) {
 		assert_int_equal(pmaps_maps_open(&c, p, (enum pmaps_source)src, 0), -ESRCH);
-		assert_non_null(strstr(pmaps_maps_errmsg(c), "is a zombie"));
+		expect_contains(pmaps_maps_errmsg(c), "is a zombie");
 		pmaps_maps_close(c);
 	}
 	{
 		struct pmaps_pages *pg;
 		assert_int_equal(pmaps_pages_open(&pg, p, PMAPS_PAGES_AUTO, 0), -ESRCH);
-		assert_non_null(strstr(pmaps_pages_errmsg(pg), "is a zombie"));
+		expect_contains(pmaps_pages_errmsg(pg), "is a zombie");
 		pmaps_pages_close(pg);
 	}
 	/* Reaped: the handle's lookups fail. */
@@ -1963,8 +1975,8 @@ static void test_exit_mid_read(void **state)
 	pmaps__read_hook = NULL;
 	running_helper = 0; /* reaped by the hook */
 	assert_int_equal(rc, -ESRCH);
-	assert_true(rows >= 1);
-	assert_non_null(strstr(pmaps_maps_errmsg(c), "exited while it was read"));
+	expect_ge(rows, 1);
+	expect_contains(pmaps_maps_errmsg(c), "exited while it was read");
 	pmaps_maps_close(c);
 	pmaps_proc_close(p);
 	close(h.in);
@@ -2008,7 +2020,7 @@ static void test_pages_exit_mid_walk(void **state)
 	pmaps__pread_hook = NULL;
 	running_helper = 0; /* reaped by the hook */
 	assert_int_equal(rc, -ESRCH);
-	assert_non_null(strstr(pmaps_pages_errmsg(c), "exited while it was read"));
+	expect_contains(pmaps_pages_errmsg(c), "exited while it was read");
 	pmaps_pages_close(c);
 	pmaps_proc_close(p);
 	close(h.in);
@@ -2056,14 +2068,14 @@ static void test_exec_mid_read(void **state)
 	while ((rc = pmaps_maps_next(c, &m)) > 0)
 		rows++;
 	assert_int_equal(rc, -ESTALE);
-	assert_non_null(strstr(pmaps_maps_errmsg(c), "exec'd while it was read"));
+	expect_contains(pmaps_maps_errmsg(c), "exec'd while it was read");
 	/* A rewind reads the new program. */
 	assert_int_equal(pmaps_maps_rewind(c), 0);
 	rows = 0;
 	while ((rc = pmaps_maps_next(c, &m)) > 0)
 		rows++;
 	assert_int_equal(rc, 0);
-	assert_true(rows > 5);
+	expect_gt(rows, 5);
 	pmaps_maps_close(c);
 	pmaps_proc_close(p);
 	kill(kid, SIGKILL);
@@ -2143,10 +2155,10 @@ static void test_ambiguous_names(void **state)
 	snprintf(gone, sizeof(gone), "%s/gone", dir);
 	for (int i = 0; i < 4; i++) {
 		int fd = open(paths[i], O_RDWR | O_CREAT | O_EXCL, 0600);
-		assert_true(fd >= 0);
+		expect_sys(fd);
 		assert_int_equal(ftruncate(fd, 4096), 0);
 		at[i] = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
-		assert_true(at[i] != MAP_FAILED);
+		assert_ptr_not_equal(at[i], MAP_FAILED);
 		close(fd);
 	}
 	assert_int_equal(unlink(gone), 0);
@@ -2210,8 +2222,7 @@ static void test_permission_denied(void **state)
 		_exit(r == -EACCES ? 0 : 14);
 	}
 	assert_int_equal(waitpid(kid, &st, 0), kid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	expect_exited(st, 0);
 }
 
 int main(int argc, char **argv)

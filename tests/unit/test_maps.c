@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "testhooks.h"
+#include "../expect.h"
 
 #define KB 1024ull
 
@@ -37,7 +38,7 @@ static char *slurp(const char *path, size_t *len)
 	char *b = malloc(cap);
 	ssize_t k;
 
-	assert_true(fd >= 0);
+	expect_sys(fd);
 	while ((k = read(fd, b + n, cap - n)) > 0) {
 		n += (size_t)k;
 		if (n == cap) {
@@ -137,7 +138,7 @@ static void test_edge_rows(void **state)
 	assert_int_equal(m->kind, PMAPS_KIND_HUGETLB);
 	assert_int_equal(m->v[PMAPS_F_KERNEL_PAGE_SIZE], 2048 * KB);
 	assert_int_equal(m->v[PMAPS_F_PRIVATE_HUGETLB], 2048 * KB);
-	assert_true(m->vm_flags & (1ull << PMAPS_VM_HT));
+	expect_set(m->vm_flags, 1ull << PMAPS_VM_HT);
 
 	m = next_row(c);
 	assert_int_equal(m->kind, PMAPS_KIND_GUARD);
@@ -159,7 +160,7 @@ static void test_edge_rows(void **state)
 	assert_int_equal(m->v[PMAPS_F_PSS], 123456789ull * KB);
 	assert_int_equal(m->v[PMAPS_F_ANON_HUGE_PAGES], 122880000ull * KB);
 	assert_int_equal(m->v[PMAPS_F_THP_ELIGIBLE], 1);
-	assert_false(m->present & (1ull << PMAPS_F_FILE_PMD_MAPPED));
+	expect_clear(m->present, 1ull << PMAPS_F_FILE_PMD_MAPPED);
 	assert_int_equal(m->n_unknown, 3);
 	assert_view(m->unknown[0].name, "NewCounter");
 	assert_int_equal(m->unknown[0].value, 12 * KB);
@@ -171,14 +172,14 @@ static void test_edge_rows(void **state)
 	assert_int_equal(m->unknown[2].value, 7);
 	assert_int_equal(m->unknown[2].is_kb, 0);
 	assert_view(m->vm_flags_text, "rd wr mr mw me ac hg zz");
-	assert_true(m->vm_flags & (1ull << PMAPS_VM_HG));
-	assert_true(m->vm_flags & (1ull << PMAPS_VM_UNKNOWN));
+	expect_set(m->vm_flags, 1ull << PMAPS_VM_HG);
+	expect_set(m->vm_flags, 1ull << PMAPS_VM_UNKNOWN);
 
 	/* No Rss line (seen on WSL): absent, not zero. */
 	m = next_row(c);
 	assert_int_equal(m->kind, PMAPS_KIND_STACK);
-	assert_false(m->present & (1ull << PMAPS_F_RSS));
-	assert_true(m->present & (1ull << PMAPS_F_PSS));
+	expect_clear(m->present, 1ull << PMAPS_F_RSS);
+	expect_set(m->present, 1ull << PMAPS_F_PSS);
 	assert_int_equal(m->present, (1ull << PMAPS_F_SIZE) | (1ull << PMAPS_F_PSS) |
 	                                 (1ull << PMAPS_F_PRIVATE_DIRTY) | (1ull << PMAPS_F_ANONYMOUS));
 
@@ -333,8 +334,8 @@ static void test_rollup(void **state)
 	m = next_row(c);
 	assert_int_equal(m->kind, PMAPS_KIND_ROLLUP);
 	assert_view(m->path, "[rollup]");
-	assert_true(m->present & (1ull << PMAPS_F_PSS_ANON));
-	assert_false(m->present & (1ull << PMAPS_F_SIZE));
+	expect_set(m->present, 1ull << PMAPS_F_PSS_ANON);
+	expect_clear(m->present, 1ull << PMAPS_F_SIZE);
 	/* Rss and Pss_Anon/File/Shmem of the capture, as the kernel printed them. */
 	assert_int_equal(m->v[PMAPS_F_RSS], 1840 * KB);
 	assert_int_equal(m->v[PMAPS_F_PSS], 489 * KB);
@@ -350,7 +351,7 @@ static void test_rollup(void **state)
 	snprintf(root, sizeof(root), "%s/no-rollup/proc", PMAPS_TEST_DATA);
 	assert_int_equal(pmaps_proc_open(&proc, root, "4242"), 0);
 	assert_int_equal(pmaps_maps_open(&c, proc, PMAPS_SRC_ROLLUP, 0), -ENOENT);
-	assert_non_null(strstr(pmaps_maps_errmsg(c), "4.14"));
+	expect_contains(pmaps_maps_errmsg(c), "4.14");
 	pmaps_maps_close(c);
 	pmaps_proc_close(proc);
 }
@@ -439,7 +440,7 @@ static void test_long_lines(void **state)
 	/* A 4096-byte buffer: the first header is cut at the buffer's end. */
 	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, text, off, 4096), 0);
 	m = next_row(c);
-	assert_true(m->flags & PMAPS_ROW_PATH_TRUNCATED);
+	expect_set(m->flags, PMAPS_ROW_PATH_TRUNCATED);
 	assert_int_equal(m->start, 0x400000);
 	assert_int_equal(m->v[PMAPS_F_RSS], 8 * KB);
 	m = next_row(c);
@@ -454,7 +455,7 @@ static void test_long_lines(void **state)
 	m = next_row(c);
 	/* ...up to the path buffer: 8191 bytes, then flagged. */
 	assert_int_equal(m->path.len, PMAPS_PATH_BUF - 1);
-	assert_true(m->flags & PMAPS_ROW_PATH_TRUNCATED);
+	expect_set(m->flags, PMAPS_ROW_PATH_TRUNCATED);
 	pmaps_maps_close(c);
 
 	/* A field line longer than the buffer is flagged on its row. */
@@ -464,7 +465,7 @@ static void test_long_lines(void **state)
 	off += (size_t)sprintf(text + off, "\nRss:                   8 kB\n");
 	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, text, off, 4096), 0);
 	m = next_row(c);
-	assert_true(m->flags & PMAPS_ROW_LINE_TRUNCATED);
+	expect_set(m->flags, PMAPS_ROW_LINE_TRUNCATED);
 	assert_int_equal(m->v[PMAPS_F_RSS], 8 * KB);
 	assert_int_equal(pmaps_maps_next(c, &m), 0);
 	pmaps_maps_close(c);
@@ -537,7 +538,7 @@ static void test_too_many_unknown(void **state)
 	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_SMAPS, t, off, 0), 0);
 	m = next_row(c);
 	assert_int_equal(m->n_unknown, PMAPS_MAX_UNKNOWN);
-	assert_true(m->flags & PMAPS_ROW_UNKNOWN_DROPPED);
+	expect_set(m->flags, PMAPS_ROW_UNKNOWN_DROPPED);
 	assert_view(m->unknown[PMAPS_MAX_UNKNOWN - 1].name, "Extra15");
 	assert_int_equal(m->unknown[PMAPS_MAX_UNKNOWN - 1].value, 15 * KB);
 	pmaps_maps_close(c);
@@ -550,7 +551,7 @@ static void test_too_many_unknown(void **state)
 	assert_int_equal(m->n_unknown, 1);
 	assert_int_equal(m->unknown[0].name.len, PMAPS_UNKNOWN_NAME - 1);
 	assert_int_equal(m->unknown[0].value, 5 * KB);
-	assert_true(m->flags & PMAPS_ROW_LINE_TRUNCATED);
+	expect_set(m->flags, PMAPS_ROW_LINE_TRUNCATED);
 	pmaps_maps_close(c);
 }
 
@@ -594,7 +595,7 @@ static void test_read_faults(void **state)
 		assert_int_equal(pmaps_maps_rewind(c), 0);
 		assert_int_equal(digest_cursor(c, &d), 0);
 		assert_int_equal(d.hash, ref.hash);
-		assert_true(fault_calls > 2);
+		expect_gt(fault_calls, 2);
 	}
 	fault_mode = 3;
 	fault_calls = 0;
@@ -759,7 +760,7 @@ static void test_special_files(void **state)
 	                                          "device in the proc tree is never opened)");
 	pmaps_maps_close(c);
 	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_MAPS, 0), -EBADMSG);
-	assert_non_null(strstr(pmaps_maps_errmsg(c), "maps: not a regular file"));
+	expect_contains(pmaps_maps_errmsg(c), "maps: not a regular file");
 	pmaps_maps_close(c);
 	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_ROLLUP, 0), -EBADMSG);
 	pmaps_maps_close(c);

@@ -19,6 +19,7 @@
 
 #include "internal.h"
 #include "testhooks.h"
+#include "../expect.h"
 
 struct want {
 	uint64_t start, end;
@@ -44,7 +45,7 @@ static void expect_runs(struct pmaps_pages *c, uint64_t start, uint64_t end,
 
 	assert_int_equal(pmaps_pages_seek(c, start, end), 0);
 	while ((rc = pmaps_pages_next(c, &r)) > 0) {
-		assert_true(i < n);
+		expect_lt(i, n);
 		assert_int_equal(r->start, w[i].start);
 		assert_int_equal(r->end, w[i].end);
 		assert_int_equal(r->flags, w[i].flags);
@@ -102,7 +103,7 @@ static void test_fixture_runs(void **state)
 
 	/* SCAN forced on a file that has no such ioctl: a clear refusal. */
 	assert_int_equal(pmaps_pages_open(&c, p, PMAPS_PAGES_SCAN, 0), -ENOTTY);
-	assert_non_null(strstr(pmaps_pages_errmsg(c), "needs Linux 6.7"));
+	expect_contains(pmaps_pages_errmsg(c), "needs Linux 6.7");
 	pmaps_pages_close(c);
 	pmaps_proc_close(p);
 }
@@ -147,7 +148,7 @@ static void test_fixture_kpage(void **state)
 		assert_int_equal(pmaps_pages_seek(c, part ? 0x1000000 : 0x600000,
 		                                  part ? 0x1004000 : 0x608000), 0);
 		while ((rc = pmaps_pages_next(c, &r)) > 0) {
-			assert_true(i < sizeof(want) / sizeof(want[0]));
+			expect_lt(i, sizeof(want) / sizeof(want[0]));
 			assert_int_equal(r->start, want[i].start);
 			assert_int_equal(r->end, want[i].end);
 			assert_int_equal(r->flags, want[i].flags);
@@ -235,7 +236,7 @@ static void test_fixture_zero(void **state)
 		                                 {0x800000, 0x802000}};
 		assert_int_equal(pmaps_pages_seek(c, at[part][0], at[part][1]), 0);
 		while ((rc = pmaps_pages_next(c, &r)) > 0) {
-			assert_true(i < sizeof(want) / sizeof(want[0]));
+			expect_lt(i, sizeof(want) / sizeof(want[0]));
 			if (r->start != want[i].start || r->end != want[i].end ||
 			    r->flags != want[i].flags || r->kflags != want[i].kflags ||
 			    r->mapcount != want[i].mapcount)
@@ -310,7 +311,7 @@ static void test_read_faults(void **state)
 	fault = 3;
 	assert_int_equal(pmaps_pages_seek(c, 0x600000, 0x608000), 0);
 	assert_int_equal(pmaps_pages_next(c, &r), -EIO);
-	assert_non_null(strstr(pmaps_pages_errmsg(c), "not whole entries"));
+	expect_contains(pmaps_pages_errmsg(c), "not whole entries");
 	pmaps__pread_hook = NULL;
 	expect_runs(c, 0x600000, 0x608000, heap, 5);
 	pmaps_pages_close(c);
