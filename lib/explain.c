@@ -2,40 +2,30 @@
 /*
  * explain.c - where a process's resident memory is: one pass over smaps,
  * each mapping put in a category and its Rss split by state, checked against
- * smaps_rollup and /proc/PID/status.
+ * smaps_rollup and /proc/PID/status, and the notes that follow from the sums.
  *
- * Thread stacks: each task's stack pointer is the second-to-last field of
- * /proc/PID/task/TID/syscall (readable with ptrace access, "running" while
- * the thread runs); the anonymous mapping that holds it is that thread's
- * stack. For threads whose pointer cannot be read, an anonymous read-write
- * mapping right above an inaccessible one (the guard glibc and musl put
- * below a thread stack) counts as a stack, as many times as there are such
- * threads, and is marked a guess.
+ * The model, top-down: the names of categories, runtimes, notes and page
+ * columns; the runtime rules (Go, glibc, the JVM, CPython) and what they
+ * claim as a runtime's heap; the largest mappings; the pass over smaps;
+ * the sums, their reconciliation and the notes; the session that keeps
+ * what a pass needs so that a run after the first allocates nothing.
  *
- * Files the target names: explain reads two, its executable (Go's build
- * info) and a JVM's hsperfdata file. The target controls their names and
- * what is at them (a symlink to /etc/shadow, a FIFO, a device node put where
- * an unlinked file was), and pmaps often runs as root: such a file is opened
- * first with O_PATH, which runs no driver or FIFO open, reached through the
- * kernel's own reference (/proc/PID/exe, /proc/PID/map_files/START-END) or
- * by its name with no symlink followed (openat2 RESOLVE_NO_SYMLINKS beneath
- * /proc/PID/root); only a regular file, the very one mapped where that is
- * known, is then opened for reading (non-blocking), and read within bounds.
+ * Thread stacks: the anonymous mapping that holds a task's stack pointer
+ * (task.c) is that thread's stack. For threads whose pointer cannot be
+ * read, an anonymous read-write mapping right above an inaccessible one
+ * (the guard glibc and musl put below a thread stack) counts as a stack, as
+ * many times as there are such threads, and is marked a guess.
+ *
+ * The readers it uses besides the maps and page cursors, each bounded and
+ * apart: status.c, task.c, elf.c (Go's build info), hsperf.c (a JVM's heap
+ * size) and files.c (how a file the target names is opened).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/openat2.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
-#include "parse.h"
+#include "readers.h"
 
 static const char *const xcat_names[PMAPS_X_COUNT] = {
 	[PMAPS_X_HEAP] = "heap",
@@ -75,311 +65,39 @@ static void set_runtime(struct pmaps_explain *x, enum pmaps_runtime r)
 	x->runtime_kind = r;
 }
 
-#ifndef SYS_openat2
-#define SYS_openat2 437 /* Linux 5.6, the same number on every architecture */
-#endif
+static const char *const note_keys[PMAPS_NOTE_COUNT] = {
+	[PMAPS_NOTE_GO_HEAP] = "go-heap",
+	[PMAPS_NOTE_GO_LAZYFREE] = "go-lazy-free",
+	[PMAPS_NOTE_JVM_HEAP] = "jvm-heap",
+	[PMAPS_NOTE_JVM] = "jvm",
+	[PMAPS_NOTE_CPYTHON] = "cpython",
+	[PMAPS_NOTE_GLIBC_ARENAS] = "glibc-arenas",
+	[PMAPS_NOTE_ANON_DIRTY] = "anon-dirty",
+	[PMAPS_NOTE_LAZYFREE] = "lazy-free",
+	[PMAPS_NOTE_FILE] = "file",
+	[PMAPS_NOTE_SHMEM] = "shmem",
+	[PMAPS_NOTE_STACKS] = "stacks",
+	[PMAPS_NOTE_THP] = "thp",
+	[PMAPS_NOTE_SWAP] = "swap",
+};
 
-/* How files of the target are opened for reading: never blocking, never a terminal. */
-#define READ_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-
-/*
- * Test knob: take the path for kernels before openat2 (Linux 5.6), which
- * walks the name one component at a time with O_NOFOLLOW.
- */
-int pmaps__explain_no_openat2;
-
-/*
- * An O_PATH descriptor on REL (relative, no "." or ".." components) under
- * DIRFD, no symlink followed on the way or at the end. Returns it, or a
- * negative errno (-ELOOP for a symlink).
- */
-static int opath_nofollow(int dirfd, const char *rel)
+const char *pmaps_note_key(enum pmaps_note_kind k)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	char comp[256];
-	int cur = dirfd;
-
-	if (!pmaps__explain_no_openat2) {
-		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != ENOSYS)
-			return -errno;
-	}
-	/* Before Linux 5.6: each directory by O_PATH|O_NOFOLLOW, so a symlink is no directory. */
-	for (const char *p = rel;;) {
-		const char *e;
-		size_t n;
-		int last, fd;
-		while (*p == '/')
-			p++;
-		e = strchr(p, '/');
-		n = e ? (size_t)(e - p) : strlen(p);
-		while (e && e[1] == '/')
-			e++;
-		last = !e || e[1] == '\0';
-		if (n == 0 || n >= sizeof(comp) || (n == 1 && p[0] == '.') ||
-		    (n == 2 && p[0] == '.' && p[1] == '.')) {
-			if (cur != dirfd)
-				close(cur);
-			return n >= sizeof(comp) ? -ENAMETOOLONG : -EXDEV;
-		}
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		fd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC | (last ? 0 : O_DIRECTORY));
-		if (fd < 0)
-			fd = -errno;
-		if (cur != dirfd)
-			close(cur);
-		if (fd < 0 || last)
-			return fd;
-		cur = fd;
-		p = e + 1;
-	}
+	return (unsigned)k < PMAPS_NOTE_COUNT ? note_keys[k] : NULL;
 }
 
-/*
- * Opens for reading the file the O_PATH descriptor P refers to (closed
- * here), when it is a regular file and, with INODE non-zero, that very file:
- * reopened through /proc/self/fd, the kernel's reference to it, so no name
- * is looked up again and nothing else can have been put there meanwhile.
- * ST gets its status. Returns the descriptor or a negative errno.
- */
-static int open_regular(int p, uint64_t inode, unsigned dev_major, unsigned dev_minor,
-                        struct stat *st)
+static const char *const xpage_keys[PMAPS_XP_COUNT] = {
+	[PMAPS_XP_RESIDENT] = "resident",
+	[PMAPS_XP_DIRTY] = "dirty",
+	[PMAPS_XP_LAZYFREE] = "lazy_free",
+	[PMAPS_XP_SHARED] = "shared",
+	[PMAPS_XP_THP] = "thp",
+	[PMAPS_XP_ZERO] = "zero",
+};
+
+const char *pmaps_xpage_key(enum pmaps_xpage p)
 {
-	char self[48];
-	struct stat st2;
-	int fd = -EINVAL;
-
-	if (p < 0)
-		return p;
-	if (fstat(p, st) != 0)
-		fd = -errno;
-	else if (!S_ISREG(st->st_mode) ||
-	         (inode && (st->st_ino != inode || major(st->st_dev) != dev_major ||
-	                    minor(st->st_dev) != dev_minor)))
-		fd = -EPERM;
-	else {
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", p);
-		fd = open(self, READ_FLAGS);
-		if (fd < 0) {
-			fd = -errno;
-		} else if (fstat(fd, &st2) != 0 || st2.st_ino != st->st_ino ||
-		           st2.st_dev != st->st_dev) {
-			close(fd);
-			fd = -EPERM;
-		}
-	}
-	close(p);
-	return fd;
-}
-
-/*
- * Opens the file PROC maps at [START, END), named PATH with DEV:INODE in
- * its maps line: through /proc/PID/map_files/START-END where the privilege
- * allows (CAP_SYS_ADMIN, or CAP_CHECKPOINT_RESTORE), which is the mapped
- * file even when unlinked; else by PATH beneath the process's root, no
- * symlink followed. Either way only that regular file is opened for reading.
- */
-static int open_mapped(const struct pmaps_proc *proc, uint64_t start, uint64_t end,
-                       const char *path, uint64_t inode, unsigned dev_major, unsigned dev_minor,
-                       struct stat *st)
-{
-	char name[64];
-	int p = -1, root;
-
-	if (proc->live) {
-		snprintf(name, sizeof(name), "map_files/%llx-%llx", (unsigned long long)start,
-		         (unsigned long long)end);
-		p = openat(proc->dirfd, name, O_PATH | O_CLOEXEC);
-		if (p >= 0)
-			return open_regular(p, inode, dev_major, dev_minor, st);
-	}
-	if (path[0] != '/')
-		return -ENOENT;
-	/* ROOT is a magic link on procfs (followed: it is the kernel's); in a fixture, nothing is. */
-	root = openat(proc->dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC |
-	                                   (proc->live ? 0 : O_NOFOLLOW));
-	if (root < 0)
-		return -errno;
-	p = opath_nofollow(root, path + 1);
-	close(root);
-	return open_regular(p, inode, dev_major, dev_minor, st);
-}
-
-/* The executable: /proc/PID/exe is the kernel's reference on procfs; a fixture's may be no symlink. */
-static int open_exe(const struct pmaps_proc *proc, struct stat *st)
-{
-	int p = openat(proc->dirfd, "exe", O_PATH | O_CLOEXEC | (proc->live ? 0 : O_NOFOLLOW));
-
-	return open_regular(p < 0 ? -errno : p, 0, 0, 0, st);
-}
-
-/* One "Name:\t   123 kB" line of /proc/PID/status, [P, NL). */
-/* One line of status; -1 when a line read here holds no "N kB" value. */
-static int status_line(struct pmaps_explain *x, const char *p, const char *nl)
-{
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-		{"VmRSS:", PMAPS_ST_VM_RSS},
-		{"RssAnon:", PMAPS_ST_RSS_ANON},
-		{"RssFile:", PMAPS_ST_RSS_FILE},
-		{"RssShmem:", PMAPS_ST_RSS_SHMEM},
-		{"VmHWM:", PMAPS_ST_VM_HWM},
-		{"VmPTE:", PMAPS_ST_VM_PTE},
-		{"VmSwap:", PMAPS_ST_VM_SWAP},
-	};
-
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		size_t kl = strlen(keys[k].key);
-		const char *q = p + kl;
-		uint64_t v;
-		if ((size_t)(nl - p) <= kl || memcmp(p, keys[k].key, kl) != 0)
-			continue;
-		while (q < nl && (*q == ' ' || *q == '\t'))
-			q++;
-		if (pmaps__parse_dec(&q, nl, &v) <= 0 || v > UINT64_MAX >> 10 || nl - q != 3 ||
-		    memcmp(q, " kB", 3) != 0)
-			return -1;
-		x->status.v[keys[k].off] = v << 10;
-		x->status.present |= 1ull << keys[k].off;
-		return 0;
-	}
-	return 0;
-}
-
-/*
- * /proc/PID/status, streamed line by line through a fixed buffer: it has no
- * size limit (a process in 2,000 supplementary groups has a 14 KiB Groups
- * line, before the Vm lines). A line longer than the buffer is none of the
- * ones read here and is skipped whole.
- */
-static int read_status(const struct pmaps_proc *proc, struct pmaps_explain *x)
-{
-	char buf[4096];
-	size_t have = 0;
-	int skip = 0, bad = 0, fd = pmaps__openat(proc, "status");
-
-	if (fd < 0)
-		return 0;
-	for (;;) {
-		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
-		const char *p = buf, *end, *nl;
-		if (n < 0) {
-			x->status.present = 0; /* not half a status: the lines read may not match */
-			break;
-		}
-		if (n == 0) {
-			if (have && !skip)
-				bad |= status_line(x, buf, buf + have);
-			break;
-		}
-		end = buf + have + n;
-		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			if (!skip)
-				bad |= status_line(x, p, nl);
-			skip = 0;
-			p = nl + 1;
-		}
-		if (p == buf && end == buf + sizeof(buf)) {
-			skip = 1;
-			have = 0;
-			continue;
-		}
-		have = (size_t)(end - p);
-		memmove(buf, p, have);
-	}
-	close(fd);
-	/*
-	 * A value that is no "N kB", or a VmRSS other than its three parts
-	 * (the kernel prints their sum): not a status a kernel wrote.
-	 */
-	const uint64_t *v = x->status.v;
-	if (bad || (x->status.present && v[PMAPS_ST_VM_RSS] != v[PMAPS_ST_RSS_ANON] +
-	            v[PMAPS_ST_RSS_FILE] + v[PMAPS_ST_RSS_SHMEM] &&
-	            v[PMAPS_ST_RSS_ANON] + v[PMAPS_ST_RSS_FILE] + v[PMAPS_ST_RSS_SHMEM] != 0))
-		return -EBADMSG;
-	return 0;
-}
-
-static uint64_t le(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n-- > 0)
-		v = v << 8 | p[n];
-	return v;
-}
-
-/* A whole pread of N bytes at OFF, inside a file of SIZE bytes. */
-static int pread_in(int fd, void *buf, size_t n, uint64_t off, uint64_t size)
-{
-	if (off > size || n > size - off)
-		return 0;
-	return pmaps__pread(fd, buf, n, (off_t)off) == (ssize_t)n;
-}
-
-/*
- * Go: a 64-bit little-endian ELF /proc/PID/exe with a .go.buildinfo section
- * (Go 1.13+), whose 32-byte header "\xff Go buildinf:" has flags bit 2 when
- * the version string follows inline, length-prefixed (Go 1.18+). Returns 1
- * when found; VERSION gets the version or "" (older layout). At most 4096
- * section headers are read: about 300 KiB in all.
- */
-static int go_buildinfo(const struct pmaps_proc *proc, char *version, size_t vsize)
-{
-	unsigned char eh[64], sh[64], name[16], bi[64];
-	uint64_t shoff, stroff = 0, size;
-	unsigned shentsize, shnum, shstrndx;
-	struct stat st;
-	int fd = open_exe(proc, &st), found = 0;
-
-	version[0] = '\0';
-	if (fd < 0)
-		return 0;
-	size = (uint64_t)st.st_size;
-	if (!pread_in(fd, eh, sizeof(eh), 0, size) || memcmp(eh, "\177ELF", 4) != 0 || eh[4] != 2 ||
-	    eh[5] != 1)
-		goto out;
-	shoff = le(eh + 0x28, 8);
-	shentsize = (unsigned)le(eh + 0x3a, 2);
-	shnum = (unsigned)le(eh + 0x3c, 2);
-	shstrndx = (unsigned)le(eh + 0x3e, 2);
-	if (shentsize != 64 || shnum > 4096 || shstrndx >= shnum || shoff > size)
-		goto out;
-	if (!pread_in(fd, sh, 64, shoff + (uint64_t)shstrndx * 64, size))
-		goto out;
-	stroff = le(sh + 0x18, 8);
-	for (unsigned i = 0; i < shnum && !found; i++) {
-		uint64_t boff;
-		ssize_t n;
-		if (!pread_in(fd, sh, 64, shoff + (uint64_t)i * 64, size))
-			break;
-		if (le(sh, 4) > size || !pread_in(fd, name, 14, stroff + le(sh, 4), size) ||
-		    memcmp(name, ".go.buildinfo", 14) != 0)
-			continue;
-		found = 1;
-		boff = le(sh + 0x18, 8);
-		if (boff >= size)
-			break;
-		n = pmaps__pread(fd, bi, sizeof(bi), (off_t)boff);
-		if (n >= 33 && memcmp(bi, "\377 Go buildinf:", 14) == 0 && (bi[15] & 2)) {
-			size_t len = bi[32]; /* a one-byte varint: versions are short */
-			if (len < 0x80 && len < vsize && 33 + len <= (size_t)n) {
-				memcpy(version, bi + 33, len);
-				version[len] = '\0';
-			}
-		}
-	}
-out:
-	close(fd);
-	return found;
+	return (unsigned)p < PMAPS_XP_COUNT ? xpage_keys[p] : NULL;
 }
 
 /*
@@ -521,84 +239,6 @@ static int is_cds_archive(const struct pmaps_view *p)
 	return p->len > 4 && memcmp(p->ptr + p->len - 4, jsa, 4) == 0;
 }
 
-/* "/tmp/hsperfdata_USER/PID": the JVM's performance counters, shared. */
-struct hsperf {
-	char path[PMAPS_EXPLAIN_PATH]; /* the whole name: any the kernel shows fits */
-	uint64_t start, end; /* the mapping */
-	uint64_t inode;
-	uint32_t dev_major, dev_minor;
-};
-
-static int is_hsperfdata(const struct pmaps_view *p)
-{
-	return p->len > 12 && memmem(p->ptr, p->len, "/hsperfdata_", 12) != NULL;
-}
-
-/*
- * The heap's size from the hsperfdata file HP (the very file mapped, see
- * open_mapped(): the same file whichever mount namespace it is in): for G1 each
- * generation's maxCapacity is the heap's (plus a few bytes of accounting,
- * dropped by rounding to the page); for Serial and Parallel the young and
- * old generations' sum.  0 when not known; GC gets the collector's name.
- */
-static uint64_t jvm_heap_size(const struct pmaps_proc *proc, const struct hsperf *hp, char *gc,
-                              size_t gcsize)
-{
-	struct stat st;
-	unsigned char b[192];
-	uint64_t gen[2] = {0}, off, size = 0, fsize;
-	unsigned entries;
-	int fd;
-
-	gc[0] = '\0';
-	fd = open_mapped(proc, hp->start, hp->end, hp->path, hp->inode, hp->dev_major,
-	                 hp->dev_minor, &st);
-	if (fd < 0)
-		return 0;
-	fsize = (uint64_t)st.st_size;
-	/* The header: magic (big-endian), byte order (1: little), major 2. */
-	if (!pread_in(fd, b, 32, 0, fsize) || memcmp(b, "\xca\xfe\xc0\xc0", 4) != 0 || b[4] != 1 ||
-	    b[5] != 2)
-		goto out;
-	off = le(b + 24, 4);
-	entries = (unsigned)le(b + 28, 4);
-	for (unsigned i = 0; i < entries && i < 4096; i++) {
-		ssize_t n = off < fsize ? pmaps__pread(fd, b, sizeof(b), (off_t)off) : 0;
-		uint64_t len, noff, vlen, doff;
-		const char *nm;
-		size_t k;
-
-		if (n < 20)
-			break;
-		len = le(b, 4);
-		noff = le(b + 4, 4);
-		vlen = le(b + 8, 4);
-		doff = le(b + 16, 4);
-		if (len < 20 || len > 65536 || noff >= (uint64_t)n)
-			break;
-		nm = (const char *)b + noff;
-		k = strnlen(nm, (size_t)n - noff);
-		if (k == 18 && memcmp(nm, "sun.gc.policy.name", 18) == 0 && b[12] == 'B') {
-			size_t want = vlen < gcsize ? (size_t)vlen : gcsize - 1;
-			ssize_t got = pmaps__pread(fd, gc, want, (off_t)(off + doff));
-			gc[got > 0 ? strnlen(gc, (size_t)got) : 0] = '\0';
-		} else if (k == 31 && memcmp(nm, "sun.gc.generation.", 18) == 0 && nm[18] >= '0' &&
-		           nm[18] <= '1' && memcmp(nm + 19, ".maxCapacity", 12) == 0 && b[12] == 'J') {
-			unsigned char q[8];
-			if (pread_in(fd, q, 8, off + doff, fsize))
-				gen[nm[18] - '0'] = le(q, 8);
-		}
-		off += len;
-	}
-	if (strcmp(gc, "GarbageFirst") == 0)
-		size = (gen[0] > gen[1] ? gen[0] : gen[1]) & ~(uint64_t)4095;
-	else if (strcmp(gc, "Copy:MSC") == 0 || strcmp(gc, "ParScav:MSC") == 0)
-		size = gen[0] + gen[1];
-out:
-	close(fd);
-	return size;
-}
-
 /* Moves sums counted as anonymous to the runtime's heap, once its rule holds. */
 static void claim_anon(struct pmaps_explain *x, const uint64_t v[PMAPS_XC_COUNT],
                        const uint64_t pg[PMAPS_XP_COUNT], unsigned maps)
@@ -620,11 +260,11 @@ static void claim_anon(struct pmaps_explain *x, const uint64_t v[PMAPS_XC_COUNT]
  * size and exactly one run of anonymous mappings has that span.
  */
 static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, const struct runs *runs,
-                     const struct hsperf *hp, const char *version)
+                     const struct pmaps__mapped *hp, const char *version)
 {
 	char gc[32];
 	const char *hsperf = hp->path;
-	uint64_t size = hsperf[0] ? jvm_heap_size(proc, hp, gc, sizeof(gc)) : 0;
+	uint64_t size = hsperf[0] ? pmaps__jvm_heap_size(proc, hp, gc, sizeof(gc)) : 0;
 	const struct run *heap = NULL;
 	unsigned found = 0;
 	char named[64];
@@ -671,113 +311,6 @@ static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, con
 	           "the JVM (%s): libjvm.so mapped; its heap: %012llx-%012llx, the %llu bytes %s "
 	           "reports in hsperfdata", version, (unsigned long long)heap->start,
 	           (unsigned long long)heap->end, (unsigned long long)size, gc);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* The stack pointer of task NAME, from its syscall file; 0 when unreadable or running. */
-static uint64_t task_sp(const struct pmaps_proc *proc, int taskfd, const char *name)
-{
-	char buf[512];
-	const char *p, *last = NULL, *prev = NULL;
-	uint64_t sp;
-	ssize_t n;
-	int fd, tfd;
-
-	/* Neither the task's directory nor its file through a symlink; a regular file only. */
-	tfd = openat(taskfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tfd < 0)
-		return 0;
-	fd = pmaps__open_file(proc, tfd, "syscall", NULL, 0);
-	close(tfd);
-	if (fd < 0)
-		return 0;
-	n = pmaps__read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* "NR arg1 ... arg6 SP PC": the second-to-last field. */
-	for (p = buf; *p;) {
-		while (*p == ' ' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		prev = last;
-		last = p;
-		while (*p && *p != ' ' && *p != '\n')
-			p++;
-	}
-	if (!prev || prev[0] != '0' || prev[1] != 'x')
-		return 0;
-	p = prev + 2;
-	if (pmaps__parse_hex(&p, buf + n, &sp) < 0)
-		return 0;
-	return sp;
-}
-
-/* Every task's stack pointer, sorted (0s for those that cannot be read). */
-static int read_sps(const struct pmaps_proc *proc, uint64_t **out, unsigned *n)
-{
-	int taskfd = openat(proc->dirfd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-	                                         (proc->live ? 0 : O_NOFOLLOW));
-	uint64_t *sps = NULL;
-	size_t cap = 0;
-	struct dirent *e;
-	DIR *d;
-
-	*out = NULL;
-	*n = 0;
-	if (taskfd < 0)
-		return 0; /* a fixture tree without tasks: no threads to find */
-	d = fdopendir(taskfd);
-	if (!d) {
-		close(taskfd);
-		return -errno;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			uint64_t *ns = pmaps__alloc(nc * sizeof(*ns));
-			if (!ns) {
-				pmaps__free(sps);
-				closedir(d);
-				return -ENOMEM;
-			}
-			if (cap)
-				memcpy(ns, sps, cap * sizeof(*ns));
-			pmaps__free(sps);
-			sps = ns;
-			cap = nc;
-		}
-		sps[(*n)++] = task_sp(proc, dirfd(d), e->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(sps, *n, sizeof(*sps), cmp_u64);
-	*out = sps;
-	return 0;
-}
-
-/* Whether a stack pointer in the sorted SPS lies in [start, end). */
-static int holds_sp(const uint64_t *sps, unsigned n, uint64_t start, uint64_t end)
-{
-	unsigned lo = 0, hi = n;
-
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-		if (sps[mid] < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && sps[lo] < end;
 }
 
 /* The whole name, or as much as fits cut before a UTF-8 character and flagged. */
@@ -836,275 +369,292 @@ static enum pmaps_xcat category(enum pmaps_kind k)
 	}
 }
 
-/* Page-level evidence of mapping M, added to category CAT. */
-static int walk_pages(struct pmaps_pages *pg, const struct pmaps_mapping *m, uint64_t *out)
+/* Page-level evidence of mapping M into OUT, in bytes. */
+static int walk_pages(struct pmaps_pages *pg, const struct pmaps_mapping *m,
+                      uint64_t out[PMAPS_XP_COUNT])
 {
-	const struct pmaps_page_range *r;
-	int rc;
+	static const enum pmaps_page_count from[PMAPS_XP_COUNT] = {
+		[PMAPS_XP_RESIDENT] = PMAPS_PC_RESIDENT, /* the zero page left out, as in Rss */
+		[PMAPS_XP_DIRTY] = PMAPS_PC_DIRTY,
+		[PMAPS_XP_LAZYFREE] = PMAPS_PC_LAZYFREE,
+		[PMAPS_XP_SHARED] = PMAPS_PC_MAPPED_2,
+		[PMAPS_XP_THP] = PMAPS_PC_THP,
+		[PMAPS_XP_ZERO] = PMAPS_PC_ZERO,
+	};
+	struct pmaps_page_summary sum;
+	int r;
 
 	if (m->start >= 0x800000000000ull)
 		return 0; /* [vsyscall]: not a VMA */
-	rc = pmaps_pages_seek(pg, m->start, m->end);
-	while (rc >= 0 && (rc = pmaps_pages_next(pg, &r)) > 0) {
-		uint64_t n = r->end - r->start;
-		if (!(r->flags & PMAPS_PG_PRESENT))
-			continue;
-		if (r->flags & PMAPS_PG_ZERO) {
-			/* The (huge) zero page: mapped, not resident, as in smaps' Rss. */
-			out[PMAPS_XP_ZERO] += n;
-			continue;
-		}
-		out[PMAPS_XP_RESIDENT] += n;
-		out[PMAPS_XP_DIRTY] += r->kflags & PMAPS_KPF_DIRTY ? n : 0;
-		out[PMAPS_XP_LAZYFREE] += r->kflags & PMAPS_KPF_LAZYFREE ? n : 0;
-		out[PMAPS_XP_SHARED] += r->mapcount >= 2 ? n : 0;
-		out[PMAPS_XP_THP] += r->kflags & PMAPS_KPF_THP ? n : 0;
-	}
-	return rc < 0 ? rc : 0;
+	r = pmaps_pages_summarize(pg, m->start, m->end, &sum);
+	if (r < 0)
+		return r;
+	/* Pages of the mapping times the page size: no larger than the mapping. */
+	for (int col = 0; col < PMAPS_XP_COUNT; col++)
+		out[col] = sum.n[from[col]] * sum.page_size;
+	return 0;
 }
 
-/*
- * *A += B; a sum that would pass 2^64 - 1 sets *OVF. The reader bounds each
- * page count by its mapping, and mappings do not overlap, so only values it
- * cannot bound (Swap, which for shared memory is its object's) get there: no
- * kernel's, so explain refuses them rather than print a wrapped sum.
- */
 /* The smaps fields explain's split cannot do without. */
 #define EXPLAIN_NEEDS                                                                          \
 	(1ull << PMAPS_F_RSS | 1ull << PMAPS_F_SHARED_CLEAN | 1ull << PMAPS_F_SHARED_DIRTY |        \
 	 1ull << PMAPS_F_PRIVATE_CLEAN | 1ull << PMAPS_F_PRIVATE_DIRTY)
 
+/*
+ * *A += B; a sum that would pass 2^64 - 1 sets *OVF. The reader bounds each
+ * page count by its mapping, and mappings do not overlap, so only values it
+ * cannot bound (Swap, which for shared memory is its object's) get there: no
+ * kernel's, so explain refuses them rather than show a wrapped sum.
+ */
 static inline void add_chk(int *ovf, uint64_t *a, uint64_t b)
 {
 	*ovf |= __builtin_add_overflow(*a, b, a);
 }
 
-static int explain_once(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned options,
-                        char *msg, size_t msgsz, int *overlap)
-{
-	struct pmaps_pages *pg = NULL;
-	struct pmaps_maps *c = NULL;
-	const struct pmaps_mapping *m;
-	uint64_t *sps = NULL, prev_end = 0;
-	uint64_t pend[PMAPS_XC_COUNT], arena[PMAPS_XC_COUNT] = {0}, pend_start = 0, pend_end = 0;
-	uint64_t arena_starts[ARENA_STARTS];
-	uint64_t pend_pg[PMAPS_XP_COUNT] = {0}, arena_pg[PMAPS_XP_COUNT] = {0}, before[PMAPS_XP_COUNT];
-	unsigned nsps, unlocated = 0, located = 0;
-	int prev_guard = 0, pending = 0, glibc = 0, jvm = 0, cpython = 0, r, ovf = 0;
-	char jvm_version[32] = "", py_version[32] = "";
-	struct hsperf hsperf = {.path = ""};
-	uint64_t go_end = 0; /* the end of Go's heap so far, while in it */
-	struct runs runs_buf, *runs = &runs_buf; /* 10 KiB, on the stack: no allocation */
+/*
+ * A session: what a run needs, kept from one run to the next. The cursors
+ * are rewound, the arrays reused; only the stack pointers grow, when a run
+ * sees more threads than any before.
+ */
+struct pmaps_explain_session {
+	struct pmaps_proc *proc;
+	unsigned options;
+	struct pmaps_maps *smaps, *rollup;
+	int smaps_fresh, rollup_fresh; /* opened and not read yet: no rewind needed */
+	struct pmaps_pages *pages;     /* with PMAPS_EXPLAIN_PAGES */
+	int pages_err;                 /* its open's error, which every run reports */
+	struct pmaps__sps sps;
+	int go;                        /* the executable has Go's build info */
+	char go_version[32];
+	struct runs runs;
+	struct pmaps__mapped hsperf;
+	char msg[PMAPS_ERRMSG_SIZE];
+	struct pmaps_explain x;
+};
 
-	memset(x, 0, sizeof(*x));
-	memset(runs, 0, sizeof(*runs));
-	msg[0] = '\0';
-	if (read_status(proc, x) < 0) {
-		pmaps__msg(msg, msgsz, "status: a VmRSS, RssAnon, RssFile, RssShmem, VmHWM, VmPTE or "
-		           "VmSwap line without a value in kB, or VmRSS other than RssAnon + RssFile "
-		           "+ RssShmem: no kernel prints that");
+/* What one pass over smaps carries from one mapping to the next. */
+struct pass {
+	uint64_t prev_end;
+	int prev_guard;          /* the mapping before was an inaccessible anonymous one */
+	uint64_t go_end;         /* the end of Go's heap so far, while in it */
+	unsigned located;        /* thread stacks found by their stack pointer */
+	/* A glibc arena candidate, waiting for its reserved rest; the arenas confirmed. */
+	int pending;
+	uint64_t pend[PMAPS_XC_COUNT], pend_pg[PMAPS_XP_COUNT], pend_start, pend_end;
+	uint64_t arena[PMAPS_XC_COUNT], arena_pg[PMAPS_XP_COUNT];
+	uint64_t arena_starts[ARENA_STARTS];
+	int glibc, jvm, cpython; /* their libraries seen */
+	char jvm_version[32], py_version[32];
+	int ovf;                 /* a sum passed 2^64 - 1 */
+};
+
+/* The category of M under the rules that need more than its kind. */
+static enum pmaps_xcat categorize(struct pmaps_explain_session *s, struct pass *ps,
+                                  const struct pmaps_mapping *m)
+{
+	struct pmaps_explain *x = &s->x;
+	enum pmaps_xcat cat = category(m->kind);
+
+	if (x->runtime_kind == PMAPS_RUNTIME_GO) {
+		int anon = cat == PMAPS_X_ANON || cat == PMAPS_X_ANON_NAMED ||
+		           (m->kind == PMAPS_KIND_GUARD && m->path.len == 0);
+		if (anon && is_go_hint(m->start))
+			ps->go_end = m->end;
+		else if (anon && ps->go_end && m->start == ps->go_end)
+			ps->go_end = m->end;
+		else
+			ps->go_end = 0;
+	}
+	if (cat == PMAPS_X_ANON_NAMED && x->runtime_kind == PMAPS_RUNTIME_GO &&
+	    is_go_heap_label(&m->path, ps->go_end != 0)) {
+		x->go_labels++;
+		return PMAPS_X_RUNTIME_HEAP;
+	}
+	if (cat != PMAPS_X_ANON)
+		return cat;
+	if (ps->go_end)
+		return PMAPS_X_RUNTIME_HEAP;
+	if (pmaps__sps_holds(&s->sps, m->start, m->end)) {
+		ps->located++;
+		return PMAPS_X_THREAD_STACK;
+	}
+	if (s->sps.unreadable > x->stacks_guessed && ps->prev_guard && ps->prev_end == m->start &&
+	    (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) ==
+	        (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) {
+		x->stacks_guessed++;
+		return PMAPS_X_THREAD_STACK;
+	}
+	return cat;
+}
+
+/* M's figures by state column. */
+static void columns(struct pass *ps, const struct pmaps_mapping *m, uint64_t mv[PMAPS_XC_COUNT])
+{
+	const uint64_t *v = m->v;
+
+	mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
+	mv[PMAPS_XC_PRIVATE_DIRTY] = v[PMAPS_F_PRIVATE_DIRTY];
+	mv[PMAPS_XC_PRIVATE_CLEAN] = v[PMAPS_F_PRIVATE_CLEAN];
+	mv[PMAPS_XC_SHARED] = v[PMAPS_F_SHARED_CLEAN];
+	add_chk(&ps->ovf, &mv[PMAPS_XC_SHARED], v[PMAPS_F_SHARED_DIRTY]);
+	mv[PMAPS_XC_LAZYFREE] = v[PMAPS_F_LAZY_FREE];
+	mv[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES];
+	add_chk(&ps->ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_SHMEM_PMD_MAPPED]);
+	add_chk(&ps->ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_FILE_PMD_MAPPED]);
+	mv[PMAPS_XC_LOCKED] = v[PMAPS_F_LOCKED];
+	mv[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
+	mv[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
+	mv[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
+	mv[PMAPS_XC_SHARED_CLEAN] = v[PMAPS_F_SHARED_CLEAN];
+}
+
+/*
+ * A glibc arena candidate waits for the next mapping: its reserved rest
+ * (inaccessible, contiguous, to the 64 MiB boundary) confirms it.
+ */
+static void confirm_arena(struct pmaps_explain *x, struct pass *ps, const struct pmaps_mapping *m)
+{
+	if (ps->pending && m->kind == PMAPS_KIND_GUARD && m->path.len == 0 &&
+	    m->start == ps->pend_end && m->end == ps->pend_start + ARENA_SIZE) {
+		for (int col = 0; col < PMAPS_XC_COUNT; col++)
+			add_chk(&ps->ovf, &ps->arena[col], ps->pend[col]);
+		for (int col = 0; col < PMAPS_XP_COUNT; col++)
+			ps->arena_pg[col] += ps->pend_pg[col];
+		if (x->arenas < ARENA_STARTS)
+			ps->arena_starts[x->arenas] = ps->pend_start;
+		x->arenas++;
+	}
+	ps->pending = 0;
+}
+
+/* An anonymous read-write mapping at a 64 MiB boundary, no larger: maybe an arena's heap. */
+static void arena_candidate(struct pass *ps, const struct pmaps_mapping *m, enum pmaps_xcat cat,
+                            const uint64_t mv[PMAPS_XC_COUNT], const uint64_t pg[PMAPS_XP_COUNT])
+{
+	if (cat != PMAPS_X_ANON || (m->start & (ARENA_SIZE - 1)) || m->end - m->start > ARENA_SIZE ||
+	    (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) != (PMAPS_PERM_READ | PMAPS_PERM_WRITE))
+		return;
+	memcpy(ps->pend, mv, sizeof(ps->pend));
+	memcpy(ps->pend_pg, pg, sizeof(ps->pend_pg));
+	ps->pend_start = m->start;
+	ps->pend_end = m->end;
+	ps->pending = 1;
+}
+
+/* The runs of contiguous anonymous mappings (and CDS archive pieces), for the JVM's heap. */
+static void track_runs(struct pmaps_explain_session *s, struct pass *ps,
+                       const struct pmaps_mapping *m, enum pmaps_xcat cat,
+                       const uint64_t mv[PMAPS_XC_COUNT], const uint64_t pg[PMAPS_XP_COUNT])
+{
+	struct runs *runs = &s->runs;
+
+	if (cat == PMAPS_X_ANON || (m->kind == PMAPS_KIND_GUARD && m->path.len == 0) ||
+	    is_cds_archive(&m->path)) {
+		if (runs->cur.end != m->start)
+			run_close(runs);
+		if (runs->cur.end == 0)
+			runs->cur.start = m->start;
+		runs->cur.end = m->end;
+		if (cat == PMAPS_X_ANON) {
+			for (int col = 0; col < PMAPS_XC_COUNT; col++)
+				add_chk(&ps->ovf, &runs->cur.v[col], mv[col]);
+			for (int col = 0; col < PMAPS_XP_COUNT; col++)
+				runs->cur.pg[col] += pg[col];
+			runs->cur.maps++;
+		}
+	} else if (runs->cur.end) {
+		run_close(runs);
+	}
+	if (!s->hsperf.path[0] && pmaps__is_hsperfdata(&m->path) &&
+	    m->path.len < sizeof(s->hsperf.path) && !(m->flags & PMAPS_ROW_PATH_TRUNCATED)) {
+		memcpy(s->hsperf.path, m->path.ptr, m->path.len);
+		s->hsperf.path[m->path.len] = '\0';
+		s->hsperf.start = m->start;
+		s->hsperf.end = m->end;
+		s->hsperf.inode = m->inode;
+		s->hsperf.dev_major = m->dev_major;
+		s->hsperf.dev_minor = m->dev_minor;
+	}
+}
+
+/* One mapping of the pass. Returns 0 or a negative errno with the message set. */
+static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
+                       const struct pmaps_mapping *m)
+{
+	struct pmaps_explain *x = &s->x;
+	uint64_t mv[PMAPS_XC_COUNT], pg[PMAPS_XP_COUNT] = {0};
+	enum pmaps_xcat cat;
+	int r;
+
+	if ((m->present & EXPLAIN_NEEDS) != EXPLAIN_NEEDS) {
+		/* An absent field is no 0: the attribution cannot be made. */
+		pmaps__msg(s->msg, sizeof(s->msg), "smaps: the mapping at line %u lacks Rss or one "
+		           "of its four parts (Shared/Private_Clean/Dirty): every kernel since 2.6 "
+		           "prints them", m->line);
 		return -EBADMSG;
 	}
-	r = read_sps(proc, &sps, &x->threads);
-	if (r < 0) {
-		pmaps__msg(msg, msgsz, "task: %s", pmaps_strerror(r));
-		return r;
-	}
-	if (go_buildinfo(proc, x->runtime_version, sizeof(x->runtime_version))) {
-		set_runtime(x, PMAPS_RUNTIME_GO);
-		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
-		           "Go %s: the .go.buildinfo section of /proc/%d/exe; its heap: the anonymous "
-		           "mappings contiguous from an arena hint (0xc000000000)",
-		           x->runtime_version[0] ? x->runtime_version : "(before 1.18)", proc->pid);
-	}
-	if (options & PMAPS_EXPLAIN_PAGES) {
-		r = pmaps_pages_open(&pg, proc, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE);
+	cat = categorize(s, ps, m);
+	confirm_arena(x, ps, m);
+	ps->glibc |= is_libc(&m->path);
+	ps->jvm |= is_jvm(&m->path, ps->jvm_version, sizeof(ps->jvm_version));
+	ps->cpython |= is_cpython(&m->path, ps->py_version, sizeof(ps->py_version));
+	ps->prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
+	ps->prev_end = m->end;
+	columns(ps, m, mv);
+	for (int col = 0; col < PMAPS_XC_COUNT; col++)
+		add_chk(&ps->ovf, &x->v[cat][col], mv[col]);
+	x->mappings[cat]++;
+	x->nmappings++;
+	add_top(x, m, cat);
+	if (s->pages) {
+		r = walk_pages(s->pages, m, pg);
 		if (r < 0) {
-			pmaps__msg(msg, msgsz, "%s", pg ? pmaps_pages_errmsg(pg) : pmaps_strerror(r));
-			pmaps_pages_close(pg);
-			pmaps__free(sps);
+			pmaps__msg(s->msg, sizeof(s->msg), "%s", pmaps_pages_errmsg(s->pages));
 			return r;
 		}
-		x->pages = 1;
-		x->pages_kpage = pmaps_pages_kpage(pg);
-		x->pages_strategy = pmaps_pages_strategy(pg);
-		if (x->pages_kpage != 1)
-			pmaps__msg(x->pages_note, sizeof(x->pages_note), "%s", pmaps_pages_errmsg(pg));
+		for (int col = 0; col < PMAPS_XP_COUNT; col++)
+			x->pg[cat][col] += pg[col];
 	}
-	/* The pointers that could not be read are 0s, sorted first. */
-	for (nsps = 0; nsps < x->threads && sps[nsps] == 0; nsps++)
-		unlocated++;
-	r = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0);
-	while (r >= 0 && (r = pmaps_maps_next(c, &m)) > 0) {
-		enum pmaps_xcat cat = category(m->kind);
-		const uint64_t *v = m->v;
-		uint64_t mv[PMAPS_XC_COUNT];
-		if (m->flags & PMAPS_ROW_OVERLAP) {
-			/* Listed again after it grew: the sums would count it twice. */
-			*overlap = 1;
-			break;
-		}
-		if ((m->present & EXPLAIN_NEEDS) != EXPLAIN_NEEDS) {
-			/* An absent field is no 0: the attribution cannot be made. */
-			pmaps__msg(msg, msgsz, "smaps: the mapping at line %u lacks Rss or one of its "
-			           "four parts (Shared/Private_Clean/Dirty): every kernel since 2.6 "
-			           "prints them", m->line);
-			r = -EBADMSG;
-			break;
-		}
-		if (x->runtime_kind == PMAPS_RUNTIME_GO) {
-			int anon = cat == PMAPS_X_ANON || cat == PMAPS_X_ANON_NAMED ||
-			           (m->kind == PMAPS_KIND_GUARD && m->path.len == 0);
-			if (anon && is_go_hint(m->start))
-				go_end = m->end;
-			else if (anon && go_end && m->start == go_end)
-				go_end = m->end;
-			else
-				go_end = 0;
-		}
-		if (cat == PMAPS_X_ANON_NAMED && x->runtime_kind == PMAPS_RUNTIME_GO &&
-		    is_go_heap_label(&m->path, go_end != 0)) {
-			cat = PMAPS_X_RUNTIME_HEAP;
-			x->go_labels++;
-		} else if (cat == PMAPS_X_ANON) {
-			if (go_end) {
-				cat = PMAPS_X_RUNTIME_HEAP;
-			} else if (holds_sp(sps + nsps, x->threads - nsps, m->start, m->end)) {
-				cat = PMAPS_X_THREAD_STACK;
-				located++;
-			} else if (unlocated > x->stacks_guessed && prev_guard && prev_end == m->start &&
-			           (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) ==
-			               (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) {
-				cat = PMAPS_X_THREAD_STACK;
-				x->stacks_guessed++;
-			}
-		}
-		/*
-		 * A glibc arena candidate waits for the next mapping: its reserved
-		 * rest (inaccessible, contiguous, to the 64 MiB boundary) confirms it.
-		 */
-		if (pending && m->kind == PMAPS_KIND_GUARD && m->path.len == 0 && m->start == pend_end &&
-		    m->end == pend_start + ARENA_SIZE) {
-			for (int col = 0; col < PMAPS_XC_COUNT; col++)
-				add_chk(&ovf, &arena[col], pend[col]);
-			for (int col = 0; col < PMAPS_XP_COUNT; col++)
-				arena_pg[col] += pend_pg[col];
-			if (x->arenas < ARENA_STARTS)
-				arena_starts[x->arenas] = pend_start;
-			x->arenas++;
-		}
-		pending = 0;
-		glibc |= is_libc(&m->path);
-		jvm |= is_jvm(&m->path, jvm_version, sizeof(jvm_version));
-		cpython |= is_cpython(&m->path, py_version, sizeof(py_version));
-		prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
-		prev_end = m->end;
-		mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
-		mv[PMAPS_XC_PRIVATE_DIRTY] = v[PMAPS_F_PRIVATE_DIRTY];
-		mv[PMAPS_XC_PRIVATE_CLEAN] = v[PMAPS_F_PRIVATE_CLEAN];
-		mv[PMAPS_XC_SHARED] = v[PMAPS_F_SHARED_CLEAN];
-		add_chk(&ovf, &mv[PMAPS_XC_SHARED], v[PMAPS_F_SHARED_DIRTY]);
-		mv[PMAPS_XC_LAZYFREE] = v[PMAPS_F_LAZY_FREE];
-		mv[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES];
-		add_chk(&ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_SHMEM_PMD_MAPPED]);
-		add_chk(&ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_FILE_PMD_MAPPED]);
-		mv[PMAPS_XC_LOCKED] = v[PMAPS_F_LOCKED];
-		mv[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
-		mv[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
-		mv[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
-		mv[PMAPS_XC_SHARED_CLEAN] = v[PMAPS_F_SHARED_CLEAN];
-		for (int col = 0; col < PMAPS_XC_COUNT; col++)
-			add_chk(&ovf, &x->v[cat][col], mv[col]);
-		x->mappings[cat]++;
-		x->nmappings++;
-		add_top(x, m, cat);
-		memcpy(before, x->pg[cat], sizeof(before));
-		if (pg && (r = walk_pages(pg, m, x->pg[cat])) < 0) {
-			pmaps__msg(msg, msgsz, "%s", pmaps_pages_errmsg(pg));
-			break;
-		}
-		if (cat == PMAPS_X_ANON || (m->kind == PMAPS_KIND_GUARD && m->path.len == 0) ||
-		    is_cds_archive(&m->path)) {
-			if (runs->cur.end != m->start)
-				run_close(runs);
-			if (runs->cur.end == 0)
-				runs->cur.start = m->start;
-			runs->cur.end = m->end;
-			if (cat == PMAPS_X_ANON) {
-				for (int col = 0; col < PMAPS_XC_COUNT; col++)
-					add_chk(&ovf, &runs->cur.v[col], mv[col]);
-				for (int col = 0; col < PMAPS_XP_COUNT; col++)
-					runs->cur.pg[col] += x->pg[cat][col] - before[col];
-				runs->cur.maps++;
-			}
-		} else if (runs->cur.end) {
-			run_close(runs);
-		}
-		if (!hsperf.path[0] && is_hsperfdata(&m->path) && m->path.len < sizeof(hsperf.path) &&
-		    !(m->flags & PMAPS_ROW_PATH_TRUNCATED)) {
-			memcpy(hsperf.path, m->path.ptr, m->path.len);
-			hsperf.path[m->path.len] = '\0';
-			hsperf.start = m->start;
-			hsperf.end = m->end;
-			hsperf.inode = m->inode;
-			hsperf.dev_major = m->dev_major;
-			hsperf.dev_minor = m->dev_minor;
-		}
-		if (cat == PMAPS_X_ANON && !(m->start & (ARENA_SIZE - 1)) &&
-		    m->end - m->start <= ARENA_SIZE &&
-		    (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) ==
-		        (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) {
-			memcpy(pend, mv, sizeof(pend));
-			pend_start = m->start;
-			pend_end = m->end;
-			for (int col = 0; col < PMAPS_XP_COUNT; col++)
-				pend_pg[col] = x->pg[cat][col] - before[col];
-			pending = 1;
-		}
-	}
-	x->stacks_found = located;
-	pmaps__free(sps);
-	pmaps_pages_close(pg);
-	if (r < 0) {
-		if (!msg[0])
-			pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c)
-			                                                          : pmaps_strerror(r));
-		pmaps_maps_close(c);
-		return r;
-	}
-	pmaps_maps_close(c);
-	if (*overlap)
-		return 0;
+	track_runs(s, ps, m, cat, mv, pg);
+	arena_candidate(ps, m, cat, mv, pg);
+	return 0;
+}
+
+/* Which runtime the pass found, and the heap each one's rule claims. */
+static void decide_runtime(struct pmaps_explain_session *s, struct pass *ps)
+{
+	struct pmaps_explain *x = &s->x;
+
 	if (x->go_labels) {
 		size_t n = strlen(x->runtime_evidence);
 		pmaps__msg(x->runtime_evidence + n, sizeof(x->runtime_evidence) - n,
 		           " and %u mapping(s) labelled as Go's heap", x->go_labels);
 	}
-	run_close(runs);
-	if (x->runtime_kind == PMAPS_RUNTIME_NONE && jvm)
-		jvm_heap(proc, x, runs, &hsperf, jvm_version);
-	else if (x->runtime_kind == PMAPS_RUNTIME_NONE && cpython) {
+	run_close(&s->runs);
+	if (x->runtime_kind == PMAPS_RUNTIME_NONE && ps->jvm) {
+		jvm_heap(s->proc, x, &s->runs, &s->hsperf, ps->jvm_version);
+	} else if (x->runtime_kind == PMAPS_RUNTIME_NONE && ps->cpython) {
 		/*
 		 * The runtime is named, its heap not claimed: CPython's arenas
 		 * cannot be told from other anonymous memory by the maps alone.
 		 */
 		set_runtime(x, PMAPS_RUNTIME_CPYTHON);
-		pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", py_version);
+		pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", ps->py_version);
 		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
 		           "CPython %s: the interpreter mapped; its arenas stay in anon: the maps "
 		           "alone do not tell them from other anonymous memory",
 		           x->runtime_version);
 	}
-	if (jvm || cpython) {
-		glibc = 0; /* the runtime's allocator is the one that matters */
+	if (ps->jvm || ps->cpython) {
+		ps->glibc = 0; /* the runtime's allocator is the one that matters */
 		x->arenas = 0;
 	}
-	if (glibc && x->runtime_kind == PMAPS_RUNTIME_NONE) {
+	if (ps->glibc && x->runtime_kind == PMAPS_RUNTIME_NONE) {
 		/* glibc's thread arenas: from anonymous to the runtime's heap. */
-		claim_anon(x, arena, arena_pg, x->arenas);
+		claim_anon(x, ps->arena, ps->arena_pg, x->arenas);
 		for (unsigned i = 0; i < x->ntop; i++)
 			for (unsigned k = 0; k < x->arenas && k < ARENA_STARTS; k++)
-				if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start == arena_starts[k])
+				if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start == ps->arena_starts[k])
 					x->top[i].cat = PMAPS_X_RUNTIME_HEAP;
 		set_runtime(x, PMAPS_RUNTIME_GLIBC);
 		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
@@ -1114,48 +664,327 @@ static int explain_once(struct pmaps_proc *proc, struct pmaps_explain *x, unsign
 	} else {
 		x->arenas = 0; /* not glibc (or Go, whose rules stand): no arenas claimed */
 	}
+}
+
+static uint64_t apart(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* The figures derived from the sums, and how they agree with the kernel's own. */
+static void reconcile(struct pmaps_explain *x)
+{
+	const uint64_t *t = x->total, *st = x->status.v;
+	const uint64_t parts = 1ull << PMAPS_ST_VM_RSS | 1ull << PMAPS_ST_RSS_ANON |
+	                       1ull << PMAPS_ST_RSS_FILE | 1ull << PMAPS_ST_RSS_SHMEM;
+
+	/* Parts of RSS, each no larger: neither sum nor difference can wrap. */
+	x->uss = t[PMAPS_XC_PRIVATE_DIRTY] + t[PMAPS_XC_PRIVATE_CLEAN];
+	x->effective_rss = t[PMAPS_XC_RSS] > t[PMAPS_XC_LAZYFREE]
+	                       ? t[PMAPS_XC_RSS] - t[PMAPS_XC_LAZYFREE] : 0;
+	if (x->have_rollup)
+		x->rollup_apart = apart(x->rollup[PMAPS_F_RSS], t[PMAPS_XC_RSS]);
+	if (x->status.present & 1ull << PMAPS_ST_VM_RSS)
+		x->status_apart = apart(st[PMAPS_ST_VM_RSS], t[PMAPS_XC_RSS]);
+	/* status_read() refused a VmRSS other than its parts; parts absent do not agree. */
+	x->status_parts_agree = (x->status.present & parts) == parts &&
+	                        st[PMAPS_ST_VM_RSS] == st[PMAPS_ST_RSS_ANON] +
+	                                                   st[PMAPS_ST_RSS_FILE] +
+	                                                   st[PMAPS_ST_RSS_SHMEM];
+}
+
+static void note(struct pmaps_explain *x, enum pmaps_note_kind k, uint64_t a, uint64_t b)
+{
+	struct pmaps_note *n = &x->notes[x->nnotes++];
+
+	n->kind = k;
+	n->n[0] = a;
+	n->n[1] = b;
+}
+
+/*
+ * The notes whose condition holds, in enum order. Every figure is a sum of
+ * category values that are parts of the total, which did not overflow.
+ */
+static void make_notes(struct pmaps_explain *x)
+{
+	const uint64_t *heap = x->v[PMAPS_X_RUNTIME_HEAP], *t = x->total;
+	uint64_t file = 0, file_clean = 0, lazy = t[PMAPS_XC_LAZYFREE], dirty, stacks;
+	int go = x->runtime_kind == PMAPS_RUNTIME_GO;
+
+	if (go && x->mappings[PMAPS_X_RUNTIME_HEAP])
+		note(x, PMAPS_NOTE_GO_HEAP, heap[PMAPS_XC_RSS], 0);
+	if (go && heap[PMAPS_XC_LAZYFREE])
+		note(x, PMAPS_NOTE_GO_LAZYFREE, heap[PMAPS_XC_LAZYFREE], 0);
+	if (x->runtime_kind == PMAPS_RUNTIME_JVM && x->jvm_heap_end)
+		note(x, PMAPS_NOTE_JVM_HEAP, heap[PMAPS_XC_RSS], x->jvm_heap_end - x->jvm_heap_start);
+	else if (x->runtime_kind == PMAPS_RUNTIME_JVM)
+		note(x, PMAPS_NOTE_JVM, 0, 0);
+	if (x->runtime_kind == PMAPS_RUNTIME_CPYTHON)
+		note(x, PMAPS_NOTE_CPYTHON, 0, 0);
+	if (x->runtime_kind == PMAPS_RUNTIME_GLIBC && x->arenas)
+		note(x, PMAPS_NOTE_GLIBC_ARENAS, x->arenas, heap[PMAPS_XC_RSS]);
+	dirty = x->v[PMAPS_X_HEAP][PMAPS_XC_PRIVATE_DIRTY] +
+	        x->v[PMAPS_X_ANON][PMAPS_XC_PRIVATE_DIRTY] +
+	        x->v[PMAPS_X_ANON_NAMED][PMAPS_XC_PRIVATE_DIRTY];
+	if (dirty)
+		note(x, PMAPS_NOTE_ANON_DIRTY, dirty, 0);
+	if (go)
+		lazy -= heap[PMAPS_XC_LAZYFREE]; /* told by GO_LAZYFREE */
+	if (lazy)
+		note(x, PMAPS_NOTE_LAZYFREE, lazy, 0);
+	for (int k = PMAPS_X_FILE_TEXT; k <= PMAPS_X_FILE_RO; k++) {
+		file += x->v[k][PMAPS_XC_RSS];
+		file_clean += x->v[k][PMAPS_XC_PRIVATE_CLEAN] + x->v[k][PMAPS_XC_SHARED_CLEAN];
+	}
+	if (file)
+		note(x, PMAPS_NOTE_FILE, file, file_clean);
+	if (x->v[PMAPS_X_SHMEM][PMAPS_XC_RSS])
+		note(x, PMAPS_NOTE_SHMEM, x->v[PMAPS_X_SHMEM][PMAPS_XC_RSS],
+		     x->v[PMAPS_X_SHMEM][PMAPS_XC_PSS]);
+	stacks = x->v[PMAPS_X_THREAD_STACK][PMAPS_XC_RSS] + x->v[PMAPS_X_MAIN_STACK][PMAPS_XC_RSS];
+	if (stacks)
+		note(x, PMAPS_NOTE_STACKS, stacks, 0);
+	if (t[PMAPS_XC_THP])
+		note(x, PMAPS_NOTE_THP, t[PMAPS_XC_THP], 0);
+	if (t[PMAPS_XC_SWAP])
+		note(x, PMAPS_NOTE_SWAP, t[PMAPS_XC_SWAP], 0);
+}
+
+/* The message of cursor C's error R. */
+static void cursor_msg(struct pmaps_explain_session *s, struct pmaps_maps *c, int r)
+{
+	pmaps__msg(s->msg, sizeof(s->msg), "%s",
+	           c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c) : pmaps_strerror(r));
+}
+
+/* Starts cursor C over, unless it was just opened and not read yet. */
+static int restart(struct pmaps_maps *c, int *fresh)
+{
+	int r = *fresh ? 0 : pmaps_maps_rewind(c);
+
+	*fresh = 0;
+	return r;
+}
+
+/* status and the stack pointers, read before smaps. */
+static int read_before(struct pmaps_explain_session *s)
+{
+	struct pmaps_explain *x = &s->x;
+	int r, fd = pmaps__openat(s->proc, "status");
+
+	if (fd >= 0) {
+		r = pmaps__status_parse(fd, &x->status, s->msg, sizeof(s->msg));
+		close(fd);
+		if (r == -EBADMSG)
+			return r;
+		if (r < 0) { /* unreadable: no status, as when it cannot be opened */
+			memset(&x->status, 0, sizeof(x->status));
+			s->msg[0] = '\0';
+		}
+	}
+	r = pmaps__sps_read(s->proc, &s->sps);
+	if (r < 0) {
+		pmaps__msg(s->msg, sizeof(s->msg), "task: %s", pmaps_strerror(r));
+		return r;
+	}
+	x->threads = s->sps.n;
+	return 0;
+}
+
+/* What the session knows before a pass: Go's build info, the page cursor's state. */
+static void start_result(struct pmaps_explain_session *s)
+{
+	struct pmaps_explain *x = &s->x;
+
+	memset(x, 0, sizeof(*x));
+	memset(&s->runs, 0, sizeof(s->runs));
+	s->hsperf.path[0] = '\0';
+	s->msg[0] = '\0';
+	if (s->go) {
+		set_runtime(x, PMAPS_RUNTIME_GO);
+		pmaps__msg(x->runtime_version, sizeof(x->runtime_version), "%s", s->go_version);
+		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+		           "Go %s: the .go.buildinfo section of /proc/%d/exe; its heap: the anonymous "
+		           "mappings contiguous from an arena hint (0xc000000000)",
+		           x->runtime_version[0] ? x->runtime_version : "(before 1.18)", s->proc->pid);
+	}
+	if (s->pages) {
+		x->pages = 1;
+		x->pages_kpage = pmaps_pages_kpage(s->pages);
+		x->pages_strategy = pmaps_pages_strategy(s->pages);
+		x->pages_known = 1u << PMAPS_XP_RESIDENT;
+		if (x->pages_strategy == PMAPS_PAGES_SCAN || x->pages_kpage == 1)
+			x->pages_known |= 1u << PMAPS_XP_ZERO;
+		if (x->pages_kpage == 1)
+			x->pages_known |= 1u << PMAPS_XP_DIRTY | 1u << PMAPS_XP_LAZYFREE |
+			                  1u << PMAPS_XP_SHARED | 1u << PMAPS_XP_THP;
+		else
+			pmaps__msg(x->pages_note, sizeof(x->pages_note), "%s",
+			           pmaps_pages_errmsg(s->pages));
+	}
+}
+
+/*
+ * One read of the process: status, stack pointers, smaps, smaps_rollup.
+ * *OVERLAP is set when smaps listed a mapping twice: read again.
+ */
+static int read_once(struct pmaps_explain_session *s, int *overlap)
+{
+	struct pmaps_explain *x = &s->x;
+	const struct pmaps_mapping *m;
+	struct pass ps;
+	int r;
+
+	start_result(s);
+	r = read_before(s);
+	if (r < 0)
+		return r;
+	if (s->pages_err) {
+		pmaps__msg(s->msg, sizeof(s->msg), "%s", pmaps_pages_errmsg(s->pages)[0]
+		           ? pmaps_pages_errmsg(s->pages) : pmaps_strerror(s->pages_err));
+		return s->pages_err;
+	}
+	memset(&ps, 0, sizeof(ps));
+	r = restart(s->smaps, &s->smaps_fresh);
+	while (r >= 0 && (r = pmaps_maps_next(s->smaps, &m)) > 0) {
+		if (m->flags & PMAPS_ROW_OVERLAP) {
+			/* Listed again after it grew: the sums would count it twice. */
+			*overlap = 1;
+			return 0;
+		}
+		r = add_mapping(s, &ps, m);
+	}
+	x->stacks_found = ps.located;
+	if (r < 0) {
+		if (!s->msg[0])
+			cursor_msg(s, s->smaps, r);
+		return r;
+	}
+	decide_runtime(s, &ps);
 	for (int k = 0; k < PMAPS_X_COUNT; k++)
 		for (int col = 0; col < PMAPS_XC_COUNT; col++)
-			add_chk(&ovf, &x->total[col], x->v[k][col]);
-	if (ovf) {
-		pmaps__msg(msg, msgsz, "smaps: values whose sum passes 2^64 bytes (the Swap of "
-		           "shared memory objects, or the THP fields): no kernel prints them");
+			add_chk(&ps.ovf, &x->total[col], x->v[k][col]);
+	if (ps.ovf) {
+		pmaps__msg(s->msg, sizeof(s->msg), "smaps: values whose sum passes 2^64 bytes (the "
+		           "Swap of shared memory objects, or the THP fields): no kernel prints them");
 		return -EBADMSG;
 	}
 	/* The kernel's own sum, right after: equal on a process at rest. */
-	c = NULL;
-	r = pmaps_maps_open(&c, proc, PMAPS_SRC_ROLLUP, 0);
-	if (r == 0 && (r = pmaps_maps_next(c, &m)) > 0) {
+	r = restart(s->rollup, &s->rollup_fresh);
+	if (r == 0 && (r = pmaps_maps_next(s->rollup, &m)) > 0) {
 		memcpy(x->rollup, m->v, sizeof(x->rollup));
 		x->have_rollup = 1;
 		r = 0;
 	}
 	if (r == -ENOENT)
 		r = 0; /* before 4.14: the smaps sum stands alone */
-	if (r < 0)
-		pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c)
-		                                                          : pmaps_strerror(r));
-	pmaps_maps_close(c);
-	return r < 0 ? r : 0;
+	if (r < 0) {
+		cursor_msg(s, s->rollup, r);
+		return r;
+	}
+	reconcile(x);
+	make_notes(x);
+	return 0;
 }
 
-int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *x, unsigned options, char *msg,
-                  size_t msgsz)
+int pmaps_explain_run(struct pmaps_explain_session *s, const struct pmaps_explain **out)
 {
+	*out = NULL;
 	/*
 	 * A mapping that grew between two of the kernel's reads is listed again
 	 * from its start (PMAPS_ROW_OVERLAP): every sum would count it twice.
 	 * Read again; a process that keeps doing it gets -EAGAIN.
 	 */
-	for (int attempt = 1; attempt <= 3; attempt++) {
-		int overlap = 0, r = explain_once(proc, x, options, msg, msgsz, &overlap);
+	for (int attempt = 1; attempt <= PMAPS_MAX_READS; attempt++) {
+		int overlap = 0, r = read_once(s, &overlap);
 		/* -EAGAIN: the thread it was read through ended; another is there. */
-		if ((r < 0 && r != -EAGAIN) || (r == 0 && !overlap))
+		if ((r < 0 && r != -EAGAIN) || (r == 0 && !overlap) ||
+		    (r == -EAGAIN && attempt == PMAPS_MAX_READS)) {
+			if (r == 0)
+				*out = &s->x;
 			return r;
-		if (r == -EAGAIN && attempt == 3)
-			return r;
+		}
 	}
-	pmaps__msg(msg, msgsz, "smaps: the process kept changing its mappings while they were read "
-	           "(a mapping grew and was listed twice, 3 reads in a row): try again");
+	pmaps__msg(s->msg, sizeof(s->msg), "smaps: the process kept changing its mappings while "
+	           "they were read (a mapping grew and was listed twice, %d reads in a row): try "
+	           "again", PMAPS_MAX_READS);
 	return -EAGAIN;
+}
+
+int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *proc,
+                       unsigned options)
+{
+	struct pmaps_explain_session *s;
+	int r;
+
+	*out = NULL;
+	if (!proc || (options & ~(unsigned)PMAPS_EXPLAIN_PAGES))
+		return -EINVAL;
+	s = pmaps__alloc(sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
+	s->proc = proc;
+	s->options = options;
+	*out = s; /* even on error, so that its message can be read */
+	/*
+	 * The cursors' process errors (gone, no access, no rollup) are the
+	 * runs' to report: a rewind opens the file again and says why not.
+	 */
+	r = pmaps_maps_open(&s->smaps, proc, PMAPS_SRC_SMAPS, 0);
+	s->smaps_fresh = r == 0;
+	if (r == -ENOMEM || r == -EINVAL)
+		goto fail;
+	r = pmaps_maps_open(&s->rollup, proc, PMAPS_SRC_ROLLUP, 0);
+	s->rollup_fresh = r == 0;
+	if (r == -ENOMEM || r == -EINVAL)
+		goto fail;
+	if (options & PMAPS_EXPLAIN_PAGES) {
+		r = pmaps_pages_open(&s->pages, proc, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE);
+		if (!s->pages || r == -ENOMEM)
+			goto fail;
+		s->pages_err = r;
+	}
+	/* The executable's build info: once, the program is the session's. */
+	s->go = pmaps__go_buildinfo(proc, s->go_version, sizeof(s->go_version));
+	return 0;
+fail:
+	pmaps__msg(s->msg, sizeof(s->msg), "%s", pmaps_strerror(r));
+	return r;
+}
+
+const char *pmaps_explain_errmsg(const struct pmaps_explain_session *s)
+{
+	return s->msg;
+}
+
+void pmaps_explain_close(struct pmaps_explain_session *s)
+{
+	if (!s)
+		return;
+	pmaps_maps_close(s->smaps);
+	pmaps_maps_close(s->rollup);
+	pmaps_pages_close(s->pages);
+	pmaps__sps_free(&s->sps);
+	pmaps__free(s);
+}
+
+int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options, char *msg,
+                  size_t msgsz)
+{
+	struct pmaps_explain_session *s;
+	const struct pmaps_explain *x = NULL;
+	int r = pmaps_explain_open(&s, proc, options);
+
+	if (r == 0)
+		r = pmaps_explain_run(s, &x);
+	if (r == 0)
+		memcpy(out, x, sizeof(*out));
+	else
+		memset(out, 0, sizeof(*out));
+	if (msg && msgsz)
+		pmaps__msg(msg, msgsz, "%s", r == 0 ? "" : s ? s->msg : pmaps_strerror(r));
+	pmaps_explain_close(s);
+	return r;
 }

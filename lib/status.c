@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * status.c - the figures of /proc/PID/status.
+ *
+ * The format (fs/proc/array.c): one "Name:\tvalue" line per field. Read here:
+ *   Uid:      real, effective, saved and filesystem uid, tab-separated
+ *   VmSize:   the address space                  "N kB" (KiB)
+ *   VmHWM:    the peak of VmRSS                  "N kB"
+ *   VmRSS:    resident = RssAnon + RssFile + RssShmem (their sum, printed)
+ *   RssAnon:, RssFile:, RssShmem:                "N kB" (4.5+)
+ *   VmPTE:    page tables                        "N kB"
+ *   VmSwap:   swapped out                        "N kB"
+ *   Threads:  how many                           a bare number
+ * A kernel thread has no Vm or Rss lines. The file has no size limit (a
+ * process in 2,000 supplementary groups has a 14 KiB Groups line, before
+ * the Vm lines): it is streamed line by line through a fixed buffer, and a
+ * line longer than the buffer, none of those read here, is skipped whole.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "parse.h"
+#include "readers.h"
+
+static const char *const status_keys[PMAPS_ST_COUNT] = {
+	[PMAPS_ST_VM_SIZE] = "vm_size",
+	[PMAPS_ST_VM_RSS] = "vm_rss",
+	[PMAPS_ST_RSS_ANON] = "rss_anon",
+	[PMAPS_ST_RSS_FILE] = "rss_file",
+	[PMAPS_ST_RSS_SHMEM] = "rss_shmem",
+	[PMAPS_ST_VM_HWM] = "vm_hwm",
+	[PMAPS_ST_VM_PTE] = "vm_pte",
+	[PMAPS_ST_VM_SWAP] = "vm_swap",
+	[PMAPS_ST_THREADS] = "threads",
+	[PMAPS_ST_UID] = "uid",
+	[PMAPS_ST_EUID] = "euid",
+};
+
+const char *pmaps_status_key(enum pmaps_status_field f)
+{
+	return (unsigned)f < PMAPS_ST_COUNT ? status_keys[f] : NULL;
+}
+
+enum line_type { KB, COUNT, UIDS };
+
+/* What went wrong, for the message: a value line, or the VmRSS sum. */
+enum bad { BAD_NONE, BAD_KB, BAD_VM_SIZE, BAD_THREADS, BAD_UID, BAD_SUM };
+
+static const struct {
+	const char *name;
+	enum pmaps_status_field f;
+	enum line_type type;
+} lines[] = {
+	{"Uid:", PMAPS_ST_UID, UIDS},
+	{"VmSize:", PMAPS_ST_VM_SIZE, KB},
+	{"VmHWM:", PMAPS_ST_VM_HWM, KB},
+	{"VmRSS:", PMAPS_ST_VM_RSS, KB},
+	{"RssAnon:", PMAPS_ST_RSS_ANON, KB},
+	{"RssFile:", PMAPS_ST_RSS_FILE, KB},
+	{"RssShmem:", PMAPS_ST_RSS_SHMEM, KB},
+	{"VmPTE:", PMAPS_ST_VM_PTE, KB},
+	{"VmSwap:", PMAPS_ST_VM_SWAP, KB},
+	{"Threads:", PMAPS_ST_THREADS, COUNT},
+};
+
+static void skip_blanks(const char **q, const char *nl)
+{
+	while (*q < nl && (**q == ' ' || **q == '\t'))
+		(*q)++;
+}
+
+static void set(struct pmaps_status *st, enum pmaps_status_field f, uint64_t v)
+{
+	st->v[f] = v;
+	st->present |= 1ull << f;
+}
+
+/* Four uids; the real and effective ones kept. 0, or -1 when they are not four numbers. */
+static int uid_line(struct pmaps_status *st, const char *q, const char *nl)
+{
+	uint64_t id[4];
+
+	for (int i = 0; i < 4; i++) {
+		skip_blanks(&q, nl);
+		if (pmaps__parse_dec(&q, nl, &id[i]) <= 0 || id[i] > UINT32_MAX)
+			return -1;
+	}
+	skip_blanks(&q, nl);
+	if (q != nl)
+		return -1;
+	set(st, PMAPS_ST_UID, id[0]);
+	set(st, PMAPS_ST_EUID, id[1]);
+	return 0;
+}
+
+/* One line, [P, NL). Returns BAD_NONE, or what is wrong with a line read here. */
+static enum bad status_line(struct pmaps_status *st, const char *p, const char *nl)
+{
+	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+		size_t kl = strlen(lines[k].name);
+		const char *q = p + kl;
+		uint64_t v;
+		if ((size_t)(nl - p) <= kl || memcmp(p, lines[k].name, kl) != 0)
+			continue;
+		switch (lines[k].type) {
+		case UIDS:
+			return uid_line(st, q, nl) < 0 ? BAD_UID : BAD_NONE;
+		case COUNT:
+			skip_blanks(&q, nl);
+			if (pmaps__parse_dec(&q, nl, &v) <= 0 || q != nl)
+				return BAD_THREADS;
+			set(st, lines[k].f, v);
+			return BAD_NONE;
+		case KB:
+			skip_blanks(&q, nl);
+			if (pmaps__parse_dec(&q, nl, &v) <= 0 || v > UINT64_MAX >> 10 || nl - q != 3 ||
+			    memcmp(q, " kB", 3) != 0)
+				return lines[k].f == PMAPS_ST_VM_SIZE ? BAD_VM_SIZE : BAD_KB;
+			set(st, lines[k].f, v << 10);
+			return BAD_NONE;
+		}
+	}
+	return BAD_NONE;
+}
+
+static const char *bad_msg(enum bad b)
+{
+	switch (b) {
+	case BAD_VM_SIZE:
+		return "status: a VmSize line without a value in kB: no kernel prints that";
+	case BAD_THREADS:
+		return "status: a Threads line without a count: no kernel prints that";
+	case BAD_UID:
+		return "status: a Uid line without four uids: no kernel prints that";
+	default:
+		return "status: a VmRSS, RssAnon, RssFile, RssShmem, VmHWM, VmPTE or VmSwap line "
+		       "without a value in kB, or VmRSS other than RssAnon + RssFile + RssShmem: "
+		       "no kernel prints that";
+	}
+}
+
+int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz)
+{
+	char buf[4096];
+	size_t have = 0;
+	int skip = 0;
+	enum bad bad = BAD_NONE, b;
+
+	memset(st, 0, sizeof(*st));
+	for (;;) {
+		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
+		const char *p = buf, *end, *nl;
+		if (n < 0) {
+			int err = errno ? -errno : -EIO;
+			memset(st, 0, sizeof(*st)); /* not half a status: the lines read may not match */
+			if (msg)
+				pmaps__msg(msg, msgsz, "status: %s", pmaps_strerror(err));
+			return err;
+		}
+		if (n == 0) {
+			if (have && !skip && (b = status_line(st, buf, buf + have)) != BAD_NONE &&
+			    bad == BAD_NONE)
+				bad = b;
+			break;
+		}
+		end = buf + have + n;
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			if (!skip && (b = status_line(st, p, nl)) != BAD_NONE && bad == BAD_NONE)
+				bad = b;
+			skip = 0;
+			p = nl + 1;
+		}
+		if (p == buf && end == buf + sizeof(buf)) {
+			skip = 1;
+			have = 0;
+			continue;
+		}
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
+	}
+	/*
+	 * VmRSS is printed as the sum of its three parts; a kernel before 4.5
+	 * prints no parts (all 0 here).
+	 */
+	const uint64_t *v = st->v;
+	uint64_t parts;
+	int ovf = __builtin_add_overflow(v[PMAPS_ST_RSS_ANON], v[PMAPS_ST_RSS_FILE], &parts) ||
+	          __builtin_add_overflow(parts, v[PMAPS_ST_RSS_SHMEM], &parts);
+	if (bad == BAD_NONE && (ovf || (v[PMAPS_ST_VM_RSS] != parts && parts != 0)))
+		bad = BAD_SUM;
+	if (bad != BAD_NONE) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "%s", bad_msg(bad));
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int pmaps_status_read(struct pmaps_proc *proc, struct pmaps_status *st, char *msg, size_t msgsz)
+{
+	char m[PMAPS_ERRMSG_SIZE];
+	int fd, r;
+
+	if (msg && msgsz)
+		msg[0] = '\0';
+	memset(st, 0, sizeof(*st));
+	if (!proc)
+		return -EINVAL;
+	fd = pmaps__open_file(proc, proc->memfd, "status", m, sizeof(m));
+	if (fd < 0) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "%s", fd == -EBADMSG ? m : pmaps_strerror(fd));
+		return fd;
+	}
+	r = pmaps__status_parse(fd, st, msg, msgsz);
+	close(fd);
+	return r;
+}
