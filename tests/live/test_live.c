@@ -759,9 +759,12 @@ static void test_pages_resident_is_rss(void **state)
 				         (unsigned long long)maps[i].rss);
 			if ((z[0] >= start && z[0] < maps[i].end) || (z[2] >= start && z[2] < maps[i].end))
 				zero += (uint64_t)csv_field(hdr, line, "zero");
-			if (geteuid() == 0 && csv_field(hdr, line, "mapped_by_1") > res)
-				fail_msg("%llx: mapped_by_1 %lld above resident %lld", (unsigned long long)start,
-				         (long long)csv_field(hdr, line, "mapped_by_1"), (long long)res);
+			if (geteuid() == 0) {
+				/* As root the column is there (-1: it is not), and within resident. */
+				int64_t once = csv_field(hdr, line, "mapped_by_1");
+				expect_ge(once, 0);
+				expect_le(once, res);
+			}
 		}
 		assert_int_equal(rows, nmaps);
 		assert_int_equal(zero, 8 + 1024);
@@ -876,10 +879,39 @@ static void test_explain(void **state)
 	assert_int_equal(x.v[PMAPS_X_SHMEM][PMAPS_XC_RSS], 12 * PG);
 	assert_int_not_equal(x.status.present, 0);
 	assert_int_equal(x.status.v[PMAPS_ST_VM_RSS], x.status.v[PMAPS_ST_RSS_ANON] + x.status.v[PMAPS_ST_RSS_FILE] + x.status.v[PMAPS_ST_RSS_SHMEM]);
-	/* The largest first. */
-	assert_true(x.ntop > 0);
-	for (unsigned i = 1; i < x.ntop; i++)
-		assert_true(x.top[i - 1].rss >= x.top[i].rss);
+	/*
+	 * The largest first: the RSS of the PMAPS_EXPLAIN_TOP largest mappings
+	 * smaps shows (the helper is stopped), each where it belongs. The layout
+	 * has more resident mappings than that, so the list is full.
+	 */
+	{
+		uint64_t want[PMAPS_EXPLAIN_TOP] = {0};
+		unsigned nres = 0;
+		struct pmaps_maps *sm;
+		const struct pmaps_mapping *m;
+		int rc;
+		assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
+		while ((rc = pmaps_maps_next(sm, &m)) > 0) {
+			uint64_t rss = m->v[PMAPS_F_RSS];
+			unsigned i = nres < PMAPS_EXPLAIN_TOP ? nres : PMAPS_EXPLAIN_TOP - 1;
+			if (rss == 0)
+				continue;
+			nres++;
+			if (want[i] >= rss)
+				continue;
+			for (; i > 0 && want[i - 1] < rss; i--)
+				want[i] = want[i - 1];
+			want[i] = rss;
+		}
+		assert_int_equal(rc, 0);
+		pmaps_maps_close(sm);
+		expect_gt(nres, PMAPS_EXPLAIN_TOP);
+		assert_int_equal(x.ntop, PMAPS_EXPLAIN_TOP);
+		for (unsigned i = 0; i < x.ntop; i++)
+			if (x.top[i].rss != want[i])
+				fail_msg("top[%u]: rss %llu, want %llu (the #%u largest in smaps)", i,
+				         (unsigned long long)x.top[i].rss, (unsigned long long)want[i], i + 1);
+	}
 	pmaps_proc_close(p);
 	kill(h.pid, SIGCONT);
 	stop_helper(&h);
@@ -1373,8 +1405,8 @@ static void test_explain_hostile_files(void **state)
 	(void)state;
 
 	if (geteuid() != 0) {
-		printf("note: not root: the hostile-file tests need map_files and mknod\n");
-		return;
+		printf("skipped: not root: the hostile-file tests need map_files and mknod\n");
+		skip();
 	}
 	x = mmap(NULL, sizeof(*x), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_ptr_not_equal(x, MAP_FAILED);
@@ -1414,8 +1446,10 @@ static void test_explain_hostile_files(void **state)
 	/* By its name (openat2, then the walk for older kernels): the same file, the same heap. */
 	for (int drop = 1; drop <= 2; drop++) {
 		st = explain_in_child(pid, drop, x);
-		if (st == 3)
+		if (st == 3) {
+			printf("note: capabilities cannot be dropped: the by-name open is not tested\n");
 			break;
+		}
 		assert_int_equal(st, 0);
 		if (x->jvm_heap_end != heap + HOSTILE_HEAP)
 			fail_msg("by name (%d): heap end 0x%llx, want 0x%llx (%s)", drop,
@@ -1558,7 +1592,8 @@ static void test_explain_long_status(void **state)
 	assert_int_equal(read(fds[0], &ok, 1), 1);
 	close(fds[0]);
 	if (ok != 'y') {
-		printf("note: setgroups() refused (not root): the long status is not tested\n");
+		printf("skipped: setgroups() refused (not root): the long status is not tested\n");
+		skip(); /* the teardown ends the child */
 	} else {
 		wait_state_all(pid, 'S');
 		snprintf(name, sizeof(name), "/proc/%d/status", (int)pid);
@@ -1785,6 +1820,7 @@ static void test_sources_agree(void **state)
 	start_helper(&h, "3");
 	/* Stopped, so nothing changes between the reads. */
 	kill(h.pid, SIGSTOP);
+	wait_state_all(h.pid, 'T');
 	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
 	assert_int_equal(pmaps_maps_open(&cs, p, PMAPS_SRC_SMAPS, 0), 0);
 	assert_int_equal(pmaps_maps_open(&cm, p, PMAPS_SRC_MAPS, 0), 0);
@@ -1867,7 +1903,8 @@ static void test_allocations(void **state)
 			rows++;
 		}
 	}
-	assert_true(rows > 30);
+	/* Every mapping, on every pass (the helper is idle: its maps stay put). */
+	assert_int_equal(rows, 3 * (uint64_t)count_lines(h.pidstr, "maps"));
 	assert_int_equal(allocs, 5); /* none per mapping, none per refresh */
 	pmaps_group_close(g);
 	pmaps_maps_close(c);
