@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_session.c - an explain session on a live process with 10,000
+ * mappings, opened once and run 100 times: no allocation after the first
+ * run, the same totals every run, and every file descriptor it opened
+ * closed again.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pmaps.h"
+
+#define NMAPS 10000
+#define RUNS 100
+
+struct child {
+	pid_t pid;
+	int release; /* write end: closing it lets the child exit */
+	char name[24];
+};
+
+/*
+ * The child: NMAPS one-page mappings of alternating protection (read,
+ * read-write), which the kernel cannot merge, the writable ones touched;
+ * then it waits on a pipe. It runs as a program of its own (this one,
+ * exec'd), so that no page is shared with the test by copy-on-write: the
+ * test's own writes would move such pages from shared to private in the
+ * child between two runs.
+ */
+static int child_main(int ready, int release)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *base = mmap(NULL, (size_t)page * NMAPS, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char b;
+
+	if (base == MAP_FAILED)
+		return 1;
+	for (long i = 1; i < NMAPS; i += 2)
+		if (mprotect(base + i * page, (size_t)page, PROT_READ | PROT_WRITE) != 0)
+			return 2;
+	for (long i = 1; i < NMAPS; i += 2)
+		base[i * page] = 1; /* resident, so that the totals say something */
+	if (write(ready, "r", 1) != 1)
+		return 3;
+	while (read(release, &b, 1) > 0)
+		;
+	return 0;
+}
+
+static void start_child(struct child *c)
+{
+	int ready[2], release[2];
+	char b, a1[16], a2[16];
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(release), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		close(ready[0]);
+		close(release[1]);
+		snprintf(a1, sizeof(a1), "%d", ready[1]);
+		snprintf(a2, sizeof(a2), "%d", release[0]);
+		execl("/proc/self/exe", "test_session", "child", a1, a2, (char *)NULL);
+		_exit(127);
+	}
+	close(ready[1]);
+	close(release[0]);
+	if (read(ready[0], &b, 1) != 1)
+		fail_msg("the child did not build its %d mappings", NMAPS);
+	close(ready[0]);
+	c->release = release[1];
+	snprintf(c->name, sizeof(c->name), "%d", (int)c->pid);
+}
+
+static void stop_child(struct child *c)
+{
+	int status;
+
+	close(c->release);
+	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+	assert_int_equal(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own fd */
+}
+
+static unsigned long allocs;
+
+static void *count_alloc(size_t size, void *ctx)
+{
+	(void)ctx;
+	allocs++;
+	return malloc(size);
+}
+
+static void count_free(void *ptr, void *ctx)
+{
+	(void)ctx;
+	free(ptr);
+}
+
+/* Opens a session on the child, runs it RUNS times, checks, closes. */
+static void run_session(unsigned options, int runs)
+{
+	static struct pmaps_explain first;
+	struct child c;
+	struct pmaps_proc *p;
+	struct pmaps_explain_session *s;
+	const struct pmaps_explain *x;
+	int fds;
+
+	start_child(&c);
+	assert_int_equal(pmaps_proc_open(&p, NULL, c.name), 0);
+	fds = count_fds();
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	assert_int_equal(pmaps_explain_open(&s, p, options), 0);
+	if (pmaps_explain_run(s, &x) != 0)
+		fail_msg("first run: %s", pmaps_explain_errmsg(s));
+	memcpy(&first, x, sizeof(first));
+	/* The child's NMAPS mappings, and its program's besides. */
+	if (first.nmappings < NMAPS)
+		fail_msg("%llu mappings, expected at least %d", (unsigned long long)first.nmappings,
+		         NMAPS);
+	if (first.mappings[PMAPS_X_ANON] < NMAPS)
+		fail_msg("%llu anonymous mappings, expected at least %d",
+		         (unsigned long long)first.mappings[PMAPS_X_ANON], NMAPS);
+	allocs = 0;
+	for (int i = 1; i < runs; i++) {
+		if (pmaps_explain_run(s, &x) != 0)
+			fail_msg("run %d: %s", i + 1, pmaps_explain_errmsg(s));
+		/*
+		 * PSS and the shared/private split of file pages follow what other
+		 * processes map; the RSS, the mappings and the child's own
+		 * anonymous memory do not.
+		 */
+		assert_int_equal(x->total[PMAPS_XC_RSS], first.total[PMAPS_XC_RSS]);
+		assert_int_equal(x->nmappings, first.nmappings);
+		for (int k = 0; k < PMAPS_X_COUNT; k++)
+			assert_int_equal(x->mappings[k], first.mappings[k]);
+		for (int col = 0; col < PMAPS_XC_COUNT; col++)
+			assert_int_equal(x->v[PMAPS_X_ANON][col], first.v[PMAPS_X_ANON][col]);
+		for (int col = 0; (options & PMAPS_EXPLAIN_PAGES) && col < PMAPS_XP_COUNT; col++)
+			assert_int_equal(x->pg[PMAPS_X_ANON][col], first.pg[PMAPS_X_ANON][col]);
+	}
+	pmaps_set_allocator(NULL, NULL, NULL);
+	if (allocs != 0)
+		fail_msg("%lu allocations in %d runs after the first, expected 0", allocs, runs - 1);
+	pmaps_explain_close(s);
+	assert_int_equal(count_fds(), fds);
+	pmaps_proc_close(p);
+	stop_child(&c);
+}
+
+static void test_session_runs(void **state)
+{
+	(void)state;
+	run_session(0, RUNS);
+}
+
+/* With the page walk: PAGEMAP_SCAN or pagemap over every mapping, each run. */
+static void test_session_pages(void **state)
+{
+	(void)state;
+	run_session(PMAPS_EXPLAIN_PAGES, 10);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_session_runs),
+		cmocka_unit_test(test_session_pages),
+	};
+
+	if (argc == 4 && strcmp(argv[1], "child") == 0)
+		return child_main(atoi(argv[2]), atoi(argv[3]));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
