@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "../count_alloc.h"
 #include "pmaps.h"
 
 #define NMAPS 10000
@@ -106,21 +107,6 @@ static int count_fds(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n - 1; /* the directory's own fd */
-}
-
-static unsigned long allocs;
-
-static void *count_alloc(size_t size, void *ctx)
-{
-	(void)ctx;
-	allocs++;
-	return malloc(size);
-}
-
-static void count_free(void *ptr, void *ctx)
-{
-	(void)ctx;
-	free(ptr);
 }
 
 /* Opens a session on the child, runs it RUNS times, checks, closes. */

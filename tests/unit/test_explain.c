@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "../count_alloc.h"
 #include "internal.h"
 #include "testhooks.h"
 
@@ -597,21 +598,6 @@ static void test_status_faults(void **state)
 
 /* ------------------------------------------------------------------ */
 /* Sessions                                                            */
-
-static unsigned long allocs;
-
-static void *count_alloc(size_t size, void *ctx)
-{
-	(void)ctx;
-	allocs++;
-	return malloc(size);
-}
-
-static void count_free(void *ptr, void *ctx)
-{
-	(void)ctx;
-	free(ptr);
-}
 
 /* A session run again allocates nothing, and says the same; pmaps_explain() too. */
 static void test_session_rerun(void **state)
