@@ -1782,7 +1782,7 @@ static void test_explain_jvm(void **state)
 {
 	(void)state;
 	if (!PMAPS_JAVA[0]) {
-		printf("skipped: no java (Debian's default-jre-headless) to run\n");
+		printf("skipped: no java (Debian's default-jdk-headless) to run\n");
 		skip();
 	}
 	explain_jvm("-XX:+UseG1GC", "-Xmx128m", 128ull << 20, "GarbageFirst");
