@@ -88,33 +88,6 @@ static void remove_tmp(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	int n = 0;
-
-	for (; *s >= '0' && *s <= '9'; s++, n++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (n == 0)
-		return -1;
-	switch (*s) {
-	case 'k': case 'K': v <<= 10; s++; break;
-	case 'm': case 'M': v <<= 20; s++; break;
-	case 'g': case 'G': v <<= 30; s++; break;
-	case '\0': break;
-	default: return -1;
-	}
-	if (*s == 'i' || *s == 'B')
-		s += (*s == 'i' && s[1] == 'B') ? 2 : 1;
-	if (*s)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void *idle_thread(void *arg)
 {
 	int fd = *(int *)arg;
@@ -217,7 +190,9 @@ int cmd_demo(int argc, char **argv)
 	};
 	uint64_t size = 256u << 20;
 	const char *path = tmp_path;
-	char pid[16], msg[161], all[24], quarter[24], eighth[24];
+	char pid[16], msg[161], all[24], quarter[24], eighth[24], buf[4096];
+	struct target t = {NULL, pid};
+	struct out o;
 	int ready[2], hold[2], ch, rc = EXIT_OK, status;
 	sigset_t block, old;
 	ssize_t n;
@@ -260,12 +235,6 @@ int cmd_demo(int argc, char **argv)
 		remove_tmp();
 		return EXIT_FAIL;
 	}
-	/* Nothing buffered may be written twice, by the child too. */
-	rc = finish_stdout(EXIT_OK);
-	if (rc != EXIT_OK) {
-		remove_tmp();
-		return rc;
-	}
 	kid = fork();
 	if (kid < 0) {
 		die_msg("fork: %s", strerror(errno));
@@ -291,15 +260,16 @@ int cmd_demo(int argc, char **argv)
 	fmt_human(all, size);
 	fmt_human(quarter, size / 4);
 	fmt_human(eighth, size / 8);
-	printf("pmaps demo: process %s allocated a %s buffer and touched it all, then\n"
-	       "freed half of it with MADV_FREE (as Go 1.12-1.15 and some allocators do)\n"
-	       "and a quarter with MADV_DONTNEED; it maps a %s file and reads it, holds a\n"
-	       "%s memfd and runs two threads. A heap profile would say: %s in use.\n"
-	       "Here is where its RSS really is (pmaps explain %s):\n\n",
-	       pid, all, quarter, eighth, quarter, pid);
-	rc = finish_stdout(EXIT_OK);
+	out_fd(&o, STDOUT_FILENO, buf, sizeof(buf));
+	out_printf(&o, "pmaps demo: process %s allocated a %s buffer and touched it all, then\n"
+	           "freed half of it with MADV_FREE (as some allocators do) and a quarter\n"
+	           "with MADV_DONTNEED; it maps a %s file and reads it, holds a %s memfd\n"
+	           "and runs two threads. A heap profile would say: %s in use.\n"
+	           "Here is where its RSS really is (pmaps explain %s):\n\n",
+	           pid, all, quarter, eighth, quarter, pid);
+	rc = finish_output(&o, EXIT_OK);
 	if (rc == EXIT_OK)
-		rc = explain_report(NULL, pid, 0, 0, 0);
+		rc = explain_report(&t, FMT_TABLE, 0, 0);
 out:
 	close(hold[1]); /* the child's threads and main see EOF and exit */
 	while (waitpid(kid, &status, 0) < 0 && errno == EINTR)

@@ -247,10 +247,11 @@ void out_csv_str(struct out *o, const char *s, size_t n)
 		out_ch(o, '"');
 }
 
-void out_json_str(struct out *o, const char *s, size_t n)
+int out_json_str(struct out *o, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0;
+	int valid = 1;
 
 	out_ch(o, '"');
 	while (i < n) {
@@ -269,6 +270,7 @@ void out_json_str(struct out *o, const char *s, size_t n)
 		if (!k) {
 			out_mem(o, "\\ufffd", 6);
 			k = 1;
+			valid = 0;
 		} else if (cp == '"' || cp == '\\') {
 			out_ch(o, '\\');
 			out_ch(o, (char)cp);
@@ -289,19 +291,19 @@ void out_json_str(struct out *o, const char *s, size_t n)
 	}
 	out_mem(o, s + run, n - run);
 	out_ch(o, '"');
+	return valid;
 }
 
-void out_json_named(struct out *o, const char *key, const char *s, size_t n)
+void out_json_named(struct out *o, const char *key, size_t key_len, const char *s, size_t n)
 {
 	out_ch(o, '"');
-	out_str(o, key);
-	out_str(o, "\":");
-	out_json_str(o, s, n);
-	if (esc_utf8_valid(s, n))
+	out_mem(o, key, key_len);
+	out_mem(o, "\":", 2);
+	if (out_json_str(o, s, n))
 		return;
-	out_str(o, ",\"");
-	out_str(o, key);
-	out_str(o, "_hex\":\"");
+	out_mem(o, ",\"", 2);
+	out_mem(o, key, key_len);
+	out_mem(o, "_hex\":\"", 7);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char h[2] = {hexd[c >> 4], hexd[c & 15]};

@@ -46,12 +46,13 @@ void out_csv_str(struct out *o, const char *s, size_t n);
  * A JSON string, quotes included: always valid UTF-8. Well-formed UTF-8
  * stays exact (controls and the characters the text escape escapes as
  * \uXXXX); each byte that is not part of well-formed UTF-8 becomes U+FFFD.
+ * Returns 1 when S was well-formed UTF-8 throughout, 0 when a byte was replaced.
  */
-void out_json_str(struct out *o, const char *s, size_t n);
+int out_json_str(struct out *o, const char *s, size_t n);
 /*
  * "KEY":STRING as out_json_str(); when S is not well-formed UTF-8, then
  * also ,"KEY_hex":"..." with its exact bytes in hex, so nothing is lost.
  */
-void out_json_named(struct out *o, const char *key, const char *s, size_t n);
+void out_json_named(struct out *o, const char *key, size_t key_len, const char *s, size_t n);
 
 #endif

@@ -1,15 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * main.c - the pmaps tool: subcommand dispatch, global help and version, and
- * what every command does the same way: opening the process, naming a bad
- * option, reporting a failed write.
+ * main.c - the pmaps tool: subcommand dispatch, global help and version.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tool.h"
 
@@ -31,144 +27,6 @@ static const char usage[] =
 	"  -V, --version  show the version\n"
 	"\n"
 	"Run 'pmaps COMMAND --help' for a command's options. See pmaps(1).\n";
-
-int tool_proc_open(struct pmaps_proc **proc, const char *root, const char *pid)
-{
-	const char *dir = root ? root : "/proc";
-	int err = pmaps_proc_open(proc, root, pid), fd, e = 0, search = 0;
-
-	if (err == 0)
-		return 0;
-	if (err == -EINVAL) {
-		die_msg("'%s' is not a process id (a number, or 'self')", pid);
-		return EXIT_USAGE;
-	}
-	if (err == -ENOMEM) {
-		die_msg("out of memory");
-		return EXIT_FAIL;
-	}
-	/*
-	 * The errno alone does not say which of the two directories failed to
-	 * open (EACCES can be either), so the proc root is tried again here: a
-	 * missing or unreadable root must never be blamed on the process.
-	 */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-	} else {
-		if (faccessat(AT_FDCWD, dir, X_OK, AT_EACCESS) < 0) {
-			e = errno;
-			search = 1;
-		}
-		close(fd);
-	}
-	if (e == ENOENT)
-		die_msg("proc root '%s': no such directory", dir);
-	else if (e == ENOTDIR)
-		die_msg("proc root '%s' is not a directory", dir);
-	else if (e == EACCES || e == EPERM)
-		die_msg("proc root '%s': permission denied (this user may not %s the directory)", dir,
-		        search ? "search" : "read");
-	else if (e)
-		die_msg("proc root '%s': %s", dir, strerror(e));
-	else if (err == -ESRCH)
-		die_msg("process %s: no such process", pid);
-	else
-		die_msg("process %s: %s", pid, pmaps_strerror(err));
-	return EXIT_FAIL;
-}
-
-void kernel_thread_note(int pid)
-{
-	note_msg("process %d is a kernel thread: it has no user-space memory", pid);
-}
-
-/* A failed write is reported unless an error was already: one line per failure. */
-int finish_output(struct out *o, int rc)
-{
-	out_flush(o);
-	if (o->err && rc == EXIT_OK) {
-		die_msg("writing output: %s", strerror(o->err));
-		return EXIT_FAIL;
-	}
-	return rc;
-}
-
-int finish_stdout(int rc)
-{
-	/* glibc keeps a failed write's bytes and retries them here, so errno is this failure's. */
-	errno = 0;
-	if ((fflush(stdout) != 0 || ferror(stdout)) && rc == EXIT_OK) {
-		die_msg("writing output: %s", strerror(errno ? errno : EIO));
-		return EXIT_FAIL;
-	}
-	return rc;
-}
-
-int set_format(enum fmt *fmt, enum fmt want)
-{
-	if (*fmt != FMT_TABLE && *fmt != want) {
-		die_msg("--json and --csv do not go together: choose one");
-		return -1;
-	}
-	*fmt = want;
-	return 0;
-}
-
-int print_usage(const char *text)
-{
-	fputs(text, stdout);
-	return finish_stdout(EXIT_OK);
-}
-
-int option_error(const char *cmd, char *const *argv, const char *shortopts,
-                 const struct option *longopts)
-{
-	const char *arg = argv[optind - 1];
-	const char *p;
-
-	/*
-	 * A long option's error leaves optind past it; a short option's may
-	 * leave optind on its cluster ("-qb") or before it, so a short option
-	 * is named by optopt, never by argv.
-	 */
-	if (strncmp(arg, "--", 2) == 0 && arg[2]) {
-		size_t n = strcspn(arg + 2, "=");
-		const struct option *hit = NULL;
-		int matches = 0, valued = arg[2 + n] == '=';
-
-		for (const struct option *l = longopts; l->name; l++) {
-			if (strncmp(l->name, arg + 2, n) != 0)
-				continue;
-			hit = l;
-			if (l->name[n] == '\0') { /* exact: never ambiguous */
-				matches = 1;
-				break;
-			}
-			matches++;
-		}
-		if (matches == 1 && hit->val == optopt && valued == (hit->has_arg == no_argument)) {
-			die_msg(valued ? "option '--%s' takes no value (see pmaps %s --help)"
-			               : "option '--%s' needs a value (see pmaps %s --help)",
-			        hit->name, cmd);
-			return EXIT_USAGE;
-		}
-		if (optopt == 0) {
-			die_msg(matches > 1 ? "option '--%.*s' is ambiguous (see pmaps %s --help)"
-			                    : "unknown option '--%.*s' (see pmaps %s --help)",
-			        (int)n, arg + 2, cmd);
-			return EXIT_USAGE;
-		}
-	}
-	p = optopt > 0 && optopt != ':' ? strchr(shortopts, optopt) : NULL;
-	if (p && p[1] == ':')
-		die_msg("option '-%c' needs a value (see pmaps %s --help)", optopt, cmd);
-	else if (optopt > 0x20 && optopt < 0x7f)
-		die_msg("unknown option '-%c' (see pmaps %s --help)", optopt, cmd);
-	else
-		die_msg("unknown option '%s' (see pmaps %s --help)", arg, cmd);
-	return EXIT_USAGE;
-}
 
 /*
  * A standard descriptor closed by the caller is held open read-only on

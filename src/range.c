@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * range.c - the address-range argument of pmaps pages.
+ * range.c - the tool's argument parsers: sizes (every option and argument
+ * that takes one: demo --size, a range's LEN) and the address-range argument
+ * of pmaps pages.
  *
  *   ADDR          one page                    7f3a2c000000, 0x7f3a2c000000
  *   START-END     [START, END)                7f3a2c000000-7f3a2c200000
  *   START+LEN     [START, START+LEN)          7f3a2c000000+2M, 0x400000+0x1000
  *   NAME          every mapping of that name  [heap], [stack], /usr/lib/libc.so.6
  *
- * Addresses are hex, as maps prints them (0x optional). LEN is decimal, or
- * hex after 0x, with an optional K, M, G or T (powers of 1024). A name is
- * anything starting with '[' or '/'.
+ * Addresses are hex, as maps prints them (0x optional). LEN is a size as
+ * every option takes one (parse_size(): decimal, or hex after 0x, with an
+ * optional K, M, G or T, powers of 1024). A name is anything starting with
+ * '[' or '/'.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,15 +30,13 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Hex digits, 0x optional. Advances *S on success. */
-static int parse_addr(const char **s, uint64_t *out)
+/* Hex digits (at least one, no more than fit). Advances *S on success. */
+static int hex_digits(const char **s, uint64_t *out)
 {
 	const char *p = *s;
 	uint64_t v = 0;
 	int n = 0, d;
 
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
 	for (; (d = hexval(*p)) >= 0; p++, n++) {
 		if (v >> 60)
 			return -1;
@@ -48,32 +49,44 @@ static int parse_addr(const char **s, uint64_t *out)
 	return 0;
 }
 
-static int parse_len(const char *p, uint64_t *out)
+/* An address: hex digits, 0x optional. Advances *S on success. */
+static int parse_addr(const char **s, uint64_t *out)
 {
+	if ((*s)[0] == '0' && ((*s)[1] == 'x' || (*s)[1] == 'X'))
+		*s += 2;
+	return hex_digits(s, out);
+}
+
+int parse_size(const char *p, uint64_t *out)
+{
+	static const char units[] = "kmgt";
+	const char *u;
 	uint64_t v = 0;
 	unsigned shift = 0;
-	int n = 0, d;
+	int n = 0;
 
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		for (p += 2; (d = hexval(*p)) >= 0; p++, n++) {
-			if (v >> 60)
-				return -1;
-			v = v << 4 | (uint64_t)d;
-		}
+		p += 2;
+		if (hex_digits(&p, &v) < 0)
+			return -1;
 	} else {
 		for (; *p >= '0' && *p <= '9'; p++, n++) {
-			if (v > (UINT64_MAX - 9) / 10)
+			uint64_t d = (uint64_t)(*p - '0');
+			if (v > (UINT64_MAX - d) / 10)
 				return -1;
-			v = v * 10 + (uint64_t)(*p - '0');
+			v = v * 10 + d;
 		}
+		if (n == 0)
+			return -1;
 	}
-	if (n == 0)
-		return -1;
-	switch (*p) {
-	case 'k': case 'K': shift = 10; p++; break;
-	case 'm': case 'M': shift = 20; p++; break;
-	case 'g': case 'G': shift = 30; p++; break;
-	case 't': case 'T': shift = 40; p++; break;
+	/* K, KB, KiB (any case) alike: powers of 1024. */
+	if (*p && (u = strchr(units, *p | 0x20)) != NULL) {
+		shift = 10 * (unsigned)(u - units + 1);
+		p++;
+		if ((*p | 0x20) == 'i' && (p[1] | 0x20) == 'b')
+			p += 2;
+		else if ((*p | 0x20) == 'b')
+			p++;
 	}
 	if (*p || (shift && v > UINT64_MAX >> shift))
 		return -1;
@@ -113,7 +126,7 @@ int parse_range(const char *s, struct range_arg *r, char *err, size_t errsz)
 		return 0;
 	}
 	if (*p == '+') {
-		if (parse_len(p + 1, &b) < 0)
+		if (parse_size(p + 1, &b) < 0)
 			goto bad;
 		if (b == 0) {
 			snprintf(err, errsz, "range '%s' is empty", s);

@@ -1,203 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.c - the tool's output writer, number formatting, column names and
- * messages (escaping is escape.c's).
- *
- * The writer formats numbers by hand into a 64 KiB buffer: printf would cost
- * more than parsing the smaps text did, on a 60k-mapping process.
+ * util.c - what every command does the same way: messages, opening the
+ * process, the one report of a failed read, options (formats, column
+ * lists), help and a failed write.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "tool.h"
-
-void out_init(struct out *o, int fd)
-{
-	o->fd = fd;
-	o->err = 0;
-	o->len = 0;
-}
-
-void out_flush(struct out *o)
-{
-	size_t off = 0;
-
-	while (off < o->len && !o->err) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			o->err = errno;
-			break;
-		}
-		off += (size_t)n;
-	}
-	o->len = 0;
-}
-
-void out_mem(struct out *o, const char *s, size_t n)
-{
-	while (n > 0) {
-		size_t room = sizeof(o->buf) - o->len;
-		if (room == 0) {
-			out_flush(o);
-			room = sizeof(o->buf);
-		}
-		if (room > n)
-			room = n;
-		memcpy(o->buf + o->len, s, room);
-		o->len += room;
-		s += room;
-		n -= room;
-	}
-}
-
-void out_str(struct out *o, const char *s)
-{
-	out_mem(o, s, strlen(s));
-}
-
-void out_ch(struct out *o, char c)
-{
-	if (o->len == sizeof(o->buf))
-		out_flush(o);
-	o->buf[o->len++] = c;
-}
-
-void out_pad(struct out *o, size_t n)
-{
-	static const char sp[] = "                                ";
-
-	while (n > 0) {
-		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
-		out_mem(o, sp, k);
-		n -= k;
-	}
-}
-
-size_t fmt_u64(char *dst, uint64_t v)
-{
-	char tmp[24];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		dst[i] = tmp[n - 1 - i];
-	dst[n] = '\0';
-	return n;
-}
-
-void out_u64(struct out *o, uint64_t v)
-{
-	char b[24];
-	out_mem(o, b, fmt_u64(b, v));
-}
-
-void out_key_u64(struct out *o, const char *key, uint64_t v)
-{
-	out_str(o, key);
-	out_u64(o, v);
-}
-
-void out_hex(struct out *o, uint64_t v, int min_digits)
-{
-	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
-
-	do {
-		tmp[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n < min_digits && n < 16)
-		tmp[n++] = '0';
-	while (n > 0)
-		out_ch(o, tmp[--n]);
-}
-
-/* Room for N more bytes in the buffer (N <= its size), flushing if needed. */
-static char *out_reserve(struct out *o, size_t n)
-{
-	if (sizeof(o->buf) - o->len < n)
-		out_flush(o);
-	return o->buf + o->len;
-}
-
-void out_rjust(struct out *o, const char *s, size_t len, size_t width)
-{
-	size_t pad = len < width ? width - len : 0;
-	char *d;
-
-	if (pad + len > 1024) {
-		out_pad(o, pad);
-		out_mem(o, s, len);
-		return;
-	}
-	d = out_reserve(o, pad + len);
-	memset(d, ' ', pad);
-	memcpy(d + pad, s, len);
-	o->len += pad + len;
-}
-
-void out_ljust(struct out *o, const char *s, size_t len, size_t width)
-{
-	size_t pad = len < width ? width - len : 0;
-	char *d;
-
-	if (pad + len > 1024) {
-		out_mem(o, s, len);
-		out_pad(o, pad);
-		return;
-	}
-	d = out_reserve(o, pad + len);
-	memcpy(d, s, len);
-	memset(d + len, ' ', pad);
-	o->len += pad + len;
-}
-
-size_t fmt_human(char *dst, uint64_t b)
-{
-	static const char units[] = "KMGTPE";
-	unsigned sh = 10, u = 0; /* shifts, not divisions: this runs per cell */
-	uint64_t whole;
-	size_t n;
-
-	if (b < 1024) {
-		n = fmt_u64(dst, b);
-		if (b) {
-			dst[n++] = 'B';
-			dst[n] = '\0';
-		}
-		return n;
-	}
-	while (u < 5 && (b >> sh) >= 1024) {
-		sh += 10;
-		u++;
-	}
-	whole = b >> sh;
-	if ((b & ((1ull << sh) - 1)) == 0 || whole >= 10) {
-		/* Whole units, rounded to nearest. */
-		n = fmt_u64(dst, whole + ((b >> (sh - 1)) & 1));
-	} else {
-		/* One decimal, rounded to nearest: 1.5M. */
-		uint64_t t = ((b >> (sh - 10)) * 10 + 512) >> 10;
-		n = fmt_u64(dst, t / 10);
-		if (t < 100) {
-			dst[n++] = '.';
-			dst[n++] = (char)('0' + t % 10);
-		}
-	}
-	dst[n++] = units[u];
-	dst[n] = '\0';
-	return n;
-}
 
 /*
  * Messages quote what users typed and what targets named (paths, runtime
@@ -222,7 +37,6 @@ void die_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
 	va_start(ap, fmt);
 	msg_out("pmaps: ", fmt, ap);
 	va_end(ap);
@@ -237,33 +51,164 @@ void note_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *const col_names[COL_COUNT - PMAPS_F_COUNT] = {
-	"address", "start", "end", "perms", "offset", "dev", "inode", "kind",
-	"shared", "mappings", "vsize", "vm_flags", "path",
-};
-
-const char *col_name(int col)
+/* The proc root when the user chose one other than /proc, else NULL. */
+static const char *other_root(const struct target *t)
 {
-	if (col >= 0 && col < PMAPS_F_COUNT)
-		return pmaps_field_key((enum pmaps_field)col);
-	if (col >= PMAPS_F_COUNT && col < COL_COUNT)
-		return col_names[col - PMAPS_F_COUNT];
-	return NULL;
+	return t->root && strcmp(t->root, "/proc") != 0 && strcmp(t->root, "/proc/") != 0 ? t->root
+	                                                                                  : NULL;
 }
 
-int col_lookup(const char *s, size_t n)
+int tool_proc_open(struct pmaps_proc **proc, const struct target *t)
 {
-	int f = pmaps_field_lookup(s, n);
+	const char *dir = t->root ? t->root : "/proc";
+	int err = pmaps_proc_open(proc, t->root, t->pid), fd, e = 0, search = 0;
 
-	if (f >= 0)
-		return f;
-	for (int c = PMAPS_F_COUNT; c < COL_COUNT; c++)
-		if (strlen(col_names[c - PMAPS_F_COUNT]) == n &&
-		    strncasecmp(col_names[c - PMAPS_F_COUNT], s, n) == 0)
-			return c;
-	if (n == 7 && strncasecmp(s, "vmflags", 7) == 0)
-		return COL_VMFLAGS;
-	return -1;
+	if (err == 0)
+		return 0;
+	if (err == -EINVAL) {
+		die_msg("'%s' is not a process id (a number, or 'self')", t->pid);
+		return EXIT_USAGE;
+	}
+	if (err == -ENOMEM) {
+		die_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	/*
+	 * The errno alone does not say which of the two directories failed to
+	 * open (EACCES can be either), so the proc root is tried again here: a
+	 * missing or unreadable root must never be blamed on the process.
+	 */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+	} else {
+		if (faccessat(AT_FDCWD, dir, X_OK, AT_EACCESS) < 0) {
+			e = errno;
+			search = 1;
+		}
+		close(fd);
+	}
+	if (e == ENOENT)
+		die_msg("proc root '%s': no such directory", dir);
+	else if (e == ENOTDIR)
+		die_msg("proc root '%s' is not a directory", dir);
+	else if (e == EACCES || e == EPERM)
+		die_msg("proc root '%s': permission denied (this user may not %s the directory)", dir,
+		        search ? "search" : "read");
+	else if (e)
+		die_msg("proc root '%s': %s", dir, strerror(e));
+	else
+		return tool_fail(t, NULL, err, err == -ESRCH ? "no such process" : NULL);
+	return EXIT_FAIL;
+}
+
+int tool_fail(const struct target *t, const char *file, int err, const char *msg)
+{
+	const char *root = other_root(t);
+	char where[512], what[512];
+
+	if (root)
+		snprintf(where, sizeof(where), "process %s (proc root '%s')", t->pid, root);
+	else
+		snprintf(where, sizeof(where), "process %s", t->pid);
+	if (!msg || !msg[0])
+		msg = pmaps_strerror(err);
+	if (err == -ENOENT && root && file) {
+		/* A tree that is not procfs lacks a file: no kernel is to blame. */
+		snprintf(what, sizeof(what), "%s: no such file in this proc tree", file);
+		msg = what;
+	} else if ((err == -EACCES || err == -EPERM) && file && !strstr(msg, "CAP_")) {
+		snprintf(what, sizeof(what), "%s: %s needs ptrace access: run as the process's user "
+		         "or with CAP_SYS_PTRACE", msg, file);
+		msg = what;
+	}
+	die_msg("%s: %s", where, msg);
+	return EXIT_FAIL;
+}
+
+void kernel_thread_note(int pid)
+{
+	note_msg("process %d is a kernel thread: it has no user-space memory", pid);
+}
+
+/* A failed write is reported unless an error was already: one line per failure. */
+int finish_output(struct out *o, int rc)
+{
+	out_flush(o);
+	if (o->err && rc == EXIT_OK) {
+		die_msg("writing output: %s", strerror(o->err));
+		return EXIT_FAIL;
+	}
+	return rc;
+}
+
+int set_format(enum fmt *fmt, enum fmt want)
+{
+	if (*fmt != FMT_TABLE && *fmt != want) {
+		die_msg("--json, --jsonl and --csv do not go together: choose one");
+		return -1;
+	}
+	*fmt = want;
+	return 0;
+}
+
+int print_usage(const char *text)
+{
+	char buf[OUT_FD_BUFSIZE];
+	struct out o;
+
+	out_fd(&o, STDOUT_FILENO, buf, sizeof(buf));
+	out_str(&o, text);
+	return finish_output(&o, EXIT_OK);
+}
+
+int option_error(const char *cmd, char *const *argv, const char *shortopts,
+                 const struct option *longopts)
+{
+	const char *arg = argv[optind - 1];
+	const char *p;
+
+	/*
+	 * A long option's error leaves optind past it; a short option's may
+	 * leave optind on its cluster ("-qb") or before it, so a short option
+	 * is named by optopt, never by argv.
+	 */
+	if (strncmp(arg, "--", 2) == 0 && arg[2]) {
+		size_t n = strcspn(arg + 2, "=");
+		const struct option *hit = NULL;
+		int matches = 0, valued = arg[2 + n] == '=';
+
+		for (const struct option *l = longopts; l->name; l++) {
+			if (strncmp(l->name, arg + 2, n) != 0)
+				continue;
+			hit = l;
+			if (l->name[n] == '\0') { /* exact: never ambiguous */
+				matches = 1;
+				break;
+			}
+			matches++;
+		}
+		if (matches == 1 && hit->val == optopt && valued == (hit->has_arg == no_argument)) {
+			die_msg(valued ? "option '--%s' takes no value (see pmaps %s --help)"
+			               : "option '--%s' needs a value (see pmaps %s --help)",
+			        hit->name, cmd);
+			return EXIT_USAGE;
+		}
+		if (optopt == 0) {
+			die_msg(matches > 1 ? "option '--%.*s' is ambiguous (see pmaps %s --help)"
+			                    : "unknown option '--%.*s' (see pmaps %s --help)",
+			        (int)n, arg + 2, cmd);
+			return EXIT_USAGE;
+		}
+	}
+	p = optopt > 0 && optopt != ':' ? strchr(shortopts, optopt) : NULL;
+	if (p && p[1] == ':')
+		die_msg("option '-%c' needs a value (see pmaps %s --help)", optopt, cmd);
+	else if (optopt > 0x20 && optopt < 0x7f)
+		die_msg("unknown option '-%c' (see pmaps %s --help)", optopt, cmd);
+	else
+		die_msg("unknown option '%s' (see pmaps %s --help)", arg, cmd);
+	return EXIT_USAGE;
 }
 
 int parse_columns(const char *spec, int *cols, int max, int grouped)
@@ -295,8 +240,7 @@ int parse_columns(const char *spec, int *cols, int max, int grouped)
 			die_msg("--fields: unknown field '%.*s' (see pmaps maps --help)", (int)len, spec);
 			return -1;
 		}
-		if (grouped && (c == COL_ADDRESS || c == COL_START || c == COL_END || c == COL_PERMS ||
-		                c == COL_OFFSET || c == COL_DEV || c == COL_INODE || c == COL_VMFLAGS)) {
+		if (grouped && !(columns[c].records & REC_GROUP)) {
 			die_msg("--fields: '%.*s' is per mapping and cannot be shown with --group or --total",
 			        (int)len, spec);
 			return -1;

@@ -23,17 +23,18 @@ enum how { TEXT, CSV, JSON, JSON_NAMED };
 /* What the writer HOW makes of the N bytes at S, through a memfd. */
 static size_t run(enum how how, const char *s, size_t n, char *dst, size_t size)
 {
-	static struct out o;
+	static char buf[OUT_FD_BUFSIZE];
+	struct out o;
 	int fd = memfd_create("escape", 0);
 	ssize_t got;
 
 	assert_true(fd >= 0);
-	out_init(&o, fd);
+	out_fd(&o, fd, buf, sizeof(buf));
 	switch (how) {
 	case TEXT: out_table_str(&o, s, n); break;
 	case CSV: out_csv_str(&o, s, n); break;
 	case JSON: out_json_str(&o, s, n); break;
-	case JSON_NAMED: out_json_named(&o, "path", s, n); break;
+	case JSON_NAMED: out_json_named(&o, "path", 4, s, n); break;
 	}
 	out_flush(&o);
 	assert_int_equal(o.err, 0);

@@ -46,12 +46,13 @@ static void test_human(void **state)
 /* Captures what the writer writes, through a memfd (a pipe would fill up). */
 static size_t capture(void (*fn)(struct out *), char *dst, size_t size)
 {
-	static struct out o;
+	static char buf[OUT_FD_BUFSIZE];
+	struct out o;
 	int fd = memfd_create("capture", 0);
 	ssize_t n;
 
 	assert_true(fd >= 0);
-	out_init(&o, fd);
+	out_fd(&o, fd, buf, sizeof(buf));
 	fn(&o);
 	out_flush(&o);
 	assert_int_equal(o.err, 0);
@@ -132,9 +133,70 @@ static void test_columns(void **state)
 	assert_int_equal(cols[0], COL_VMFLAGS);
 	assert_int_equal(parse_columns("all", cols, COL_COUNT, 0), 6 + PMAPS_F_COUNT + 2);
 	assert_int_equal(parse_columns("all", cols, COL_COUNT, 1), 3 + PMAPS_F_COUNT + 1);
-	assert_string_equal(col_name(COL_SHARED), "shared");
-	assert_string_equal(col_name(PMAPS_F_LAZY_FREE), "lazy_free");
-	assert_null(col_name(COL_COUNT));
+	assert_int_equal(parse_columns("LazyFree,SHARED,vsize", cols, COL_COUNT, 1), 3);
+	assert_int_equal(cols[0], PMAPS_F_LAZY_FREE);
+	assert_int_equal(cols[1], COL_SHARED);
+	assert_int_equal(cols[2], COL_VSIZE);
+	assert_int_equal(parse_columns("rss,inode", cols, COL_COUNT, 1), -1);
+	assert_int_equal(col_lookup("pages", 5), -1); /* a page run's column, not a mapping's */
+	assert_int_equal(col_lookup("Shared_Clean", 12), PMAPS_F_SHARED_CLEAN);
+	assert_string_equal(columns[COL_SHARED].key.s, "shared");
+	assert_string_equal(columns[PMAPS_F_LAZY_FREE].json.s, "\"lazy_free\":");
+	assert_int_equal(columns[PMAPS_F_LAZY_FREE].json.n, 12);
+	assert_int_equal(columns[PMAPS_F_RSS].width, 7);
+	assert_int_equal(columns[PMAPS_F_KERNEL_PAGE_SIZE].width, 7);
+	assert_int_equal(columns[PMAPS_F_MMU_PAGE_SIZE].width, 9); /* its title's */
+}
+
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0;
+
+	if (parse_size(s, &v) != 0)
+		fail_msg("'%s' refused", s);
+	if (v != want)
+		fail_msg("'%s': %llu, want %llu", s, (unsigned long long)v, (unsigned long long)want);
+}
+
+static void size_bad(const char *s)
+{
+	uint64_t v = 7;
+
+	if (parse_size(s, &v) != -1 || v != 7)
+		fail_msg("'%s' accepted as %llu", s, (unsigned long long)v);
+}
+
+static void test_sizes(void **state)
+{
+	(void)state;
+	size_ok("0", 0);
+	size_ok("4096", 4096);
+	size_ok("4K", 4096);
+	size_ok("4k", 4096);
+	size_ok("4KiB", 4096);
+	size_ok("4kib", 4096);
+	size_ok("4KB", 4096);
+	size_ok("256M", 256ull << 20);
+	size_ok("256MiB", 256ull << 20);
+	size_ok("2G", 2ull << 30);
+	size_ok("3GiB", 3ull << 30);
+	size_ok("1T", 1ull << 40);
+	size_ok("1TiB", 1ull << 40);
+	size_ok("0x1000", 4096);
+	size_ok("0X10M", 16ull << 20);
+	size_ok("18446744073709551615", UINT64_MAX);
+	size_ok("16777215T", 16777215ull << 40);
+	size_bad("");
+	size_bad("K");
+	size_bad("0x");
+	size_bad("12Q");
+	size_bad("4Ki");
+	size_bad("4KiBB");
+	size_bad("4 K");
+	size_bad("-4");
+	size_bad("18446744073709551616");
+	size_bad("16777216T");
+	size_bad("0x10000000000000000");
 }
 
 static void range_ok(const char *arg, uint64_t start, uint64_t end)
@@ -205,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_writer_spans_buffers),
 		cmocka_unit_test(test_columns),
 		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

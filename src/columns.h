@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * columns.h - the one column table (columns.c), in the habit of htop's
+ * Process_fields[]: for every column its key (the JSON key, the CSV heading
+ * and the name --fields and --sort take), its table title and width, its
+ * alignment and unit, the records that have it, and the library value it
+ * shows. Every writer and every option reads it; no other list of column
+ * names exists in the tool.
+ */
+#ifndef PMAPS_COLUMNS_H
+#define PMAPS_COLUMNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmaps.h"
+
+/* Columns. The smaps fields come first, as enum pmaps_field. */
+enum col {
+	COL_FIELD0 = 0,
+	/* mappings and groups: the columns --fields and --sort name */
+	COL_ADDRESS = PMAPS_F_COUNT, /* start-end */
+	COL_START,
+	COL_END,
+	COL_PERMS,
+	COL_OFFSET,
+	COL_DEV,
+	COL_INODE,
+	COL_KIND,
+	COL_SHARED,   /* PMAPS_V_SHARED */
+	COL_MAPPINGS, /* PMAPS_V_MAPPINGS */
+	COL_VSIZE,    /* PMAPS_V_VSIZE */
+	COL_VMFLAGS,
+	COL_PATH,
+	COL_MAPS_END,
+	/* page runs (with COL_START, COL_END, COL_PATH) */
+	COL_PAGES = COL_MAPS_END,
+	COL_FLAGS,
+	COL_MAPCOUNT,
+	COL_PFN,
+	COL_KFLAGS,
+	/* page summaries (with COL_ADDRESS, COL_PATH): enum pmaps_page_count */
+	COL_PC0,
+	/* explain's categories: a name, a mapping count, enum pmaps_xcol, a share of RSS */
+	COL_XCAT = COL_PC0 + PMAPS_PC_COUNT,
+	COL_XMAPS,
+	COL_XC0,
+	COL_XPCT = COL_XC0 + PMAPS_XC_COUNT,
+	/* explain's page evidence per category: enum pmaps_xpage */
+	COL_XP0,
+	COL_COUNT = COL_XP0 + PMAPS_XP_COUNT
+};
+
+/* What a column holds. */
+enum unit { UNIT_BYTES, UNIT_COUNT, UNIT_ADDRESS, UNIT_TEXT };
+
+/* The records a column belongs to. */
+enum {
+	REC_MAPPING = 1u << 0,
+	REC_GROUP = 1u << 1,
+	REC_RUN = 1u << 2,     /* a run of pages */
+	REC_SUMMARY = 1u << 3, /* a mapping's page counts */
+	REC_XCAT = 1u << 4,    /* an explain category */
+	REC_XPAGE = 1u << 5,   /* an explain category's page evidence */
+};
+
+/* A string with its length, so that no writer calls strlen on a key. */
+struct lit {
+	const char *s;
+	size_t n;
+};
+
+struct column {
+	struct lit key;   /* snake_case: JSON key, CSV heading, option name */
+	struct lit title; /* the table's heading */
+	struct lit json;  /* "key": as JSON writes it */
+	unsigned char width; /* table cells are padded to it (never cut) */
+	unsigned char left;  /* left-aligned */
+	unsigned char unit;  /* enum unit */
+	unsigned char records; /* REC_* */
+	/*
+	 * The library's key of the value shown: for mappings and groups an
+	 * enum pmaps_field or enum pmaps_value (pmaps_mapping_value(),
+	 * pmaps_group_value()); for summaries an enum pmaps_page_count; for
+	 * explain an enum pmaps_xcol or enum pmaps_xpage. -1 when the column
+	 * shows no library value (addresses, names, flags).
+	 */
+	short lib;
+};
+
+extern const struct column columns[COL_COUNT];
+
+/* The column of a mapping or group named S (N bytes, any case, snake_case or kernel name), or -1. */
+int col_lookup(const char *s, size_t n);
+/* Whether rows sort by the column largest first (sizes and counts) rather than ascending. */
+int col_sort_desc(int col);
+
+#endif

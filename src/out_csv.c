@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * out_csv.c - records as CSV (RFC 4180): a heading of column keys, then one
+ * line per record. Sizes in bytes, addresses 0x... in hex, flags joined by
+ * '|'. A value the kernel did not report is an empty cell, never 0.
+ */
+#include <string.h>
+
+#include "writer.h"
+
+static void sep(struct out *o, int i)
+{
+	if (i)
+		out_ch(o, ',');
+}
+
+static void key(struct out *o, int col)
+{
+	out_mem(o, columns[col].key.s, columns[col].key.n);
+}
+
+/* The count columns a summary shows: the physical ones only with kpageflags. */
+static int summary_cols(const struct writer *w)
+{
+	return w->d->kpage ? PMAPS_PC_COUNT : PMAPS_PC_DIRTY;
+}
+
+static void begin(struct writer *w)
+{
+	const struct doc *d = w->d;
+	struct out *o = w->o;
+
+	switch (d->kind) {
+	case DOC_MAPPINGS:
+	case DOC_GROUPS:
+	case DOC_TOTAL:
+		for (int i = 0; i < d->ncols; i++) {
+			int c = d->cols[i];
+			sep(o, i);
+			/* By kind the kind is the key; in total the key names the source. */
+			if (c == COL_PATH && d->kind == DOC_GROUPS && d->by == PMAPS_GROUP_KIND)
+				continue;
+			if (c == COL_PATH && d->kind == DOC_TOTAL)
+				out_str(o, "source");
+			else
+				key(o, c);
+		}
+		break;
+	case DOC_RUNS:
+		out_str(o, "start,end,pages,flags,");
+		if (d->kpage)
+			out_str(o, d->pfn ? "mapcount,kflags,pfn," : "mapcount,kflags,");
+		out_str(o, "path");
+		break;
+	case DOC_SUMMARY:
+		out_str(o, "start,end");
+		for (int k = 0; k < summary_cols(w); k++) {
+			out_ch(o, ',');
+			key(o, COL_PC0 + k);
+		}
+		out_str(o, ",path");
+		break;
+	case DOC_EXPLAIN:
+		return; /* the heading comes with the result: a failed run writes nothing */
+	}
+	out_ch(o, '\n');
+}
+
+static void cell(struct out *o, int c, const struct pmaps_mapping *m,
+                 const struct pmaps_group_row *g)
+{
+	char b[8];
+	uint64_t v;
+
+	switch (c) {
+	case COL_ADDRESS:
+		out_0x(o, m->start);
+		out_ch(o, '-');
+		out_0x(o, m->end);
+		return;
+	case COL_START: out_0x(o, m->start); return;
+	case COL_END: out_0x(o, m->end); return;
+	case COL_PERMS: w_perms(b, m->perms); out_mem(o, b, 4); return;
+	case COL_OFFSET: out_u64(o, m->offset); return;
+	case COL_DEV:
+		out_hex(o, m->dev_major, 2);
+		out_ch(o, ':');
+		out_hex(o, m->dev_minor, 2);
+		return;
+	case COL_INODE: out_u64(o, m->inode); return;
+	case COL_KIND: out_str(o, w_kind(m, g)); return;
+	case COL_VMFLAGS:
+		if (m)
+			out_csv_str(o, m->vm_flags_text.ptr, m->vm_flags_text.len);
+		return;
+	case COL_PATH:
+		if (m)
+			out_csv_str(o, m->path.ptr, m->path.len);
+		else
+			out_csv_str(o, g->key.ptr, g->key.len);
+		return;
+	default:
+		if (w_value(c, m, g, &v) == 1)
+			out_u64(o, v);
+	}
+}
+
+static void row(struct writer *w, const struct pmaps_mapping *m, const struct pmaps_group_row *g)
+{
+	const struct doc *d = w->d;
+
+	for (int i = 0; i < d->ncols; i++) {
+		int c = d->cols[i];
+		sep(w->o, i);
+		if (g && c == COL_PATH && d->kind == DOC_GROUPS && d->by == PMAPS_GROUP_KIND)
+			continue;
+		cell(w->o, c, m, g);
+	}
+	out_ch(w->o, '\n');
+}
+
+static void mapping(struct writer *w, const struct pmaps_mapping *m)
+{
+	row(w, m, NULL);
+}
+
+static void group(struct writer *w, const struct pmaps_group_row *g)
+{
+	row(w, NULL, g);
+}
+
+static void flags(struct out *o, uint64_t f, const char *(*name)(uint64_t bit))
+{
+	char b[512];
+	size_t n = w_flag_list(b, sizeof(b), f, name, '|', 0);
+
+	if (n)
+		out_mem(o, b, n);
+	else
+		out_ch(o, '-');
+}
+
+static void run(struct writer *w, const struct pmaps_page_range *r, const struct pmaps_mapping *m)
+{
+	struct out *o = w->o;
+	int present = (r->flags & PMAPS_PG_PRESENT) != 0;
+
+	out_0x(o, r->start);
+	out_ch(o, ',');
+	out_0x(o, r->end);
+	out_ch(o, ',');
+	out_u64(o, w_run_pages(w, r));
+	out_ch(o, ',');
+	flags(o, r->flags, w_page_flag_name);
+	if (w->d->kpage) {
+		out_ch(o, ',');
+		if (present)
+			out_u64(o, r->mapcount);
+		out_ch(o, ',');
+		if (present)
+			flags(o, r->kflags, pmaps_kpage_flag_name);
+		if (w->d->pfn) {
+			out_ch(o, ',');
+			if (present)
+				out_0x(o, r->pfn);
+		}
+	}
+	out_ch(o, ',');
+	out_csv_str(o, m->path.ptr, m->path.len);
+	out_ch(o, '\n');
+}
+
+static void summary(struct writer *w, const struct pmaps_page_summary *s,
+                    const struct pmaps_mapping *m)
+{
+	struct out *o = w->o;
+
+	out_0x(o, s->start);
+	out_ch(o, ',');
+	out_0x(o, s->end);
+	for (int k = 0; k < summary_cols(w); k++) {
+		out_ch(o, ',');
+		if (s->known & (1ull << k))
+			out_u64(o, s->n[k]);
+	}
+	out_ch(o, ',');
+	out_csv_str(o, m->path.ptr, m->path.len);
+	out_ch(o, '\n');
+}
+
+/* The heading, a line per category that has mappings, then the total. */
+static void explain(struct writer *w, const struct pmaps_explain *x)
+{
+	struct out *o = w->o;
+
+	key(o, COL_XCAT);
+	out_ch(o, ',');
+	key(o, COL_XMAPS);
+	for (int c = 0; c < PMAPS_XC_COUNT; c++) {
+		out_ch(o, ',');
+		key(o, COL_XC0 + c);
+	}
+	out_ch(o, '\n');
+
+	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
+		const uint64_t *v = k < PMAPS_X_COUNT ? x->v[k] : x->total;
+		if (k < PMAPS_X_COUNT && !x->mappings[k])
+			continue;
+		out_str(o, k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total");
+		out_ch(o, ',');
+		out_u64(o, k < PMAPS_X_COUNT ? x->mappings[k] : x->nmappings);
+		for (int c = 0; c < PMAPS_XC_COUNT; c++) {
+			out_ch(o, ',');
+			out_u64(o, v[c]);
+		}
+		out_ch(o, '\n');
+	}
+}
+
+static void end(struct writer *w, const char *error)
+{
+	/* CSV has no place for an error: stderr says it, and the exit status. */
+	(void)w;
+	(void)error;
+}
+
+const struct writer_ops out_csv_ops = {begin, mapping, group, run, summary, explain, end};

@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * out_json.c - records as JSON (one document: a header, then an array of
+ * records, one per line) and as JSON Lines (one compact object per line,
+ * each a record carrying "pid"; an error ends the stream with a line
+ * {"pid":N,"error":"..."}).
+ *
+ * Sizes are bytes, keys the column table's, addresses "0x..." strings. A
+ * field the kernel did not report is an absent key, never 0. Strings from
+ * the target go through escape.c: always valid UTF-8, with KEY_hex beside
+ * a name that was not.
+ */
+#include <string.h>
+
+#include "writer.h"
+
+#define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)
+
+static int jsonl(const struct writer *w)
+{
+	return w->fmt == FMT_JSONL;
+}
+
+/* A record's opening: '{' in a document (after the separator), {"pid":N, in JSON Lines. */
+static void open_record(struct writer *w)
+{
+	if (jsonl(w)) {
+		out_mem(w->o, w->lead, w->lead_len);
+		return;
+	}
+	if (w->rows)
+		KEY(w->o, ",\n{");
+	else
+		KEY(w->o, "\n{");
+}
+
+static void close_record(struct writer *w)
+{
+	if (jsonl(w))
+		KEY(w->o, "}\n");
+	else
+		out_ch(w->o, '}');
+}
+
+/* ,"key":V with the column's precomputed key. */
+static inline void key_u64(struct out *o, int col, uint64_t v)
+{
+	const struct lit *k = &columns[col].json;
+	char *d = out_reserve(o, 1 + k->n + 24);
+
+	d[0] = ',';
+	memcpy(d + 1, k->s, k->n);
+	out_advance(o, 1 + k->n + fmt_u64(d + 1 + k->n, v));
+}
+
+static void path(struct out *o, const char *s, size_t n, int truncated)
+{
+	out_json_named(o, "path", 4, s, n);
+	if (truncated)
+		KEY(o, ",\"path_truncated\":true");
+}
+
+/* A flag list as a JSON array of names: ["present","file"]. */
+static void flag_array(struct out *o, uint64_t flags, const char *(*name)(uint64_t bit))
+{
+	char b[512];
+	size_t n = w_flag_list(b, sizeof(b), flags, name, ',', 1);
+
+	out_ch(o, '[');
+	out_mem(o, b, n);
+	out_ch(o, ']');
+}
+
+/* "AnonHugePages" -> "anon_huge_pages", for fields the library does not know. */
+static void snake_key(struct out *o, const char *s, size_t n)
+{
+	char b[128];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k + 2 < sizeof(b); i++) {
+		char c = s[i];
+		if (c >= 'A' && c <= 'Z') {
+			if (i > 0 && ((s[i - 1] >= 'a' && s[i - 1] <= 'z') || (s[i - 1] >= '0' && s[i - 1] <= '9')))
+				b[k++] = '_';
+			c = (char)(c - 'A' + 'a');
+		} else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+			c = '_';
+		}
+		b[k++] = c;
+	}
+	out_json_str(o, b, k);
+}
+
+static void fields(struct out *o, const uint64_t *v, uint64_t present)
+{
+	for (uint64_t p = present & ((1ull << PMAPS_F_COUNT) - 1); p; p &= p - 1) {
+		int f = __builtin_ctzll(p);
+		key_u64(o, f, v[f]);
+	}
+}
+
+static void begin(struct writer *w)
+{
+	const struct doc *d = w->d;
+	struct out *o = w->o;
+
+	if (jsonl(w) || d->kind == DOC_EXPLAIN)
+		return;
+	KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+	out_u64(o, (uint64_t)d->pid);
+	switch (d->kind) {
+	case DOC_MAPPINGS:
+	case DOC_GROUPS:
+	case DOC_TOTAL:
+		KEY(o, ",\"source\":\"");
+		out_str(o, d->source);
+		KEY(o, "\",\"group\":\"");
+		if (d->kind == DOC_MAPPINGS)
+			KEY(o, "none\",\"mappings\":[");
+		else if (d->kind == DOC_TOTAL)
+			KEY(o, "total\",\"total\":");
+		else if (d->by == PMAPS_GROUP_PATH)
+			KEY(o, "path\",\"groups\":[");
+		else
+			KEY(o, "kind\",\"groups\":[");
+		break;
+	case DOC_RUNS:
+	case DOC_SUMMARY:
+		KEY(o, ",\"strategy\":\"");
+		out_str(o, w_strategy_key(d->strategy));
+		if (d->kpage)
+			KEY(o, "\",\"kpageflags\":true");
+		else
+			KEY(o, "\",\"kpageflags\":false");
+		if (d->kind == DOC_RUNS)
+			KEY(o, ",\"ranges\":[");
+		else
+			KEY(o, ",\"mappings\":[");
+		break;
+	case DOC_EXPLAIN:
+		break;
+	}
+}
+
+static void mapping(struct writer *w, const struct pmaps_mapping *m)
+{
+	struct out *o = w->o;
+	char *d;
+	size_t n;
+
+	open_record(w);
+	/* The fixed part in one piece: at most 160 bytes. */
+	d = out_reserve(o, 200);
+	memcpy(d, "\"start\":\"0x", 11);
+	n = 11 + fmt_hex(d + 11, m->start, 1);
+	memcpy(d + n, "\",\"end\":\"0x", 11);
+	n += 11;
+	n += fmt_hex(d + n, m->end, 1);
+	memcpy(d + n, "\",\"perms\":\"", 11);
+	n += 11;
+	w_perms(d + n, m->perms);
+	n += 4;
+	memcpy(d + n, "\",\"offset\":", 11);
+	n += 11;
+	n += fmt_u64(d + n, m->offset);
+	memcpy(d + n, ",\"dev\":\"", 8);
+	n += 8;
+	n += fmt_hex(d + n, m->dev_major, 2);
+	d[n++] = ':';
+	n += fmt_hex(d + n, m->dev_minor, 2);
+	memcpy(d + n, "\",\"inode\":", 10);
+	n += 10;
+	n += fmt_u64(d + n, m->inode);
+	memcpy(d + n, ",\"kind\":\"", 9);
+	n += 9;
+	out_advance(o, n);
+	out_str(o, pmaps_kind_name(m->kind));
+	KEY(o, "\",");
+	out_json_named(o, "path", 4, m->path.ptr, m->path.len);
+	if (m->flags & PMAPS_ROW_DELETED)
+		KEY(o, ",\"deleted\":true");
+	if (m->flags & PMAPS_ROW_PATH_TRUNCATED)
+		KEY(o, ",\"path_truncated\":true");
+	if (m->flags & PMAPS_ROW_OVERLAP)
+		KEY(o, ",\"overlaps_previous\":true");
+	if (m->flags & (PMAPS_ROW_LINE_TRUNCATED | PMAPS_ROW_UNKNOWN_DROPPED |
+	                PMAPS_ROW_VMFLAGS_TRUNCATED))
+		KEY(o, ",\"fields_truncated\":true");
+	fields(o, m->v, m->present);
+	if (m->vm_flags_text.len || (m->vm_flags & (1ull << PMAPS_VM_UNKNOWN))) {
+		/* The text as printed, word by word: a fixture's may hold anything. */
+		const char *s = m->vm_flags_text.ptr, *e = s + m->vm_flags_text.len;
+		int first = 1;
+		KEY(o, ",\"vm_flags\":[");
+		while (s < e) {
+			const char *t = s;
+			while (s < e && *s != ' ')
+				s++;
+			if (!first)
+				out_ch(o, ',');
+			out_json_str(o, t, (size_t)(s - t));
+			first = 0;
+			while (s < e && *s == ' ')
+				s++;
+		}
+		out_ch(o, ']');
+	}
+	for (unsigned i = 0; i < m->n_unknown; i++) {
+		const struct pmaps_unknown *u = &m->unknown[i];
+		out_ch(o, ',');
+		snake_key(o, u->name.ptr, u->name.len);
+		out_ch(o, ':');
+		if (u->is_number)
+			out_u64(o, u->value);
+		else
+			out_json_str(o, u->text.ptr, u->text.len);
+	}
+	close_record(w);
+}
+
+static void group(struct writer *w, const struct pmaps_group_row *g)
+{
+	struct out *o = w->o;
+	enum doc_kind kind = w->d->kind;
+	uint64_t v;
+
+	if (kind == DOC_TOTAL && !jsonl(w))
+		out_ch(o, '{');
+	else
+		open_record(w);
+	if (kind == DOC_TOTAL && jsonl(w)) {
+		KEY(o, "\"source\":");
+		out_json_str(o, g->key.ptr, g->key.len);
+		out_ch(o, ',');
+	}
+	if (kind == DOC_GROUPS && w->d->by == PMAPS_GROUP_PATH) {
+		path(o, g->key.ptr, g->key.len, (g->flags & PMAPS_GROUP_PATH_TRUNCATED) != 0);
+		out_ch(o, ',');
+	}
+	if (kind == DOC_GROUPS) {
+		KEY(o, "\"kind\":\"");
+		out_str(o, pmaps_group_kind_name(g));
+		KEY(o, "\",");
+	}
+	if (kind == DOC_GROUPS && w->d->by == PMAPS_GROUP_PATH) {
+		int first = 1;
+		KEY(o, "\"kinds\":[");
+		for (int k = 0; k < PMAPS_KIND_COUNT; k++) {
+			if (!(g->kinds & (1u << k)))
+				continue;
+			if (!first)
+				out_ch(o, ',');
+			out_ch(o, '"');
+			out_str(o, pmaps_kind_name((enum pmaps_kind)k));
+			out_ch(o, '"');
+			first = 0;
+		}
+		KEY(o, "],");
+	}
+	/* smaps_rollup's row, the kernel's own sum, has no mapping count and no vsize. */
+	if (pmaps_group_value(g, PMAPS_V_MAPPINGS, &v) == 1) {
+		KEY(o, "\"mappings\":");
+		out_u64(o, v);
+		if (pmaps_group_value(g, PMAPS_V_VSIZE, &v) == 1)
+			key_u64(o, COL_VSIZE, v);
+	} else {
+		KEY(o, "\"mappings\":null");
+	}
+	fields(o, g->v, g->present);
+	if (kind == DOC_TOTAL && !jsonl(w))
+		out_ch(o, '}');
+	else
+		close_record(w);
+}
+
+/* The start and end of a page run or summary: "start":"0x..","end":"0x.." */
+static void span(struct out *o, uint64_t start, uint64_t end)
+{
+	KEY(o, "\"start\":\"");
+	out_0x(o, start);
+	KEY(o, "\",\"end\":\"");
+	out_0x(o, end);
+	out_ch(o, '"');
+}
+
+/* The mapping a run or summary belongs to: ,"kind":..,"path":.. */
+static void of_mapping(struct out *o, const struct pmaps_mapping *m)
+{
+	KEY(o, ",\"kind\":\"");
+	out_str(o, pmaps_kind_name(m->kind));
+	KEY(o, "\",");
+	path(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0);
+}
+
+static void run(struct writer *w, const struct pmaps_page_range *r, const struct pmaps_mapping *m)
+{
+	struct out *o = w->o;
+
+	open_record(w);
+	span(o, r->start, r->end);
+	key_u64(o, COL_PAGES, w_run_pages(w, r));
+	KEY(o, ",\"flags\":");
+	flag_array(o, r->flags, w_page_flag_name);
+	if (w->d->kpage && (r->flags & PMAPS_PG_PRESENT)) {
+		key_u64(o, COL_MAPCOUNT, r->mapcount);
+		KEY(o, ",\"kflags\":");
+		flag_array(o, r->kflags, pmaps_kpage_flag_name);
+		if (w->d->pfn) {
+			KEY(o, ",\"pfn\":\"");
+			out_0x(o, r->pfn);
+			out_ch(o, '"');
+		}
+	}
+	of_mapping(o, m);
+	close_record(w);
+}
+
+static void summary(struct writer *w, const struct pmaps_page_summary *s,
+                    const struct pmaps_mapping *m)
+{
+	struct out *o = w->o;
+
+	open_record(w);
+	span(o, s->start, s->end);
+	for (int k = 0; k < PMAPS_PC_COUNT; k++)
+		if (s->known & (1ull << k))
+			key_u64(o, COL_PC0 + k, s->n[k]);
+	of_mapping(o, m);
+	close_record(w);
+}
+
+static void status_json(struct out *o, const struct pmaps_status *st)
+{
+	static const enum pmaps_status_field shown[] = {
+		PMAPS_ST_VM_RSS, PMAPS_ST_RSS_ANON, PMAPS_ST_RSS_FILE, PMAPS_ST_RSS_SHMEM,
+		PMAPS_ST_VM_HWM, PMAPS_ST_VM_PTE, PMAPS_ST_VM_SWAP};
+
+	KEY(o, ",\"status\":{");
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		if (i)
+			out_ch(o, ',');
+		out_json_str(o, pmaps_status_key(shown[i]), strlen(pmaps_status_key(shown[i])));
+		out_ch(o, ':');
+		out_u64(o, st->v[shown[i]]);
+	}
+	out_ch(o, '}');
+}
+
+static void explain(struct writer *w, const struct pmaps_explain *x)
+{
+	const char *nl = jsonl(w) ? "" : "\n";
+	struct out *o = w->o;
+
+	KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+	out_u64(o, (uint64_t)w->d->pid);
+	if (w->d->kernel_thread)
+		KEY(o, ",\"kernel_thread\":true");
+	key_u64(o, COL_XC0 + PMAPS_XC_RSS, x->total[PMAPS_XC_RSS]);
+	KEY(o, ",\"effective_rss\":");
+	out_u64(o, x->effective_rss);
+	key_u64(o, COL_XC0 + PMAPS_XC_PSS, x->total[PMAPS_XC_PSS]);
+	KEY(o, ",\"uss\":");
+	out_u64(o, x->uss);
+	key_u64(o, COL_XC0 + PMAPS_XC_SWAP, x->total[PMAPS_XC_SWAP]);
+	key_u64(o, COL_XC0 + PMAPS_XC_SWAP_PSS, x->total[PMAPS_XC_SWAP_PSS]);
+	KEY(o, ",\"mappings\":");
+	out_u64(o, x->nmappings);
+	if (x->status.present)
+		status_json(o, &x->status);
+	if (x->have_rollup) {
+		KEY(o, ",\"smaps_rollup\":{\"rss\":");
+		out_u64(o, x->rollup[PMAPS_F_RSS]);
+		key_u64(o, PMAPS_F_PSS, x->rollup[PMAPS_F_PSS]);
+		key_u64(o, PMAPS_F_LAZY_FREE, x->rollup[PMAPS_F_LAZY_FREE]);
+		key_u64(o, PMAPS_F_SWAP, x->rollup[PMAPS_F_SWAP]);
+		out_ch(o, '}');
+	}
+	if (x->runtime_kind != PMAPS_RUNTIME_NONE) {
+		KEY(o, ",\"runtime\":{\"name\":\"");
+		out_str(o, pmaps_runtime_name(x->runtime_kind));
+		KEY(o, "\",");
+		out_json_named(o, "version", 7, x->runtime_version, strlen(x->runtime_version));
+		out_ch(o, ',');
+		out_json_named(o, "evidence", 8, x->runtime_evidence, strlen(x->runtime_evidence));
+		if (x->runtime_kind == PMAPS_RUNTIME_GO) {
+			KEY(o, ",\"heap_labels\":");
+			out_u64(o, x->go_labels);
+		}
+		if (x->jvm_heap_end) {
+			KEY(o, ",\"heap_start\":");
+			out_u64(o, x->jvm_heap_start);
+			KEY(o, ",\"heap_end\":");
+			out_u64(o, x->jvm_heap_end);
+		}
+		out_ch(o, '}');
+	}
+	KEY(o, ",\"glibc_arenas\":");
+	out_u64(o, x->arenas);
+	KEY(o, ",\"threads\":{\"count\":");
+	out_u64(o, x->threads);
+	KEY(o, ",\"stacks_found\":");
+	out_u64(o, x->stacks_found);
+	KEY(o, ",\"stacks_guessed\":");
+	out_u64(o, x->stacks_guessed);
+	KEY(o, "},\"categories\":[");
+	for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
+		if (!x->mappings[k])
+			continue;
+		if (!first)
+			out_ch(o, ',');
+		out_str(o, nl);
+		first = 0;
+		KEY(o, "{\"category\":\"");
+		out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
+		out_ch(o, '"');
+		key_u64(o, COL_XMAPS, x->mappings[k]);
+		for (int c = 0; c < PMAPS_XC_COUNT; c++)
+			key_u64(o, COL_XC0 + c, x->v[k][c]);
+		out_ch(o, '}');
+	}
+	out_str(o, nl);
+	out_ch(o, ']');
+	if (x->pages) {
+		KEY(o, ",\"pages\":{\"strategy\":\"");
+		out_str(o, w_strategy_key(x->pages_strategy));
+		if (x->pages_kpage == 1)
+			KEY(o, "\",\"kpageflags\":true,\"categories\":[");
+		else
+			KEY(o, "\",\"kpageflags\":false,\"categories\":[");
+		for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
+			if (!x->mappings[k])
+				continue;
+			if (!first)
+				out_ch(o, ',');
+			first = 0;
+			KEY(o, "{\"category\":\"");
+			out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
+			out_ch(o, '"');
+			for (int c = 0; c < PMAPS_XP_COUNT; c++)
+				if (x->pages_known & (1u << c))
+					key_u64(o, COL_XP0 + c, x->pg[k][c]);
+			out_ch(o, '}');
+		}
+		KEY(o, "]}");
+	}
+	KEY(o, ",\"largest\":[");
+	for (unsigned i = 0; i < x->ntop; i++) {
+		const struct pmaps_explain_top *t = &x->top[i];
+		if (i)
+			out_ch(o, ',');
+		out_str(o, nl);
+		out_ch(o, '{');
+		span(o, t->start, t->end);
+		key_u64(o, PMAPS_F_RSS, t->rss);
+		KEY(o, ",\"category\":\"");
+		out_str(o, pmaps_xcat_name(t->cat));
+		KEY(o, "\",");
+		path(o, t->path, t->path_len, t->path_truncated);
+		out_ch(o, '}');
+	}
+	out_str(o, nl);
+	KEY(o, "]}\n");
+}
+
+static void end(struct writer *w, const char *error)
+{
+	struct out *o = w->o;
+	enum doc_kind kind = w->d->kind;
+
+	if (jsonl(w)) {
+		if (error) {
+			out_mem(o, w->lead, w->lead_len);
+			out_json_named(o, "error", 5, error, strlen(error));
+			KEY(o, "}\n");
+		}
+		return;
+	}
+	if (kind == DOC_EXPLAIN)
+		return; /* the result is the whole document; a failed run writes none */
+	if (kind == DOC_TOTAL) {
+		if (!w->rows)
+			KEY(o, "null");
+	} else {
+		KEY(o, "\n]");
+	}
+	if (error) {
+		out_ch(o, ',');
+		out_json_named(o, "error", 5, error, strlen(error));
+	}
+	KEY(o, "}\n");
+}
+
+const struct writer_ops out_json_ops = {begin, mapping, group, run, summary, explain, end};

@@ -1,0 +1,550 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * out_table.c - records as an aligned table for a person at a terminal,
+ * and explain's report: the result's figures and notes in words.
+ *
+ * Rows are written as they arrive, so a 60k-mapping process costs the same
+ * memory as a small one. Cells are padded to the column table's widths
+ * (never cut); a value the kernel did not report shows as "-", never 0.
+ * Sizes are human units (K, M, G: powers of 1024) unless the document asks
+ * for bytes. Every name from the target goes through the text escape.
+ */
+#include <string.h>
+
+#include "writer.h"
+
+/* One cell: COL's alignment and width; the last column of a row is not padded. */
+static void cell(struct out *o, int col, const char *s, size_t n, int last)
+{
+	const struct column *c = &columns[col];
+
+	if (c->left)
+		out_ljust(o, s, n, last ? 0 : c->width);
+	else
+		out_rjust(o, s, n, c->width);
+}
+
+static void title(struct out *o, int col, int last)
+{
+	cell(o, col, columns[col].title.s, columns[col].title.n, last);
+}
+
+/* A size in human units or bytes, or "-" when absent. */
+static size_t size_str(char *b, uint64_t v, int present, int human)
+{
+	if (!present) {
+		b[0] = '-';
+		b[1] = '\0';
+		return 1;
+	}
+	return human ? fmt_human(b, v) : fmt_u64(b, v);
+}
+
+/* A name from the target, escaped, and "..." when the reader had to cut it. */
+static void name(struct out *o, const char *s, size_t n, int truncated)
+{
+	out_table_str(o, s, n);
+	if (truncated)
+		out_mem(o, "...", 3); /* the escape never makes one: a cut name says so */
+}
+
+static int kind_group(const struct doc *d)
+{
+	return d->kind == DOC_GROUPS && d->by == PMAPS_GROUP_KIND;
+}
+
+static void begin(struct writer *w)
+{
+	const struct doc *d = w->d;
+	struct out *o = w->o;
+
+	switch (d->kind) {
+	case DOC_MAPPINGS:
+	case DOC_GROUPS:
+	case DOC_TOTAL:
+		if (d->title) {
+			out_str(o, d->title);
+			out_ch(o, '\n');
+		}
+		for (int i = 0; i < d->ncols; i++) {
+			int c = d->cols[i], last = i + 1 == d->ncols;
+			if (i)
+				out_ch(o, ' ');
+			/* By kind the kind is the key; in total the key names the source. */
+			if (c == COL_PATH && kind_group(d))
+				cell(o, c, "", 0, last);
+			else if (c == COL_PATH && d->kind == DOC_TOTAL)
+				cell(o, c, "Source", 6, last);
+			else
+				title(o, c, last);
+		}
+		break;
+	case DOC_RUNS:
+		title(o, COL_START, 0);
+		out_ch(o, ' ');
+		title(o, COL_END, 0);
+		out_ch(o, ' ');
+		title(o, COL_PAGES, 0);
+		out_ch(o, ' ');
+		title(o, COL_FLAGS, 0);
+		if (d->kpage) {
+			out_ch(o, ' ');
+			title(o, COL_MAPCOUNT, 0);
+			if (d->pfn) {
+				out_ch(o, ' ');
+				title(o, COL_PFN, 0);
+			}
+			out_ch(o, ' ');
+			title(o, COL_KFLAGS, 0);
+		}
+		out_ch(o, ' ');
+		title(o, COL_PATH, 1);
+		break;
+	case DOC_SUMMARY:
+		title(o, COL_ADDRESS, 0);
+		/* The histogram by map count is for programs. */
+		for (int k = 0; k < (d->kpage ? PMAPS_PC_MAPPED_BY_0 : PMAPS_PC_DIRTY); k++) {
+			out_ch(o, ' ');
+			title(o, COL_PC0 + k, 0);
+		}
+		out_ch(o, ' ');
+		title(o, COL_PATH, 1);
+		break;
+	case DOC_EXPLAIN:
+		return; /* the report has its own headings */
+	}
+	out_ch(o, '\n');
+}
+
+static void map_cell(struct writer *w, int c, const struct pmaps_mapping *m,
+                     const struct pmaps_group_row *g, int last)
+{
+	struct out *o = w->o;
+	char b[48];
+	size_t n = 0;
+	uint64_t v;
+
+	switch (c) {
+	case COL_ADDRESS:
+		n = fmt_hex(b, m->start, 12);
+		b[n++] = '-';
+		n += fmt_hex(b + n, m->end, 12);
+		break;
+	case COL_START: n = fmt_hex(b, m->start, 12); break;
+	case COL_END: n = fmt_hex(b, m->end, 12); break;
+	case COL_PERMS: w_perms(b, m->perms); n = 4; break;
+	case COL_OFFSET: n = fmt_hex(b, m->offset, 8); break;
+	case COL_DEV:
+		n = fmt_hex(b, m->dev_major, 2);
+		b[n++] = ':';
+		n += fmt_hex(b + n, m->dev_minor, 2);
+		break;
+	case COL_INODE: n = fmt_u64(b, m->inode); break;
+	case COL_KIND: {
+		const char *k = w_kind(m, g);
+		n = strlen(k);
+		memcpy(b, k, n);
+		break;
+	}
+	case COL_VMFLAGS:
+		if (m && m->vm_flags_text.len) {
+			/* The kernel's codes are plain letters; a fixture's text may be anything. */
+			char e[1028]; /* the library keeps at most 255 bytes of it */
+			size_t k = esc_text(e, sizeof(e), m->vm_flags_text.ptr, m->vm_flags_text.len);
+			cell(o, c, e, k, last);
+		} else {
+			cell(o, c, "-", 1, last);
+		}
+		return;
+	case COL_PATH:
+		if (m)
+			name(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0);
+		else if (w->d->kind == DOC_GROUPS && g->key.len == 0)
+			out_mem(o, "[anon]", 6);
+		else
+			name(o, g->key.ptr, g->key.len, (g->flags & PMAPS_GROUP_PATH_TRUNCATED) != 0);
+		return;
+	default: {
+		int present = w_value(c, m, g, &v) == 1;
+		n = size_str(b, v, present, w->d->human && columns[c].unit == UNIT_BYTES);
+	}
+	}
+	cell(o, c, b, n, last);
+}
+
+static void row(struct writer *w, const struct pmaps_mapping *m, const struct pmaps_group_row *g)
+{
+	const struct doc *d = w->d;
+
+	for (int i = 0; i < d->ncols; i++) {
+		int c = d->cols[i];
+		if (i)
+			out_ch(w->o, ' ');
+		if (g && c == COL_PATH && kind_group(d))
+			continue;
+		map_cell(w, c, m, g, i + 1 == d->ncols);
+	}
+	out_ch(w->o, '\n');
+}
+
+static void mapping(struct writer *w, const struct pmaps_mapping *m)
+{
+	row(w, m, NULL);
+}
+
+static void group(struct writer *w, const struct pmaps_group_row *g)
+{
+	row(w, NULL, g);
+}
+
+/* A flag list cell: names joined by commas, "-" for none. */
+static void flags_cell(struct out *o, int col, uint64_t flags, const char *(*nm)(uint64_t bit))
+{
+	char b[512];
+	size_t n = w_flag_list(b, sizeof(b), flags, nm, ',', 0);
+
+	if (!n)
+		b[n++] = '-';
+	cell(o, col, b, n, 0);
+}
+
+static void run(struct writer *w, const struct pmaps_page_range *r, const struct pmaps_mapping *m)
+{
+	struct out *o = w->o;
+	int present = (r->flags & PMAPS_PG_PRESENT) != 0;
+	char b[24];
+	size_t n;
+
+	n = fmt_hex(b, r->start, 12);
+	cell(o, COL_START, b, n, 0);
+	out_ch(o, ' ');
+	n = fmt_hex(b, r->end, 12);
+	cell(o, COL_END, b, n, 0);
+	out_ch(o, ' ');
+	n = fmt_u64(b, w_run_pages(w, r));
+	cell(o, COL_PAGES, b, n, 0);
+	out_ch(o, ' ');
+	flags_cell(o, COL_FLAGS, r->flags, w_page_flag_name);
+	if (w->d->kpage) {
+		out_ch(o, ' ');
+		n = present ? fmt_u64(b, r->mapcount) : size_str(b, 0, 0, 0);
+		cell(o, COL_MAPCOUNT, b, n, 0);
+		if (w->d->pfn) {
+			out_ch(o, ' ');
+			n = present ? fmt_hex(b, r->pfn, 12) : size_str(b, 0, 0, 0);
+			cell(o, COL_PFN, b, n, 0);
+		}
+		out_ch(o, ' ');
+		if (present)
+			flags_cell(o, COL_KFLAGS, r->kflags, pmaps_kpage_flag_name);
+		else
+			cell(o, COL_KFLAGS, "-", 1, 0);
+	}
+	out_ch(o, ' ');
+	name(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0);
+	out_ch(o, '\n');
+}
+
+static void summary(struct writer *w, const struct pmaps_page_summary *s,
+                    const struct pmaps_mapping *m)
+{
+	struct out *o = w->o;
+	char b[48];
+	size_t n;
+
+	n = fmt_hex(b, s->start, 12);
+	b[n++] = '-';
+	n += fmt_hex(b + n, s->end, 12);
+	cell(o, COL_ADDRESS, b, n, 0);
+	for (int k = 0; k < (w->d->kpage ? PMAPS_PC_MAPPED_BY_0 : PMAPS_PC_DIRTY); k++) {
+		out_ch(o, ' ');
+		n = size_str(b, s->n[k], (s->known & (1ull << k)) != 0, 0);
+		cell(o, COL_PC0 + k, b, n, 0);
+	}
+	out_ch(o, ' ');
+	name(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0);
+	out_ch(o, '\n');
+}
+
+/* ---- explain's report ---- */
+
+/* Human units into B (24 bytes); returns B, for the sentences below. */
+static const char *hu(char *b, uint64_t v)
+{
+	fmt_human(b, v);
+	return b;
+}
+
+/* S, bytes the target chose, through the text escape into E. */
+static const char *esc(char *e, size_t size, const char *s)
+{
+	esc_text(e, size, s, strlen(s));
+	return e;
+}
+
+/* The state columns the category table shows: RSS to SWAP (PSS and SwapPss are JSON's). */
+#define XTABLE_COLS (PMAPS_XC_SWAP + 1)
+
+static void category_table(struct out *o, const struct pmaps_explain *x)
+{
+	const uint64_t rss = x->total[PMAPS_XC_RSS];
+	char b[24];
+	size_t n;
+
+	title(o, COL_XCAT, 0);
+	out_ch(o, ' ');
+	title(o, COL_XMAPS, 0);
+	for (int c = 0; c < XTABLE_COLS; c++) {
+		out_ch(o, ' ');
+		title(o, COL_XC0 + c, 0);
+	}
+	out_ch(o, ' ');
+	title(o, COL_XPCT, 0);
+	out_ch(o, '\n');
+	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
+		const uint64_t *v = k < PMAPS_X_COUNT ? x->v[k] : x->total;
+		const char *nm = k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total";
+		if (k < PMAPS_X_COUNT && !x->mappings[k])
+			continue;
+		cell(o, COL_XCAT, nm, strlen(nm), 0);
+		out_ch(o, ' ');
+		n = fmt_u64(b, k < PMAPS_X_COUNT ? x->mappings[k] : x->nmappings);
+		cell(o, COL_XMAPS, b, n, 0);
+		for (int c = 0; c < XTABLE_COLS; c++) {
+			out_ch(o, ' ');
+			n = fmt_human(b, v[c]);
+			cell(o, COL_XC0 + c, b, n, 0);
+		}
+		out_ch(o, ' ');
+		n = fmt_percent(b, v[PMAPS_XC_RSS], rss);
+		cell(o, COL_XPCT, b, n, 0);
+		out_ch(o, '\n');
+	}
+}
+
+static void pages_table(struct out *o, const struct pmaps_explain *x)
+{
+	char b[24], e[4 * PMAPS_ERRMSG_SIZE_PUBLIC + 4];
+	int phys = x->pages_kpage == 1;
+
+	out_printf(o, "\nPage by page (%s%s):\n",
+	           x->pages_strategy == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",
+	           phys ? ", with kpageflags and kpagecount" : "");
+	if (!phys)
+		out_printf(o, "  (%s)\n", esc(e, sizeof(e), x->pages_note));
+	title(o, COL_XCAT, 0);
+	for (int c = 0; c < PMAPS_XP_COUNT; c++) {
+		out_ch(o, ' ');
+		title(o, COL_XP0 + c, 0);
+	}
+	out_ch(o, '\n');
+	for (int k = 0; k < PMAPS_X_COUNT; k++) {
+		const char *nm = pmaps_xcat_name((enum pmaps_xcat)k);
+		if (!x->mappings[k])
+			continue;
+		cell(o, COL_XCAT, nm, strlen(nm), 0);
+		for (int c = 0; c < PMAPS_XP_COUNT; c++) {
+			int seen = (x->pages_known & (1u << c)) != 0;
+			size_t n = size_str(b, x->pg[k][c], seen, 1);
+			out_ch(o, ' ');
+			cell(o, COL_XP0 + c, b, n, 0);
+		}
+		out_ch(o, '\n');
+	}
+}
+
+/* A note of the result in words: the numbers are the ones it cites. */
+static void note(struct out *o, const struct pmaps_explain *x, const struct pmaps_note *nt)
+{
+	char a[24], b[24];
+
+	switch (nt->kind) {
+	case PMAPS_NOTE_GO_HEAP:
+		out_printf(o, "- The Go heap holds %s of RSS. A pprof heap profile shows sampled live objects\n"
+		           "  (inuse_space) or what was allocated (alloc_space): never idle spans, pages\n"
+		           "  returned but still resident, goroutine stacks or runtime metadata.\n",
+		           hu(a, nt->n[0]));
+		break;
+	case PMAPS_NOTE_GO_LAZYFREE:
+		out_printf(o, "- %s of the Go heap was returned with MADV_FREE (GODEBUG=madvdontneed=0, or\n"
+		           "  Go 1.12 to 1.15): resident until the kernel needs it. With\n"
+		           "  GODEBUG=madvdontneed=1 the runtime returns it with MADV_DONTNEED and RSS\n"
+		           "  drops at once.\n", hu(a, nt->n[0]));
+		break;
+	case PMAPS_NOTE_JVM_HEAP:
+		out_printf(o, "- The Java heap holds %s of RSS in its %s reservation (-Xmx). The JVM keeps\n"
+		           "  what it commits; a heap dump counts live objects only. The rest of the\n"
+		           "  anonymous memory is metaspace, code cache, GC structures and native\n"
+		           "  allocations: Native Memory Tracking (-XX:NativeMemoryTracking=summary,\n"
+		           "  jcmd PID VM.native_memory) splits it.\n", hu(a, nt->n[0]), hu(b, nt->n[1]));
+		break;
+	case PMAPS_NOTE_JVM:
+		out_str(o, "- This is a JVM: it reserves its heap up front (-Xmx) and keeps what it commits;\n"
+		           "  a heap dump counts live objects, not the committed heap, metaspace, code\n"
+		           "  cache, thread stacks or GC structures. Native Memory Tracking\n"
+		           "  (-XX:NativeMemoryTracking=summary, jcmd PID VM.native_memory) splits it.\n");
+		break;
+	case PMAPS_NOTE_CPYTHON:
+		out_str(o, "- This is CPython: its object allocator keeps arenas (1 MiB since 3.10) while\n"
+		           "  any object in them lives, and glibc keeps what Python frees; tracemalloc\n"
+		           "  counts live allocations only.\n");
+		break;
+	case PMAPS_NOTE_GLIBC_ARENAS:
+		out_printf(o, "- glibc's %llu thread arena(s) hold %s: a thread that mallocs gets its own arena\n"
+		           "  (up to 8 per core), and chunks freed there stay until malloc_trim(0) or the\n"
+		           "  arena's top shrinks.\n", (unsigned long long)nt->n[0], hu(a, nt->n[1]));
+		break;
+	case PMAPS_NOTE_ANON_DIRTY:
+		if (x->runtime_kind == PMAPS_RUNTIME_GO)
+			out_printf(o, "- %s of other anonymous memory is private and dirty, outside the Go heap:\n"
+			           "  goroutine stacks, runtime metadata, and C allocations through cgo.\n",
+			           hu(a, nt->n[0]));
+		else
+			out_printf(o, "- %s of heap and anonymous memory is private and dirty: what allocators got\n"
+			           "  from the kernel and wrote. A heap profile counts live objects in it; the\n"
+			           "  rest is memory kept after free (glibc: malloc_trim returns it), metadata\n"
+			           "  and fragmentation.\n", hu(a, nt->n[0]));
+		break;
+	case PMAPS_NOTE_LAZYFREE:
+		out_printf(o, "- %s are pages freed with MADV_FREE (LazyFree): still resident and counted in\n"
+		           "  RSS until the kernel needs the memory.\n", hu(a, nt->n[0]));
+		break;
+	case PMAPS_NOTE_FILE:
+		out_printf(o, "- %s are file pages (code, data and files mapped): in RSS but in no heap\n"
+		           "  profile; %s of them are clean, and the kernel can drop those at any time.\n",
+		           hu(a, nt->n[0]), hu(b, nt->n[1]));
+		break;
+	case PMAPS_NOTE_SHMEM:
+		out_printf(o, "- %s is shared memory (shmem, memfd, SysV): counted whole in the RSS of every\n"
+		           "  process that maps it; PSS splits it (%s here).\n", hu(a, nt->n[0]),
+		           hu(b, nt->n[1]));
+		break;
+	case PMAPS_NOTE_STACKS:
+		out_printf(o, "- %s are stacks: touched stack pages stay resident after the calls return.\n",
+		           hu(a, nt->n[0]));
+		break;
+	case PMAPS_NOTE_THP:
+		out_printf(o, "- %s are transparent huge pages: touching one byte can make 2 MiB resident.\n",
+		           hu(a, nt->n[0]));
+		break;
+	case PMAPS_NOTE_SWAP:
+		out_printf(o, "- %s are swapped out: not in RSS, back in it when touched.\n", hu(a, nt->n[0]));
+		break;
+	case PMAPS_NOTE_COUNT:
+		break;
+	}
+}
+
+static void explain(struct writer *w, const struct pmaps_explain *x)
+{
+	struct out *o = w->o;
+	const uint64_t *t = x->total;
+	char a[24], b[24], c[24], d[24];
+	/* The runtime's evidence, escaped whole: 4 bytes for every byte at most. */
+	char e[4 * sizeof(x->runtime_evidence) + 4];
+
+	out_printf(o, "pmaps explain: process %d\n\n", w->d->pid);
+	if (w->d->kernel_thread) {
+		out_str(o, "RSS 0: a kernel thread has no user-space memory.\n");
+		return;
+	}
+	out_printf(o, "RSS %s: what ps and top show.", hu(a, t[PMAPS_XC_RSS]));
+	if (t[PMAPS_XC_LAZYFREE])
+		out_printf(o, " Effective RSS %s (minus %s LazyFree).", hu(a, x->effective_rss),
+		           hu(b, t[PMAPS_XC_LAZYFREE]));
+	out_ch(o, '\n');
+	out_printf(o, "PSS %s, USS %s (pages no other process maps), swap %s (SwapPss %s).\n",
+	           hu(a, t[PMAPS_XC_PSS]), hu(b, x->uss), hu(c, t[PMAPS_XC_SWAP]),
+	           hu(d, t[PMAPS_XC_SWAP_PSS]));
+	if (x->status.present)
+		out_printf(o, "Peak RSS (VmHWM) %s, page tables (VmPTE) %s.\n",
+		           hu(a, x->status.v[PMAPS_ST_VM_HWM]), hu(b, x->status.v[PMAPS_ST_VM_PTE]));
+	if (x->runtime_kind != PMAPS_RUNTIME_NONE) {
+		out_str(o, "Runtime: ");
+		out_str(o, esc(e, sizeof(e), x->runtime_evidence));
+		out_str(o, ".\n");
+	}
+	out_printf(o, "\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
+	category_table(o, x);
+	out_printf(o, "\nReconciled: the categories add up to %llu KiB of RSS",
+	           (unsigned long long)(t[PMAPS_XC_RSS] >> 10));
+	if (!x->have_rollup)
+		out_str(o, " (this kernel has no smaps_rollup to compare with).\n");
+	else if (!x->rollup_apart)
+		out_str(o, "; smaps_rollup, the kernel's own sum, says the same.\n");
+	else
+		out_printf(o, "; smaps_rollup says %llu KiB, %llu KiB apart: the process changed between "
+		           "the two reads.\n", (unsigned long long)(x->rollup[PMAPS_F_RSS] >> 10),
+		           (unsigned long long)(x->rollup_apart >> 10));
+	if (x->status.present) {
+		const uint64_t *s = x->status.v;
+		out_printf(o, "status: VmRSS %llu KiB = RssAnon %llu + RssFile %llu + RssShmem %llu KiB.\n",
+		           (unsigned long long)(s[PMAPS_ST_VM_RSS] >> 10),
+		           (unsigned long long)(s[PMAPS_ST_RSS_ANON] >> 10),
+		           (unsigned long long)(s[PMAPS_ST_RSS_FILE] >> 10),
+		           (unsigned long long)(s[PMAPS_ST_RSS_SHMEM] >> 10));
+		if (!x->status_parts_agree || x->status_apart)
+			out_printf(o, "  %llu KiB from the sum above: status was read first, and its counters are\n"
+			           "  approximate before Linux 6.16.\n",
+			           (unsigned long long)(x->status_apart >> 10));
+	}
+	if (x->threads) {
+		out_printf(o, "Threads: %u; stacks found by their stack pointer: %u", x->threads,
+		           x->stacks_found);
+		if (x->stacks_guessed)
+			out_printf(o, ", guessed from the guard page below them: %u", x->stacks_guessed);
+		out_str(o, " (the main thread's is [stack]).\n");
+	}
+	if (w->d->verbose) {
+		out_str(o, "\nEvidence:\n");
+		if (x->runtime_kind != PMAPS_RUNTIME_NONE) {
+			out_str(o, "- runtime-heap: ");
+			out_str(o, esc(e, sizeof(e), x->runtime_evidence));
+			out_str(o, ".\n");
+		} else {
+			out_str(o, "- runtime-heap: no runtime recognised (Go: .go.buildinfo; glibc: "
+			           "libc.so.6), so none.\n");
+		}
+		out_printf(o, "- thread-stacks: %u of %u threads' stack pointers read from "
+		           "/proc/PID/task/TID/syscall and found in a mapping", x->stacks_found, x->threads);
+		if (x->stacks_guessed)
+			out_printf(o, "; %u more guessed: an anonymous mapping right above a guard page",
+			           x->stacks_guessed);
+		out_str(o, ".\n");
+	}
+	if (x->pages)
+		pages_table(o, x);
+	if (x->ntop)
+		out_str(o, "\nLargest mappings by RSS:\n");
+	for (unsigned i = 0; i < x->ntop; i++) {
+		const struct pmaps_explain_top *tp = &x->top[i];
+		size_t n;
+		out_str(o, "  ");
+		out_hex(o, tp->start, 12);
+		out_ch(o, '-');
+		out_hex(o, tp->end, 12);
+		out_ch(o, ' ');
+		n = fmt_human(a, tp->rss);
+		out_rjust(o, a, n, 8);
+		out_str(o, "  ");
+		out_ljust(o, pmaps_xcat_name(tp->cat), strlen(pmaps_xcat_name(tp->cat)), 13);
+		out_ch(o, ' ');
+		if (tp->path_len)
+			name(o, tp->path, tp->path_len, tp->path_truncated);
+		else
+			out_str(o, tp->path_truncated ? "[anon]..." : "[anon]");
+		out_ch(o, '\n');
+	}
+	out_str(o, "\nNotes:\n");
+	for (unsigned i = 0; i < x->nnotes; i++)
+		note(o, x, &x->notes[i]);
+}
+
+static void end(struct writer *w, const char *error)
+{
+	/* A table has no place for an error: stderr says it, and the exit status. */
+	(void)w;
+	(void)error;
+}
+
+const struct writer_ops out_table_ops = {begin, mapping, group, run, summary, explain, end};

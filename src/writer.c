@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - what the three writers share: choosing one, and the few
+ * renderings every format uses alike (a row's value, permissions, kind,
+ * a list of flag names).
+ */
+#include <string.h>
+
+#include "writer.h"
+
+void w_begin(struct writer *w, struct out *o, enum fmt fmt, const struct doc *d)
+{
+	static const struct writer_ops *const ops[] = {
+		[FMT_TABLE] = &out_table_ops, [FMT_JSON] = &out_json_ops,
+		[FMT_JSONL] = &out_json_ops, [FMT_CSV] = &out_csv_ops,
+	};
+	size_t n;
+
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	w->fmt = fmt;
+	w->d = d;
+	w->ops = ops[fmt];
+	memcpy(w->lead, "{\"pid\":", 7);
+	n = 7 + fmt_u64(w->lead + 7, (uint64_t)(d->pid > 0 ? d->pid : 0));
+	w->lead[n++] = ',';
+	w->lead_len = n;
+	w->ops->begin(w);
+	out_record(o);
+}
+
+void w_end(struct writer *w, const char *error)
+{
+	w->ops->end(w, error);
+	out_record(w->o);
+}
+
+int w_value(int col, const struct pmaps_mapping *m, const struct pmaps_group_row *g,
+            uint64_t *v)
+{
+	int key = columns[col].lib;
+
+	return m ? pmaps_mapping_value(m, key, v) : pmaps_group_value(g, key, v);
+}
+
+void w_perms(char *p, unsigned perms)
+{
+	p[0] = perms & PMAPS_PERM_READ ? 'r' : '-';
+	p[1] = perms & PMAPS_PERM_WRITE ? 'w' : '-';
+	p[2] = perms & PMAPS_PERM_EXEC ? 'x' : '-';
+	p[3] = perms & PMAPS_PERM_SHARED ? 's' : 'p';
+	p[4] = '\0';
+}
+
+const char *w_kind(const struct pmaps_mapping *m, const struct pmaps_group_row *g)
+{
+	return m ? pmaps_kind_name(m->kind) : pmaps_group_kind_name(g);
+}
+
+size_t w_flag_list(char *dst, size_t size, uint64_t flags, const char *(*name)(uint64_t bit),
+                   char sep, int quote)
+{
+	size_t k = 0;
+
+	for (int b = 0; b < 64; b++) {
+		const char *s = (flags >> b) & 1 ? name(1ull << b) : NULL;
+		size_t n = s ? strlen(s) : 0;
+		if (!s || k + n + 4 > size)
+			continue;
+		if (k)
+			dst[k++] = sep;
+		if (quote)
+			dst[k++] = '"';
+		memcpy(dst + k, s, n);
+		k += n;
+		if (quote)
+			dst[k++] = '"';
+	}
+	dst[k] = '\0';
+	return k;
+}
+
+const char *w_page_flag_name(uint64_t bit)
+{
+	return bit <= PMAPS_PG_GUARD ? pmaps_page_flag_name((unsigned)bit) : NULL;
+}
+
+uint64_t w_run_pages(const struct writer *w, const struct pmaps_page_range *r)
+{
+	/* A length shown in pages: a change of unit. */
+	return (r->end - r->start) >> w->d->page_shift;
+}
+
+const char *w_strategy_key(enum pmaps_pages_strategy s)
+{
+	return s == PMAPS_PAGES_SCAN ? "scan" : "pagemap";
+}

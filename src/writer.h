@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.h - writing records over a sink, in one of four formats: an
+ * aligned table (out_table.c), JSON and JSON Lines (out_json.c), CSV
+ * (out_csv.c). A command says what the document holds (struct doc), then
+ * hands over records as the library yields them: mappings, groups, page
+ * runs, page summaries, an explain result. The same calls serve every
+ * front end: the sink may be standard output or a bounded memory buffer.
+ *
+ * The writers do no arithmetic on memory figures: values come from the
+ * library (pmaps_mapping_value(), pmaps_group_value(), the page summary,
+ * the explain result), and the writers only format them.
+ */
+#ifndef PMAPS_WRITER_H
+#define PMAPS_WRITER_H
+
+#include "columns.h"
+#include "escape.h"
+#include "out.h"
+#include "pmaps.h"
+
+enum fmt { FMT_TABLE, FMT_JSON, FMT_JSONL, FMT_CSV };
+
+/* What a document holds. */
+enum doc_kind {
+	DOC_MAPPINGS, /* mapping records */
+	DOC_GROUPS,   /* group records, by path or kind */
+	DOC_TOTAL,    /* one group record: the total */
+	DOC_RUNS,     /* page runs */
+	DOC_SUMMARY,  /* page summaries, one per mapping */
+	DOC_EXPLAIN,  /* one explain result */
+};
+
+struct doc {
+	enum doc_kind kind;
+	int pid;
+	/* maps */
+	const char *source;       /* "smaps", "smaps_rollup" */
+	enum pmaps_group_by by;   /* DOC_GROUPS, DOC_TOTAL */
+	const int *cols;          /* table and CSV columns (enum col) */
+	int ncols;
+	int human;                /* table sizes in K/M/G rather than bytes */
+	const char *title;        /* a line above the table, or NULL */
+	/* pages */
+	enum pmaps_pages_strategy strategy;
+	int kpage;                /* runs carry kpageflags and kpagecount */
+	int pfn;                  /* runs carry their first frame number */
+	unsigned page_shift;      /* log2 of the page size */
+	/* explain */
+	int verbose;              /* the evidence behind each rule */
+	int kernel_thread;        /* the result is a kernel thread's: nothing in it */
+};
+
+struct writer;
+
+/* A format's writer: one of these per out_*.c file. */
+struct writer_ops {
+	void (*begin)(struct writer *w);
+	void (*mapping)(struct writer *w, const struct pmaps_mapping *m);
+	void (*group)(struct writer *w, const struct pmaps_group_row *g);
+	/* A run of pages of mapping M. */
+	void (*run)(struct writer *w, const struct pmaps_page_range *r, const struct pmaps_mapping *m);
+	/* The page counts of mapping M (of the part of it S covers). */
+	void (*summary)(struct writer *w, const struct pmaps_page_summary *s,
+	                const struct pmaps_mapping *m);
+	void (*explain)(struct writer *w, const struct pmaps_explain *x);
+	/* Closes the document; ERROR (or NULL) is recorded where the format can hold it. */
+	void (*end)(struct writer *w, const char *error);
+};
+
+struct writer {
+	struct out *o;
+	enum fmt fmt;
+	const struct doc *d;
+	const struct writer_ops *ops;
+	uint64_t rows;
+	/* JSON Lines: every record starts with this, {"pid":N, */
+	char lead[32];
+	size_t lead_len;
+};
+
+extern const struct writer_ops out_table_ops, out_json_ops, out_csv_ops;
+
+/* Starts document D in format FMT on sink O (the header, if the format has one). */
+void w_begin(struct writer *w, struct out *o, enum fmt fmt, const struct doc *d);
+
+static inline void w_mapping(struct writer *w, const struct pmaps_mapping *m)
+{
+	w->ops->mapping(w, m);
+	w->rows++;
+	out_record(w->o);
+}
+static inline void w_group(struct writer *w, const struct pmaps_group_row *g)
+{
+	w->ops->group(w, g);
+	w->rows++;
+	out_record(w->o);
+}
+static inline void w_run(struct writer *w, const struct pmaps_page_range *r,
+                         const struct pmaps_mapping *m)
+{
+	w->ops->run(w, r, m);
+	w->rows++;
+	out_record(w->o);
+}
+static inline void w_summary(struct writer *w, const struct pmaps_page_summary *s,
+                             const struct pmaps_mapping *m)
+{
+	w->ops->summary(w, s, m);
+	w->rows++;
+	out_record(w->o);
+}
+static inline void w_explain(struct writer *w, const struct pmaps_explain *x)
+{
+	w->ops->explain(w, x);
+	w->rows++;
+	out_record(w->o);
+}
+void w_end(struct writer *w, const char *error);
+
+/* ---- what the writers share (writer.c) ---- */
+
+/* Value KEY of a mapping or group row (COL's library value): 1 present, 0 absent. */
+int w_value(int col, const struct pmaps_mapping *m, const struct pmaps_group_row *g,
+            uint64_t *v);
+/* "r-xp" into P (5 bytes). */
+void w_perms(char *p, unsigned perms);
+/* The kind a row shows. */
+const char *w_kind(const struct pmaps_mapping *m, const struct pmaps_group_row *g);
+/*
+ * The names of the bits of FLAGS joined by SEP into DST (SIZE bytes),
+ * NUL-terminated; with QUOTE each is a JSON string. NAME gives a bit's
+ * name (pmaps_page_flag_name, pmaps_kpage_flag_name). Returns the length
+ * (0 when no bit is set).
+ */
+size_t w_flag_list(char *dst, size_t size, uint64_t flags, const char *(*name)(uint64_t bit),
+                   char sep, int quote);
+const char *w_page_flag_name(uint64_t bit);
+/* The page count of a run: its length in pages. */
+uint64_t w_run_pages(const struct writer *w, const struct pmaps_page_range *r);
+/* The words of the runtime's page reader ("scan", "pagemap"). */
+const char *w_strategy_key(enum pmaps_pages_strategy s);
+
+#endif
