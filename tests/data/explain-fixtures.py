@@ -242,11 +242,30 @@ def go():
                             m(0xc000400000, 0xc004000000, "---p")], files={"exe": exe})
 
 
+def pages():
+    """The pages fixture's page tables (tests/data/pages), with smaps to match."""
+    maps = [
+        m(0x400000, 0x410000, "r-xp", "/usr/bin/prog", dev="fe:00", inode=1234, sc=40),
+        m(0x600000, 0x608000, "rw-p", "[heap]", pd=16, swap=8),
+        m(0x1000000, 0x1004000, "rw-p", pd=8),
+    ]
+    src = os.path.join(HERE, "pages", "proc")
+    with open(os.path.join(src, "300", "pagemap"), "rb") as f:
+        pagemap = f.read()
+    tree("pages", 300, maps, files={"pagemap": pagemap})
+    for name in ("kpageflags", "kpagecount"):
+        with open(os.path.join(src, name), "rb") as f:
+            write(os.path.join(HERE, "explain-pages", "proc", name), f.read())
+    # Without /proc/kpageflags: no physical page state.
+    tree("pages-nokpage", 300, maps, files={"pagemap": pagemap})
+
+
 if __name__ == "__main__":
-    for case in ("glibc", "quiet", "jvm", "cpython", "go"):
+    for case in ("glibc", "quiet", "jvm", "cpython", "go", "pages", "pages-nokpage"):
         shutil.rmtree(os.path.join(HERE, "explain-" + case), ignore_errors=True)
     glibc()
     quiet()
     jvm()
     cpython()
     go()
+    pages()

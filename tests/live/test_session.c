@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_session.c - an explain session on a live process with 10,000
- * mappings, opened once and run 100 times: no allocation after the first
- * run, the same totals every run, and every file descriptor it opened
- * closed again.
+ * mappings (tests/live/session_target.c), opened once and run 100 times: no
+ * allocation after the first run, the same totals every run, and every file
+ * descriptor it opened closed again.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,34 +32,6 @@ struct child {
 	char name[24];
 };
 
-/*
- * The child: NMAPS one-page mappings of alternating protection (read,
- * read-write), which the kernel cannot merge, the writable ones touched;
- * then it waits on a pipe. It runs as a program of its own (this one,
- * exec'd), so that no page is shared with the test by copy-on-write: the
- * test's own writes would move such pages from shared to private in the
- * child between two runs.
- */
-static int child_main(int ready, int release)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	char *base = mmap(NULL, (size_t)page * NMAPS, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char b;
-
-	if (base == MAP_FAILED)
-		return 1;
-	for (long i = 1; i < NMAPS; i += 2)
-		if (mprotect(base + i * page, (size_t)page, PROT_READ | PROT_WRITE) != 0)
-			return 2;
-	for (long i = 1; i < NMAPS; i += 2)
-		base[i * page] = 1; /* resident, so that the totals say something */
-	if (write(ready, "r", 1) != 1)
-		return 3;
-	while (read(release, &b, 1) > 0)
-		;
-	return 0;
-}
-
 static void start_child(struct child *c)
 {
 	int ready[2], release[2];
@@ -75,7 +46,7 @@ static void start_child(struct child *c)
 		close(release[1]);
 		snprintf(a1, sizeof(a1), "%d", ready[1]);
 		snprintf(a2, sizeof(a2), "%d", release[0]);
-		execl("/proc/self/exe", "test_session", "child", a1, a2, (char *)NULL);
+		execl(PMAPS_SESSION_TARGET, "session_target", a1, a2, (char *)NULL);
 		_exit(127);
 	}
 	close(ready[1]);
@@ -174,14 +145,12 @@ static void test_session_pages(void **state)
 	run_session(PMAPS_EXPLAIN_PAGES, 10);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session_runs),
 		cmocka_unit_test(test_session_pages),
 	};
 
-	if (argc == 4 && strcmp(argv[1], "child") == 0)
-		return child_main(atoi(argv[2]), atoi(argv[3]));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -379,6 +379,81 @@ static void test_no_runtime_named_when_absent(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Page evidence                                                       */
+
+static void explain_pages(const char *tree, struct pmaps_explain *x)
+{
+	struct pmaps_proc *p = open_tree(tree, "300");
+	char msg[256];
+	int r = pmaps_explain(p, x, PMAPS_EXPLAIN_PAGES, msg, sizeof(msg));
+
+	if (r != 0)
+		fail_msg("explain --pages %s: %d %s", tree, r, msg);
+	pmaps_proc_close(p);
+}
+
+static void assert_pages(const struct pmaps_explain *x, enum pmaps_xcat c,
+                         const uint64_t want[PMAPS_XP_COUNT])
+{
+	for (int k = 0; k < PMAPS_XP_COUNT; k++)
+		if (x->pg[c][k] != want[k])
+			fail_msg("%s %s: %llu bytes, expected %llu", pmaps_xcat_name(c),
+			         pmaps_xpage_key((enum pmaps_xpage)k), (unsigned long long)x->pg[c][k],
+			         (unsigned long long)want[k]);
+}
+
+/*
+ * The page tables of tests/data/pages (as pmaps pages --summary counts
+ * them, in pages of 4 KiB): the program's text 10 resident, 5 of them
+ * mapped twice; the heap 4 resident, 2 dirty, 1 lazily freed, 1 mapped
+ * twice; the anonymous mapping 2 resident, dirty, in a THP.
+ */
+static void test_pages_evidence(void **state)
+{
+	static struct pmaps_explain x;
+	const uint64_t pg = 4096;
+	const uint64_t text[PMAPS_XP_COUNT] = {10 * pg, 0, 0, 5 * pg, 0, 0};
+	const uint64_t heap[PMAPS_XP_COUNT] = {4 * pg, 2 * pg, 1 * pg, 1 * pg, 0, 0};
+	const uint64_t anon[PMAPS_XP_COUNT] = {2 * pg, 2 * pg, 0, 0, 2 * pg, 0};
+
+	(void)state;
+	explain_pages("explain-pages", &x);
+	assert_int_equal(x.pages, 1);
+	assert_int_equal(x.pages_kpage, 1);
+	assert_int_equal(x.pages_strategy, PMAPS_PAGES_PAGEMAP);
+	assert_int_equal(x.pages_known, (1u << PMAPS_XP_COUNT) - 1);
+	assert_string_equal(x.pages_note, "");
+	assert_pages(&x, PMAPS_X_FILE_TEXT, text);
+	assert_pages(&x, PMAPS_X_HEAP, heap);
+	assert_pages(&x, PMAPS_X_ANON, anon);
+	/* Resident pages are smaps' Rss, category by category. */
+	for (int c = 0; c < PMAPS_X_COUNT; c++)
+		assert_int_equal(x.pg[c][PMAPS_XP_RESIDENT], x.v[c][PMAPS_XC_RSS]);
+}
+
+/* Without kpageflags, pagemap tells resident pages only; the note says why. */
+static void test_pages_without_kpage(void **state)
+{
+	static struct pmaps_explain x;
+	const uint64_t pg = 4096;
+	const uint64_t heap[PMAPS_XP_COUNT] = {4 * pg, 0, 0, 0, 0, 0};
+
+	(void)state;
+	explain_pages("explain-pages-nokpage", &x);
+	assert_int_equal(x.pages, 1);
+	assert_int_not_equal(x.pages_kpage, 1);
+	assert_int_equal(x.pages_known, 1u << PMAPS_XP_RESIDENT);
+	assert_non_null(strstr(x.pages_note, "kpageflags"));
+	assert_pages(&x, PMAPS_X_HEAP, heap);
+
+	/* Without the option: no walk, nothing known. */
+	explain_tree("explain-pages", "300", &x);
+	assert_int_equal(x.pages, 0);
+	assert_int_equal(x.pages_known, 0);
+	assert_int_equal(x.pg[PMAPS_X_HEAP][PMAPS_XP_RESIDENT], 0);
+}
+
+/* ------------------------------------------------------------------ */
 /* Names                                                               */
 
 static void test_keys(void **state)
@@ -599,23 +674,36 @@ static void test_status_faults(void **state)
 /* ------------------------------------------------------------------ */
 /* Sessions                                                            */
 
+static int count_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
 /* A session run again allocates nothing, and says the same; pmaps_explain() too. */
 static void test_session_rerun(void **state)
 {
 	static struct pmaps_explain first, once;
-	const char *const trees[][2] = {
-		{"explain-glibc", "100"}, {"explain-jvm", "200"}, {"explain-go", "400"},
+	static const struct {
+		const char *tree, *pid;
+		unsigned options;
+	} trees[] = {
+		{"explain-glibc", "100", 0}, {"explain-jvm", "200", 0}, {"explain-go", "400", 0},
+		{"explain-pages", "300", PMAPS_EXPLAIN_PAGES},
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
-		struct pmaps_proc *p = open_tree(trees[i][0], trees[i][1]);
+		struct pmaps_proc *p = open_tree(trees[i].tree, trees[i].pid);
 		struct pmaps_explain_session *s;
 		const struct pmaps_explain *x;
 		char msg[256];
 
 		pmaps_set_allocator(count_alloc, count_free, NULL);
-		assert_int_equal(pmaps_explain_open(&s, p, 0), 0);
+		assert_int_equal(pmaps_explain_open(&s, p, trees[i].options), 0);
 		assert_int_equal(pmaps_explain_run(s, &x), 0);
 		memcpy(&first, x, sizeof(first));
 		allocs = 0;
@@ -627,7 +715,7 @@ static void test_session_rerun(void **state)
 		assert_string_equal(pmaps_explain_errmsg(s), "");
 		pmaps_explain_close(s);
 		pmaps_set_allocator(NULL, NULL, NULL);
-		assert_int_equal(pmaps_explain(p, &once, 0, msg, sizeof(msg)), 0);
+		assert_int_equal(pmaps_explain(p, &once, trees[i].options, msg, sizeof(msg)), 0);
 		assert_memory_equal(&once, &first, sizeof(once));
 		pmaps_proc_close(p);
 	}
@@ -640,6 +728,7 @@ static void test_session_errors(void **state)
 	const struct pmaps_explain *x = (void *)1;
 	static struct pmaps_explain out;
 	char msg[256];
+	int fds;
 
 	(void)state;
 	assert_int_equal(pmaps_explain_open(&s, p, 1u << 7), -EINVAL);
@@ -651,6 +740,7 @@ static void test_session_errors(void **state)
 
 	/* A status no kernel wrote: the run fails with its message, and gives no result. */
 	p = open_tree("badstatus", "4243");
+	fds = count_fds();
 	assert_int_equal(pmaps_explain_open(&s, p, 0), 0);
 	assert_int_equal(pmaps_explain_run(s, &x), -EBADMSG);
 	assert_null(x);
@@ -659,6 +749,72 @@ static void test_session_errors(void **state)
 	assert_int_equal(pmaps_explain(p, &out, 0, msg, sizeof(msg)), -EBADMSG);
 	assert_non_null(strstr(msg, "VmRSS other than RssAnon"));
 	assert_int_equal(out.nmappings, 0);
+	assert_int_equal(count_fds(), fds);
+	pmaps_proc_close(p);
+}
+
+static int reads_failed;
+
+/* The first read fails (explain's first is of status), the rest go through. */
+static ssize_t first_read_fails(int fd, void *buf, size_t len)
+{
+	if (reads_failed++ == 0) {
+		errno = EIO;
+		return -1;
+	}
+	return read(fd, buf, len);
+}
+
+static int getdents_errno;
+
+static ssize_t getdents_fails(int fd, void *buf, size_t len)
+{
+	(void)fd;
+	(void)buf;
+	(void)len;
+	errno = getdents_errno;
+	return -1;
+}
+
+/*
+ * A status that cannot be read is no status (the run goes on); a task
+ * directory that cannot be listed is an error, but for a process gone
+ * (the smaps read says so then). No path leaves an fd open.
+ */
+static void test_read_faults(void **state)
+{
+	static struct pmaps_explain whole, x;
+	struct pmaps_proc *p = open_tree("explain-glibc", "100");
+	char msg[256];
+	int fds = count_fds(), r;
+
+	(void)state;
+	assert_int_equal(pmaps_explain(p, &whole, 0, msg, sizeof(msg)), 0);
+	reads_failed = 0;
+	pmaps__read_hook = first_read_fails;
+	r = pmaps_explain(p, &x, 0, msg, sizeof(msg));
+	pmaps__read_hook = NULL;
+	assert_int_equal(r, 0);
+	assert_int_equal(x.status.present, 0);
+	assert_int_equal(x.status_apart, 0);
+	assert_int_equal(x.total[PMAPS_XC_RSS], whole.total[PMAPS_XC_RSS]);
+	assert_int_equal(x.nnotes, whole.nnotes);
+
+	getdents_errno = EIO;
+	pmaps__getdents_hook = getdents_fails;
+	r = pmaps_explain(p, &x, 0, msg, sizeof(msg));
+	assert_int_equal(r, -EIO);
+	assert_non_null(strstr(msg, "task: "));
+	getdents_errno = ENOENT;
+	r = pmaps_explain(p, &x, 0, msg, sizeof(msg));
+	pmaps__getdents_hook = NULL;
+	assert_int_equal(r, 0);
+	assert_int_equal(x.threads, 0);
+	/* No pointers: the guard rule alone, for no thread. */
+	assert_int_equal(x.stacks_found, 0);
+	assert_int_equal(x.stacks_guessed, 0);
+	assert_cat(&x, PMAPS_X_THREAD_STACK, 0, 0);
+	assert_int_equal(count_fds(), fds);
 	pmaps_proc_close(p);
 }
 
@@ -676,6 +832,8 @@ int main(void)
 		cmocka_unit_test(test_go_without_heap),
 		cmocka_unit_test(test_go_heap_without_lazyfree),
 		cmocka_unit_test(test_no_runtime_named_when_absent),
+		cmocka_unit_test(test_pages_evidence),
+		cmocka_unit_test(test_pages_without_kpage),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_status_read),
 		cmocka_unit_test(test_status_refused),
@@ -684,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_status_faults),
 		cmocka_unit_test(test_session_rerun),
 		cmocka_unit_test(test_session_errors),
+		cmocka_unit_test(test_read_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
