@@ -27,6 +27,9 @@
 #include "internal.h"
 #include "readers.h"
 
+/* ------------------------------------------------------------------ */
+/* Names */
+
 static const char *const xcat_names[PMAPS_X_COUNT] = {
 	[PMAPS_X_HEAP] = "heap",
 	[PMAPS_X_ANON] = "anon",
@@ -99,6 +102,9 @@ const char *pmaps_xpage_key(enum pmaps_xpage p)
 {
 	return (unsigned)p < PMAPS_XP_COUNT ? xpage_keys[p] : NULL;
 }
+
+/* ------------------------------------------------------------------ */
+/* Runtime rules: what each names, and the heap it claims */
 
 /*
  * Go's heap arena hints on 64-bit: (i << 40) + 0xc000000000, i < 0x80, tried
@@ -313,6 +319,9 @@ static void jvm_heap(const struct pmaps_proc *proc, struct pmaps_explain *x, con
 	           (unsigned long long)heap->end, (unsigned long long)size, gc);
 }
 
+/* ------------------------------------------------------------------ */
+/* The largest mappings */
+
 /* The whole name, or as much as fits cut before a UTF-8 character and flagged. */
 static void copy_path(struct pmaps_explain_top *t, const struct pmaps_view *p, int truncated)
 {
@@ -352,6 +361,9 @@ static void add_top(struct pmaps_explain *x, const struct pmaps_mapping *m, enum
 	x->top[i].cat = cat;
 	copy_path(&x->top[i], &m->path, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0);
 }
+
+/* ------------------------------------------------------------------ */
+/* One pass over smaps */
 
 static enum pmaps_xcat category(enum pmaps_kind k)
 {
@@ -418,7 +430,6 @@ static inline void add_chk(int *ovf, uint64_t *a, uint64_t b)
  */
 struct pmaps_explain_session {
 	struct pmaps_proc *proc;
-	unsigned options;
 	struct pmaps_maps *smaps, *rollup;
 	int smaps_fresh, rollup_fresh; /* opened and not read yet: no rewind needed */
 	struct pmaps_pages *pages;     /* with PMAPS_EXPLAIN_PAGES */
@@ -666,6 +677,9 @@ static void decide_runtime(struct pmaps_explain_session *s, struct pass *ps)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Reconciliation and notes */
+
 static uint64_t apart(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : b - a;
@@ -750,6 +764,9 @@ static void make_notes(struct pmaps_explain *x)
 	if (t[PMAPS_XC_SWAP])
 		note(x, PMAPS_NOTE_SWAP, t[PMAPS_XC_SWAP], 0);
 }
+
+/* ------------------------------------------------------------------ */
+/* The session */
 
 /* The message of cursor C's error R. */
 static void cursor_msg(struct pmaps_explain_session *s, struct pmaps_maps *c, int r)
@@ -926,7 +943,6 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 		return -ENOMEM;
 	memset(s, 0, sizeof(*s));
 	s->proc = proc;
-	s->options = options;
 	*out = s; /* even on error, so that its message can be read */
 	/*
 	 * The cursors' process errors (gone, no access, no rollup) are the
