@@ -32,6 +32,8 @@
 #include "internal.h"
 #include "testhooks.h"
 #include "../expect.h"
+#include "../count_alloc.h"
+#include "wait_comm.h"
 
 #define PG 4096ull
 
@@ -1144,6 +1146,27 @@ static size_t perf_entry(unsigned char *b, size_t off, const char *name, char ty
 }
 
 /*
+ * An hsperfdata file of G1 into B: magic, little-endian, version 2, three
+ * entries from byte 32 (the collector's name and the maximum capacities
+ * YOUNG and OLD of its two generations). Returns its length.
+ */
+static size_t perf_g1(unsigned char *b, uint64_t young, uint64_t old)
+{
+	size_t off;
+	uint32_t w;
+
+	memcpy(b, "\xca\xfe\xc0\xc0\x01\x02\x00\x01", 8);
+	off = perf_entry(b, 32, "sun.gc.policy.name", 'B', 0, "GarbageFirst");
+	off = perf_entry(b, off, "sun.gc.generation.0.maxCapacity", 'J', young, NULL);
+	off = perf_entry(b, off, "sun.gc.generation.1.maxCapacity", 'J', old, NULL);
+	w = 32;
+	memcpy(b + 24, &w, 4);
+	w = 3;
+	memcpy(b + 28, &w, 4);
+	return off;
+}
+
+/*
  * The JVM's rule on a process tree made here, with hsperfdata files written
  * by the test: a well-formed one (G1, the heap exact), then malformed ones
  * (the heap stays anon, nothing read out of bounds).
@@ -1204,14 +1227,7 @@ static void test_explain_jvm_perfdata(void **state)
 	assert_int_equal(fclose(f), 0);
 
 	/* Well-formed: magic, little-endian, version 2, entries from 32. */
-	memcpy(perf, "\xca\xfe\xc0\xc0\x01\x02\x00\x01", 8);
-	off = perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "GarbageFirst");
-	off = perf_entry(perf, off, "sun.gc.generation.0.maxCapacity", 'J', (128u << 20) + 24, NULL);
-	off = perf_entry(perf, off, "sun.gc.generation.1.maxCapacity", 'J', (128u << 20) + 8, NULL);
-	w = 32;
-	memcpy(perf + 24, &w, 4);
-	w = 3;
-	memcpy(perf + 28, &w, 4);
+	off = perf_g1(perf, (128u << 20) + 24, (128u << 20) + 8);
 	jvm_tree(root, perf, off, &x);
 	assert_int_equal(x.jvm_heap_start, 0xf8000000);
 	assert_int_equal(x.jvm_heap_end, 0x100000000);
@@ -1398,8 +1414,6 @@ static void test_explain_hostile_files(void **state)
 	char dir[] = "/tmp/pmaps-hostile-XXXXXX", path[512], deleted[600], secret[512], fifo[512];
 	struct pmaps_explain *x;
 	uint64_t heap;
-	size_t off;
-	uint32_t w;
 	pid_t pid;
 	int in, fd, st;
 	(void)state;
@@ -1422,14 +1436,7 @@ static void test_explain_hostile_files(void **state)
 	assert_int_equal(ftruncate(fd, 2 * PG), 0);
 	close(fd);
 	/* G1 with a heap of HOSTILE_HEAP bytes. */
-	memcpy(perf, "\xca\xfe\xc0\xc0\x01\x02\x00\x01", 8);
-	off = perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "GarbageFirst");
-	off = perf_entry(perf, off, "sun.gc.generation.0.maxCapacity", 'J', HOSTILE_HEAP + 24, NULL);
-	off = perf_entry(perf, off, "sun.gc.generation.1.maxCapacity", 'J', HOSTILE_HEAP, NULL);
-	w = 32;
-	memcpy(perf + 24, &w, 4);
-	w = 3;
-	memcpy(perf + 28, &w, 4);
+	perf_g1(perf, HOSTILE_HEAP + 24, HOSTILE_HEAP);
 	snprintf(path, sizeof(path), "%s/hsperfdata_u/123", dir);
 	fd = open(path, O_WRONLY | O_CREAT, 0644);
 	expect_sys(fd);
@@ -1647,7 +1654,6 @@ static void test_explain_jvm_long_perfdata_name(void **state)
 	struct pmaps_proc *p;
 	struct stat st;
 	size_t off;
-	uint32_t w;
 	FILE *f;
 	(void)state;
 
@@ -1661,14 +1667,7 @@ static void test_explain_jvm_long_perfdata_name(void **state)
 		long_dir(path, sizeof(path), root, seg, depth);
 		assert_int_equal(mkdir(path, 0755), 0);
 	}
-	memcpy(perf, "\xca\xfe\xc0\xc0\x01\x02\x00\x01", 8);
-	off = perf_entry(perf, 32, "sun.gc.policy.name", 'B', 0, "GarbageFirst");
-	off = perf_entry(perf, off, "sun.gc.generation.0.maxCapacity", 'J', (128u << 20) + 24, NULL);
-	off = perf_entry(perf, off, "sun.gc.generation.1.maxCapacity", 'J', (128u << 20) + 8, NULL);
-	w = 32;
-	memcpy(perf + 24, &w, 4);
-	w = 3;
-	memcpy(perf + 28, &w, 4);
+	off = perf_g1(perf, (128u << 20) + 24, (128u << 20) + 8);
 	snprintf(path, sizeof(path), "%s/400/root%s", root, name);
 	assert_non_null(f = fopen(path, "w"));
 	assert_int_equal(fwrite(perf, 1, off, f), off);
@@ -1893,21 +1892,6 @@ static void test_sources_agree(void **state)
 
 /* ---- allocations: at open only ---- */
 
-static uint64_t allocs;
-
-static void *count_alloc(size_t n, void *ctx)
-{
-	(void)ctx;
-	allocs++;
-	return malloc(n);
-}
-
-static void count_free(void *p, void *ctx)
-{
-	(void)ctx;
-	free(p);
-}
-
 static void test_allocations(void **state)
 {
 	struct helper h;
@@ -2123,17 +2107,8 @@ static void test_exec_mid_read(void **state)
 	assert_int_equal(pmaps_maps_next(c, &m), 1);
 	assert_int_equal(write(go[1], "x", 1), 1);
 	/* Wait until the new program runs. */
-	for (int i = 0; i < 2000; i++) {
-		char path[64], comm[32] = "";
-		snprintf(path, sizeof(path), "/proc/%s/comm", pid);
-		int fd = open(path, O_RDONLY);
-		ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : 0;
-		if (fd >= 0)
-			close(fd);
-		if (n > 0 && strncmp(comm, "sleep", 5) == 0)
-			break;
-		usleep(1000);
-	}
+	if (!wait_comm(kid, "sleep"))
+		fail_msg("the child never ran sleep");
 	while ((rc = pmaps_maps_next(c, &m)) > 0)
 		rows++;
 	assert_int_equal(rc, -ESTALE);

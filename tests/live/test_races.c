@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wait_comm.h"
+
 #define NMAPS 32768 /* as many mappings as the report that found the defect */
 
 static int failures;
@@ -275,17 +277,7 @@ static void execs(const char *tool, int total, int rounds, long window_us)
 		snprintf(pid, sizeof(pid), "%d", (int)t);
 		run_tool(argv, t, (long)(rnd() % (uint64_t)window_us), ctl, 'e', &r);
 		/* The new program's table, once it runs. */
-		for (int j = 0; j < 2000; j++) {
-			char path[64], comm[32] = "";
-			snprintf(path, sizeof(path), "/proc/%d/comm", (int)t);
-			int fd = open(path, O_RDONLY);
-			ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : 0;
-			if (fd >= 0)
-				close(fd);
-			if (n > 0 && strncmp(comm, "sleep", 5) == 0)
-				break;
-			usleep(1000);
-		}
+		CHECK(wait_comm(t, "sleep"), "pid %d never ran sleep", (int)t);
 		now = count_maps(t) + 1;
 		kill(t, SIGKILL);
 		waitpid(t, &st, 0);

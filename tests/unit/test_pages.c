@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "testhooks.h"
 #include "../expect.h"
+#include "../count_alloc.h"
 
 struct want {
 	uint64_t start, end;
@@ -316,21 +317,6 @@ static void test_read_faults(void **state)
 	expect_runs(c, 0x600000, 0x608000, heap, 5);
 	pmaps_pages_close(c);
 	pmaps_proc_close(p);
-}
-
-static uint64_t allocs;
-
-static void *count_alloc(size_t n, void *ctx)
-{
-	(void)ctx;
-	allocs++;
-	return malloc(n);
-}
-
-static void count_free(void *ptr, void *ctx)
-{
-	(void)ctx;
-	free(ptr);
 }
 
 static void test_no_allocation_per_run(void **state)
