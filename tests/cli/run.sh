@@ -42,6 +42,20 @@ t() {
 	ok
 }
 
+# jsonl NAME: every line of the last output is one JSON object carrying "pid".
+jsonl() {
+	if [ -x /usr/bin/python3 ]; then
+		/usr/bin/python3 - "$TMP/out" <<'PYEOF' && ok || bad "$1: not JSON Lines"
+import json, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")
+assert lines[-1] == b"", "no newline at the end"
+for line in lines[:-1]:
+    o = json.loads(line.decode("utf-8"))
+    assert isinstance(o, dict) and "pid" in o, line[:80]
+PYEOF
+	fi
+}
+
 # json NAME: the last output is valid JSON (where python3 is at hand).
 json() {
 	if [ -x /usr/bin/python3 ]; then
@@ -93,6 +107,18 @@ t k54-table 0 maps -f all --proc-root kernel-5.4/proc 4242
 t no-rollup-total 0 maps --total --proc-root no-rollup/proc 4242
 t no-rollup-total-json 0 maps --total --json --proc-root no-rollup/proc 4242; json no-rollup-total-json
 
+# JSON Lines: one object per record, each with its pid; an error ends the stream
+K61="--proc-root kernel-6.1/proc 4242"
+t k61-jsonl 0 maps --jsonl $K61; jsonl k61-jsonl
+t edge-jsonl 0 maps --jsonl $E; jsonl edge-jsonl
+t edge-sort-jsonl 0 maps --jsonl --sort rss $E; jsonl edge-sort-jsonl
+t edge-group-path-jsonl 0 maps -g path --jsonl $E; jsonl edge-group-path-jsonl
+t edge-total-jsonl 0 maps -t --jsonl $E; jsonl edge-total-jsonl
+t no-rollup-total-jsonl 0 maps -t --jsonl --proc-root no-rollup/proc 4242; jsonl no-rollup-total-jsonl
+t err-malformed-jsonl 1 maps --jsonl --proc-root malformed/proc 4242; jsonl err-malformed-jsonl
+t explain-k61-jsonl 0 explain --jsonl $K61; jsonl explain-k61-jsonl
+t explain-k61-csv 0 explain --csv $K61
+
 # errors: a clear line, a non-zero status
 t err-no-pid 2 maps
 t err-two-pids 2 maps 1 2
@@ -142,6 +168,10 @@ t err-pages-range 2 pages $PG 12x
 t err-pages-order 2 pages $PG 602000-601000
 t err-pages-strategy 2 pages --strategy fast $PG
 t err-pages-scan 1 pages --strategy scan $PG
+t pages-jsonl 0 pages --jsonl $PG; jsonl pages-jsonl
+t pages-summary-jsonl 0 pages -s --jsonl $PG; jsonl pages-summary-jsonl
+t pages-pfn-jsonl 0 pages --pfn --jsonl $PG; jsonl pages-pfn-jsonl
+t pages-summary-zero-jsonl 0 pages -s --jsonl --proc-root pages-zero/proc 300; jsonl pages-summary-zero-jsonl
 t err-pages-no-pid 2 pages
 t err-pages-args 2 pages 1 2 3
 
@@ -171,6 +201,20 @@ t err-version-extra 2 -V extra
 t err-explain-no-pid 2 explain
 t err-explain-not-pid 2 explain xyz
 t err-explain-no-such 1 explain --proc-root edge/proc 999
+t err-json-jsonl 2 maps --json --jsonl $E
+t err-explain-csv-jsonl 2 explain --csv --jsonl $E
+# One way to fail, for every command: the process, the proc root when it is
+# not /proc, what failed; a file a proc tree lacks is no kernel's doing.
+t err-pages-no-file 1 pages --proc-root edge/proc 100
+t err-pages-no-file-json 1 pages --json --proc-root edge/proc 100
+t err-maps-no-file 1 maps --proc-root pages/proc 300
+t err-total-no-file 1 maps --total --proc-root pages/proc 300
+t err-explain-no-file 1 explain --proc-root pages/proc 300
+t err-pages-abs-root 1 pages --proc-root /nonexistent/proc 1
+t err-explain-malformed-jsonl 1 explain --jsonl --proc-root malformed/proc 4242; jsonl err-explain-malformed-jsonl
+# One size parser: demo --size takes what a range's LEN takes, and the same bounds.
+t err-demo-size-big 2 demo --size 0x1000T
+t err-demo-size-overflow 2 demo --size 99999999999999999999K
 
 # explain on a hostile fixture: a Go version of escapes from the executable,
 # paths of 300 bytes (kept whole) and 5,000 bytes (cut before a character,
