@@ -955,8 +955,10 @@ int pmaps_procs_open(struct pmaps_procs **out, const char *proc_root);
 /*
  * The next process, in the directory's order. Returns 1 with *INFO (valid
  * until the next call), 0 at the end, or a negative errno (-EIO). A process
- * that exits while it is listed is skipped, never an error. Allocates
- * nothing.
+ * that exits while it is listed, or whose directory this reader may not
+ * enter (hidepid=), is skipped, never an error. A stat with no "(comm) S"
+ * is -EBADMSG for that entry alone: the next call goes on after it.
+ * Allocates nothing.
  */
 int pmaps_procs_next(struct pmaps_procs *it, const struct pmaps_proc_info **info);
 

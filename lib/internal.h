@@ -62,6 +62,22 @@ struct pmaps__ident {
 	uint64_t code_start, code_end, stack_start, arg_start;
 };
 
+/*
+ * Parses /proc/PID/stat's text BUF of N bytes into ID (state; flags and
+ * code addresses as far as they are printed) and, when COMM is not NULL,
+ * the command name: the bytes between the first '(' and the last ')' (it
+ * may hold spaces, parentheses and newlines), a view into BUF. Returns 0,
+ * or -EBADMSG when there is no "(comm) S".
+ */
+int pmaps__parse_stat(const char *buf, size_t n, struct pmaps__ident *id,
+                      struct pmaps_view *comm);
+
+/* 1 when FD is on a real procfs (not a fixture tree), else 0. */
+int pmaps__is_procfs(int fd);
+
+/* A directory entry's name as a pid: all decimal digits, no leading 0, <= 2^31 - 1; or -1. */
+int pmaps__parse_pid(const char *s);
+
 /* Reads PROC's stat. Returns 0, or a negative errno (-ESRCH when gone). */
 int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id);
 
@@ -122,6 +138,13 @@ void pmaps__guard_end(struct pmaps__guard *g);
  * symlink, is -EBADMSG with a message in MSG (when MSG is not NULL).
  */
 int pmaps__openat(const struct pmaps_proc *proc, const char *name);
+/*
+ * The same under DIRFD, with no process to ask: errors are left as the
+ * open gives them (-ENOENT stays). LIVE: DIRFD is on a real procfs, where
+ * the open itself is safe; elsewhere the file is checked before it is
+ * opened (a device's open can have effects).
+ */
+int pmaps__open_regular(int dirfd, const char *name, int live, char *msg, size_t size);
 int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name, char *msg,
                      size_t size);
 

@@ -111,6 +111,16 @@ const char *pmaps_strerror(int err)
 	}
 }
 
+int pmaps__parse_pid(const char *s)
+{
+	const char *p = s;
+	uint64_t v;
+
+	if (s[0] == '0' || pmaps__parse_dec(&p, p + strlen(p), &v) < 0 || *p || v > 0x7fffffff)
+		return -1;
+	return (int)v;
+}
+
 static int is_pid(const char *s)
 {
 	size_t n = 0;
@@ -121,11 +131,17 @@ static int is_pid(const char *s)
 	return n > 0 && !(n > 1 && s[0] == '0');
 }
 
+int pmaps__is_procfs(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+}
+
 int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *pid)
 {
 	struct pmaps_proc *p;
 	char self[24];
-	struct statfs sfs;
 	const char *name = pid;
 	int err;
 
@@ -168,7 +184,7 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 	p->memfd = p->dirfd;
 	p->statfd = -1;
 	snprintf(p->pidname, sizeof(p->pidname), "%s", name);
-	p->live = fstatfs(p->dirfd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+	p->live = pmaps__is_procfs(p->dirfd);
 	/*
 	 * The process's own stat, through one fd kept for the handle's life:
 	 * the guard reads it twice per read, every pread from 0 is a fresh
@@ -235,15 +251,14 @@ int pmaps_proc_dirfd(const struct pmaps_proc *proc)
  * pmaps reads is one; a device node's open alone can have side effects, which
  * O_NONBLOCK cannot undo, so fixture trees are checked before the open too).
  */
-int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name, char *msg,
-                     size_t size)
+int pmaps__open_regular(int dirfd, const char *name, int live, char *msg, size_t size)
 {
 	struct stat st;
 	int fd;
 
-	if (!proc->live) {
+	if (!live) {
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return errno == ENOENT ? -ENOENT : -errno;
+			return -errno;
 		if (!S_ISREG(st.st_mode))
 			goto not_regular;
 	}
@@ -251,20 +266,7 @@ int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name,
 	if (fd < 0) {
 		if (errno == ELOOP)
 			goto not_regular;
-		if (errno == ENOENT && proc->live && proc->tid && dirfd == proc->memfd)
-			return -ESRCH; /* the thread read through is gone */
-		if (errno == ENOENT && proc->live) {
-			/*
-			 * Under a dead process's directory every lookup fails with
-			 * ENOENT (or ESRCH from the file's own open); on a live procfs
-			 * every process has a stat, so its absence tells a gone process
-			 * from a file this kernel does not have.
-			 */
-			if (faccessat(proc->dirfd, "stat", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-				return -ESRCH;
-			return -ENOENT;
-		}
-		return errno == ESRCH ? -ESRCH : -errno;
+		return -errno;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
@@ -276,6 +278,26 @@ not_regular:
 		pmaps__msg(msg, size, "%s: not a regular file (a symlink, FIFO or device in the proc "
 		           "tree is never opened)", name);
 	return -EBADMSG;
+}
+
+int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name, char *msg,
+                     size_t size)
+{
+	int fd = pmaps__open_regular(dirfd, name, proc->live, msg, size);
+
+	if (fd == -ENOENT && proc->live) {
+		if (proc->tid && dirfd == proc->memfd)
+			return -ESRCH; /* the thread read through is gone */
+		/*
+		 * Under a dead process's directory every lookup fails with
+		 * ENOENT (or ESRCH from the file's own open); on a live procfs
+		 * every process has a stat, so its absence tells a gone process
+		 * from a file this kernel does not have.
+		 */
+		if (faccessat(proc->dirfd, "stat", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+			return -ESRCH;
+	}
+	return fd;
 }
 
 int pmaps__openat(const struct pmaps_proc *proc, const char *name)
@@ -298,12 +320,46 @@ static int skip_fields(const char **p, const char *end, int n)
 	return 0;
 }
 
+int pmaps__parse_stat(const char *buf, size_t n, struct pmaps__ident *id,
+                      struct pmaps_view *comm)
+{
+	const char *s, *open, *end = buf + n;
+	uint64_t v[4], flags;
+
+	memset(id, 0, sizeof(*id));
+	/* comm may hold spaces, parentheses and newlines: the state follows the last ')'. */
+	s = memrchr(buf, ')', n);
+	open = memchr(buf, '(', n);
+	if (!s || !open || open > s || end - s < 3 || s[1] != ' ')
+		return -EBADMSG;
+	if (comm) {
+		comm->ptr = open + 1;
+		comm->len = (size_t)(s - open - 1);
+	}
+	s += 2;
+	id->state = *s;
+	id->ok = 1;
+	/* Fields 9 (flags), 26, 27, 28 and 48 (1-based); the state is field 3. */
+	if (skip_fields(&s, end, 9 - 3) || pmaps__parse_dec(&s, end, &flags) < 0)
+		return 0; /* old kernels and fixtures print fewer: the state alone still helps */
+	id->kthread = (flags & PMAPS__PF_KTHREAD) != 0;
+	id->exiting = (flags & PMAPS__PF_EXITING) != 0;
+	if (skip_fields(&s, end, 26 - 9) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
+	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[1]) < 0 ||
+	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[2]) < 0 ||
+	    skip_fields(&s, end, 48 - 28) || pmaps__parse_dec(&s, end, &v[3]) < 0)
+		return 0;
+	id->code_start = v[0];
+	id->code_end = v[1];
+	id->stack_start = v[2];
+	id->arg_start = v[3];
+	return 0;
+}
+
 /* Reads the stat file under DIRFD into ID. Returns 0, or a negative errno. */
 static int ident_at(const struct pmaps_proc *proc, int dirfd, struct pmaps__ident *id)
 {
 	char buf[1024];
-	const char *s, *end;
-	uint64_t v[4], flags;
 	ssize_t n;
 	int fd;
 
@@ -324,34 +380,7 @@ static int ident_at(const struct pmaps_proc *proc, int dirfd, struct pmaps__iden
 		return errno == ESRCH || errno == ENOENT ? -ESRCH : -errno;
 	if (n == 0)
 		return -ESRCH;
-	end = buf + n;
-	/* comm may hold spaces and parentheses: the state follows the last ')'. */
-	s = memrchr(buf, ')', (size_t)n);
-	if (!s || end - s < 3)
-		return -EBADMSG;
-	s += 2;
-	id->state = *s;
-	/* Fields 9 (flags), 26, 27, 28 and 48 (1-based); the state is field 3. */
-	if (skip_fields(&s, end, 9 - 3) || pmaps__parse_dec(&s, end, &flags) < 0) {
-		id->ok = 1;
-		return 0;
-	}
-	id->kthread = (flags & PMAPS__PF_KTHREAD) != 0;
-	id->exiting = (flags & PMAPS__PF_EXITING) != 0;
-	if (skip_fields(&s, end, 26 - 9) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
-	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[1]) < 0 ||
-	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[2]) < 0 ||
-	    skip_fields(&s, end, 48 - 28) || pmaps__parse_dec(&s, end, &v[3]) < 0) {
-		/* Old kernels print fewer fields: the state alone still helps. */
-		id->ok = 1;
-		return 0;
-	}
-	id->code_start = v[0];
-	id->code_end = v[1];
-	id->stack_start = v[2];
-	id->arg_start = v[3];
-	id->ok = 1;
-	return 0;
+	return pmaps__parse_stat(buf, (size_t)n, id, NULL);
 }
 
 int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id)
@@ -387,17 +416,15 @@ static int find_live_thread(const struct pmaps_proc *proc, int *fd, struct pmaps
 	if (pmaps__dir_open(&d, proc->dirfd, "task", buf, sizeof(buf)) < 0)
 		return 0;
 	while (!found && pmaps__dir_next(&d, &name) == 1) {
-		uint64_t tid;
-		const char *s = name;
+		int tid = pmaps__parse_pid(name);
 
-		if (pmaps__parse_dec(&s, s + strlen(s), &tid) < 0 || *s || tid > 0x7fffffff ||
-		    (int)tid == proc->pid)
+		if (tid <= 0 || tid == proc->pid)
 			continue;
 		*fd = openat(d.fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (*fd < 0)
 			continue;
 		if (ident_at(proc, *fd, id) == 0 && !is_dead(id) && id->code_start)
-			found = (int)tid;
+			found = tid;
 		else
 			close(*fd);
 	}

@@ -14,8 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -202,6 +206,222 @@ static void test_dir_faults(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* ---- the process enumerator ---- */
+
+#define MAX_SEEN 4096
+
+struct seen {
+	int n, errors, last_error;
+	struct pmaps_proc_info p[MAX_SEEN];
+};
+
+/* Lists IT to its end into S; errors are counted and the listing goes on. */
+static void list_procs(struct pmaps_procs *it, struct seen *s)
+{
+	const struct pmaps_proc_info *info;
+	int r;
+
+	s->n = s->errors = s->last_error = 0;
+	while ((r = pmaps_procs_next(it, &info)) != 0) {
+		if (r < 0) {
+			s->errors++;
+			s->last_error = r;
+			if (s->errors > 100)
+				fail_msg("more than 100 errors, the last %d", r);
+			continue;
+		}
+		assert_int_equal(r, 1);
+		if (s->n < MAX_SEEN)
+			s->p[s->n++] = *info;
+	}
+}
+
+static const struct pmaps_proc_info *find(const struct seen *s, int pid)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->p[i].pid == pid)
+			return &s->p[i];
+	return NULL;
+}
+
+static uint32_t owner(const char *tree, const char *pid)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s/proc/%s", PMAPS_TEST_DATA, tree, pid);
+	assert_int_equal(stat(path, &st), 0);
+	return (uint32_t)st.st_uid;
+}
+
+static void expect_proc(const struct seen *s, int pid, const char *comm, size_t comm_len,
+                        char state, int kthread, uint32_t uid)
+{
+	const struct pmaps_proc_info *p = find(s, pid);
+
+	if (!p)
+		fail_msg("process %d not listed (%d listed)", pid, s->n);
+	assert_int_equal(p->comm_len, comm_len);
+	assert_memory_equal(p->comm, comm, comm_len + 1); /* NUL-terminated too */
+	assert_int_equal(p->state, state);
+	assert_int_equal(p->kernel_thread, kthread);
+	assert_int_equal(p->uid, uid);
+}
+
+static struct seen seen;
+
+static void test_procs_fixture(void **state)
+{
+	char root[4096];
+	struct pmaps_procs *it;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/procs-basic/proc", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_procs_open(&it, root), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		list_procs(it, &seen);
+		/*
+		 * Not 4243 (no stat: gone), sys and 12a (not all digits), 77 (a
+		 * file), self (a symlink).
+		 */
+		assert_int_equal(seen.errors, 0);
+		assert_int_equal(seen.n, 3);
+		expect_proc(&seen, 1, "init", 4, 'S', 0, owner("procs-basic", "1"));
+		expect_proc(&seen, 2, "kthreadd", 8, 'S', 1, owner("procs-basic", "2"));
+		/* The last ')' ends comm; its bytes are kept raw. */
+		expect_proc(&seen, 4242, "a) x (\nb", 8, 'T', 0, owner("procs-basic", "4242"));
+		assert_int_equal(pmaps_procs_rewind(it), 0);
+	}
+	pmaps_procs_close(it);
+	pmaps_procs_close(NULL);
+}
+
+static void test_procs_malformed(void **state)
+{
+	char root[4096];
+	struct pmaps_procs *it;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/procs-malformed/proc", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_procs_open(&it, root), 0);
+	list_procs(it, &seen);
+	/* A stat with no "(comm)" is an error for that entry; the next one still comes. */
+	assert_int_equal(seen.errors, 1);
+	assert_int_equal(seen.last_error, -EBADMSG);
+	assert_int_equal(seen.n, 1);
+	expect_proc(&seen, 6, "ok", 2, 'S', 0, owner("procs-malformed", "6"));
+	pmaps_procs_close(it);
+}
+
+static void test_procs_open_errors(void **state)
+{
+	struct pmaps_procs *it = (void *)1;
+	char root[4096];
+
+	(void)state;
+	assert_int_equal(pmaps_procs_open(&it, "/nonexistent-pmaps"), -ENOENT);
+	assert_null(it);
+	snprintf(root, sizeof(root), "%s/procs-basic/proc/77", PMAPS_TEST_DATA);
+	assert_int_equal(pmaps_procs_open(&it, root), -ENOTDIR);
+	assert_null(it);
+}
+
+struct counts {
+	long allocs, frees;
+};
+
+static void *count_alloc(size_t size, void *ctx)
+{
+	((struct counts *)ctx)->allocs++;
+	return malloc(size);
+}
+
+static void count_free(void *p, void *ctx)
+{
+	((struct counts *)ctx)->frees++;
+	free(p);
+}
+
+/* A child named NAME, stopped: it stays listed, in state T, until killed. */
+static pid_t stopped_child(const char *name)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_int_not_equal(pid, -1);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, name, 0, 0, 0);
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
+	assert_true(WIFSTOPPED(st));
+	return pid;
+}
+
+static int tid_pipe[2], stop_pipe[2];
+static int thread_tid;
+
+/* Says its tid, then waits for the stop pipe's write end to close. */
+static void *thread_main(void *arg)
+{
+	int tid = (int)gettid();
+	char c;
+
+	(void)arg;
+	if (write(tid_pipe[1], &tid, sizeof(tid)) != sizeof(tid))
+		return NULL;
+	while (read(stop_pipe[0], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+static void test_procs_live(void **state)
+{
+	struct counts n = {0, 0};
+	struct pmaps_procs *it;
+	pthread_t th;
+	const char *name = "pm x) (\ny";
+	pid_t child;
+	long allocs;
+
+	(void)state;
+	child = stopped_child(name);
+	assert_int_equal(pipe(tid_pipe), 0);
+	assert_int_equal(pipe(stop_pipe), 0);
+	assert_int_equal(pthread_create(&th, NULL, thread_main, NULL), 0);
+	assert_int_equal(read(tid_pipe[0], &thread_tid, sizeof(thread_tid)), sizeof(thread_tid));
+	pmaps_set_allocator(count_alloc, count_free, &n);
+	assert_int_equal(pmaps_procs_open(&it, NULL), 0);
+	allocs = n.allocs;
+	list_procs(it, &seen);
+	assert_int_equal(seen.errors, 0);
+	/* This process, by its name (the executable's) and effective uid. */
+	expect_proc(&seen, getpid(), "test_procs", 10, 'R', 0, geteuid());
+	expect_proc(&seen, child, name, strlen(name), 'T', 0, geteuid());
+	/* A thread is no process: its tid is not listed. */
+	if (find(&seen, thread_tid))
+		fail_msg("thread %d of process %d listed as a process", thread_tid, (int)getpid());
+	/* Gone: the next listing does not have it. */
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_int_equal(pmaps_procs_rewind(it), 0);
+	list_procs(it, &seen);
+	assert_null(find(&seen, child));
+	expect_proc(&seen, getpid(), "test_procs", 10, 'R', 0, geteuid());
+	/* Listing and rewinding allocated nothing. */
+	assert_int_equal(n.allocs, allocs);
+	assert_int_equal(n.frees, 0);
+	pmaps_procs_close(it);
+	assert_int_equal(n.frees, n.allocs);
+	pmaps_set_allocator(NULL, NULL, NULL);
+	close(stop_pipe[1]); /* the thread's read ends */
+	assert_int_equal(pthread_join(th, NULL), 0);
+	close(stop_pipe[0]);
+	close(tid_pipe[0]);
+	close(tid_pipe[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +429,10 @@ int main(void)
 		cmocka_unit_test(test_dir_small_buffer),
 		cmocka_unit_test(test_dir_missing),
 		cmocka_unit_test(test_dir_faults),
+		cmocka_unit_test(test_procs_fixture),
+		cmocka_unit_test(test_procs_malformed),
+		cmocka_unit_test(test_procs_open_errors),
+		cmocka_unit_test(test_procs_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
