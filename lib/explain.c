@@ -431,7 +431,7 @@ static inline void add_chk(int *ovf, uint64_t *a, uint64_t b)
 struct pmaps_explain_session {
 	struct pmaps_proc *proc;
 	struct pmaps_maps *smaps, *rollup;
-	int smaps_fresh, rollup_fresh; /* opened and not read yet: no rewind needed */
+	int smaps_fresh;               /* opened and not read yet: no rewind needed */
 	struct pmaps_pages *pages;     /* with PMAPS_EXPLAIN_PAGES */
 	int pages_err;                 /* its open's error, which every run reports */
 	struct pmaps__sps sps;
@@ -887,8 +887,11 @@ static int read_once(struct pmaps_explain_session *s, int *overlap)
 		           "Swap of shared memory objects, or the THP fields): no kernel prints them");
 		return -EBADMSG;
 	}
-	/* The kernel's own sum, right after: equal on a process at rest. */
-	r = restart(s->rollup, &s->rollup_fresh);
+	/*
+	 * The kernel's own sum, right after: equal on a process at rest. Opened
+	 * again each time: the thread it was opened through may have ended.
+	 */
+	r = pmaps_maps_rewind(s->rollup);
 	if (r == 0 && (r = pmaps_maps_next(s->rollup, &m)) > 0) {
 		memcpy(x->rollup, m->v, sizeof(x->rollup));
 		x->have_rollup = 1;
@@ -953,7 +956,6 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 	if (r == -ENOMEM || r == -EINVAL)
 		goto fail;
 	r = pmaps_maps_open(&s->rollup, proc, PMAPS_SRC_ROLLUP, 0);
-	s->rollup_fresh = r == 0;
 	if (r == -ENOMEM || r == -EINVAL)
 		goto fail;
 	if (options & PMAPS_EXPLAIN_PAGES) {
