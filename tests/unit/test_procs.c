@@ -207,6 +207,39 @@ static void test_dir_faults(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* stat's text TEXT: its comm, state and kernel-thread flag, or an error. */
+static void expect_stat(const char *text, int err, const char *comm, char state, int kthread)
+{
+	struct pmaps__ident id;
+	struct pmaps_view v = {NULL, 0};
+
+	assert_int_equal(pmaps__parse_stat(text, strlen(text), &id, &v), err);
+	if (err)
+		return;
+	assert_int_equal(v.len, strlen(comm));
+	assert_memory_equal(v.ptr, comm, v.len);
+	assert_int_equal(id.state, state);
+	assert_int_equal(id.kthread, kthread);
+}
+
+static void test_parse_stat(void **state)
+{
+	(void)state;
+	expect_stat("7 (sh) S 1 7 7 0 -1 4194304 0", 0, "sh", 'S', 0);
+	expect_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0", 0, "kthreadd", 'S', 1);
+	expect_stat("7 ()) R 1", 0, ")", 'R', 0);
+	expect_stat("7 (() R 1", 0, "(", 'R', 0);
+	expect_stat("7 () R", 0, "", 'R', 0);
+	expect_stat("7 (a\nb) c) Z 1 7 7 0 -1 2097152", 0, "a\nb) c", 'Z', 1);
+	expect_stat("7 (sh) S", 0, "sh", 'S', 0); /* no flags: not a kernel thread */
+	expect_stat("7 sh S 1", -EBADMSG, NULL, 0, 0);
+	expect_stat("7 )sh( S 1", -EBADMSG, NULL, 0, 0);
+	expect_stat("7 (sh)", -EBADMSG, NULL, 0, 0);
+	expect_stat("7 (sh) ", -EBADMSG, NULL, 0, 0);
+	expect_stat("7 (sh)S 1", -EBADMSG, NULL, 0, 0);
+	expect_stat("", -EBADMSG, NULL, 0, 0);
+}
+
 /* ---- the process enumerator ---- */
 
 #define MAX_SEEN 4096
@@ -286,11 +319,14 @@ static void test_procs_fixture(void **state)
 		 * file), self (a symlink).
 		 */
 		assert_int_equal(seen.errors, 0);
-		assert_int_equal(seen.n, 3);
+		assert_int_equal(seen.n, 4);
 		expect_proc(&seen, 1, "init", 4, 'S', 0, owner("procs-basic", "1"));
 		expect_proc(&seen, 2, "kthreadd", 8, 'S', 1, owner("procs-basic", "2"));
 		/* The last ')' ends comm; its bytes are kept raw. */
 		expect_proc(&seen, 4242, "a) x (\nb", 8, 'T', 0, owner("procs-basic", "4242"));
+		/* Longer than any kernel prints: cut to fit, NUL-terminated. */
+		expect_proc(&seen, 4244, "ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
+		            63, 'D', 0, owner("procs-basic", "4244"));
 		assert_int_equal(pmaps_procs_rewind(it), 0);
 	}
 	pmaps_procs_close(it);
@@ -411,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_dir_small_buffer),
 		cmocka_unit_test(test_dir_missing),
 		cmocka_unit_test(test_dir_faults),
+		cmocka_unit_test(test_parse_stat),
 		cmocka_unit_test(test_procs_fixture),
 		cmocka_unit_test(test_procs_malformed),
 		cmocka_unit_test(test_procs_open_errors),
