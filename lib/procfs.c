@@ -121,16 +121,6 @@ int pmaps__parse_pid(const char *s)
 	return (int)v;
 }
 
-static int is_pid(const char *s)
-{
-	size_t n = 0;
-
-	for (; s[n]; n++)
-		if ((unsigned)(s[n] - '0') >= 10 || n >= 10)
-			return 0;
-	return n > 0 && !(n > 1 && s[0] == '0');
-}
-
 int pmaps__is_procfs(int fd)
 {
 	struct statfs sfs;
@@ -165,14 +155,14 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 		ssize_t n = readlinkat(p->rootfd, "self", self, sizeof(self) - 1);
 		if (n > 0) {
 			self[n] = '\0';
-			if (is_pid(self))
+			if (pmaps__parse_pid(self) > 0)
 				name = self;
 		}
 		if (name == pid && strcmp(proc_root, "/proc") == 0) {
 			snprintf(self, sizeof(self), "%d", (int)getpid());
 			name = self;
 		}
-	} else if (!is_pid(pid)) {
+	} else if (pmaps__parse_pid(pid) <= 0) {
 		err = -EINVAL;
 		goto fail;
 	}
@@ -192,13 +182,9 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 	 */
 	if (p->live)
 		p->statfd = openat(p->dirfd, "stat", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	p->pid = 0;
-	if (is_pid(name)) {
-		uint64_t v;
-		const char *s = name;
-		if (pmaps__parse_dec(&s, name + strlen(name), &v) > 0 && v <= 0x7fffffff)
-			p->pid = (int)v;
-	}
+	p->pid = pmaps__parse_pid(name);
+	if (p->pid < 0)
+		p->pid = 0; /* "self" in a tree that has no link for it */
 	*out = p;
 	return 0;
 fail:
