@@ -304,14 +304,21 @@ static void expect_proc(const struct seen *s, int pid, const char *comm, size_t 
 
 static struct seen seen;
 
-static void test_procs_fixture(void **state)
+static struct pmaps_procs *open_tree(const char *tree)
 {
 	char root[4096];
 	struct pmaps_procs *it;
 
-	(void)state;
-	snprintf(root, sizeof(root), "%s/procs-basic/proc", PMAPS_TEST_DATA);
+	snprintf(root, sizeof(root), "%s/%s/proc", PMAPS_TEST_DATA, tree);
 	assert_int_equal(pmaps_procs_open(&it, root), 0);
+	return it;
+}
+
+static void test_procs_fixture(void **state)
+{
+	struct pmaps_procs *it = open_tree("procs-basic");
+
+	(void)state;
 	for (int pass = 0; pass < 2; pass++) {
 		list_procs(it, &seen);
 		/*
@@ -335,12 +342,9 @@ static void test_procs_fixture(void **state)
 
 static void test_procs_malformed(void **state)
 {
-	char root[4096];
-	struct pmaps_procs *it;
+	struct pmaps_procs *it = open_tree("procs-malformed");
 
 	(void)state;
-	snprintf(root, sizeof(root), "%s/procs-malformed/proc", PMAPS_TEST_DATA);
-	assert_int_equal(pmaps_procs_open(&it, root), 0);
 	list_procs(it, &seen);
 	/* A stat with no "(comm)" is an error for that entry; the next one still comes. */
 	assert_int_equal(seen.errors, 1);
