@@ -753,6 +753,134 @@ static void test_session_errors(void **state)
 	pmaps_proc_close(p);
 }
 
+/* A tree in /tmp: PID 1 with one anonymous mapping and tasks 1 to N, all running. */
+static const char one_mapping[] =
+	"7f0000000000-7f0000001000 rw-p 00000000 00:00 0 \n"
+	"Size:                  4 kB\nRss:                   4 kB\nPss:                   4 kB\n"
+	"Shared_Clean:          0 kB\nShared_Dirty:          0 kB\nPrivate_Clean:         0 kB\n"
+	"Private_Dirty:         4 kB\n";
+
+static void add_tasks(const char *dir, int from, int to)
+{
+	char path[512];
+
+	for (int t = from; t <= to; t++) {
+		FILE *f;
+		snprintf(path, sizeof(path), "%s/1/task/%d", dir, t);
+		assert_int_equal(mkdir(path, 0755), 0);
+		snprintf(path, sizeof(path), "%s/1/task/%d/syscall", dir, t);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs("running\n", f);
+		fclose(f);
+	}
+}
+
+static void remove_tasks(const char *dir, int to)
+{
+	char path[512];
+
+	for (int t = 1; t <= to; t++) {
+		snprintf(path, sizeof(path), "%s/1/task/%d/syscall", dir, t);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/1/task/%d", dir, t);
+		rmdir(path);
+	}
+	snprintf(path, sizeof(path), "%s/1/task", dir);
+	rmdir(path);
+}
+
+/*
+ * The stack pointers' array grows when a run sees more threads than any
+ * before, by doubling (one allocation from 64 to 128), and only then.
+ */
+static void test_session_more_threads(void **state)
+{
+	char dir[64], path[512];
+	struct pmaps_proc *p = NULL;
+	struct pmaps_explain_session *s;
+	const struct pmaps_explain *x;
+	FILE *f;
+
+	(void)state;
+	p = status_tree(dir, "Threads:\t10\n");
+	snprintf(path, sizeof(path), "%s/1/smaps", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(one_mapping, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/1/task", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	add_tasks(dir, 1, 10);
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	assert_int_equal(pmaps_explain_open(&s, p, 0), 0);
+	allocs = 0;
+	assert_int_equal(pmaps_explain_run(s, &x), 0);
+	assert_int_equal(x->threads, 10);
+	assert_int_equal(allocs, 1); /* room for 64 */
+	add_tasks(dir, 11, 100);
+	allocs = 0;
+	assert_int_equal(pmaps_explain_run(s, &x), 0);
+	assert_int_equal(x->threads, 100);
+	assert_int_equal(allocs, 1); /* 128 */
+	remove_tasks(dir, 100);
+	snprintf(path, sizeof(path), "%s/1/task", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	add_tasks(dir, 1, 20);
+	allocs = 0;
+	assert_int_equal(pmaps_explain_run(s, &x), 0);
+	assert_int_equal(x->threads, 20);
+	assert_int_equal(allocs, 0);
+	pmaps_explain_close(s);
+	pmaps_set_allocator(NULL, NULL, NULL);
+	remove_tasks(dir, 20);
+	snprintf(path, sizeof(path), "%s/1/smaps", dir);
+	unlink(path);
+	status_tree_remove(dir, p);
+}
+
+static unsigned long fail_at;
+
+/* Allocation number FAIL_AT (from 1) fails. */
+static void *failing_alloc(size_t size, void *ctx)
+{
+	(void)ctx;
+	return ++allocs == fail_at ? NULL : malloc(size);
+}
+
+/* Every allocation of an open and a first run, failed in turn: -ENOMEM, nothing leaked. */
+static void test_session_out_of_memory(void **state)
+{
+	struct pmaps_proc *p = open_tree("explain-pages", "300");
+	int fds = count_fds(), failed = 0;
+
+	(void)state;
+	for (fail_at = 1;; fail_at++) {
+		struct pmaps_explain_session *s;
+		const struct pmaps_explain *x;
+		int r;
+
+		allocs = 0;
+		pmaps_set_allocator(failing_alloc, count_free, NULL);
+		r = pmaps_explain_open(&s, p, PMAPS_EXPLAIN_PAGES);
+		if (r == 0)
+			r = pmaps_explain_run(s, &x);
+		pmaps_explain_close(s);
+		pmaps_set_allocator(NULL, NULL, NULL);
+		assert_int_equal(count_fds(), fds);
+		if (allocs < fail_at) {
+			assert_int_equal(r, 0); /* every allocation made, none failed */
+			break;
+		}
+		assert_int_equal(r, -ENOMEM);
+		failed++;
+	}
+	/* the session, its two cursors and their buffers, the page cursor and its own */
+	if (failed < 6)
+		fail_msg("%d allocations failed in turn, expected at least 6", failed);
+	pmaps_proc_close(p);
+}
+
 static int reads_failed;
 
 /* The first read fails (explain's first is of status), the rest go through. */
@@ -843,6 +971,8 @@ int main(void)
 		cmocka_unit_test(test_session_rerun),
 		cmocka_unit_test(test_session_errors),
 		cmocka_unit_test(test_read_faults),
+		cmocka_unit_test(test_session_more_threads),
+		cmocka_unit_test(test_session_out_of_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
