@@ -15,8 +15,8 @@
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 /* A column: its width is at least its title's. */
 #define COL(key, title, width, left, unit, records, lib) \
-	{LIT(key), LIT(title), LIT("\"" key "\":"), MAX(sizeof(title) - 1, width), left, unit, \
-	 records, lib}
+	{LIT(key), LIT(title), ",\"" key "\":", sizeof(",\"" key "\":") - 1, \
+	 MAX(sizeof(title) - 1, width), left, unit, records, lib}
 /* An smaps field of mappings and groups: numbers right-aligned in 7 columns. */
 #define FIELD(f, key, title, unit) COL(key, title, 7, 0, unit, REC_MAPPING | REC_GROUP, f)
 #define SUMMARY(k, key, title) COL(key, title, 9, 0, UNIT_COUNT, REC_SUMMARY, k)

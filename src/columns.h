@@ -73,7 +73,12 @@ struct lit {
 struct column {
 	struct lit key;   /* snake_case: JSON key, CSV heading, option name */
 	struct lit title; /* the table's heading */
-	struct lit json;  /* "key": as JSON writes it */
+	/*
+	 * ,"key": as JSON writes it after a value, padded to 32 bytes so that
+	 * a writer copies it with one fixed-size move; JKEY_N bytes of it count.
+	 */
+	char jkey[32];
+	unsigned char jkey_n;
 	unsigned char width; /* table cells are padded to it (never cut) */
 	unsigned char left;  /* left-aligned */
 	unsigned char unit;  /* enum unit */

@@ -253,6 +253,17 @@ int out_json_str(struct out *o, const char *s, size_t n)
 	size_t i = 0, run = 0;
 	int valid = 1;
 
+	/* Most names are plain ASCII: those go out in one piece. */
+	while (i < n && plain(p[i]) && p[i] != '"')
+		i++;
+	if (i == n && n + 2 <= OUT_RESERVE_MAX) {
+		char *d = out_reserve(o, n + 2);
+		d[0] = '"';
+		memcpy(d + 1, s, n);
+		d[n + 1] = '"';
+		out_advance(o, n + 2);
+		return 1;
+	}
 	out_ch(o, '"');
 	while (i < n) {
 		uint32_t cp;

@@ -84,7 +84,7 @@ char *out_reserve_slow(struct out *o, size_t n)
 	return o->buf + o->len;
 }
 
-void out_mem(struct out *o, const char *s, size_t n)
+void out_mem_slow(struct out *o, const char *s, size_t n)
 {
 	while (n > 0) {
 		size_t room = o->cap - o->len;
@@ -118,16 +118,35 @@ void out_pad(struct out *o, size_t n)
 
 size_t fmt_u64(char *dst, uint64_t v)
 {
-	char tmp[24];
-	size_t n = 0;
+	/* Two digits a division, written from the end: this runs for every number. */
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+	/* The digit count from the bit count (log10(2) ~ 1233 / 4096), then one comparison. */
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+	size_t n = v ? t + 1 - (v < pow10[t]) : 1;
+	char *d;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		dst[i] = tmp[n - 1 - i];
-	dst[n] = '\0';
+	d = dst + n;
+	*d = '\0';
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		d -= 2;
+		memcpy(d, pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		d -= 2;
+		memcpy(d, pairs + 2 * v, 2);
+	} else {
+		*--d = (char)('0' + v);
+	}
 	return n;
 }
 

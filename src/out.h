@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The staging buffer a file-descriptor sink is best given: one write(2) per 64 KiB. */
 #define OUT_FD_BUFSIZE 65536
@@ -59,7 +60,16 @@ static inline void out_advance(struct out *o, size_t n)
 	o->len += n;
 }
 
-void out_mem(struct out *o, const char *s, size_t n);
+void out_mem_slow(struct out *o, const char *s, size_t n);
+static inline void out_mem(struct out *o, const char *s, size_t n)
+{
+	if (n <= o->cap - o->len) {
+		memcpy(o->buf + o->len, s, n);
+		o->len += n;
+	} else {
+		out_mem_slow(o, s, n);
+	}
+}
 void out_str(struct out *o, const char *s);
 static inline void out_ch(struct out *o, char c)
 {

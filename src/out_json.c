@@ -42,15 +42,19 @@ static void close_record(struct writer *w)
 		out_ch(w->o, '}');
 }
 
-/* ,"key":V with the column's precomputed key. */
+/* ,"key":V with the column's precomputed key: one fixed-size copy, then the digits. */
 static inline void key_u64(struct out *o, int col, uint64_t v)
 {
-	const struct lit *k = &columns[col].json;
-	char *d = out_reserve(o, 1 + k->n + 24);
+	const struct column *c = &columns[col];
+	char *d = out_reserve(o, sizeof(c->jkey) + 24);
 
-	d[0] = ',';
-	memcpy(d + 1, k->s, k->n);
-	out_advance(o, 1 + k->n + fmt_u64(d + 1 + k->n, v));
+	memcpy(d, c->jkey, sizeof(c->jkey));
+	if (v < 10) { /* most fields of most mappings are 0 */
+		d[c->jkey_n] = (char)('0' + v);
+		out_advance(o, c->jkey_n + 1u);
+		return;
+	}
+	out_advance(o, c->jkey_n + fmt_u64(d + c->jkey_n, v));
 }
 
 static void path(struct out *o, const char *s, size_t n, int truncated)
@@ -142,6 +146,50 @@ static void begin(struct writer *w)
 	}
 }
 
+/*
+ * VmFlags as an array of its codes. The kernel's are two lower-case letters
+ * between single spaces: those are copied in one piece; any other text (a
+ * fixture's may hold anything) goes word by word through the JSON escape.
+ */
+static void vm_flags(struct out *o, const char *s, size_t n)
+{
+	const char *e = s + n;
+	int first = 1, simple = n < OUT_RESERVE_MAX / 4 && n && s[0] != ' ' && s[n - 1] != ' ';
+
+	for (size_t i = 0; i < n && simple; i++)
+		simple = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		         (s[i] == ' ' && s[i + 1] != ' ');
+	if (simple) {
+		char *d = out_reserve(o, 15 + 3 * n);
+		size_t k = 14;
+		memcpy(d, ",\"vm_flags\":[\"", 14);
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == ' ') {
+				memcpy(d + k, "\",\"", 3);
+				k += 3;
+			} else {
+				d[k++] = s[i];
+			}
+		}
+		memcpy(d + k, "\"]", 2);
+		out_advance(o, k + 2);
+		return;
+	}
+	KEY(o, ",\"vm_flags\":[");
+	while (s < e) {
+		const char *t = s;
+		while (s < e && *s != ' ')
+			s++;
+		if (!first)
+			out_ch(o, ',');
+		out_json_str(o, t, (size_t)(s - t));
+		first = 0;
+		while (s < e && *s == ' ')
+			s++;
+	}
+	out_ch(o, ']');
+}
+
 static void mapping(struct writer *w, const struct pmaps_mapping *m)
 {
 	struct out *o = w->o;
@@ -187,24 +235,8 @@ static void mapping(struct writer *w, const struct pmaps_mapping *m)
 	                PMAPS_ROW_VMFLAGS_TRUNCATED))
 		KEY(o, ",\"fields_truncated\":true");
 	fields(o, m->v, m->present);
-	if (m->vm_flags_text.len || (m->vm_flags & (1ull << PMAPS_VM_UNKNOWN))) {
-		/* The text as printed, word by word: a fixture's may hold anything. */
-		const char *s = m->vm_flags_text.ptr, *e = s + m->vm_flags_text.len;
-		int first = 1;
-		KEY(o, ",\"vm_flags\":[");
-		while (s < e) {
-			const char *t = s;
-			while (s < e && *s != ' ')
-				s++;
-			if (!first)
-				out_ch(o, ',');
-			out_json_str(o, t, (size_t)(s - t));
-			first = 0;
-			while (s < e && *s == ' ')
-				s++;
-		}
-		out_ch(o, ']');
-	}
+	if (m->vm_flags_text.len || (m->vm_flags & (1ull << PMAPS_VM_UNKNOWN)))
+		vm_flags(o, m->vm_flags_text.ptr, m->vm_flags_text.len);
 	for (unsigned i = 0; i < m->n_unknown; i++) {
 		const struct pmaps_unknown *u = &m->unknown[i];
 		out_ch(o, ',');

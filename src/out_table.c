@@ -62,10 +62,6 @@ static void begin(struct writer *w)
 	case DOC_MAPPINGS:
 	case DOC_GROUPS:
 	case DOC_TOTAL:
-		if (d->title) {
-			out_str(o, d->title);
-			out_ch(o, '\n');
-		}
 		for (int i = 0; i < d->ncols; i++) {
 			int c = d->cols[i], last = i + 1 == d->ncols;
 			if (i)

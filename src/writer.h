@@ -40,7 +40,6 @@ struct doc {
 	const int *cols;          /* table and CSV columns (enum col) */
 	int ncols;
 	int human;                /* table sizes in K/M/G rather than bytes */
-	const char *title;        /* a line above the table, or NULL */
 	/* pages */
 	enum pmaps_pages_strategy strategy;
 	int kpage;                /* runs carry kpageflags and kpagecount */

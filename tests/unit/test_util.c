@@ -141,8 +141,8 @@ static void test_columns(void **state)
 	assert_int_equal(col_lookup("pages", 5), -1); /* a page run's column, not a mapping's */
 	assert_int_equal(col_lookup("Shared_Clean", 12), PMAPS_F_SHARED_CLEAN);
 	assert_string_equal(columns[COL_SHARED].key.s, "shared");
-	assert_string_equal(columns[PMAPS_F_LAZY_FREE].json.s, "\"lazy_free\":");
-	assert_int_equal(columns[PMAPS_F_LAZY_FREE].json.n, 12);
+	assert_string_equal(columns[PMAPS_F_LAZY_FREE].jkey, ",\"lazy_free\":");
+	assert_int_equal(columns[PMAPS_F_LAZY_FREE].jkey_n, 13);
 	assert_int_equal(columns[PMAPS_F_RSS].width, 7);
 	assert_int_equal(columns[PMAPS_F_KERNEL_PAGE_SIZE].width, 7);
 	assert_int_equal(columns[PMAPS_F_MMU_PAGE_SIZE].width, 9); /* its title's */

@@ -294,7 +294,8 @@ static void test_keys_are_the_library_keys(void **state)
 		if (!lib || strcmp(lib, k->key.s) != 0)
 			fail_msg("column %d: key '%s', the library's '%s'", c, k->key.s, lib ? lib : "(none)");
 		assert_int_equal(k->key.n, strlen(k->key.s));
-		assert_int_equal(k->json.n, k->key.n + 3);
+		assert_int_equal(k->jkey_n, k->key.n + 4);
+		assert_int_equal(strlen(k->jkey), k->jkey_n);
 		assert_true(k->width >= k->title.n);
 	}
 }
