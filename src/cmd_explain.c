@@ -105,7 +105,7 @@ int cmd_explain(int argc, char **argv)
 		case 'j':
 		case 'L':
 		case 'C':
-			if (set_format(&fmt, ch == 'j' ? FMT_JSON : ch == 'L' ? FMT_JSONL : FMT_CSV) < 0)
+			if (set_format(&fmt, ch) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'P': pages = 1; break;

@@ -348,7 +348,7 @@ int cmd_maps(int argc, char **argv)
 		case 'j':
 		case 'L':
 		case 'C':
-			if (set_format(&o.fmt, ch == 'j' ? FMT_JSON : ch == 'L' ? FMT_JSONL : FMT_CSV) < 0)
+			if (set_format(&o.fmt, ch) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'b': o.human = 0; break;

@@ -225,7 +225,7 @@ int cmd_pages(int argc, char **argv)
 		case 'j':
 		case 'L':
 		case 'C':
-			if (set_format(&po.fmt, ch == 'j' ? FMT_JSON : ch == 'L' ? FMT_JSONL : FMT_CSV) < 0)
+			if (set_format(&po.fmt, ch) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'R': po.t.root = optarg; break;

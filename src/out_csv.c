@@ -35,15 +35,9 @@ static void begin(struct writer *w)
 	case DOC_GROUPS:
 	case DOC_TOTAL:
 		for (int i = 0; i < d->ncols; i++) {
-			int c = d->cols[i];
+			struct lit h = w_heading(d, d->cols[i], 0);
 			sep(o, i);
-			/* By kind the kind is the key; in total the key names the source. */
-			if (c == COL_PATH && d->kind == DOC_GROUPS && d->by == PMAPS_GROUP_KIND)
-				continue;
-			if (c == COL_PATH && d->kind == DOC_TOTAL)
-				out_str(o, "source");
-			else
-				key(o, c);
+			out_mem(o, h.s, h.n);
 		}
 		break;
 	case DOC_RUNS:
@@ -112,7 +106,7 @@ static void row(struct writer *w, const struct pmaps_mapping *m, const struct pm
 	for (int i = 0; i < d->ncols; i++) {
 		int c = d->cols[i];
 		sep(w->o, i);
-		if (g && c == COL_PATH && d->kind == DOC_GROUPS && d->by == PMAPS_GROUP_KIND)
+		if (g && w_blank(d, c))
 			continue;
 		cell(w->o, c, m, g);
 	}

@@ -48,11 +48,6 @@ static void name(struct out *o, const char *s, size_t n, int truncated)
 		out_mem(o, "...", 3); /* the escape never makes one: a cut name says so */
 }
 
-static int kind_group(const struct doc *d)
-{
-	return d->kind == DOC_GROUPS && d->by == PMAPS_GROUP_KIND;
-}
-
 static void begin(struct writer *w)
 {
 	const struct doc *d = w->d;
@@ -63,16 +58,10 @@ static void begin(struct writer *w)
 	case DOC_GROUPS:
 	case DOC_TOTAL:
 		for (int i = 0; i < d->ncols; i++) {
-			int c = d->cols[i], last = i + 1 == d->ncols;
+			struct lit h = w_heading(d, d->cols[i], 1);
 			if (i)
 				out_ch(o, ' ');
-			/* By kind the kind is the key; in total the key names the source. */
-			if (c == COL_PATH && kind_group(d))
-				cell(o, c, "", 0, last);
-			else if (c == COL_PATH && d->kind == DOC_TOTAL)
-				cell(o, c, "Source", 6, last);
-			else
-				title(o, c, last);
+			cell(o, d->cols[i], h.s, h.n, i + 1 == d->ncols);
 		}
 		break;
 	case DOC_RUNS:
@@ -176,7 +165,7 @@ static void row(struct writer *w, const struct pmaps_mapping *m, const struct pm
 		int c = d->cols[i];
 		if (i)
 			out_ch(w->o, ' ');
-		if (g && c == COL_PATH && kind_group(d))
+		if (g && w_blank(d, c))
 			continue;
 		map_cell(w, c, m, g, i + 1 == d->ncols);
 	}

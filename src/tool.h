@@ -47,8 +47,12 @@ int print_usage(const char *text);
 struct option;
 int option_error(const char *cmd, char *const *argv, const char *shortopts,
                  const struct option *longopts);
-/* Sets *FMT to WANT; -1, with the message, when another format was asked for. */
-int set_format(enum fmt *fmt, enum fmt want);
+/*
+ * Sets *FMT from the option OPT ('j' --json, 'L' --jsonl, 'C' --csv, as
+ * every command names them); -1, with the message, when another format was
+ * asked for.
+ */
+int set_format(enum fmt *fmt, int opt);
 
 /*
  * A size: decimal, or hex after 0x, with an optional unit K, M, G or T

@@ -142,8 +142,10 @@ int finish_output(struct out *o, int rc)
 	return rc;
 }
 
-int set_format(enum fmt *fmt, enum fmt want)
+int set_format(enum fmt *fmt, int opt)
 {
+	enum fmt want = opt == 'j' ? FMT_JSON : opt == 'L' ? FMT_JSONL : FMT_CSV;
+
 	if (*fmt != FMT_TABLE && *fmt != want) {
 		die_msg("--json, --jsonl and --csv do not go together: choose one");
 		return -1;

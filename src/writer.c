@@ -43,6 +43,22 @@ int w_value(int col, const struct pmaps_mapping *m, const struct pmaps_group_row
 	return m ? pmaps_mapping_value(m, key, v) : pmaps_group_value(g, key, v);
 }
 
+int w_blank(const struct doc *d, int col)
+{
+	return col == COL_PATH && d->kind == DOC_GROUPS && d->by == PMAPS_GROUP_KIND;
+}
+
+struct lit w_heading(const struct doc *d, int col, int title)
+{
+	static const struct lit blank = {"", 0}, source = {"source", 6}, source_title = {"Source", 6};
+
+	if (w_blank(d, col))
+		return blank;
+	if (col == COL_PATH && d->kind == DOC_TOTAL)
+		return title ? source_title : source;
+	return title ? columns[col].title : columns[col].key;
+}
+
 void w_perms(char *p, unsigned perms)
 {
 	p[0] = perms & PMAPS_PERM_READ ? 'r' : '-';

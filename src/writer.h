@@ -122,6 +122,10 @@ void w_end(struct writer *w, const char *error);
 /* Value KEY of a mapping or group row (COL's library value): 1 present, 0 absent. */
 int w_value(int col, const struct pmaps_mapping *m, const struct pmaps_group_row *g,
             uint64_t *v);
+/* Whether column COL of a maps document is left blank (a group by kind: the kind is its key). */
+int w_blank(const struct doc *d, int col);
+/* The heading of COL in a maps document: its TITLE (table) or key (CSV); the total's source. */
+struct lit w_heading(const struct doc *d, int col, int title);
 /* "r-xp" into P (5 bytes). */
 void w_perms(char *p, unsigned perms);
 /* The kind a row shows. */
