@@ -181,14 +181,16 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 		memmove(buf, p, have);
 	}
 	/*
-	 * VmRSS is printed as the sum of its three parts; a kernel before 4.5
-	 * prints no parts (all 0 here).
+	 * VmRSS is printed as the sum of its three parts, even when they are
+	 * all 0 kB; a kernel before 4.5 prints no parts.
 	 */
 	const uint64_t *v = st->v;
 	uint64_t parts;
 	int ovf = __builtin_add_overflow(v[PMAPS_ST_RSS_ANON], v[PMAPS_ST_RSS_FILE], &parts) ||
 	          __builtin_add_overflow(parts, v[PMAPS_ST_RSS_SHMEM], &parts);
-	if (bad == BAD_NONE && (ovf || (v[PMAPS_ST_VM_RSS] != parts && parts != 0)))
+	int parts_read = (st->present & (1ull << PMAPS_ST_RSS_ANON | 1ull << PMAPS_ST_RSS_FILE |
+	                                 1ull << PMAPS_ST_RSS_SHMEM)) != 0;
+	if (bad == BAD_NONE && (ovf || (v[PMAPS_ST_VM_RSS] != parts && parts_read)))
 		bad = BAD_SUM;
 	if (bad != BAD_NONE) {
 		if (msg)

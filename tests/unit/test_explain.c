@@ -582,6 +582,9 @@ static void test_status_lines(void **state)
 		{"Name:\tkthreadd\nUid:\t0\t0\t0\t0\nThreads:\t1\n", 0, ""},
 		/* before 4.5: VmRSS without its parts */
 		{"VmRSS:\t  100 kB\n", 0, ""},
+		/* its parts printed, all 0: VmRSS is their sum all the same */
+		{"VmRSS:\t 100 kB\nRssAnon:\t 0 kB\nRssFile:\t 0 kB\nRssShmem:\t 0 kB\n", -EBADMSG,
+		 "VmRSS"},
 		/* the last line without a newline is read too */
 		{"Threads:\t9", 0, ""},
 	};
