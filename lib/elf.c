@@ -43,6 +43,8 @@ int pmaps__go_buildinfo(const struct pmaps_proc *proc, char *version, size_t vsi
 	if (!pmaps__pread_in(fd, sh, 64, shoff + (uint64_t)shstrndx * 64, size))
 		goto out;
 	stroff = pmaps__le(sh + 0x18, 8);
+	if (stroff > size)
+		goto out; /* no name can be read there; and STROFF + a name's offset never wraps */
 	for (unsigned i = 0; i < shnum && !found; i++) {
 		uint64_t boff;
 		ssize_t n;

@@ -23,6 +23,7 @@
 
 #include "../count_alloc.h"
 #include "internal.h"
+#include "readers.h"
 #include "testhooks.h"
 
 #define KB 1024ull
@@ -614,6 +615,48 @@ static void test_status_lines(void **state)
 	}
 }
 
+/*
+ * The Go fixture's executable with .shstrtab's offset 2^64 - 16 and the
+ * name of its own header at 0x11b: added, they wrap round to 0x10b, where
+ * ".go.buildinfo" is written. No name is at an offset past the file's end.
+ */
+static void test_go_buildinfo_offsets_wrap(void **state)
+{
+	static const uint64_t stroff = UINT64_MAX - 15;
+	static const uint32_t name = 0x11b;
+	char exe[4096], dir[64], path[512], version[32];
+	struct pmaps_proc *p;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/explain-go/proc/400/exe", PMAPS_TEST_DATA);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	n = read(fd, exe, sizeof(exe));
+	close(fd);
+	assert_true(n > 0x150);
+	memcpy(exe + 0x80 + 0x18, &stroff, sizeof(stroff)); /* section 1, .shstrtab */
+	memcpy(exe + 0x80, &name, sizeof(name));
+	strcpy(dir, "/tmp/pmaps-exe-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/1", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/1/exe", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, exe, (size_t)n), n);
+	close(fd);
+	assert_int_equal(pmaps_proc_open(&p, dir, "1"), 0);
+	assert_int_equal(pmaps__go_buildinfo(p, version, sizeof(version)), 0);
+	assert_string_equal(version, "");
+	pmaps_proc_close(p);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/1", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 /* A Groups line longer than the buffer, before the Vm lines: skipped whole. */
 static void test_status_long_line(void **state)
 {
@@ -962,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(test_go_heap),
 		cmocka_unit_test(test_go_without_heap),
 		cmocka_unit_test(test_go_heap_without_lazyfree),
+		cmocka_unit_test(test_go_buildinfo_offsets_wrap),
 		cmocka_unit_test(test_no_runtime_named_when_absent),
 		cmocka_unit_test(test_pages_evidence),
 		cmocka_unit_test(test_pages_without_kpage),
