@@ -15,7 +15,7 @@
                            of two-byte characters, one of 5,000 bytes (longer
                            than explain keeps), one with escapes.
   hostile.py check FORMAT FILE...
-                           FORMAT text, csv or json: every FILE is valid UTF-8
+                           FORMAT text, csv, json or jsonl: every FILE is valid UTF-8
                            with no C0 control but newline, no DEL, no C1
                            control; json files parse with a strict parser.
 """
@@ -190,10 +190,15 @@ def check(fmt, files):
             c1 = [ch for ch in text if 0x80 <= ord(ch) <= 0x9F]
             if c1:
                 why = "C1 control U+%04X" % ord(c1[0])
-        if not why and fmt == "json":
+        if not why and fmt in ("json", "jsonl"):
+            # JSON Lines: every line one document, each with its pid.
+            docs = text.split("\n")[:-1] if fmt == "jsonl" else [text]
             try:
-                json.loads(text, strict=True,
-                           parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+                for doc in docs:
+                    o = json.loads(doc, strict=True,
+                                   parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+                    if fmt == "jsonl" and "pid" not in o:
+                        raise ValueError("a line without pid")
             except ValueError as e:
                 why = "invalid JSON: %s" % e
         if why:

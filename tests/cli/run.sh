@@ -439,11 +439,13 @@ if [ -x "$PY" ]; then
 	for args in "maps" "maps --json" "maps --csv" "maps -f all --csv" "maps -g path" \
 		"maps -g path --json" "maps -g path --csv" "maps --sort rss" "pages" "pages --json" \
 		"pages --csv" "pages --summary" "pages --summary --json" "pages --summary --csv" \
-		"explain" "explain -v" "explain --json" "explain --pages" "explain --pages --json"; do
+		"explain" "explain -v" "explain --json" "explain --pages" "explain --pages --json" \
+		"maps --jsonl" "maps -g path --jsonl" "pages --jsonl" "pages --summary --jsonl" \
+		"explain --jsonl" "explain --csv"; do
 		n=$((n + 1))
 		"$PMAPS" $args $hp >"$TMP/h$n.out" 2>"$TMP/h$n.err"
 		rc=$?
-		case $args in *--json*) f=json ;; *--csv*) f=csv ;; *) f=text ;; esac
+		case $args in *--jsonl*) f=jsonl ;; *--json*) f=json ;; *--csv*) f=csv ;; *) f=text ;; esac
 		if [ $rc = 0 ] && "$PY" "$HERE/hostile.py" check $f "$TMP/h$n.out" &&
 			"$PY" "$HERE/hostile.py" check text "$TMP/h$n.err" &&
 			{ [ $f = text ] || ! command -v iconv >/dev/null ||
