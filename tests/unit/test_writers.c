@@ -114,8 +114,10 @@ static char *slurp(const char *path, size_t *len)
 	FILE *f = fopen(path, "rb");
 	char *b;
 
-	if (!f)
+	if (!f) {
 		fail_msg("%s: %s", path, strerror(errno));
+		return NULL;
+	}
 	b = malloc(1 << 20);
 	assert_non_null(b);
 	*len = fread(b, 1, 1 << 20, f);
