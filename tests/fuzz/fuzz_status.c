@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_status.c - libFuzzer target for the /proc/PID/status reader
+ * (lib/status.c), fed through the read hook.
+ *
+ * Input: byte 0 is the size of each piece a read returns (0: as much as
+ * asked), byte 1 the read that fails with EIO (0: none); the rest is the
+ * text. The bytes of the reader's buffer a read does not fill are poisoned.
+ * Checked: the end is 0, -EBADMSG with a "status: " message, or -EIO with
+ * nothing present; no value is set without its present bit; every size is
+ * a multiple of 1024 and is the number of some "Key:<blanks>N kB" line of
+ * the input; every count and uid is a number some line gives; with a 0
+ * return, VmRSS read and one of its parts read, VmRSS is their sum. Then
+ * the text is read again, in other pieces and under another poison: the
+ * same end, the same message and the same figures.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "readers.h"
+#include "testhooks.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const uint8_t *text;
+static size_t text_len, text_pos, piece, fail_at, reads;
+static unsigned char poison;
+
+static ssize_t mem_read(int fd, void *buf, size_t len)
+{
+	size_t n = text_len - text_pos;
+
+	(void)fd;
+	if (++reads == fail_at) {
+		errno = EIO;
+		return -1;
+	}
+	if (n > len)
+		n = len;
+	if (piece && n > piece)
+		n = piece;
+	memcpy(buf, text + text_pos, n);
+	memset((char *)buf + n, poison, len - n);
+	text_pos += n;
+	return (ssize_t)n;
+}
+
+struct result {
+	int rc;
+	struct pmaps_status st;
+	char msg[PMAPS_ERRMSG_SIZE];
+};
+
+static void parse(struct result *r, size_t piece_size, unsigned char fill)
+{
+	text_pos = 0;
+	reads = 0;
+	piece = piece_size;
+	poison = fill;
+	memset(r, 0, sizeof(*r));
+	r->rc = pmaps__status_parse(-1, &r->st, r->msg, sizeof(r->msg));
+}
+
+/* The line each figure comes from: the uids are the first and second numbers of "Uid:". */
+static const char *const names[PMAPS_ST_COUNT] = {
+	[PMAPS_ST_VM_SIZE] = "VmSize:",
+	[PMAPS_ST_VM_RSS] = "VmRSS:",
+	[PMAPS_ST_RSS_ANON] = "RssAnon:",
+	[PMAPS_ST_RSS_FILE] = "RssFile:",
+	[PMAPS_ST_RSS_SHMEM] = "RssShmem:",
+	[PMAPS_ST_VM_HWM] = "VmHWM:",
+	[PMAPS_ST_VM_PTE] = "VmPTE:",
+	[PMAPS_ST_VM_SWAP] = "VmSwap:",
+	[PMAPS_ST_THREADS] = "Threads:",
+	[PMAPS_ST_UID] = "Uid:",
+	[PMAPS_ST_EUID] = "Uid:",
+};
+
+/*
+ * 1 when a line of the input starts with KEY, then blanks, then the decimal
+ * VALUE (the N-th number on the line, counting from 0, for the uids) and,
+ * with KB, " kB" and the line's end.
+ */
+static int line_says(const char *key, uint64_t value, int nth, int kb)
+{
+	size_t kl = strlen(key);
+
+	for (size_t at = 0; at < text_len;) {
+		const uint8_t *l = text + at, *nl = memchr(l, '\n', text_len - at);
+		size_t len = nl ? (size_t)(nl - l) : text_len - at;
+		at += len + 1;
+		if (len <= kl || memcmp(l, key, kl) != 0)
+			continue;
+		size_t i = kl;
+		for (int k = 0;; k++) {
+			unsigned __int128 v = 0;
+			size_t digits = 0;
+			while (i < len && (l[i] == ' ' || l[i] == '\t'))
+				i++;
+			for (; i < len && l[i] >= '0' && l[i] <= '9'; i++, digits++) {
+				v = v * 10 + (unsigned)(l[i] - '0');
+				if (v > UINT64_MAX)
+					v = (unsigned __int128)UINT64_MAX + 1; /* too large: no value matches */
+			}
+			if (!digits)
+				break;
+			if (k == nth) {
+				if (v == value && (!kb || (len - i == 3 && memcmp(l + i, " kB", 3) == 0)))
+					return 1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static void check_figures(const struct result *r)
+{
+	const struct pmaps_status *st = &r->st;
+
+	if (st->present >> PMAPS_ST_COUNT)
+		abort();
+	for (int f = 0; f < PMAPS_ST_COUNT; f++) {
+		int kb = f != PMAPS_ST_THREADS && f != PMAPS_ST_UID && f != PMAPS_ST_EUID;
+		uint64_t v = st->v[f];
+		if (!(st->present & 1ull << f)) {
+			if (v != 0)
+				abort();
+			continue;
+		}
+		if (kb && (v & 1023))
+			abort();
+		if (!line_says(names[f], kb ? v >> 10 : v, f == PMAPS_ST_EUID ? 1 : 0, kb)) {
+			fprintf(stderr, "%s %llu: no line of the input says so\n", names[f],
+			        (unsigned long long)v);
+			abort();
+		}
+	}
+	if (r->rc == 0 && (st->present & 1ull << PMAPS_ST_VM_RSS) &&
+	    (st->present & (1ull << PMAPS_ST_RSS_ANON | 1ull << PMAPS_ST_RSS_FILE |
+	                    1ull << PMAPS_ST_RSS_SHMEM))) {
+		unsigned __int128 sum = (unsigned __int128)st->v[PMAPS_ST_RSS_ANON] +
+		                        st->v[PMAPS_ST_RSS_FILE] + st->v[PMAPS_ST_RSS_SHMEM];
+		if (sum != st->v[PMAPS_ST_VM_RSS]) {
+			fprintf(stderr, "VmRSS %llu, its parts' sum %llu: accepted\n",
+			        (unsigned long long)st->v[PMAPS_ST_VM_RSS], (unsigned long long)sum);
+			abort();
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct result first, again;
+
+	if (size < 2)
+		return 0;
+	text = data + 2;
+	text_len = size - 2;
+	fail_at = data[1];
+	pmaps__read_hook = mem_read;
+	parse(&first, data[0], 0xa5);
+	if (first.rc == -EIO) {
+		if (first.st.present != 0 || fail_at == 0 || strncmp(first.msg, "status: ", 8) != 0)
+			abort();
+	} else if (first.rc == -EBADMSG) {
+		if (strncmp(first.msg, "status: ", 8) != 0)
+			abort();
+	} else if (first.rc != 0) {
+		abort();
+	}
+	check_figures(&first);
+	/* Again, in other pieces (whole and one byte a read swap), under another poison, no fault. */
+	fail_at = 0;
+	parse(&again, (size_t)(data[0] ^ 1), '\n');
+	pmaps__read_hook = NULL;
+	if (first.rc == -EIO)
+		return 0; /* the failing read falls elsewhere in other pieces */
+	if (again.rc != first.rc || strcmp(again.msg, first.msg) != 0 ||
+	    memcmp(&again.st, &first.st, sizeof(first.st)) != 0) {
+		fprintf(stderr, "again, in pieces of %d: end %d (%s), present %#llx; the first read, in "
+		        "pieces of %d: end %d (%s), present %#llx\n", data[0] ^ 1, again.rc, again.msg,
+		        (unsigned long long)again.st.present, data[0], first.rc, first.msg,
+		        (unsigned long long)first.st.present);
+		abort();
+	}
+	return 0;
+}
