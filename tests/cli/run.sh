@@ -309,6 +309,9 @@ if [ -r /proc/2/stat ] && [ $(( $(cut -d' ' -f9 /proc/2/stat) & 0x200000 )) != 0
 	t kthread-pages-range 0 pages 2 '[heap]'
 	t kthread-explain 0 explain 2
 	t kthread-explain-json 0 explain --json 2; json kthread-explain-json
+	t kthread-maps-jsonl 0 maps --jsonl 2
+	t kthread-pages-jsonl 0 pages -s --jsonl 2
+	t kthread-explain-jsonl 0 explain --jsonl 2; jsonl kthread-explain-jsonl
 else
 	echo "skipped: pid 2 is not a kernel thread here"
 fi
