@@ -35,23 +35,21 @@ static const char explain_usage[] =
 	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read, 2 on a usage error.\n";
 
-int explain_report(const struct target *t, enum fmt fmt, unsigned options, int verbose)
+/*
+ * Explains PROC to OUT in FMT. Returns 0, or a negative errno with the
+ * failure in F (in JSON Lines, the stream then ends with the error).
+ */
+static int explain_write(struct pmaps_proc *proc, struct out *out, enum fmt fmt,
+                         unsigned options, int verbose, struct failure *f)
 {
 	/* A kernel thread's result: nothing in it. */
 	static const struct pmaps_explain none;
-	char buf[OUT_FD_BUFSIZE];
 	struct pmaps_explain_session *s = NULL;
 	const struct pmaps_explain *x = NULL;
-	struct pmaps_proc *proc;
 	struct writer w;
 	struct doc d;
-	struct out out;
-	int err, rc;
+	int err;
 
-	rc = tool_proc_open(&proc, t);
-	if (rc != 0)
-		return rc;
-	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
 	memset(&d, 0, sizeof(d));
 	d.kind = DOC_EXPLAIN;
 	d.pid = pmaps_proc_pid(proc);
@@ -63,21 +61,36 @@ int explain_report(const struct target *t, enum fmt fmt, unsigned options, int v
 		kernel_thread_note(d.pid);
 		d.kernel_thread = 1;
 		x = &none;
+		err = 0;
 	}
-	w_begin(&w, &out, fmt, &d);
-	if (x) {
+	w_begin(&w, out, fmt, &d);
+	if (err == 0) {
 		w_explain(&w, x);
 		w_end(&w, NULL);
-		rc = EXIT_OK;
 	} else {
-		const char *msg = s && pmaps_explain_errmsg(s)[0] ? pmaps_explain_errmsg(s)
-		                                                  : pmaps_strerror(err);
-		w_end(&w, msg);
-		out_flush(&out);
-		rc = tool_fail(t, "smaps", err, msg);
+		failed(f, "smaps", err, s ? pmaps_explain_errmsg(s) : NULL);
+		w_end(&w, f->msg[0] ? f->msg : pmaps_strerror(err));
+	}
+	pmaps_explain_close(s);
+	return err;
+}
+
+int explain_report(const struct target *t, enum fmt fmt, unsigned options, int verbose)
+{
+	char buf[OUT_FD_BUFSIZE];
+	struct pmaps_proc *proc;
+	struct failure f;
+	struct out out;
+	int rc = tool_proc_open(&proc, t);
+
+	if (rc != 0)
+		return rc;
+	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
+	if (explain_write(proc, &out, fmt, options, verbose, &f) < 0) {
+		out_flush(&out); /* what was written goes before the message */
+		rc = tool_fail(t, &f);
 	}
 	rc = finish_output(&out, rc);
-	pmaps_explain_close(s);
 	pmaps_proc_close(proc);
 	return rc;
 }

@@ -99,17 +99,15 @@ static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, const ch
 	d->human = o->human;
 }
 
-/* A failed read: the document closed with the error where the format holds one, and the line. */
-static int fail(const struct maps_opts *o, struct writer *w, struct pmaps_maps *c, int err,
+/* A failed read: the document closed with the error where the format holds one. Returns ERR. */
+static int fail(struct failure *f, struct writer *w, struct pmaps_maps *c, int err,
                 const char *file)
 {
 	const char *msg = c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c) : pmaps_strerror(err);
 
-	if (w) {
+	if (w)
 		w_end(w, msg);
-		out_flush(w->o);
-	}
-	return tool_fail(&o->t, file, err, msg);
+	return failed(f, file, err, msg);
 }
 
 /* A kernel thread: the note, and a document with no records. */
@@ -122,10 +120,15 @@ static int no_memory(const struct maps_opts *o, struct out *out, int pid, const 
 	maps_doc(&d, o, pid, source);
 	w_begin(&w, out, o->fmt, &d);
 	w_end(&w, NULL);
-	return EXIT_OK;
+	return 0;
 }
 
-static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct out *out)
+/*
+ * The reports below write one document to OUT and return 0, or a negative
+ * errno with the failure in F (the document then closed with the error).
+ */
+static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct out *out,
+                        struct failure *f)
 {
 	struct pmaps_group_row row;
 	enum pmaps_source src;
@@ -144,16 +147,15 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 	w_begin(&w, out, o->fmt, &d);
 	if (err < 0) {
 		w_end(&w, msg[0] ? msg : pmaps_strerror(err));
-		out_flush(out);
-		return tool_fail(&o->t, source, err, msg);
+		return failed(f, source, err, msg);
 	}
 	w_group(&w, &row);
 	w_end(&w, NULL);
-	return EXIT_OK;
+	return 0;
 }
 
 static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
-                         struct pmaps_maps *c, struct out *out)
+                         struct pmaps_maps *c, struct out *out, struct failure *f)
 {
 	const struct pmaps_group_row **rows = NULL;
 	struct pmaps_group *g = NULL;
@@ -162,10 +164,8 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
 	size_t n;
 	int err;
 
-	if (pmaps_group_open(&g, (enum pmaps_group_by)o->group) < 0) {
-		die_msg("out of memory");
-		return EXIT_FAIL;
-	}
+	if (pmaps_group_open(&g, (enum pmaps_group_by)o->group) < 0)
+		return failed(f, NULL, -ENOMEM, NULL);
 	err = pmaps_group_read(g, c);
 	n = pmaps_group_count(g);
 	if (err == -ENODATA && n == 0) {
@@ -176,7 +176,7 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
 	w_begin(&w, out, o->fmt, &d);
 	rows = err < 0 ? NULL : calloc(n ? n : 1, sizeof(*rows));
 	if (!rows) {
-		err = fail(o, &w, c, err < 0 ? err : -ENOMEM, "smaps");
+		err = fail(f, &w, c, err < 0 ? err : -ENOMEM, "smaps");
 		pmaps_group_close(g);
 		return err;
 	}
@@ -191,7 +191,7 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
 	w_end(&w, NULL);
 	free(rows);
 	pmaps_group_close(g);
-	return EXIT_OK;
+	return 0;
 }
 
 /*
@@ -227,7 +227,7 @@ static int read_sorted(struct sorter *st, const struct maps_opts *o, struct pmap
 }
 
 static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,
-                           struct pmaps_maps *c, struct out *out)
+                           struct pmaps_maps *c, struct out *out, struct failure *f)
 {
 	const struct pmaps_mapping *m;
 	struct pmaps_mapping kept = {0};
@@ -235,7 +235,7 @@ static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,
 	struct writer w;
 	struct doc d;
 	uint64_t rows = 0, overlaps = 0;
-	int err, rc = EXIT_OK;
+	int err;
 
 	sorter_init(&st, o->sort_col, 0, NULL, 0);
 	maps_doc(&d, o, pmaps_proc_pid(proc), "smaps");
@@ -256,7 +256,7 @@ static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,
 		w_begin(&w, out, o->fmt, &d);
 	}
 	if (err < 0) {
-		rc = fail(o, &w, c, err, "smaps");
+		fail(f, &w, c, err, "smaps");
 		goto done;
 	}
 	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
@@ -274,7 +274,7 @@ static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,
 	w_end(&w, NULL);
 done:
 	sorter_free(&st);
-	return rc;
+	return err < 0 ? err : 0;
 }
 
 static int maps_report(const struct maps_opts *o)
@@ -282,6 +282,7 @@ static int maps_report(const struct maps_opts *o)
 	char buf[OUT_FD_BUFSIZE];
 	struct pmaps_proc *proc = NULL;
 	struct pmaps_maps *c = NULL;
+	struct failure f;
 	struct out out;
 	int rc, err;
 
@@ -289,21 +290,21 @@ static int maps_report(const struct maps_opts *o)
 	rc = tool_proc_open(&proc, &o->t);
 	if (rc != 0)
 		return rc;
-	if (o->group == PMAPS_GROUP_TOTAL) {
-		rc = report_total(o, proc, &out);
-		goto done;
-	}
-	err = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0);
-	if (err == -ENODATA)
-		rc = no_memory(o, &out, pmaps_proc_pid(proc), "smaps");
+	if (o->group == PMAPS_GROUP_TOTAL)
+		err = report_total(o, proc, &out, &f);
+	else if ((err = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0)) == -ENODATA)
+		err = no_memory(o, &out, pmaps_proc_pid(proc), "smaps");
 	else if (err < 0)
-		rc = fail(o, NULL, c, err, "smaps");
+		err = fail(&f, NULL, c, err, "smaps");
 	else if (o->group >= 0)
-		rc = report_groups(o, proc, c, &out);
+		err = report_groups(o, proc, c, &out, &f);
 	else
-		rc = report_mappings(o, proc, c, &out);
-done:
-	rc = finish_output(&out, rc);
+		err = report_mappings(o, proc, c, &out, &f);
+	if (err < 0) {
+		out_flush(&out); /* what was written goes before the message */
+		rc = tool_fail(&o->t, &f);
+	}
+	rc = finish_output(&out, err < 0 ? rc : EXIT_OK);
 	pmaps_maps_close(c);
 	pmaps_proc_close(proc);
 	return rc;

@@ -92,10 +92,14 @@ static int in_range(const struct pages_opts *po, const struct pmaps_mapping *m, 
 	return 1;
 }
 
-static int pages_report(struct pages_opts *po)
+/*
+ * Writes the pages of PROC that PO asks for to OUT. Returns 0, or a
+ * negative errno with the failure in F (the document then closed with the
+ * error where the format holds one).
+ */
+static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, struct out *out,
+                       struct failure *f)
 {
-	char buf[OUT_FD_BUFSIZE];
-	struct pmaps_proc *proc = NULL;
 	struct pmaps_maps *maps = NULL;
 	struct pmaps_pages *pg = NULL;
 	const struct pmaps_mapping *m;
@@ -104,15 +108,9 @@ static int pages_report(struct pages_opts *po)
 	enum pmaps_pages_strategy s;
 	struct writer w;
 	struct doc d;
-	struct out out;
 	uint64_t met = 0, calls = 0;
-	const char *error = NULL, *file = "pagemap";
-	int rc = EXIT_OK, err;
+	int err;
 
-	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
-	rc = tool_proc_open(&proc, &po->t);
-	if (rc != 0)
-		return rc;
 	err = pmaps_pages_open(&pg, proc, po->strategy,
 	                       PMAPS_PAGES_KPAGE | (po->pfn ? PMAPS_PAGES_PFN : 0) |
 	                       (po->gentle ? PMAPS_PAGES_GENTLE : 0));
@@ -120,13 +118,13 @@ static int pages_report(struct pages_opts *po)
 		/* A kernel thread: the note and a document with no records, as every command gives. */
 		kernel_thread_note(pmaps_proc_pid(proc));
 		pages_doc(&d, po, pmaps_proc_pid(proc), po->strategy, 0);
-		w_begin(&w, &out, po->fmt, &d);
+		w_begin(&w, out, po->fmt, &d);
 		w_end(&w, NULL);
-		rc = finish_output(&out, EXIT_OK);
+		err = 0;
 		goto done;
 	}
 	if (err < 0) {
-		rc = tool_fail(&po->t, "pagemap", err, pg ? pmaps_pages_errmsg(pg) : NULL);
+		failed(f, "pagemap", err, pg ? pmaps_pages_errmsg(pg) : NULL);
 		goto done;
 	}
 	s = pmaps_pages_strategy(pg);
@@ -135,11 +133,11 @@ static int pages_report(struct pages_opts *po)
 		note_msg("%s", pmaps_pages_errmsg(pg));
 	err = pmaps_maps_open(&maps, proc, PMAPS_SRC_MAPS, 0);
 	if (err < 0) {
-		rc = tool_fail(&po->t, "maps", err, maps ? pmaps_maps_errmsg(maps) : NULL);
+		failed(f, "maps", err, maps ? pmaps_maps_errmsg(maps) : NULL);
 		goto done;
 	}
 	pages_doc(&d, po, pmaps_proc_pid(proc), s, pmaps_pages_kpage(pg) == 1);
-	w_begin(&w, &out, po->fmt, &d);
+	w_begin(&w, out, po->fmt, &d);
 	while ((err = pmaps_maps_next(maps, &m)) > 0) {
 		uint64_t start, end;
 		if (!in_range(po, m, &start, &end))
@@ -158,31 +156,49 @@ static int pages_report(struct pages_opts *po)
 			break;
 	}
 	if (err < 0) {
-		error = pmaps_pages_errmsg(pg)[0] ? pmaps_pages_errmsg(pg)
-		        : pmaps_maps_errmsg(maps)[0] ? pmaps_maps_errmsg(maps) : pmaps_strerror(err);
-		file = pmaps_pages_errmsg(pg)[0] ? "pagemap" : "maps";
+		if (pmaps_pages_errmsg(pg)[0])
+			failed(f, "pagemap", err, pmaps_pages_errmsg(pg));
+		else
+			failed(f, "maps", err, pmaps_maps_errmsg(maps));
+		w_end(&w, f->msg[0] ? f->msg : pmaps_strerror(err));
+	} else {
+		w_end(&w, NULL);
 	}
-	w_end(&w, error);
-	out_flush(&out);
-	if (error) {
-		rc = tool_fail(&po->t, file, err, error);
-	} else if (po->have_range && met == 0) {
-		char what[1024];
+	if (err == 0 && po->have_range && met == 0) {
+		char what[sizeof(f->msg)];
 		if (po->range.name)
 			snprintf(what, sizeof(what), "no mapping named '%s'", po->range.name);
 		else
 			snprintf(what, sizeof(what), "no mapping meets 0x%llx-0x%llx",
 			         (unsigned long long)po->range.start, (unsigned long long)po->range.end);
-		rc = tool_fail(&po->t, NULL, -ENOENT, what);
+		err = failed(f, NULL, -ENOENT, what);
 	}
 	if (po->verbose)
 		note_msg("read with %s: %llu kernel calls over %llu mappings",
 		         s == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap", (unsigned long long)calls,
 		         (unsigned long long)met);
-	rc = finish_output(&out, rc);
 done:
 	pmaps_maps_close(maps);
 	pmaps_pages_close(pg);
+	return err;
+}
+
+static int pages_report(const struct pages_opts *po)
+{
+	char buf[OUT_FD_BUFSIZE];
+	struct pmaps_proc *proc = NULL;
+	struct failure f;
+	struct out out;
+	int rc = tool_proc_open(&proc, &po->t);
+
+	if (rc != 0)
+		return rc;
+	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
+	if (pages_write(po, proc, &out, &f) < 0) {
+		out_flush(&out); /* what was written goes before the message */
+		rc = tool_fail(&po->t, &f);
+	}
+	rc = finish_output(&out, rc);
 	pmaps_proc_close(proc);
 	return rc;
 }

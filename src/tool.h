@@ -31,12 +31,25 @@ struct target {
  */
 int tool_proc_open(struct pmaps_proc **proc, const struct target *t);
 /*
- * The one report of a failed read: one line naming the process, the proc
- * root when it is not /proc, what failed (the library's message MSG, else
- * ERR's) and the privilege it needs where that is the cause. FILE names
- * what was read ("smaps", "pagemap"). Returns EXIT_FAIL.
+ * A failed read, as a report function returns it (it prints nothing, so a
+ * front end that is no terminal can show it its own way): what was read
+ * ("smaps", "pagemap"; NULL when nothing in particular), the negative errno
+ * and the library's message (or "").
  */
-int tool_fail(const struct target *t, const char *file, int err, const char *msg);
+struct failure {
+	const char *file;
+	int err;
+	char msg[1024];
+};
+/* Keeps a failure's facts in F; returns ERR. */
+int failed(struct failure *f, const char *file, int err, const char *msg);
+/*
+ * The one report of a failed read: one line naming the process, the proc
+ * root when it is not /proc, what failed (the library's message, else the
+ * errno's) and the privilege it needs where that is the cause. Returns
+ * EXIT_FAIL.
+ */
+int tool_fail(const struct target *t, const struct failure *f);
 /* The note every command gives for a kernel thread, before its empty result. */
 void kernel_thread_note(int pid);
 /* Flushes O; on a write error prints it and returns EXIT_FAIL, else RC. */

@@ -97,15 +97,27 @@ int tool_proc_open(struct pmaps_proc **proc, const struct target *t)
 		        search ? "search" : "read");
 	else if (e)
 		die_msg("proc root '%s': %s", dir, strerror(e));
-	else
-		return tool_fail(t, NULL, err, err == -ESRCH ? "no such process" : NULL);
+	else {
+		struct failure f;
+		failed(&f, NULL, err, err == -ESRCH ? "no such process" : NULL);
+		return tool_fail(t, &f);
+	}
 	return EXIT_FAIL;
 }
 
-int tool_fail(const struct target *t, const char *file, int err, const char *msg)
+int failed(struct failure *f, const char *file, int err, const char *msg)
 {
-	const char *root = other_root(t);
-	char where[512], what[512];
+	f->file = file;
+	f->err = err;
+	snprintf(f->msg, sizeof(f->msg), "%s", msg ? msg : "");
+	return err;
+}
+
+int tool_fail(const struct target *t, const struct failure *f)
+{
+	const char *root = other_root(t), *file = f->file, *msg = f->msg;
+	char where[512], what[sizeof(f->msg) + 128];
+	int err = f->err;
 
 	if (root)
 		snprintf(where, sizeof(where), "process %s (proc root '%s')", t->pid, root);
