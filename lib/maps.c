@@ -338,6 +338,16 @@ struct pmaps_maps {
 	char path[PMAPS_PATH_BUF];
 	char raw[PMAPS_PATH_BUF];    /* a name as /proc/PID/map_files gives it */
 	int no_map_files;            /* map_files refused this reader: not asked again */
+	/*
+	 * The last file resolve_name() asked about for " (deleted)": whether a
+	 * name is left is its inode's, the same for every mapping of it (a
+	 * program that maps one unlinked file 30,000 times pays one stat).
+	 */
+	struct {
+		uint64_t inode;
+		uint32_t major, minor;
+		int linked;                /* -1: nothing asked yet in this read */
+	} del;
 	char vmf[PMAPS_VMFLAGS_BUF];
 	char unk_name[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_NAME];
 	char unk_text[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_TEXT];
@@ -965,6 +975,7 @@ static int open_file(struct pmaps_maps *c)
 	int fd, r;
 
 	start_scan(c);
+	c->del.linked = -1;
 	pmaps__guard_end(&c->guard);
 	/*
 	 * Before the file: who the process is, and a probe on its address
@@ -1254,6 +1265,13 @@ static void resolve_name(struct pmaps_maps *c)
 	    !(m->flags & (PMAPS_ROW_PATH_ESCAPED | PMAPS_ROW_DELETED)) ||
 	    (m->flags & PMAPS_ROW_PATH_TRUNCATED))
 		return;
+	if (!(m->flags & PMAPS_ROW_PATH_ESCAPED) && c->del.linked >= 0 &&
+	    c->del.inode == m->inode && c->del.major == m->dev_major &&
+	    c->del.minor == m->dev_minor) {
+		if (c->del.linked)
+			m->flags &= ~PMAPS_ROW_DELETED;
+		return;
+	}
 	pmaps__msg(name, sizeof(name), "map_files/%llx-%llx", (unsigned long long)m->start,
 	           (unsigned long long)m->end);
 	if (fstatat(c->proc->memfd, name, &st, 0) < 0) {
@@ -1273,6 +1291,12 @@ static void resolve_name(struct pmaps_maps *c)
 			if (!memchr(c->path, '\n', (size_t)n))
 				m->flags &= ~PMAPS_ROW_PATH_ESCAPED; /* a literal "\012", not a newline */
 		}
+	}
+	if (m->flags & PMAPS_ROW_DELETED) {
+		c->del.inode = m->inode;
+		c->del.major = m->dev_major;
+		c->del.minor = m->dev_minor;
+		c->del.linked = st.st_nlink > 0;
 	}
 	if (st.st_nlink > 0)
 		m->flags &= ~PMAPS_ROW_DELETED; /* a name is left: " (deleted)" is part of it */
