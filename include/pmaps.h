@@ -446,6 +446,9 @@ struct pmaps_page_range {
 	uint64_t pfn;      /* with PMAPS_PAGES_PFN: the first page's frame number */
 };
 
+/* The run's length in pages (of the system's page size). */
+uint64_t pmaps_page_range_pages(const struct pmaps_page_range *r);
+
 /*
  * Physical page flags from /proc/kpageflags (the kernel's KPF_* bits;
  * docs/internals/PAGES.md, "Physical state"), the ones that split runs. The

@@ -1125,6 +1125,11 @@ static uint64_t known_counts(unsigned flags, int joined)
 	return k;
 }
 
+uint64_t pmaps_page_range_pages(const struct pmaps_page_range *r)
+{
+	return (r->end - r->start) / (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
                           struct pmaps_page_summary *out)
 {

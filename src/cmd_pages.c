@@ -71,7 +71,6 @@ static void pages_doc(struct doc *d, const struct pages_opts *po, int pid,
 	d->strategy = s;
 	d->kpage = kpage;
 	d->pfn = po->pfn;
-	d->page_shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
 }
 
 /* [*START, *END): the part of mapping M the range asks for; 0 when none. */

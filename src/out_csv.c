@@ -143,7 +143,7 @@ static void run(struct writer *w, const struct pmaps_page_range *r, const struct
 	out_ch(o, ',');
 	out_0x(o, r->end);
 	out_ch(o, ',');
-	out_u64(o, w_run_pages(w, r));
+	out_u64(o, pmaps_page_range_pages(r));
 	out_ch(o, ',');
 	flags(o, r->flags, w_page_flag_name);
 	if (w->d->kpage) {

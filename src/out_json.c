@@ -330,7 +330,7 @@ static void run(struct writer *w, const struct pmaps_page_range *r, const struct
 
 	open_record(w);
 	span(o, r->start, r->end);
-	key_u64(o, COL_PAGES, w_run_pages(w, r));
+	key_u64(o, COL_PAGES, pmaps_page_range_pages(r));
 	KEY(o, ",\"flags\":");
 	flag_array(o, r->flags, w_page_flag_name);
 	if (w->d->kpage && (r->flags & PMAPS_PG_PRESENT)) {

@@ -206,7 +206,7 @@ static void run(struct writer *w, const struct pmaps_page_range *r, const struct
 	n = fmt_hex(b, r->end, 12);
 	cell(o, COL_END, b, n, 0);
 	out_ch(o, ' ');
-	n = fmt_u64(b, w_run_pages(w, r));
+	n = fmt_u64(b, pmaps_page_range_pages(r));
 	cell(o, COL_PAGES, b, n, 0);
 	out_ch(o, ' ');
 	flags_cell(o, COL_FLAGS, r->flags, w_page_flag_name);

@@ -101,12 +101,6 @@ const char *w_page_flag_name(uint64_t bit)
 	return bit <= PMAPS_PG_GUARD ? pmaps_page_flag_name((unsigned)bit) : NULL;
 }
 
-uint64_t w_run_pages(const struct writer *w, const struct pmaps_page_range *r)
-{
-	/* A length shown in pages: a change of unit. */
-	return (r->end - r->start) >> w->d->page_shift;
-}
-
 const char *w_strategy_key(enum pmaps_pages_strategy s)
 {
 	return s == PMAPS_PAGES_SCAN ? "scan" : "pagemap";

@@ -44,7 +44,6 @@ struct doc {
 	enum pmaps_pages_strategy strategy;
 	int kpage;                /* runs carry kpageflags and kpagecount */
 	int pfn;                  /* runs carry their first frame number */
-	unsigned page_shift;      /* log2 of the page size */
 	/* explain */
 	int verbose;              /* the evidence behind each rule */
 	int kernel_thread;        /* the result is a kernel thread's: nothing in it */
@@ -139,8 +138,6 @@ const char *w_kind(const struct pmaps_mapping *m, const struct pmaps_group_row *
 size_t w_flag_list(char *dst, size_t size, uint64_t flags, const char *(*name)(uint64_t bit),
                    char sep, int quote);
 const char *w_page_flag_name(uint64_t bit);
-/* The page count of a run: its length in pages. */
-uint64_t w_run_pages(const struct writer *w, const struct pmaps_page_range *r);
 /* The words of the runtime's page reader ("scan", "pagemap"). */
 const char *w_strategy_key(enum pmaps_pages_strategy s);
 

@@ -530,6 +530,19 @@ static void test_page_count_keys(void **state)
 	assert_null(pmaps_page_count_key((enum pmaps_page_count)-1));
 }
 
+static void test_page_range_pages(void **state)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct pmaps_page_range r = {.start = 0x7f0000000000ull, .end = 0x7f0000000000ull + 3 * ps};
+	(void)state;
+	assert_int_equal(pmaps_page_range_pages(&r), 3);
+	r.end = r.start + ps;
+	assert_int_equal(pmaps_page_range_pages(&r), 1);
+	r.start = 0;
+	r.end = 0xfffffffffffff000ull;
+	assert_int_equal(pmaps_page_range_pages(&r), 0xfffffffffffff000ull / ps);
+}
+
 /* ---- one cursor, many processes ---- */
 
 static int open_fds(void)
@@ -671,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_group_read_kept_changing),
 		cmocka_unit_test(test_pages_summarize),
 		cmocka_unit_test(test_page_count_keys),
+		cmocka_unit_test(test_page_range_pages),
 		cmocka_unit_test(test_maps_retarget),
 		cmocka_unit_test(test_maps_retarget_mem),
 	};
