@@ -74,7 +74,7 @@ extern "C" {
 void pmaps_set_allocator(void *(*alloc_fn)(size_t size, void *ctx),
                          void (*free_fn)(void *ptr, void *ctx), void *ctx);
 
-/* A human-readable description of a negative errno returned by libpmaps. */
+/* A human-readable description of a negative errno returned by libpmaps (a static string). */
 const char *pmaps_strerror(int err);
 
 /* ------------------------------------------------------------------ */
@@ -589,6 +589,7 @@ struct pmaps_page_summary {
 int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
                           struct pmaps_page_summary *out);
 
+/* The last error's message, or "". Valid until the next call on the cursor. */
 const char *pmaps_pages_errmsg(const struct pmaps_pages *c);
 void pmaps_pages_close(struct pmaps_pages *c);
 
@@ -899,7 +900,10 @@ int pmaps_group_open(struct pmaps_group **out, enum pmaps_group_by by);
 int pmaps_group_add(struct pmaps_group *g, const struct pmaps_mapping *m);
 /* Number of groups so far (by kind: only the kinds seen). */
 size_t pmaps_group_count(const struct pmaps_group *g);
-/* Group I in first-seen order (by kind: enum order), 0 <= I < count. */
+/*
+ * Group I in first-seen order (by kind: enum order), 0 <= I < count. Valid
+ * until the next add, reset or close (an add may move the rows).
+ */
 const struct pmaps_group_row *pmaps_group_get(const struct pmaps_group *g, size_t i);
 /* Forgets every group, keeping storage, for a refresh. */
 void pmaps_group_reset(struct pmaps_group *g);
