@@ -114,6 +114,7 @@ static char *slurp(const char *path, size_t *len)
 	FILE *f = fopen(path, "rb");
 	char *b;
 
+	*len = 0;
 	if (!f) {
 		fail_msg("%s: %s", path, strerror(errno));
 		return NULL;
