@@ -159,11 +159,8 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 			failed(f, "pagemap", err, pmaps_pages_errmsg(pg));
 		else
 			failed(f, "maps", err, pmaps_maps_errmsg(maps));
-		w_end(&w, f->msg[0] ? f->msg : pmaps_strerror(err));
-	} else {
-		w_end(&w, NULL);
-	}
-	if (err == 0 && po->have_range && met == 0) {
+	} else if (po->have_range && met == 0) {
+		/* Nothing to show is a failure too: the document says so, as its exit status does. */
 		char what[sizeof(f->msg)];
 		if (po->range.name)
 			snprintf(what, sizeof(what), "no mapping named '%s'", po->range.name);
@@ -172,6 +169,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 			         (unsigned long long)po->range.start, (unsigned long long)po->range.end);
 		err = failed(f, NULL, -ENOENT, what);
 	}
+	w_end(&w, err < 0 ? (f->msg[0] ? f->msg : pmaps_strerror(err)) : NULL);
 	if (po->verbose)
 		note_msg("read with %s: %llu kernel calls over %llu mappings",
 		         s == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap", (unsigned long long)calls,

@@ -164,6 +164,8 @@ t pages-zero-summary 0 pages -s --proc-root pages-zero/proc 300
 t pages-zero-summary-csv 0 pages -s --csv --proc-root pages-zero/proc 300
 t err-pages-gap 1 pages $PG 800000+4K
 t err-pages-name 1 pages $PG '[stack]'
+t err-pages-gap-json 1 pages --json $PG 800000+4K
+t err-pages-name-jsonl 1 pages --jsonl $PG '[stack]'
 t err-pages-range 2 pages $PG 12x
 t err-pages-order 2 pages $PG 602000-601000
 t err-pages-strategy 2 pages --strategy fast $PG
