@@ -696,6 +696,11 @@ enum pmaps_note_kind {
 };
 /* The note's key ("go-heap", "lazy-free"), or NULL. */
 const char *pmaps_note_key(enum pmaps_note_kind k);
+/*
+ * The key of the I-th number note K cites ("rss", "clean", "arenas"), or
+ * NULL when it cites fewer: the names JSON gives n[0] and n[1].
+ */
+const char *pmaps_note_value_key(enum pmaps_note_kind k, unsigned i);
 
 struct pmaps_note {
 	enum pmaps_note_kind kind;

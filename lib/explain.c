@@ -89,6 +89,28 @@ const char *pmaps_note_key(enum pmaps_note_kind k)
 	return (unsigned)k < PMAPS_NOTE_COUNT ? note_keys[k] : NULL;
 }
 
+/* The names of the numbers each note cites, n[0] then n[1]; NULL past the last. */
+static const char *const note_value_keys[PMAPS_NOTE_COUNT][2] = {
+	[PMAPS_NOTE_GO_HEAP] = {"rss", NULL},
+	[PMAPS_NOTE_GO_LAZYFREE] = {"lazy_free", NULL},
+	[PMAPS_NOTE_JVM_HEAP] = {"rss", "reserved"},
+	[PMAPS_NOTE_JVM] = {NULL, NULL},
+	[PMAPS_NOTE_CPYTHON] = {NULL, NULL},
+	[PMAPS_NOTE_GLIBC_ARENAS] = {"arenas", "rss"},
+	[PMAPS_NOTE_ANON_DIRTY] = {"private_dirty", NULL},
+	[PMAPS_NOTE_LAZYFREE] = {"lazy_free", NULL},
+	[PMAPS_NOTE_FILE] = {"rss", "clean"},
+	[PMAPS_NOTE_SHMEM] = {"rss", "pss"},
+	[PMAPS_NOTE_STACKS] = {"rss", NULL},
+	[PMAPS_NOTE_THP] = {"rss", NULL},
+	[PMAPS_NOTE_SWAP] = {"swap", NULL},
+};
+
+const char *pmaps_note_value_key(enum pmaps_note_kind k, unsigned i)
+{
+	return (unsigned)k < PMAPS_NOTE_COUNT && i < 2 ? note_value_keys[k][i] : NULL;
+}
+
 static const char *const xpage_keys[PMAPS_XP_COUNT] = {
 	[PMAPS_XP_RESIDENT] = "resident",
 	[PMAPS_XP_DIRTY] = "dirty",

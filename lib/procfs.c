@@ -101,7 +101,7 @@ const char *pmaps_strerror(int err)
 	case -EPERM:
 		return "permission denied: reading another user's process needs root or CAP_SYS_PTRACE";
 	case -ENOENT:
-		return "no such file: the kernel does not provide it";
+		return "no such file (this kernel does not provide it, or it is not in this proc tree)";
 	case -ENODATA:
 		return "no user-space memory (a kernel thread)";
 	case -EOVERFLOW:

@@ -144,11 +144,11 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 	if (err == -ENODATA)
 		return no_memory(o, out, pmaps_proc_pid(proc), source);
 	maps_doc(&d, o, pmaps_proc_pid(proc), source);
-	w_begin(&w, out, o->fmt, &d);
 	if (err < 0) {
-		w_end(&w, msg[0] ? msg : pmaps_strerror(err));
+		w_failed(out, o->fmt, &d, msg[0] ? msg : pmaps_strerror(err));
 		return failed(f, source, err, msg);
 	}
+	w_begin(&w, out, o->fmt, &d);
 	w_group(&w, &row);
 	w_end(&w, NULL);
 	return 0;
@@ -173,13 +173,14 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
 		return no_memory(o, out, pmaps_proc_pid(proc), "smaps");
 	}
 	maps_doc(&d, o, pmaps_proc_pid(proc), "smaps");
-	w_begin(&w, out, o->fmt, &d);
 	rows = err < 0 ? NULL : calloc(n ? n : 1, sizeof(*rows));
 	if (!rows) {
-		err = fail(f, &w, c, err < 0 ? err : -ENOMEM, "smaps");
+		err = fail(f, NULL, c, err < 0 ? err : -ENOMEM, "smaps");
+		w_failed(out, o->fmt, &d, f->msg);
 		pmaps_group_close(g);
 		return err;
 	}
+	w_begin(&w, out, o->fmt, &d);
 	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
 		kernel_thread_note(pmaps_proc_pid(proc));
 	for (size_t i = 0; i < n; i++)
@@ -253,6 +254,12 @@ static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,
 			sorter_free(&st);
 			return no_memory(o, out, pmaps_proc_pid(proc), "smaps");
 		}
+		if (err < 0) {
+			/* Nothing was written: the rows were held for sorting. */
+			fail(f, NULL, c, err, "smaps");
+			w_failed(out, o->fmt, &d, f->msg);
+			goto done;
+		}
 		w_begin(&w, out, o->fmt, &d);
 	}
 	if (err < 0) {
@@ -294,8 +301,12 @@ static int maps_report(const struct maps_opts *o)
 		err = report_total(o, proc, &out, &f);
 	else if ((err = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0)) == -ENODATA)
 		err = no_memory(o, &out, pmaps_proc_pid(proc), "smaps");
-	else if (err < 0)
+	else if (err < 0) {
+		struct doc d;
 		err = fail(&f, NULL, c, err, "smaps");
+		maps_doc(&d, o, pmaps_proc_pid(proc), "smaps");
+		w_failed(&out, o->fmt, &d, f.msg);
+	}
 	else if (o->group >= 0)
 		err = report_groups(o, proc, c, &out, &f);
 	else

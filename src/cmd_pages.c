@@ -108,7 +108,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	struct writer w;
 	struct doc d;
 	uint64_t met = 0, calls = 0;
-	int err;
+	int err, walking = 0; /* the page cursor, not the maps cursor, is at work */
 
 	err = pmaps_pages_open(&pg, proc, po->strategy,
 	                       PMAPS_PAGES_KPAGE | (po->pfn ? PMAPS_PAGES_PFN : 0) |
@@ -124,6 +124,8 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	}
 	if (err < 0) {
 		failed(f, "pagemap", err, pg ? pmaps_pages_errmsg(pg) : NULL);
+		pages_doc(&d, po, pmaps_proc_pid(proc), po->strategy, 0);
+		w_failed(out, po->fmt, &d, f->msg[0] ? f->msg : pmaps_strerror(err));
 		goto done;
 	}
 	s = pmaps_pages_strategy(pg);
@@ -133,12 +135,15 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	err = pmaps_maps_open(&maps, proc, PMAPS_SRC_MAPS, 0);
 	if (err < 0) {
 		failed(f, "maps", err, maps ? pmaps_maps_errmsg(maps) : NULL);
+		pages_doc(&d, po, pmaps_proc_pid(proc), s, pmaps_pages_kpage(pg) == 1);
+		w_failed(out, po->fmt, &d, f->msg[0] ? f->msg : pmaps_strerror(err));
 		goto done;
 	}
 	pages_doc(&d, po, pmaps_proc_pid(proc), s, pmaps_pages_kpage(pg) == 1);
 	w_begin(&w, out, po->fmt, &d);
 	while ((err = pmaps_maps_next(maps, &m)) > 0) {
 		uint64_t start, end;
+		walking = 1;
 		if (!in_range(po, m, &start, &end))
 			continue;
 		met++;
@@ -153,9 +158,11 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 		calls += pmaps_pages_calls(pg);
 		if (err < 0)
 			break;
+		walking = 0;
 	}
 	if (err < 0) {
-		if (pmaps_pages_errmsg(pg)[0])
+		/* The page cursor's message may be its kpageflags note: ask the one that failed. */
+		if (walking)
 			failed(f, "pagemap", err, pmaps_pages_errmsg(pg));
 		else
 			failed(f, "maps", err, pmaps_maps_errmsg(maps));

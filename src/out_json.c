@@ -367,10 +367,15 @@ static void status_json(struct out *o, const struct pmaps_status *st)
 		PMAPS_ST_VM_RSS, PMAPS_ST_RSS_ANON, PMAPS_ST_RSS_FILE, PMAPS_ST_RSS_SHMEM,
 		PMAPS_ST_VM_HWM, PMAPS_ST_VM_PTE, PMAPS_ST_VM_SWAP};
 
+	int first = 1;
+
 	KEY(o, ",\"status\":{");
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
-		if (i)
+		if (!((st->present >> shown[i]) & 1))
+			continue; /* not printed by this kernel: absent, never 0 */
+		if (!first)
 			out_ch(o, ',');
+		first = 0;
 		out_json_str(o, pmaps_status_key(shown[i]), strlen(pmaps_status_key(shown[i])));
 		out_ch(o, ':');
 		out_u64(o, st->v[shown[i]]);
@@ -383,8 +388,14 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	const char *nl = jsonl(w) ? "" : "\n";
 	struct out *o = w->o;
 
-	KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
-	out_u64(o, (uint64_t)w->d->pid);
+	if (jsonl(w)) {
+		/* A record of the stream: "pid" first, as every line has it. */
+		out_mem(o, w->lead, w->lead_len);
+		KEY(o, "\"pmaps_version\":\"" PMAPS_VERSION "\"");
+	} else {
+		KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+		out_u64(o, (uint64_t)w->d->pid);
+	}
 	if (w->d->kernel_thread)
 		KEY(o, ",\"kernel_thread\":true");
 	key_u64(o, COL_XC0 + PMAPS_XC_RSS, x->total[PMAPS_XC_RSS]);
@@ -475,6 +486,23 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		}
 		KEY(o, "]}");
 	}
+	KEY(o, ",\"notes\":[");
+	for (unsigned i = 0; i < x->nnotes; i++) {
+		const struct pmaps_note *nt = &x->notes[i];
+		if (i)
+			out_ch(o, ',');
+		KEY(o, "{\"note\":\"");
+		out_str(o, pmaps_note_key(nt->kind));
+		out_ch(o, '"');
+		for (unsigned k = 0; k < 2 && pmaps_note_value_key(nt->kind, k); k++) {
+			KEY(o, ",\"");
+			out_str(o, pmaps_note_value_key(nt->kind, k));
+			KEY(o, "\":");
+			out_u64(o, nt->n[k]);
+		}
+		out_ch(o, '}');
+	}
+	out_ch(o, ']');
 	KEY(o, ",\"largest\":[");
 	for (unsigned i = 0; i < x->ntop; i++) {
 		const struct pmaps_explain_top *t = &x->top[i];
@@ -507,8 +535,17 @@ static void end(struct writer *w, const char *error)
 		}
 		return;
 	}
-	if (kind == DOC_EXPLAIN)
-		return; /* the result is the whole document; a failed run writes none */
+	if (kind == DOC_EXPLAIN) {
+		/* The result is the whole document; a failed run's says why. */
+		if (error) {
+			KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+			out_u64(o, (uint64_t)w->d->pid);
+			out_ch(o, ',');
+			out_json_named(o, "error", 5, error, strlen(error));
+			KEY(o, "}\n");
+		}
+		return;
+	}
 	if (kind == DOC_TOTAL) {
 		if (!w->rows)
 			KEY(o, "null");

@@ -14,6 +14,12 @@
 #include "writer.h"
 
 /* One cell: COL's alignment and width; the last column of a row is not padded. */
+/* Whether status line F was read: an absent line is never shown as 0. */
+static int has(const struct pmaps_status *st, enum pmaps_status_field f)
+{
+	return (st->present >> f) & 1;
+}
+
 static void cell(struct out *o, int col, const char *s, size_t n, int last)
 {
 	const struct column *c = &columns[col];
@@ -441,9 +447,11 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	out_printf(o, "PSS %s, USS %s (pages no other process maps), swap %s (SwapPss %s).\n",
 	           hu(a, t[PMAPS_XC_PSS]), hu(b, x->uss), hu(c, t[PMAPS_XC_SWAP]),
 	           hu(d, t[PMAPS_XC_SWAP_PSS]));
-	if (x->status.present)
+	if (has(&x->status, PMAPS_ST_VM_HWM) && has(&x->status, PMAPS_ST_VM_PTE))
 		out_printf(o, "Peak RSS (VmHWM) %s, page tables (VmPTE) %s.\n",
 		           hu(a, x->status.v[PMAPS_ST_VM_HWM]), hu(b, x->status.v[PMAPS_ST_VM_PTE]));
+	else if (has(&x->status, PMAPS_ST_VM_HWM))
+		out_printf(o, "Peak RSS (VmHWM) %s.\n", hu(a, x->status.v[PMAPS_ST_VM_HWM]));
 	if (x->runtime_kind != PMAPS_RUNTIME_NONE) {
 		out_str(o, "Runtime: ");
 		out_str(o, esc(e, sizeof(e), x->runtime_evidence));
@@ -461,14 +469,18 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_printf(o, "; smaps_rollup says %llu KiB, %llu KiB apart: the process changed between "
 		           "the two reads.\n", (unsigned long long)(x->rollup[PMAPS_F_RSS] >> 10),
 		           (unsigned long long)(x->rollup_apart >> 10));
-	if (x->status.present) {
+	if (has(&x->status, PMAPS_ST_VM_RSS)) {
 		const uint64_t *s = x->status.v;
-		out_printf(o, "status: VmRSS %llu KiB = RssAnon %llu + RssFile %llu + RssShmem %llu KiB.\n",
-		           (unsigned long long)(s[PMAPS_ST_VM_RSS] >> 10),
-		           (unsigned long long)(s[PMAPS_ST_RSS_ANON] >> 10),
-		           (unsigned long long)(s[PMAPS_ST_RSS_FILE] >> 10),
-		           (unsigned long long)(s[PMAPS_ST_RSS_SHMEM] >> 10));
-		if (!x->status_parts_agree || x->status_apart)
+		int parts = has(&x->status, PMAPS_ST_RSS_ANON) && has(&x->status, PMAPS_ST_RSS_FILE) &&
+		            has(&x->status, PMAPS_ST_RSS_SHMEM);
+		out_printf(o, "status: VmRSS %llu KiB", (unsigned long long)(s[PMAPS_ST_VM_RSS] >> 10));
+		if (parts)
+			out_printf(o, " = RssAnon %llu + RssFile %llu + RssShmem %llu KiB",
+			           (unsigned long long)(s[PMAPS_ST_RSS_ANON] >> 10),
+			           (unsigned long long)(s[PMAPS_ST_RSS_FILE] >> 10),
+			           (unsigned long long)(s[PMAPS_ST_RSS_SHMEM] >> 10));
+		out_str(o, ".\n");
+		if ((parts && !x->status_parts_agree) || x->status_apart)
 			out_printf(o, "  %llu KiB from the sum above: status was read first, and its counters are\n"
 			           "  approximate before Linux 6.16.\n",
 			           (unsigned long long)(x->status_apart >> 10));

@@ -35,6 +35,16 @@ void w_end(struct writer *w, const char *error)
 	out_record(w->o);
 }
 
+void w_failed(struct out *o, enum fmt fmt, const struct doc *d, const char *error)
+{
+	struct writer w;
+
+	if (fmt != FMT_JSON && fmt != FMT_JSONL)
+		return;
+	w_begin(&w, o, fmt, d);
+	w_end(&w, error);
+}
+
 int w_value(int col, const struct pmaps_mapping *m, const struct pmaps_group_row *g,
             uint64_t *v)
 {

@@ -115,6 +115,12 @@ static inline void w_explain(struct writer *w, const struct pmaps_explain *x)
 	out_record(w->o);
 }
 void w_end(struct writer *w, const char *error);
+/*
+ * A document whose reading failed before its first record: JSON and JSON
+ * Lines still get one, closed with ERROR (a program reading standard output
+ * learns why); a table and CSV get nothing (the message is on stderr).
+ */
+void w_failed(struct out *o, enum fmt fmt, const struct doc *d, const char *error);
 
 /* ---- what the writers share (writer.c) ---- */
 
