@@ -678,7 +678,8 @@ enum pmaps_note_kind {
 	PMAPS_NOTE_CPYTHON,
 	/* runtime glibc with thread arenas: n[0] their count, n[1] their RSS */
 	PMAPS_NOTE_GLIBC_ARENAS,
-	/* private dirty heap and anonymous memory (outside a Go heap): n[0] */
+	/* private dirty [heap], anon and anon-named memory (a runtime's heap, the
+	   runtime-heap category, is not in it): n[0] */
 	PMAPS_NOTE_ANON_DIRTY,
 	/* LazyFree outside a Go heap (which GO_LAZYFREE tells): n[0] */
 	PMAPS_NOTE_LAZYFREE,

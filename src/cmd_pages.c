@@ -178,7 +178,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	}
 	w_end(&w, err < 0 ? (f->msg[0] ? f->msg : pmaps_strerror(err)) : NULL);
 	if (po->verbose)
-		note_msg("read with %s: %llu kernel calls over %llu mappings",
+		note_msg("read with %s: %llu kernel calls over %llu mapping(s)",
 		         s == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap", (unsigned long long)calls,
 		         (unsigned long long)met);
 done:
@@ -267,6 +267,10 @@ int cmd_pages(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		po.have_range = 1;
+	}
+	if (po.pfn && po.summary) {
+		die_msg("--pfn splits runs, which --summary does not show: choose one");
+		return EXIT_USAGE;
 	}
 	return pages_report(&po);
 }

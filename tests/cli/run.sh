@@ -172,6 +172,7 @@ t err-pages-name-jsonl 1 pages --jsonl $PG '[stack]'
 t err-pages-range 2 pages $PG 12x
 t err-pages-order 2 pages $PG 602000-601000
 t err-pages-strategy 2 pages --strategy fast $PG
+t err-pages-pfn-summary 2 pages --pfn --summary $PG
 t err-pages-scan 1 pages --strategy scan $PG
 t pages-jsonl 0 pages --jsonl $PG; jsonl pages-jsonl
 t pages-summary-jsonl 0 pages -s --jsonl $PG; jsonl pages-summary-jsonl
