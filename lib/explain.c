@@ -456,6 +456,8 @@ struct pmaps_explain_session {
 	int smaps_fresh;               /* opened and not read yet: no rewind needed */
 	struct pmaps_pages *pages;     /* with PMAPS_EXPLAIN_PAGES */
 	int pages_err;                 /* its open's error, which every run reports */
+	/* Why the page cursor has no physical page state, as it said at open. */
+	char kpage_note[PMAPS_ERRMSG_SIZE_PUBLIC];
 	struct pmaps__sps sps;
 	int go;                        /* the executable has Go's build info */
 	char go_version[32];
@@ -859,8 +861,7 @@ static void start_result(struct pmaps_explain_session *s)
 			x->pages_known |= 1u << PMAPS_XP_DIRTY | 1u << PMAPS_XP_LAZYFREE |
 			                  1u << PMAPS_XP_SHARED | 1u << PMAPS_XP_THP;
 		else
-			pmaps__msg(x->pages_note, sizeof(x->pages_note), "%s",
-			           pmaps_pages_errmsg(s->pages));
+			memcpy(x->pages_note, s->kpage_note, sizeof(x->pages_note));
 	}
 }
 
@@ -985,6 +986,10 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 		if (!s->pages || r == -ENOMEM)
 			goto fail;
 		s->pages_err = r;
+		/* Kept now: the cursor's message is its last error's after a failed walk. */
+		if (r == 0 && pmaps_pages_kpage(s->pages) != 1)
+			pmaps__msg(s->kpage_note, sizeof(s->kpage_note), "%s",
+			           pmaps_pages_errmsg(s->pages));
 	}
 	/* The executable's build info: once, the program is the session's. */
 	s->go = pmaps__go_buildinfo(proc, s->go_version, sizeof(s->go_version));

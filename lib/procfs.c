@@ -283,6 +283,9 @@ int pmaps__open_file(const struct pmaps_proc *proc, int dirfd, const char *name,
 		if (faccessat(proc->dirfd, "stat", F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			return -ESRCH;
 	}
+	if (fd == -ENOENT && msg)
+		pmaps__msg(msg, size, proc->live ? "%s: not provided by this kernel"
+		                                 : "%s: no such file in this proc tree", name);
 	return fd;
 }
 

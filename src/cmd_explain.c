@@ -68,7 +68,8 @@ static int explain_write(struct pmaps_proc *proc, struct out *out, enum fmt fmt,
 		w_explain(&w, x);
 		w_end(&w, NULL);
 	} else {
-		failed(f, "smaps", err, s ? pmaps_explain_errmsg(s) : NULL);
+		/* The library's message names the file that failed (status, smaps, pagemap, ...). */
+		failed(f, NULL, err, s ? pmaps_explain_errmsg(s) : NULL);
 		w_end(&w, f->msg[0] ? f->msg : pmaps_strerror(err));
 	}
 	pmaps_explain_close(s);
