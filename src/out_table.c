@@ -13,21 +13,39 @@
 
 #include "writer.h"
 
-/* One cell: COL's alignment and width; the last column of a row is not padded. */
 /* Whether status line F was read: an absent line is never shown as 0. */
 static int has(const struct pmaps_status *st, enum pmaps_status_field f)
 {
 	return (st->present >> f) & 1;
 }
 
+/* One cell: COL's alignment, WIDTH; the last column of a row is not padded. */
+static void cell_in(struct out *o, int col, size_t width, const char *s, size_t n, int last)
+{
+	if (columns[col].left)
+		out_ljust(o, s, n, last ? 0 : width);
+	else
+		out_rjust(o, s, n, width);
+}
+
+/* One cell at COL's width. */
 static void cell(struct out *o, int col, const char *s, size_t n, int last)
 {
-	const struct column *c = &columns[col];
+	cell_in(o, col, columns[col].width, s, n, last);
+}
 
-	if (c->left)
-		out_ljust(o, s, n, last ? 0 : c->width);
-	else
-		out_rjust(o, s, n, c->width);
+/*
+ * A maps document's cell: sizes in bytes (--bytes) get room for twelve
+ * digits (up to 931 GiB) instead of the width of "1023.9M", so that the
+ * columns stay aligned.
+ */
+static void map_cell_out(const struct writer *w, int col, const char *s, size_t n, int last)
+{
+	size_t width = columns[col].width;
+
+	if (!w->d->human && columns[col].unit == UNIT_BYTES && width < 12)
+		width = 12;
+	cell_in(w->o, col, width, s, n, last);
 }
 
 static void title(struct out *o, int col, int last)
@@ -67,7 +85,7 @@ static void begin(struct writer *w)
 			struct lit h = w_heading(d, d->cols[i], 1);
 			if (i)
 				out_ch(o, ' ');
-			cell(o, d->cols[i], h.s, h.n, i + 1 == d->ncols);
+			map_cell_out(w, d->cols[i], h.s, h.n, i + 1 == d->ncols);
 		}
 		break;
 	case DOC_RUNS:
@@ -160,7 +178,7 @@ static void map_cell(struct writer *w, int c, const struct pmaps_mapping *m,
 		n = size_str(b, v, present, w->d->human && columns[c].unit == UNIT_BYTES);
 	}
 	}
-	cell(o, c, b, n, last);
+	map_cell_out(w, c, b, n, last);
 }
 
 static void row(struct writer *w, const struct pmaps_mapping *m, const struct pmaps_group_row *g)
