@@ -692,10 +692,16 @@ static void decide_runtime(struct pmaps_explain_session *s, struct pass *ps)
 				if (x->top[i].cat == PMAPS_X_ANON && x->top[i].start == ps->arena_starts[k])
 					x->top[i].cat = PMAPS_X_RUNTIME_HEAP;
 		set_runtime(x, PMAPS_RUNTIME_GLIBC);
-		pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
-		           "glibc malloc: libc.so.6 mapped; its main arena is [heap], its %u thread "
-		           "arena(s) anonymous heaps at 64 MiB boundaries with their reserved rest",
-		           x->arenas);
+		if (x->arenas)
+			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+			           "glibc malloc: libc.so.6 mapped; its main arena is [heap], its %u "
+			           "thread arena(s) are anonymous heaps at 64 MiB boundaries with their "
+			           "reserved rest", x->arenas);
+		else
+			pmaps__msg(x->runtime_evidence, sizeof(x->runtime_evidence),
+			           "glibc malloc: libc.so.6 mapped; its main arena is [heap], and no "
+			           "thread arena (an anonymous heap at a 64 MiB boundary with its "
+			           "reserved rest) was found");
 	} else {
 		x->arenas = 0; /* not glibc (or Go, whose rules stand): no arenas claimed */
 	}
