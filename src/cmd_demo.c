@@ -261,10 +261,10 @@ int cmd_demo(int argc, char **argv)
 	fmt_human(quarter, size / 4);
 	fmt_human(eighth, size / 8);
 	out_fd(&o, STDOUT_FILENO, buf, sizeof(buf));
-	out_printf(&o, "pmaps demo: process %s allocated a %s buffer and touched it all, then\n"
+	out_printf(&o, "pmaps demo: process %s allocated %s and touched all of it, then\n"
 	           "freed half of it with MADV_FREE (as some allocators do) and a quarter\n"
-	           "with MADV_DONTNEED; it maps a %s file and reads it, holds a %s memfd\n"
-	           "and runs two threads. A heap profile would say: %s in use.\n"
+	           "with MADV_DONTNEED; it maps a file of %s and reads it, holds %s in a\n"
+	           "memfd and runs two threads. A heap profile would say: %s in use.\n"
 	           "Here is where its RSS really is (pmaps explain %s):\n\n",
 	           pid, all, quarter, eighth, quarter, pid);
 	rc = finish_output(&o, EXIT_OK);
