@@ -2,7 +2,7 @@
 /*
  * status.c - the figures of /proc/PID/status.
  *
- * The format (fs/proc/array.c): one "Name:\tvalue" line per field. Read here:
+ * The format (proc(5), /proc/PID/status): one "Name:\tvalue" line per field. Read here:
  *   Uid:      real, effective, saved and filesystem uid, tab-separated
  *   VmSize:   the address space                  "N kB" (KiB)
  *   VmHWM:    the peak of VmRSS                  "N kB"
