@@ -22,6 +22,7 @@
 
 #include "../count_alloc.h"
 #include "pmaps.h"
+#include "../expect.h"
 
 #define NMAPS 10000
 #define RUNS 100
@@ -40,7 +41,7 @@ static void start_child(struct child *c)
 	assert_int_equal(pipe(ready), 0);
 	assert_int_equal(pipe(release), 0);
 	c->pid = fork();
-	assert_true(c->pid >= 0);
+	expect_sys(c->pid);
 	if (c->pid == 0) {
 		close(ready[0]);
 		close(release[1]);

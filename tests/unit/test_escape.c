@@ -17,6 +17,7 @@
 
 #include "escape.h"
 #include "tool.h"
+#include "../expect.h"
 
 enum how { TEXT, CSV, JSON, JSON_NAMED };
 
@@ -28,7 +29,7 @@ static size_t run(enum how how, const char *s, size_t n, char *dst, size_t size)
 	int fd = memfd_create("escape", 0);
 	ssize_t got;
 
-	assert_true(fd >= 0);
+	expect_sys(fd);
 	out_fd(&o, fd, buf, sizeof(buf));
 	switch (how) {
 	case TEXT: out_table_str(&o, s, n); break;
@@ -40,7 +41,7 @@ static size_t run(enum how how, const char *s, size_t n, char *dst, size_t size)
 	assert_int_equal(o.err, 0);
 	got = pread(fd, dst, size - 1, 0);
 	close(fd);
-	assert_true(got >= 0);
+	expect_ge(got, 0);
 	dst[got] = '\0';
 	return (size_t)got;
 }

@@ -25,6 +25,7 @@
 #include "internal.h"
 #include "readers.h"
 #include "testhooks.h"
+#include "../expect.h"
 
 #define KB 1024ull
 #define MB (1024ull * KB)
@@ -632,10 +633,10 @@ static void test_go_buildinfo_offsets_wrap(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/explain-go/proc/400/exe", PMAPS_TEST_DATA);
 	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
+	expect_sys(fd);
 	n = read(fd, exe, sizeof(exe));
 	close(fd);
-	assert_true(n > 0x150);
+	expect_gt(n, 0x150);
 	memcpy(exe + 0x80 + 0x18, &stroff, sizeof(stroff)); /* section 1, .shstrtab */
 	memcpy(exe + 0x80, &name, sizeof(name));
 	strcpy(dir, "/tmp/pmaps-exe-XXXXXX");
@@ -644,7 +645,7 @@ static void test_go_buildinfo_offsets_wrap(void **state)
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/1/exe", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	assert_true(fd >= 0);
+	expect_sys(fd);
 	assert_int_equal(write(fd, exe, (size_t)n), n);
 	close(fd);
 	assert_int_equal(pmaps_proc_open(&p, dir, "1"), 0);

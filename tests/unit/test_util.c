@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tool.h"
+#include "../expect.h"
 
 static void human(uint64_t b, const char *want)
 {
@@ -51,14 +52,14 @@ static size_t capture(void (*fn)(struct out *), char *dst, size_t size)
 	int fd = memfd_create("capture", 0);
 	ssize_t n;
 
-	assert_true(fd >= 0);
+	expect_sys(fd);
 	out_fd(&o, fd, buf, sizeof(buf));
 	fn(&o);
 	out_flush(&o);
 	assert_int_equal(o.err, 0);
 	n = pread(fd, dst, size - 1, 0);
 	close(fd);
-	assert_true(n >= 0);
+	expect_ge(n, 0);
 	dst[n] = '\0';
 	return (size_t)n;
 }
