@@ -29,7 +29,7 @@ static const char explain_usage[] =
 	"      --pages            also walk every mapping's pages: per category, resident,\n"
 	"                         zero-page and (as root) dirty, lazily freed, shared and\n"
 	"                         THP pages\n"
-	"  -v, --verbose          show the evidence behind each rule\n"
+	"  -v, --verbose          show the evidence behind each rule (JSON always has it)\n"
 	"      --proc-root DIR    read DIR/PID instead of /proc/PID\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -132,6 +132,11 @@ int cmd_explain(int argc, char **argv)
 	if (optind + 1 != argc) {
 		die_msg(optind == argc ? "which process? (pmaps explain PID; see --help)"
 		                       : "one PID only (see pmaps explain --help)");
+		return EXIT_USAGE;
+	}
+	if (fmt == FMT_CSV && (pages || verbose)) {
+		die_msg("explain --csv writes the categories only: %s needs the table or --json",
+		        pages ? "--pages" : "--verbose");
 		return EXIT_USAGE;
 	}
 	t.pid = argv[optind];

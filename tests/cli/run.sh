@@ -118,6 +118,8 @@ t no-rollup-total-jsonl 0 maps -t --jsonl --proc-root no-rollup/proc 4242; jsonl
 t err-malformed-jsonl 1 maps --jsonl --proc-root malformed/proc 4242; jsonl err-malformed-jsonl
 t explain-k61-jsonl 0 explain --jsonl $K61; jsonl explain-k61-jsonl
 t explain-k61-csv 0 explain --csv $K61
+t err-explain-csv-pages 2 explain --csv --pages $K61
+t err-explain-csv-verbose 2 explain --csv -v $K61
 # A kernel before 4.5: status has no RssAnon/RssFile/RssShmem, which are absent, never 0.
 t explain-status-4.4 0 explain --proc-root status-4.4/proc 100
 t explain-status-4.4-json 0 explain --json --proc-root status-4.4/proc 100
