@@ -246,10 +246,18 @@ int parse_columns(const char *spec, int *cols, int max, int grouped)
 		cols[n++] = COL_PATH;
 		return n;
 	}
-	while (*spec) {
+	if (!*spec) {
+		die_msg("--fields: no field named (see pmaps maps --help)");
+		return -1;
+	}
+	for (;;) {
 		const char *e = strchr(spec, ',');
 		size_t len = e ? (size_t)(e - spec) : strlen(spec);
-		int c = col_lookup(spec, len);
+		int c = len ? col_lookup(spec, len) : -1;
+		if (len == 0) {
+			die_msg("--fields: an empty name in the list (names are separated by one comma)");
+			return -1;
+		}
 		if (c < 0) {
 			die_msg("--fields: unknown field '%.*s' (see pmaps maps --help)", (int)len, spec);
 			return -1;
@@ -259,18 +267,20 @@ int parse_columns(const char *spec, int *cols, int max, int grouped)
 			        (int)len, spec);
 			return -1;
 		}
+		for (int i = 0; i < n; i++)
+			if (cols[i] == c) {
+				die_msg("--fields: '%.*s' is named twice", (int)len, spec);
+				return -1;
+			}
 		if (n >= max) {
 			die_msg("--fields: too many fields");
 			return -1;
 		}
 		cols[n++] = c;
 		spec += len;
-		if (*spec == ',')
-			spec++;
-	}
-	if (n == 0) {
-		die_msg("--fields: no field named");
-		return -1;
+		if (*spec != ',')
+			break;
+		spec++;
 	}
 	return n;
 }

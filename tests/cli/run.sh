@@ -133,6 +133,8 @@ t err-no-root 1 maps --proc-root no/such/dir 1
 t err-group 2 maps -g size $E
 t err-fields 2 maps -f rss,bogus $E
 t err-fields-grouped 2 maps -g path -f address $E
+t err-fields-empty 2 maps -f rss, $E
+t err-fields-twice 2 maps -f rss,pss,Rss $E
 t err-total-group 2 maps -t -g kind $E
 t err-sort-all 2 maps --sort all $E
 t err-sort-total 2 maps -t --sort rss $E
