@@ -472,7 +472,7 @@ static int wait_program(const struct pmaps_proc *proc, int r, int tries, const c
 	struct timespec ts = {0, 1000000};
 
 	if (r == -ESRCH) {
-		pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
+		pmaps__msg(msg, size, "%s: process %d exited", what, proc->pid);
 		return -ESRCH;
 	}
 	if (tries >= 50) {
@@ -498,7 +498,7 @@ int pmaps__guard_begin(struct pmaps_proc *proc, struct pmaps__guard *g, int prob
 	for (int tries = 0;; tries++) {
 		r = ident_at(proc, proc->dirfd, id);
 		if (r == -ESRCH) {
-			pmaps__msg(msg, size, "%s: no such process %d (it has exited)", what, proc->pid);
+			pmaps__msg(msg, size, "%s: process %d exited", what, proc->pid);
 			return -ESRCH;
 		}
 		if (r < 0)
