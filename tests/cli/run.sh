@@ -165,6 +165,10 @@ t pages-pfn-json 0 pages --pfn --json $PG; json pages-pfn-json
 t pages-pfn-csv 0 pages --pfn --csv $PG
 t pages-nokpage 0 pages --proc-root pages-nokpage/proc 300 '[heap]'
 t pages-nokpage-summary 0 pages -s --proc-root pages-nokpage/proc 300
+# A malformed maps line is the maps cursor's error, never the page cursor's kpageflags note.
+t err-pages-badmaps-jsonl 1 pages --jsonl --proc-root pages-badmaps/proc 300; jsonl err-pages-badmaps-jsonl
+# explain names the file it lacks: here pagemap, for --pages.
+t err-explain-pages-no-pagemap 1 explain --pages --proc-root explain-glibc/proc 100
 # the zero page and the huge zero page: mapped, not resident; map count 0 apart
 t pages-zero 0 pages --proc-root pages-zero/proc 300
 t pages-zero-summary 0 pages -s --proc-root pages-zero/proc 300
