@@ -8,7 +8,10 @@
  * written when it ran out of room is cut off at the end of the record
  * before it (out_record() marks those ends), the sink's error becomes
  * ENOBUFS, and every later byte is dropped and counted (out_dropped()).
- * Nothing is ever written past the caller's capacity.
+ * Nothing is ever written past the caller's capacity. Whole records of a
+ * JSON document are not a whole document (its closing "]}" was dropped
+ * too): a caller checks the error before it hands the bytes on; JSON Lines
+ * and CSV stay valid line by line.
  */
 #ifndef PMAPS_OUT_H
 #define PMAPS_OUT_H
