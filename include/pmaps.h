@@ -61,6 +61,24 @@ extern "C" {
 #endif
 
 #define PMAPS_VERSION "0.1.0"
+/* The same version as a number, major * 10000 + minor * 100 + patch: 0.1.0 is 100. */
+#define PMAPS_VERSION_NUMBER 100
+
+/*
+ * Marks what libpmaps exports. The library is built with hidden visibility:
+ * a function without PMAPS_API is not part of the shared object's ABI.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PMAPS_API __attribute__((visibility("default")))
+#else
+#define PMAPS_API
+#endif
+
+/*
+ * PMAPS_VERSION_NUMBER of the library actually loaded, which may be newer
+ * than the header a program was compiled with.
+ */
+PMAPS_API unsigned pmaps_version(void);
 
 /* ------------------------------------------------------------------ */
 /* Allocation                                                          */
@@ -71,11 +89,11 @@ extern "C" {
  * anything: memory is freed through the hook current at the time, so
  * switching hooks while handles or cursors are open is undefined.
  */
-void pmaps_set_allocator(void *(*alloc_fn)(size_t size, void *ctx),
-                         void (*free_fn)(void *ptr, void *ctx), void *ctx);
+PMAPS_API void pmaps_set_allocator(void *(*alloc_fn)(size_t size, void *ctx),
+                                   void (*free_fn)(void *ptr, void *ctx), void *ctx);
 
 /* A human-readable description of a negative errno returned by libpmaps (a static string). */
-const char *pmaps_strerror(int err);
+PMAPS_API const char *pmaps_strerror(int err);
 
 /* ------------------------------------------------------------------ */
 /* Process handle                                                      */
@@ -93,23 +111,23 @@ struct pmaps_proc;
  * Returns 0 and *OUT, or: -ESRCH (no such process), -EINVAL (PID is not a
  * pid), -ENOENT (PROC_ROOT missing), -EACCES, -ENOMEM. *OUT is NULL on error.
  */
-int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *pid);
+PMAPS_API int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *pid);
 
 /* Closes the handle. NULL is allowed. Close every cursor first. */
-void pmaps_proc_close(struct pmaps_proc *proc);
+PMAPS_API void pmaps_proc_close(struct pmaps_proc *proc);
 
 /* The pid the handle names (for "self", the resolved pid; 0 if unknown). */
-int pmaps_proc_pid(const struct pmaps_proc *proc);
+PMAPS_API int pmaps_proc_pid(const struct pmaps_proc *proc);
 
 /*
  * 1 when the process is a kernel thread (it has no user-space memory: its
  * maps and smaps are empty, its smaps_rollup cannot be opened), 0 when not
  * or when PROC_ROOT is not a live procfs, or a negative errno (-ESRCH gone).
  */
-int pmaps_proc_is_kernel_thread(const struct pmaps_proc *proc);
+PMAPS_API int pmaps_proc_is_kernel_thread(const struct pmaps_proc *proc);
 
 /* The directory fd on PROC_ROOT/PID, owned by the handle. */
-int pmaps_proc_dirfd(const struct pmaps_proc *proc);
+PMAPS_API int pmaps_proc_dirfd(const struct pmaps_proc *proc);
 
 /* ------------------------------------------------------------------ */
 /* Mapping rows                                                        */
@@ -157,13 +175,13 @@ enum pmaps_field {
 };
 
 /* The kernel's name of a field ("Private_Dirty"), or NULL when out of range. */
-const char *pmaps_field_name(enum pmaps_field f);
+PMAPS_API const char *pmaps_field_name(enum pmaps_field f);
 /* The snake_case name used in JSON and CSV ("private_dirty"). */
-const char *pmaps_field_key(enum pmaps_field f);
+PMAPS_API const char *pmaps_field_key(enum pmaps_field f);
 /* Looks a field up by kernel name or snake_case key, case-insensitively; -1 if none. */
-int pmaps_field_lookup(const char *name, size_t len);
+PMAPS_API int pmaps_field_lookup(const char *name, size_t len);
 /* 1 when the field is a size in bytes, 0 for THP_ELIGIBLE and PROTECTION_KEY. */
-int pmaps_field_is_size(enum pmaps_field f);
+PMAPS_API int pmaps_field_is_size(enum pmaps_field f);
 
 /* Permission bits of a mapping (the maps "rwxp"/"rwxs" column). */
 enum {
@@ -192,9 +210,9 @@ enum pmaps_kind {
 };
 
 /* A short lower-case name for a kind ("file-text"), or NULL when out of range. */
-const char *pmaps_kind_name(enum pmaps_kind k);
+PMAPS_API const char *pmaps_kind_name(enum pmaps_kind k);
 /* Looks a kind up by its name; -1 if none. */
-int pmaps_kind_lookup(const char *name, size_t len);
+PMAPS_API int pmaps_kind_lookup(const char *name, size_t len);
 
 /* VmFlags codes, in the kernel's bit order as printed by smaps. */
 enum pmaps_vmflag {
@@ -209,7 +227,7 @@ enum pmaps_vmflag {
 	PMAPS_VM_COUNT
 };
 /* The two-letter code of a VmFlags bit ("rd"), or NULL when out of range. */
-const char *pmaps_vmflag_code(enum pmaps_vmflag f);
+PMAPS_API const char *pmaps_vmflag_code(enum pmaps_vmflag f);
 
 /* Row flags. */
 enum {
@@ -297,11 +315,11 @@ enum pmaps_value {
  * a 0), -1 when KEY is out of range. A derived value is present when every
  * field it is made of is; its sum saturates at 2^64 - 1 (never wraps).
  */
-int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v);
+PMAPS_API int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v);
 /* The snake_case key of a value ("shared", "uss", or a field's), or NULL. */
-const char *pmaps_value_key(int key);
+PMAPS_API const char *pmaps_value_key(int key);
 /* Looks a value up by key (or a field by kernel name), case-insensitively; -1 if none. */
-int pmaps_value_lookup(const char *name, size_t len);
+PMAPS_API int pmaps_value_lookup(const char *name, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* /proc/PID/status                                                    */
@@ -328,7 +346,7 @@ struct pmaps_status {
 };
 
 /* The snake_case key of a status field ("vm_rss"), or NULL. */
-const char *pmaps_status_key(enum pmaps_status_field f);
+PMAPS_API const char *pmaps_status_key(enum pmaps_status_field f);
 
 /*
  * Reads PROC's /proc/PID/status into ST through a fixed buffer (no
@@ -338,8 +356,8 @@ const char *pmaps_status_key(enum pmaps_status_field f);
  * or a number, or VmRSS other than its three parts: no kernel prints that),
  * -EIO. A kernel thread reads fine, with no Vm lines.
  */
-int pmaps_status_read(struct pmaps_proc *proc, struct pmaps_status *st, char *msg,
-                      size_t msgsz);
+PMAPS_API int pmaps_status_read(struct pmaps_proc *proc, struct pmaps_status *st, char *msg,
+                                size_t msgsz);
 
 /* ------------------------------------------------------------------ */
 /* Mapping cursor                                                      */
@@ -367,8 +385,8 @@ struct pmaps_maps;
  * before 4.14), -EBADMSG (not a regular file), -ENOMEM, -EINVAL. On any error but those two, *OUT is set all the same so
  * that pmaps_maps_errmsg() can say more: close it.
  */
-int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
-                    enum pmaps_source source, size_t bufsize);
+PMAPS_API int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
+                              enum pmaps_source source, size_t bufsize);
 
 /*
  * Advances to the next mapping. Returns 1 with *ROW set, 0 at the end, or a
@@ -381,13 +399,13 @@ int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
  * row of a cut-short read.
  * After an error the cursor stays in error until rewound.
  */
-int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row);
+PMAPS_API int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row);
 
 /*
  * Starts the cursor over on a fresh read of the same file, for a refresh.
  * Allocates nothing. Returns 0 or a negative errno as pmaps_maps_open().
  */
-int pmaps_maps_rewind(struct pmaps_maps *c);
+PMAPS_API int pmaps_maps_rewind(struct pmaps_maps *c);
 
 /*
  * Points the cursor at another process (its source and buffer kept) and
@@ -396,16 +414,16 @@ int pmaps_maps_rewind(struct pmaps_maps *c);
  * pmaps_maps_open(); after an error the cursor stays usable for another
  * retarget. PROC must outlive the cursor's use of it.
  */
-int pmaps_maps_retarget(struct pmaps_maps *c, struct pmaps_proc *proc);
+PMAPS_API int pmaps_maps_retarget(struct pmaps_maps *c, struct pmaps_proc *proc);
 
 /* The last error's message, or "" when there was none. Valid until the next call. */
-const char *pmaps_maps_errmsg(const struct pmaps_maps *c);
+PMAPS_API const char *pmaps_maps_errmsg(const struct pmaps_maps *c);
 
 /* Number of text lines parsed since the cursor was opened or rewound. */
-uint64_t pmaps_maps_lines(const struct pmaps_maps *c);
+PMAPS_API uint64_t pmaps_maps_lines(const struct pmaps_maps *c);
 
 /* Closes the cursor and its file. NULL is allowed. */
-void pmaps_maps_close(struct pmaps_maps *c);
+PMAPS_API void pmaps_maps_close(struct pmaps_maps *c);
 
 /* ------------------------------------------------------------------ */
 /* Page cursor                                                         */
@@ -434,7 +452,7 @@ enum {
 	PMAPS_PG_SOFT_DIRTY | PMAPS_PG_UFFD_WP | PMAPS_PG_GUARD)
 
 /* The short name of one PMAPS_PG_* bit ("present"), or NULL. */
-const char *pmaps_page_flag_name(unsigned flag);
+PMAPS_API const char *pmaps_page_flag_name(unsigned flag);
 
 /* A run of pages of equal state, [start, end), page-aligned. */
 struct pmaps_page_range {
@@ -447,7 +465,7 @@ struct pmaps_page_range {
 };
 
 /* The run's length in pages (of the system's page size). */
-uint64_t pmaps_page_range_pages(const struct pmaps_page_range *r);
+PMAPS_API uint64_t pmaps_page_range_pages(const struct pmaps_page_range *r);
 
 /*
  * Physical page flags from /proc/kpageflags (the kernel's KPF_* bits;
@@ -471,7 +489,7 @@ uint64_t pmaps_page_range_pages(const struct pmaps_page_range *r);
 #define PMAPS_KPF_MLOCKED        (1ull << 33)
 #define PMAPS_KPF_LAZYFREE       (1ull << 63)
 /* The name of one PMAPS_KPF_* bit ("dirty"), or NULL. */
-const char *pmaps_kpage_flag_name(uint64_t flag);
+PMAPS_API const char *pmaps_kpage_flag_name(uint64_t flag);
 
 enum pmaps_pages_strategy {
 	PMAPS_PAGES_AUTO,    /* PAGEMAP_SCAN when the kernel accepts it, else pagemap */
@@ -506,11 +524,11 @@ struct pmaps_pages;
  * -ENOMEM, -EINVAL. Whenever the cursor itself could be allocated, *OUT is
  * set, even on error, so its message can be read: close it.
  */
-int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
-                     enum pmaps_pages_strategy strategy, unsigned options);
+PMAPS_API int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
+                               enum pmaps_pages_strategy strategy, unsigned options);
 
 /* The strategy in use: PMAPS_PAGES_SCAN or PMAPS_PAGES_PAGEMAP. */
-enum pmaps_pages_strategy pmaps_pages_strategy(const struct pmaps_pages *c);
+PMAPS_API enum pmaps_pages_strategy pmaps_pages_strategy(const struct pmaps_pages *c);
 
 /*
  * The PMAPS_PG_* flags this cursor can report: PMAPS_PG_COMMON, plus HUGE
@@ -519,7 +537,7 @@ enum pmaps_pages_strategy pmaps_pages_strategy(const struct pmaps_pages *c);
  * (root). Where ZERO is not among them, zero-page mappings read as present
  * pages. May lose ZERO at the first present page when PFNs read as 0.
  */
-unsigned pmaps_pages_known(const struct pmaps_pages *c);
+PMAPS_API unsigned pmaps_pages_known(const struct pmaps_pages *c);
 
 /*
  * Restarts the cursor on [START, END): START is rounded down and END up to
@@ -527,7 +545,7 @@ unsigned pmaps_pages_known(const struct pmaps_pages *c);
  * to learn about mappings, seek to one mapping at a time (as pmaps pages
  * does, from a maps cursor). Allocates nothing. Returns 0 or -EINVAL.
  */
-int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end);
+PMAPS_API int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end);
 
 /*
  * Advances to the next run. Returns 1 with *RANGE (valid until the next
@@ -535,7 +553,7 @@ int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end);
  * exited), -EIO, -EINVAL, -EINTR. Runs never cross the sought range's ends;
  * adjacent runs differ in flags.
  */
-int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **range);
+PMAPS_API int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **range);
 
 /*
  * 1 when runs carry kpageflags and kpagecount (KPAGE asked for and
@@ -544,10 +562,10 @@ int pmaps_pages_next(struct pmaps_pages *c, const struct pmaps_page_range **rang
  * -ENOENT: the kernel has no /proc/kpageflags), with a message in
  * pmaps_pages_errmsg() until the next error.
  */
-int pmaps_pages_kpage(const struct pmaps_pages *c);
+PMAPS_API int pmaps_pages_kpage(const struct pmaps_pages *c);
 
 /* Kernel calls (ioctls or preads) made since the last seek. */
-uint64_t pmaps_pages_calls(const struct pmaps_pages *c);
+PMAPS_API uint64_t pmaps_pages_calls(const struct pmaps_pages *c);
 
 /* Page counts of a range (pmaps_pages_summarize()), by what they count. */
 enum pmaps_page_count {
@@ -569,7 +587,7 @@ enum pmaps_page_count {
 	PMAPS_PC_COUNT
 };
 /* Its JSON/CSV key ("resident", "mapped_by_2_or_more"), or NULL. */
-const char *pmaps_page_count_key(enum pmaps_page_count k);
+PMAPS_API const char *pmaps_page_count_key(enum pmaps_page_count k);
 
 struct pmaps_page_summary {
 	uint64_t start, end;          /* the range counted, page-aligned */
@@ -586,12 +604,12 @@ struct pmaps_page_summary {
  * Walks [START, END) of cursor C (a seek) and counts its pages into OUT.
  * Allocates nothing. Returns 0, or a negative errno as pmaps_pages_next().
  */
-int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
-                          struct pmaps_page_summary *out);
+PMAPS_API int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
+                                    struct pmaps_page_summary *out);
 
 /* The last error's message, or "". Valid until the next call on the cursor. */
-const char *pmaps_pages_errmsg(const struct pmaps_pages *c);
-void pmaps_pages_close(struct pmaps_pages *c);
+PMAPS_API const char *pmaps_pages_errmsg(const struct pmaps_pages *c);
+PMAPS_API void pmaps_pages_close(struct pmaps_pages *c);
 
 /* ------------------------------------------------------------------ */
 /* Explain: where a process's RSS is                                   */
@@ -613,7 +631,7 @@ enum pmaps_xcat {
 	PMAPS_X_COUNT
 };
 /* A short name of a category ("thread-stacks"), or NULL. */
-const char *pmaps_xcat_name(enum pmaps_xcat c);
+PMAPS_API const char *pmaps_xcat_name(enum pmaps_xcat c);
 
 /*
  * The state columns. RSS = PRIVATE_DIRTY + PRIVATE_CLEAN + SHARED exactly
@@ -638,7 +656,7 @@ enum pmaps_runtime {
 	PMAPS_RUNTIME_COUNT
 };
 /* Its short name ("glibc", "go", "jvm", "cpython"; "" for NONE), or NULL. */
-const char *pmaps_runtime_name(enum pmaps_runtime r);
+PMAPS_API const char *pmaps_runtime_name(enum pmaps_runtime r);
 
 #define PMAPS_EXPLAIN_TOP 10
 #define PMAPS_ERRMSG_SIZE_PUBLIC 256
@@ -654,7 +672,7 @@ enum pmaps_xpage {
 	PMAPS_XP_COUNT
 };
 /* Its JSON key ("resident", "lazy_free"), or NULL. */
-const char *pmaps_xpage_key(enum pmaps_xpage p);
+PMAPS_API const char *pmaps_xpage_key(enum pmaps_xpage p);
 
 enum {
 	PMAPS_EXPLAIN_PAGES = 1u << 0, /* also walk every mapping's pages (the pages layer) */
@@ -696,12 +714,12 @@ enum pmaps_note_kind {
 	PMAPS_NOTE_COUNT
 };
 /* The note's key ("go-heap", "lazy-free"), or NULL. */
-const char *pmaps_note_key(enum pmaps_note_kind k);
+PMAPS_API const char *pmaps_note_key(enum pmaps_note_kind k);
 /*
  * The key of the I-th number note K cites ("rss", "clean", "arenas"), or
  * NULL when it cites fewer: the names JSON gives n[0] and n[1].
  */
-const char *pmaps_note_value_key(enum pmaps_note_kind k, unsigned i);
+PMAPS_API const char *pmaps_note_value_key(enum pmaps_note_kind k, unsigned i);
 
 struct pmaps_note {
 	enum pmaps_note_kind kind;
@@ -800,8 +818,8 @@ struct pmaps_explain_session;
  * set even on error, so that pmaps_explain_errmsg() can say more: close it.
  * PROC must outlive the session.
  */
-int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *proc,
-                       unsigned options);
+PMAPS_API int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *proc,
+                                 unsigned options);
 
 /*
  * Reads the process once: status, the threads' stack pointers, one pass over
@@ -825,20 +843,20 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
  * the read) would be counted twice: smaps is read again, PMAPS_MAX_READS
  * times at most, then -EAGAIN. Sums that would pass 2^64 bytes are -EBADMSG.
  */
-int pmaps_explain_run(struct pmaps_explain_session *s, const struct pmaps_explain **out);
+PMAPS_API int pmaps_explain_run(struct pmaps_explain_session *s, const struct pmaps_explain **out);
 
 /* The last error's message, or "". Valid until the next call on the session. */
-const char *pmaps_explain_errmsg(const struct pmaps_explain_session *s);
+PMAPS_API const char *pmaps_explain_errmsg(const struct pmaps_explain_session *s);
 
 /* Closes the session and its cursors. NULL is allowed. */
-void pmaps_explain_close(struct pmaps_explain_session *s);
+PMAPS_API void pmaps_explain_close(struct pmaps_explain_session *s);
 
 /*
  * One run in one call: opens a session, runs it, copies the result to OUT
  * and closes it. Returns as pmaps_explain_run(), the message in MSG.
  */
-int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
-                  char *msg, size_t msgsz);
+PMAPS_API int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
+                            char *msg, size_t msgsz);
 
 /* ------------------------------------------------------------------ */
 /* Grouping                                                            */
@@ -884,14 +902,14 @@ enum {
 };
 
 /* Value KEY of a group row, as pmaps_mapping_value(). */
-int pmaps_group_value(const struct pmaps_group_row *g, int key, uint64_t *v);
+PMAPS_API int pmaps_group_value(const struct pmaps_group_row *g, int key, uint64_t *v);
 
 /*
  * The kind a group row shows: its kind's name when all its members are of
  * one kind, "file" when they are all file-backed (text, data, read-only,
  * an inaccessible file mapping), else "mixed". A static string.
  */
-const char *pmaps_group_kind_name(const struct pmaps_group_row *g);
+PMAPS_API const char *pmaps_group_kind_name(const struct pmaps_group_row *g);
 
 struct pmaps_group;
 
@@ -901,19 +919,19 @@ struct pmaps_group;
  * number of distinct paths, never per mapping); by kind and in total it
  * allocates only here.
  */
-int pmaps_group_open(struct pmaps_group **out, enum pmaps_group_by by);
+PMAPS_API int pmaps_group_open(struct pmaps_group **out, enum pmaps_group_by by);
 /* Adds a row. Returns 0 or -ENOMEM. */
-int pmaps_group_add(struct pmaps_group *g, const struct pmaps_mapping *m);
+PMAPS_API int pmaps_group_add(struct pmaps_group *g, const struct pmaps_mapping *m);
 /* Number of groups so far (by kind: only the kinds seen). */
-size_t pmaps_group_count(const struct pmaps_group *g);
+PMAPS_API size_t pmaps_group_count(const struct pmaps_group *g);
 /*
  * Group I in first-seen order (by kind: enum order), 0 <= I < count. Valid
  * until the next add, reset or close (an add may move the rows).
  */
-const struct pmaps_group_row *pmaps_group_get(const struct pmaps_group *g, size_t i);
+PMAPS_API const struct pmaps_group_row *pmaps_group_get(const struct pmaps_group *g, size_t i);
 /* Forgets every group, keeping storage, for a refresh. */
-void pmaps_group_reset(struct pmaps_group *g);
-void pmaps_group_close(struct pmaps_group *g);
+PMAPS_API void pmaps_group_reset(struct pmaps_group *g);
+PMAPS_API void pmaps_group_close(struct pmaps_group *g);
 
 /* How many times a reader that must not count a mapping twice reads smaps, at most. */
 #define PMAPS_MAX_READS 3
@@ -927,7 +945,7 @@ void pmaps_group_close(struct pmaps_group *g);
  * the mappings kept changing, -EOVERFLOW when a sum saturated
  * (PMAPS_GROUP_SATURATED), -ENOMEM.
  */
-int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
+PMAPS_API int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
 
 /*
  * PROC's totals into ROW: the one row of smaps_rollup, or where the kernel
@@ -938,8 +956,8 @@ int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
  * with the message in MSG (which may be NULL): -ENODATA for a kernel thread,
  * or any error of the cursors and of pmaps_group_read().
  */
-int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row,
-                enum pmaps_source *source, char *msg, size_t msgsz);
+PMAPS_API int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row,
+                          enum pmaps_source *source, char *msg, size_t msgsz);
 
 /* ------------------------------------------------------------------ */
 /* Processes                                                           */
@@ -963,7 +981,7 @@ struct pmaps_procs;
  * (NULL: "/proc"). Allocates here, once: the enumerator and its directory
  * buffer. Returns 0 and *OUT, or -ENOENT, -EACCES, -ENOTDIR, -ENOMEM.
  */
-int pmaps_procs_open(struct pmaps_procs **out, const char *proc_root);
+PMAPS_API int pmaps_procs_open(struct pmaps_procs **out, const char *proc_root);
 
 /*
  * The next process, in the directory's order. Returns 1 with *INFO (valid
@@ -973,13 +991,13 @@ int pmaps_procs_open(struct pmaps_procs **out, const char *proc_root);
  * is -EBADMSG for that entry alone: the next call goes on after it.
  * Allocates nothing.
  */
-int pmaps_procs_next(struct pmaps_procs *it, const struct pmaps_proc_info **info);
+PMAPS_API int pmaps_procs_next(struct pmaps_procs *it, const struct pmaps_proc_info **info);
 
 /* Starts over, for a refresh. Allocates nothing. Returns 0 or a negative errno. */
-int pmaps_procs_rewind(struct pmaps_procs *it);
+PMAPS_API int pmaps_procs_rewind(struct pmaps_procs *it);
 
 /* Closes the enumerator. NULL is allowed. */
-void pmaps_procs_close(struct pmaps_procs *it);
+PMAPS_API void pmaps_procs_close(struct pmaps_procs *it);
 
 #ifdef __cplusplus
 }

@@ -86,6 +86,11 @@ ssize_t pmaps__pread(int fd, void *buf, size_t len, off_t off)
 
 pmaps__pread_fn pmaps__pread_hook;
 
+unsigned pmaps_version(void)
+{
+	return PMAPS_VERSION_NUMBER;
+}
+
 const char *pmaps_strerror(int err)
 {
 	switch (err) {

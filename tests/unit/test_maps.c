@@ -810,6 +810,15 @@ static void test_names(void **state)
 	assert_string_equal(pmaps_strerror(-ESTALE), "the process exec'd while it was read");
 }
 
+/* The library linked in is the one this header describes, 0.1.0. */
+static void test_version(void **state)
+{
+	(void)state;
+	assert_int_equal(PMAPS_VERSION_NUMBER, 100);
+	assert_int_equal(pmaps_version(), PMAPS_VERSION_NUMBER);
+	assert_string_equal(PMAPS_VERSION, "0.1.0");
+}
+
 /* ---- grouping ---- */
 
 /* Rows a program builds itself can sum past 2^64: the sum stops there, flagged. */
@@ -994,6 +1003,7 @@ int main(void)
 		cmocka_unit_test(test_impossible_values),
 		cmocka_unit_test(test_special_files),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_group_saturates),
 		cmocka_unit_test(test_group_cut_paths),
