@@ -44,6 +44,12 @@
  *  - The library never prints, exits or aborts. It allocates only when a
  *    handle or cursor is opened: never per mapping, never when a cursor is
  *    rewound for a refresh. pmaps_set_allocator() lets a program count that.
+ *  - The ABI (libpmaps.so.0) survives new kernel fields, categories and
+ *    notes: an array in a struct a program sees, indexed by an enum, has a
+ *    frozen capacity, PMAPS_*_MAX, while the enum's *_COUNT is how many
+ *    entries this version knows (COUNT <= MAX); iterate to *_COUNT. Entries
+ *    from COUNT to MAX are 0. A struct gets new members only at its end,
+ *    and an existing member never moves or changes its type.
  *  - Handles and cursors are not thread-safe. A handle and the cursors
  *    opened on it share state (which thread's directory a process whose
  *    main thread exited is read through): use them from one thread at a
@@ -173,6 +179,8 @@ enum pmaps_field {
 	PMAPS_F_PROTECTION_KEY, /* 4.9, only when pkeys are in use, not a size */
 	PMAPS_F_COUNT
 };
+/* Room for smaps fields in a row's v[] (and bits in its present mask). */
+#define PMAPS_F_MAX 64
 
 /* The kernel's name of a field ("Private_Dirty"), or NULL when out of range. */
 PMAPS_API const char *pmaps_field_name(enum pmaps_field f);
@@ -259,6 +267,7 @@ enum {
 	PMAPS_ROW_OVERLAP = 1u << 6,
 };
 
+/* Unknown fields a row keeps: frozen for ABI 0. */
 #define PMAPS_MAX_UNKNOWN 16
 
 /* A field line the library does not know, passed through. */
@@ -289,7 +298,7 @@ struct pmaps_mapping {
 	 */
 	struct pmaps_view path;
 	uint64_t present;        /* bit (1 << f) set when field f was reported */
-	uint64_t v[PMAPS_F_COUNT]; /* values by enum pmaps_field; 0 when absent */
+	uint64_t v[PMAPS_F_MAX]; /* values by enum pmaps_field; 0 when absent */
 	uint64_t vm_flags;       /* bit (1 << enum pmaps_vmflag) */
 	struct pmaps_view vm_flags_text; /* the VmFlags codes as printed, trimmed */
 	unsigned n_unknown;
@@ -339,10 +348,12 @@ enum pmaps_status_field {
 	PMAPS_ST_EUID,      /* the effective uid */
 	PMAPS_ST_COUNT
 };
+/* Room for status figures in struct pmaps_status. */
+#define PMAPS_ST_MAX 64
 
 struct pmaps_status {
 	uint64_t present;   /* bit (1 << enum pmaps_status_field) when the line was read */
-	uint64_t v[PMAPS_ST_COUNT];
+	uint64_t v[PMAPS_ST_MAX];
 };
 
 /* The snake_case key of a status field ("vm_rss"), or NULL. */
@@ -586,12 +597,14 @@ enum pmaps_page_count {
 	PMAPS_PC_MAPPED_BY_3_4, PMAPS_PC_MAPPED_BY_5_8, PMAPS_PC_MAPPED_BY_9,
 	PMAPS_PC_COUNT
 };
+/* Room for page counts in struct pmaps_page_summary. */
+#define PMAPS_PC_MAX 64
 /* Its JSON/CSV key ("resident", "mapped_by_2_or_more"), or NULL. */
 PMAPS_API const char *pmaps_page_count_key(enum pmaps_page_count k);
 
 struct pmaps_page_summary {
 	uint64_t start, end;          /* the range counted, page-aligned */
-	uint64_t n[PMAPS_PC_COUNT];   /* pages */
+	uint64_t n[PMAPS_PC_MAX];     /* pages */
 	/*
 	 * Bit (1 << enum pmaps_page_count) of the counts this reader can see:
 	 * the others read 0 but are unknown (show them as absent, never 0).
@@ -630,6 +643,8 @@ enum pmaps_xcat {
 	PMAPS_X_OTHER,        /* vdso, guard, unknown names */
 	PMAPS_X_COUNT
 };
+/* Room for categories in struct pmaps_explain. */
+#define PMAPS_X_MAX 32
 /* A short name of a category ("thread-stacks"), or NULL. */
 PMAPS_API const char *pmaps_xcat_name(enum pmaps_xcat c);
 
@@ -645,6 +660,8 @@ enum pmaps_xcol {
 	PMAPS_XC_SHARED_CLEAN, /* the clean part of SHARED (so clean = PRIVATE_CLEAN + this) */
 	PMAPS_XC_COUNT
 };
+/* Room for state columns in struct pmaps_explain. */
+#define PMAPS_XC_MAX 16
 
 /* The language runtime explain recognised. */
 enum pmaps_runtime {
@@ -658,6 +675,7 @@ enum pmaps_runtime {
 /* Its short name ("glibc", "go", "jvm", "cpython"; "" for NONE), or NULL. */
 PMAPS_API const char *pmaps_runtime_name(enum pmaps_runtime r);
 
+/* The largest mappings an explain result lists: frozen for ABI 0. */
 #define PMAPS_EXPLAIN_TOP 10
 #define PMAPS_ERRMSG_SIZE_PUBLIC 256
 
@@ -671,6 +689,8 @@ enum pmaps_xpage {
 	PMAPS_XP_ZERO,     /* the (huge) zero page, not resident (PAGEMAP_SCAN, or root) */
 	PMAPS_XP_COUNT
 };
+/* Room for page columns in struct pmaps_explain (and bits in pages_known). */
+#define PMAPS_XP_MAX 16
 /* Its JSON key ("resident", "lazy_free"), or NULL. */
 PMAPS_API const char *pmaps_xpage_key(enum pmaps_xpage p);
 
@@ -713,6 +733,8 @@ enum pmaps_note_kind {
 	PMAPS_NOTE_SWAP,
 	PMAPS_NOTE_COUNT
 };
+/* Room for notes in struct pmaps_explain. */
+#define PMAPS_NOTE_MAX 32
 /* The note's key ("go-heap", "lazy-free"), or NULL. */
 PMAPS_API const char *pmaps_note_key(enum pmaps_note_kind k);
 /*
@@ -748,15 +770,15 @@ struct pmaps_explain_top {
 
 /* An explain result: every figure a front end shows, in bytes. */
 struct pmaps_explain {
-	uint64_t v[PMAPS_X_COUNT][PMAPS_XC_COUNT]; /* bytes, from smaps */
-	uint64_t mappings[PMAPS_X_COUNT];
-	uint64_t total[PMAPS_XC_COUNT];           /* the sums over categories */
+	uint64_t v[PMAPS_X_MAX][PMAPS_XC_MAX]; /* bytes, from smaps */
+	uint64_t mappings[PMAPS_X_MAX];
+	uint64_t total[PMAPS_XC_MAX];         /* the sums over categories */
 	uint64_t nmappings;
 	uint64_t uss;            /* PRIVATE_DIRTY + PRIVATE_CLEAN of the total */
 	uint64_t effective_rss;  /* RSS - LAZYFREE: what stays when the kernel needs memory */
 	/* smaps_rollup, read right after smaps (0 when the kernel has none) */
 	int have_rollup;
-	uint64_t rollup[PMAPS_F_COUNT];
+	uint64_t rollup[PMAPS_F_MAX];
 	uint64_t rollup_apart;   /* |rollup Rss - total RSS|: the process changed between reads */
 	/* /proc/PID/status, read before smaps (status.present 0 when unreadable) */
 	struct pmaps_status status;
@@ -792,14 +814,14 @@ struct pmaps_explain {
 	uint64_t jvm_heap_start, jvm_heap_end; /* the JVM's heap reservation, when found */
 	/* The notes whose condition holds, in enum order. */
 	unsigned nnotes;
-	struct pmaps_note notes[PMAPS_NOTE_COUNT];
+	struct pmaps_note notes[PMAPS_NOTE_MAX];
 	/* With PMAPS_EXPLAIN_PAGES: */
 	int pages;               /* 1 when walked */
 	int pages_kpage;         /* as pmaps_pages_kpage(): 1 with physical page state */
 	enum pmaps_pages_strategy pages_strategy;
 	unsigned pages_known;    /* bit (1 << enum pmaps_xpage) of the columns the walk saw */
 	char pages_note[PMAPS_ERRMSG_SIZE_PUBLIC]; /* why no physical page state, or "" */
-	uint64_t pg[PMAPS_X_COUNT][PMAPS_XP_COUNT];
+	uint64_t pg[PMAPS_X_MAX][PMAPS_XP_MAX];
 };
 
 /*
@@ -875,7 +897,7 @@ struct pmaps_group_row {
 	uint64_t vsize;         /* sum of end - start */
 	uint64_t present;       /* OR of the members' present masks */
 	/* Sums; the largest for the page sizes, THP_ELIGIBLE and PROTECTION_KEY. */
-	uint64_t v[PMAPS_F_COUNT];
+	uint64_t v[PMAPS_F_MAX];
 	/*
 	 * PMAPS_GROUP_SATURATED: a sum (vsize or a field) would have passed
 	 * 2^64 - 1 and stays there. Rows from a cursor never do (mappings do not

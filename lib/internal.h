@@ -14,6 +14,18 @@
 #include "pmaps.h"
 #include "uapi.h"
 
+/*
+ * What this version knows fits the frozen capacities of ABI 0, and each
+ * bit mask over an enum has a bit for every entry of its array.
+ */
+_Static_assert(PMAPS_F_COUNT <= PMAPS_F_MAX && PMAPS_F_MAX <= 64, "smaps fields");
+_Static_assert(PMAPS_ST_COUNT <= PMAPS_ST_MAX && PMAPS_ST_MAX <= 64, "status figures");
+_Static_assert(PMAPS_PC_COUNT <= PMAPS_PC_MAX && PMAPS_PC_MAX <= 64, "page counts");
+_Static_assert(PMAPS_X_COUNT <= PMAPS_X_MAX, "explain categories");
+_Static_assert(PMAPS_XC_COUNT <= PMAPS_XC_MAX, "explain state columns");
+_Static_assert(PMAPS_XP_COUNT <= PMAPS_XP_MAX && PMAPS_XP_MAX <= 32, "explain page columns");
+_Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
+
 #define PMAPS_ERRMSG_SIZE 256
 #define PMAPS_PATH_BUF 8192
 #define PMAPS_VMFLAGS_BUF 256
