@@ -50,6 +50,19 @@
  *    entries this version knows (COUNT <= MAX); iterate to *_COUNT. Entries
  *    from COUNT to MAX are 0. A struct gets new members only at its end,
  *    and an existing member never moves or changes its type.
+ *  - A struct the caller allocates and the library fills (struct
+ *    pmaps_status, struct pmaps_page_summary, struct pmaps_explain, and
+ *    pmaps_total()'s row) comes with its size, as the kernel's structs do:
+ *    the caller sets its first member SIZE to sizeof the struct (or passes
+ *    it, for the row). The library builds the whole result in its own
+ *    storage and copies min(the caller's size, its own sizeof) bytes: never
+ *    a byte past the caller's size, SIZE left as the caller set it. A size
+ *    below the struct's size in ABI 0 (as libpmaps 0.1.0 declared it) is
+ *    -EINVAL, with nothing written. A caller built with a newer header that
+ *    zeroes the struct first reads 0 in the members an older library does
+ *    not know (pmaps_version() tells which library it is). Structs the library
+ *    hands out by pointer (rows, results, struct pmaps_proc_info) only ever
+ *    grow at their end, and set their SIZE to their sizeof where they have one.
  *  - Handles and cursors are not thread-safe. A handle and the cursors
  *    opened on it share state (which thread's directory a process whose
  *    main thread exited is read through): use them from one thread at a
@@ -352,6 +365,7 @@ enum pmaps_status_field {
 #define PMAPS_ST_MAX 64
 
 struct pmaps_status {
+	uint32_t size;      /* sizeof(struct pmaps_status): set by the caller (Conventions) */
 	uint64_t present;   /* bit (1 << enum pmaps_status_field) when the line was read */
 	uint64_t v[PMAPS_ST_MAX];
 };
@@ -362,7 +376,9 @@ PMAPS_API const char *pmaps_status_key(enum pmaps_status_field f);
 /*
  * Reads PROC's /proc/PID/status into ST through a fixed buffer (no
  * allocation; a line longer than it, such as a long Groups list, is skipped).
- * Returns 0, or a negative errno with a message in MSG (which may be NULL):
+ * ST->size is the caller's (Conventions); on an error but -EINVAL, ST holds
+ * zeros. Returns 0, or a negative errno with a message in MSG (which may be
+ * NULL): -EINVAL (ST->size too small),
  * -ESRCH (gone), -EACCES, -EBADMSG (a value read here that is not "N kB"
  * or a number, or VmRSS other than its three parts: no kernel prints that),
  * -EIO. A kernel thread reads fine, with no Vm lines.
@@ -603,6 +619,7 @@ enum pmaps_page_count {
 PMAPS_API const char *pmaps_page_count_key(enum pmaps_page_count k);
 
 struct pmaps_page_summary {
+	uint32_t size;                /* sizeof(struct pmaps_page_summary): the caller's */
 	uint64_t start, end;          /* the range counted, page-aligned */
 	uint64_t n[PMAPS_PC_MAX];     /* pages */
 	/*
@@ -614,8 +631,10 @@ struct pmaps_page_summary {
 };
 
 /*
- * Walks [START, END) of cursor C (a seek) and counts its pages into OUT.
- * Allocates nothing. Returns 0, or a negative errno as pmaps_pages_next().
+ * Walks [START, END) of cursor C (a seek) and counts its pages into OUT,
+ * whose size the caller set (Conventions). Allocates nothing. Returns 0, or
+ * a negative errno as pmaps_pages_next(), or -EINVAL (OUT->size too small,
+ * said in pmaps_pages_errmsg()).
  */
 PMAPS_API int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
                                     struct pmaps_page_summary *out);
@@ -770,6 +789,9 @@ struct pmaps_explain_top {
 
 /* An explain result: every figure a front end shows, in bytes. */
 struct pmaps_explain {
+	/* sizeof(struct pmaps_explain): the caller's for pmaps_explain(), the
+	   library's in pmaps_explain_run()'s result (Conventions) */
+	uint32_t size;
 	uint64_t v[PMAPS_X_MAX][PMAPS_XC_MAX]; /* bytes, from smaps */
 	uint64_t mappings[PMAPS_X_MAX];
 	uint64_t total[PMAPS_XC_MAX];         /* the sums over categories */
@@ -875,7 +897,9 @@ PMAPS_API void pmaps_explain_close(struct pmaps_explain_session *s);
 
 /*
  * One run in one call: opens a session, runs it, copies the result to OUT
- * and closes it. Returns as pmaps_explain_run(), the message in MSG.
+ * (whose size the caller set: Conventions; zeros on error) and closes it.
+ * Returns as pmaps_explain_run(), or -EINVAL (OUT->size too small); the
+ * message in MSG.
  */
 PMAPS_API int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
                             char *msg, size_t msgsz);
@@ -970,15 +994,17 @@ PMAPS_API void pmaps_group_close(struct pmaps_group *g);
 PMAPS_API int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
 
 /*
- * PROC's totals into ROW: the one row of smaps_rollup, or where the kernel
- * has none (before 4.14) smaps summed through pmaps_group_read(). *SOURCE
- * says which (PMAPS_SRC_ROLLUP or PMAPS_SRC_SMAPS); a rollup row has
- * PMAPS_GROUP_ROLLUP set. ROW's key is a static string ("smaps_rollup" or
- * "smaps"). Opens and closes its own cursor. Returns 0, or a negative errno
- * with the message in MSG (which may be NULL): -ENODATA for a kernel thread,
- * or any error of the cursors and of pmaps_group_read().
+ * PROC's totals into ROW, of ROW_SIZE bytes (sizeof(struct pmaps_group_row):
+ * Conventions), left as it was on error: the one row of smaps_rollup, or
+ * where the kernel has none (before 4.14) smaps summed through
+ * pmaps_group_read(). *SOURCE says which (PMAPS_SRC_ROLLUP or
+ * PMAPS_SRC_SMAPS); a rollup row has PMAPS_GROUP_ROLLUP set. ROW's key is a
+ * static string ("smaps_rollup" or "smaps"). Opens and closes its own
+ * cursor. Returns 0, or a negative errno with the message in MSG (which may
+ * be NULL): -EINVAL (ROW_SIZE too small), -ENODATA for a kernel thread, or
+ * any error of the cursors and of pmaps_group_read().
  */
-PMAPS_API int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row,
+PMAPS_API int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row_size,
                           enum pmaps_source *source, char *msg, size_t msgsz);
 
 /* ------------------------------------------------------------------ */

@@ -418,6 +418,7 @@ static int walk_pages(struct pmaps_pages *pg, const struct pmaps_mapping *m,
 	struct pmaps_page_summary sum;
 	int r;
 
+	sum.size = sizeof(sum);
 	if (m->start >= 0x800000000000ull)
 		return 0; /* [vsyscall]: not a VMA */
 	r = pmaps_pages_summarize(pg, m->start, m->end, &sum);
@@ -827,6 +828,7 @@ static int read_before(struct pmaps_explain_session *s)
 			return r;
 		if (r < 0) { /* unreadable: no status, as when it cannot be opened */
 			memset(&x->status, 0, sizeof(x->status));
+			x->status.size = sizeof(x->status);
 			s->msg[0] = '\0';
 		}
 	}
@@ -845,6 +847,8 @@ static void start_result(struct pmaps_explain_session *s)
 	struct pmaps_explain *x = &s->x;
 
 	memset(x, 0, sizeof(*x));
+	x->size = sizeof(*x);
+	x->status.size = sizeof(x->status);
 	memset(&s->runs, 0, sizeof(s->runs));
 	s->hsperf.path[0] = '\0';
 	s->msg[0] = '\0';
@@ -1026,14 +1030,25 @@ int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned o
 {
 	struct pmaps_explain_session *s;
 	const struct pmaps_explain *x = NULL;
-	int r = pmaps_explain_open(&s, proc, options);
+	uint32_t size;
+	int r;
 
+	if (!out || !pmaps__size_ok(out->size, PMAPS__EXPLAIN_SIZE0)) {
+		if (msg && msgsz)
+			pmaps__msg(msg, msgsz, "struct pmaps_explain: size %u, below %zu: set it to sizeof",
+			           out ? out->size : 0u, PMAPS__EXPLAIN_SIZE0);
+		return -EINVAL;
+	}
+	size = out->size;
+	r = pmaps_explain_open(&s, proc, options);
 	if (r == 0)
 		r = pmaps_explain_run(s, &x);
+	/* The session's result is the whole one; on error, nothing but zeros. */
 	if (r == 0)
-		memcpy(out, x, sizeof(*out));
+		pmaps__copy_out(out, size, x, sizeof(*x));
 	else
-		memset(out, 0, sizeof(*out));
+		memset(out, 0, size < sizeof(*out) ? size : sizeof(*out));
+	out->size = size;
 	if (msg && msgsz)
 		pmaps__msg(msg, msgsz, "%s", r == 0 ? "" : s ? s->msg : pmaps_strerror(r));
 	pmaps_explain_close(s);

@@ -368,16 +368,23 @@ static void copy_msg(char *msg, size_t msgsz, const struct pmaps_maps *c, int er
 		                                                           : pmaps_strerror(err));
 }
 
-int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row,
+int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row_size,
                 enum pmaps_source *source, char *msg, size_t msgsz)
 {
 	struct pmaps_maps *c = NULL;
 	struct pmaps_group *g = NULL;
+	struct pmaps_group_row whole;
 	enum pmaps_source src = PMAPS_SRC_ROLLUP;
 	int err;
 
 	if (msg && msgsz)
 		msg[0] = '\0';
+	if (!row || !pmaps__size_ok(row_size, PMAPS__GROUP_ROW_SIZE0)) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "struct pmaps_group_row: size %zu, below %zu: pass sizeof",
+			           row_size, PMAPS__GROUP_ROW_SIZE0);
+		return -EINVAL;
+	}
 	err = pmaps_maps_open(&c, proc, src, 0);
 	if (err == -ENOENT) {
 		/* Before 4.14: the sum of smaps, read again when a mapping counted twice. */
@@ -401,15 +408,16 @@ int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row,
 	}
 	if (err < 0)
 		goto out;
-	*row = *pmaps_group_get(g, 0);
+	memcpy(&whole, pmaps_group_get(g, 0), sizeof(whole)); /* padding too: it is copied out */
 	if (src == PMAPS_SRC_ROLLUP) {
 		/* The kernel's own sum: no mapping count, no vsize. */
-		row->flags |= PMAPS_GROUP_ROLLUP;
-		row->mappings = 0;
-		row->vsize = 0;
+		whole.flags |= PMAPS_GROUP_ROLLUP;
+		whole.mappings = 0;
+		whole.vsize = 0;
 	}
-	row->key.ptr = src == PMAPS_SRC_ROLLUP ? "smaps_rollup" : "smaps";
-	row->key.len = strlen(row->key.ptr);
+	whole.key.ptr = src == PMAPS_SRC_ROLLUP ? "smaps_rollup" : "smaps";
+	whole.key.len = strlen(whole.key.ptr);
+	pmaps__copy_out(row, row_size, &whole, sizeof(whole));
 out:
 	if (err < 0)
 		copy_msg(msg, msgsz, c, err);

@@ -26,6 +26,29 @@ _Static_assert(PMAPS_XC_COUNT <= PMAPS_XC_MAX, "explain state columns");
 _Static_assert(PMAPS_XP_COUNT <= PMAPS_XP_MAX && PMAPS_XP_MAX <= 32, "explain page columns");
 _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
 
+/*
+ * The size each struct a caller allocates and the library fills had in
+ * ABI 0 (pmaps.h, Conventions): a caller's size below it is -EINVAL. When a
+ * member is added to one of them, its line here becomes offsetof() that
+ * member, and stays so.
+ */
+#define PMAPS__STATUS_SIZE0 sizeof(struct pmaps_status)
+#define PMAPS__SUMMARY_SIZE0 sizeof(struct pmaps_page_summary)
+#define PMAPS__GROUP_ROW_SIZE0 sizeof(struct pmaps_group_row)
+#define PMAPS__EXPLAIN_SIZE0 sizeof(struct pmaps_explain)
+
+/* 1 when SIZE, a caller's, is at least ABI0 (pmaps__size0_hook when set). */
+int pmaps__size_ok(size_t size, size_t abi0);
+
+/*
+ * Copies the first min(DST_SIZE, SRC_SIZE) bytes of the library's whole
+ * result SRC to the caller's DST, and nothing past DST_SIZE.
+ */
+static inline void pmaps__copy_out(void *dst, size_t dst_size, const void *src, size_t src_size)
+{
+	__builtin_memcpy(dst, src, dst_size < src_size ? dst_size : src_size);
+}
+
 #define PMAPS_ERRMSG_SIZE 256
 #define PMAPS_PATH_BUF 8192
 #define PMAPS_VMFLAGS_BUF 256

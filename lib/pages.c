@@ -1130,29 +1130,48 @@ uint64_t pmaps_page_range_pages(const struct pmaps_page_range *r)
 	return (r->end - r->start) / (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
-                          struct pmaps_page_summary *out)
+/* The whole summary of [START, END) into S, the library's own struct. */
+static int summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
+                     struct pmaps_page_summary *s)
 {
 	const struct pmaps_page_range *r;
 	long ps = sysconf(_SC_PAGESIZE);
 	unsigned shift;
 	int err;
 
-	memset(out, 0, sizeof(*out));
 	if (ps <= 0 || (ps & (ps - 1)))
 		return -EINVAL;
 	shift = (unsigned)__builtin_ctzl((unsigned long)ps);
 	err = pmaps_pages_seek(c, start, end);
 	if (err < 0)
 		return err;
-	out->page_size = (unsigned)ps;
-	out->start = c->start;
-	out->end = c->end;
+	s->page_size = (unsigned)ps;
+	s->start = c->start;
+	s->end = c->end;
 	while ((err = pmaps_pages_next(c, &r)) > 0)
-		count_run(out->n, r, shift);
+		count_run(s->n, r, shift);
 	if (err < 0)
 		return err;
 	/* After the walk: a cursor can lose ZERO at its first present page. */
-	out->known = known_counts(pmaps_pages_known(c), pmaps_pages_kpage(c) == 1);
+	s->known = known_counts(pmaps_pages_known(c), pmaps_pages_kpage(c) == 1);
 	return 0;
+}
+
+int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint64_t end,
+                          struct pmaps_page_summary *out)
+{
+	struct pmaps_page_summary whole;
+	int err;
+
+	if (!out || !pmaps__size_ok(out->size, PMAPS__SUMMARY_SIZE0)) {
+		pmaps__msg(c->errmsg, sizeof(c->errmsg),
+		           "struct pmaps_page_summary: size %u, below %zu: set it to sizeof",
+		           out ? out->size : 0u, PMAPS__SUMMARY_SIZE0);
+		return -EINVAL;
+	}
+	memset(&whole, 0, sizeof(whole));
+	err = summarize(c, start, end, &whole);
+	whole.size = out->size;
+	pmaps__copy_out(out, out->size, &whole, sizeof(whole));
+	return err;
 }

@@ -86,6 +86,13 @@ ssize_t pmaps__pread(int fd, void *buf, size_t len, off_t off)
 
 pmaps__pread_fn pmaps__pread_hook;
 
+size_t pmaps__size0_hook;
+
+int pmaps__size_ok(size_t size, size_t abi0)
+{
+	return size >= (pmaps__size0_hook ? pmaps__size0_hook : abi0);
+}
+
 unsigned pmaps_version(void)
 {
 	return PMAPS_VERSION_NUMBER;

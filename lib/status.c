@@ -149,12 +149,14 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 	enum bad bad = BAD_NONE, b;
 
 	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
 	for (;;) {
 		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
 		const char *p = buf, *end, *nl;
 		if (n < 0) {
 			int err = errno ? -errno : -EIO;
 			memset(st, 0, sizeof(*st)); /* not half a status: the lines read may not match */
+			st->size = sizeof(*st);
 			if (msg)
 				pmaps__msg(msg, msgsz, "status: %s", pmaps_strerror(err));
 			return err;
@@ -202,21 +204,34 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 
 int pmaps_status_read(struct pmaps_proc *proc, struct pmaps_status *st, char *msg, size_t msgsz)
 {
+	struct pmaps_status whole;
 	char m[PMAPS_ERRMSG_SIZE];
 	int fd, r;
 
 	if (msg && msgsz)
 		msg[0] = '\0';
-	memset(st, 0, sizeof(*st));
-	if (!proc)
+	if (!st || !pmaps__size_ok(st->size, PMAPS__STATUS_SIZE0)) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "struct pmaps_status: size %u, below %zu: set it to sizeof",
+			           st ? st->size : 0u, PMAPS__STATUS_SIZE0);
 		return -EINVAL;
+	}
+	memset(&whole, 0, sizeof(whole));
+	if (!proc) {
+		r = -EINVAL;
+		goto out;
+	}
 	fd = pmaps__open_file(proc, proc->memfd, "status", m, sizeof(m));
 	if (fd < 0) {
 		if (msg)
 			pmaps__msg(msg, msgsz, "%s", fd == -EBADMSG ? m : pmaps_strerror(fd));
-		return fd;
+		r = fd;
+		goto out;
 	}
-	r = pmaps__status_parse(fd, st, msg, msgsz);
+	r = pmaps__status_parse(fd, &whole, msg, msgsz);
 	close(fd);
+out:
+	whole.size = st->size;
+	pmaps__copy_out(st, st->size, &whole, sizeof(whole));
 	return r;
 }

@@ -31,6 +31,14 @@ typedef ssize_t (*pmaps__pread_fn)(int fd, void *buf, size_t len, off_t off);
 extern pmaps__pread_fn pmaps__pread_hook;
 
 /*
+ * The smallest size the library takes for a struct the caller sizes
+ * (pmaps.h, Conventions), or 0: each struct's ABI-0 size. Set, it lets a
+ * test play a program built with a shorter struct than the library's, as
+ * programs built with ABI 0 will be to a later library.
+ */
+extern size_t pmaps__size0_hook;
+
+/*
  * A cursor over text in memory instead of a file (the fuzz targets and the
  * parser tests). DATA must outlive the cursor; rewind starts it over.
  */

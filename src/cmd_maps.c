@@ -135,7 +135,7 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 	struct writer w;
 	struct doc d;
 	char msg[256];
-	int err = pmaps_total(proc, &row, &src, msg, sizeof(msg));
+	int err = pmaps_total(proc, &row, sizeof(row), &src, msg, sizeof(msg));
 	const char *source = src == PMAPS_SRC_ROLLUP ? "smaps_rollup" : "smaps";
 
 	if (src == PMAPS_SRC_SMAPS)

@@ -103,7 +103,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	struct pmaps_pages *pg = NULL;
 	const struct pmaps_mapping *m;
 	const struct pmaps_page_range *r;
-	struct pmaps_page_summary sum;
+	struct pmaps_page_summary sum = {.size = sizeof(struct pmaps_page_summary)};
 	enum pmaps_pages_strategy s;
 	struct writer w;
 	struct doc d;

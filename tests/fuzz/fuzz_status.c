@@ -122,7 +122,7 @@ static void check_figures(const struct result *r)
 {
 	const struct pmaps_status *st = &r->st;
 
-	if (st->present >> PMAPS_ST_COUNT)
+	if (st->present >> PMAPS_ST_COUNT || st->size != sizeof(*st))
 		abort();
 	for (int f = 0; f < PMAPS_ST_COUNT; f++) {
 		int kb = f != PMAPS_ST_THREADS && f != PMAPS_ST_UID && f != PMAPS_ST_EUID;

@@ -824,6 +824,7 @@ static void test_explain(void **state)
 	kill(h.pid, SIGSTOP); /* at rest: smaps and smaps_rollup must agree */
 	wait_state_all(h.pid, 'T'); /* woken from read() to stop: wait until they have */
 	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	x.size = sizeof(x);
 	assert_int_equal(pmaps_explain(p, &x, PMAPS_EXPLAIN_PAGES, msg, sizeof(msg)), 0);
 	assert_int_equal(x.pages, 1);
 	for (int k = 0; k < PMAPS_X_COUNT; k++) {
@@ -961,6 +962,7 @@ static void explain_target(const struct target *t, struct pmaps_explain *x)
 
 	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
 	assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
+	x->size = sizeof(*x);
 	assert_int_equal(pmaps_explain(p, x, 0, msg, sizeof(msg)), 0);
 	/* The parts add up to the kernel's total, LazyFree included. */
 	assert_int_equal(x->total[PMAPS_XC_RSS], x->rollup[PMAPS_F_RSS]);
@@ -1100,6 +1102,7 @@ static void test_explain_go_labels(void **state)
 	assert_int_equal(fclose(f), 0);
 
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	x.size = sizeof(x);
 	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 	pmaps_proc_close(p);
 	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_GO);
@@ -1183,6 +1186,7 @@ static void jvm_tree(const char *root, const unsigned char *perf, size_t perflen
 	assert_int_equal(fwrite(perf, 1, perflen, f), perflen);
 	assert_int_equal(fclose(f), 0);
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	x->size = sizeof(*x);
 	assert_int_equal(pmaps_explain(p, x, 0, msg, sizeof(msg)), 0);
 	pmaps_proc_close(p);
 	assert_int_equal(x->runtime_kind, PMAPS_RUNTIME_JVM);
@@ -1375,6 +1379,7 @@ static int explain_in_child(pid_t pid, int drop, struct pmaps_explain *x)
 		snprintf(name, sizeof(name), "%d", (int)pid);
 		if (pmaps_proc_open(&p, NULL, name) != 0)
 			_exit(4);
+		x->size = sizeof(*x);
 		if (pmaps_explain(p, x, 0, msg, sizeof(msg)) != 0)
 			_exit(5);
 		pmaps_proc_close(p);
@@ -1614,6 +1619,7 @@ static void test_explain_long_status(void **state)
 		expect_gt(n, 8192);
 		snprintf(name, sizeof(name), "%d", (int)pid);
 		assert_int_equal(pmaps_proc_open(&p, NULL, name), 0);
+		x.size = sizeof(x);
 		assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 		pmaps_proc_close(p);
 		assert_int_not_equal(x.status.present, 0);
@@ -1688,6 +1694,7 @@ static void test_explain_jvm_long_perfdata_name(void **state)
 
 	expect_gt(strlen(name), 255);
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	x.size = sizeof(x);
 	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 	pmaps_proc_close(p);
 	assert_int_equal(x.runtime_kind, PMAPS_RUNTIME_JVM);
@@ -1701,6 +1708,7 @@ static void test_explain_jvm_long_perfdata_name(void **state)
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(symlink("/etc/passwd", path), 0);
 	assert_int_equal(pmaps_proc_open(&p, root, "400"), 0);
+	x.size = sizeof(x);
 	assert_int_equal(pmaps_explain(p, &x, 0, msg, sizeof(msg)), 0);
 	pmaps_proc_close(p);
 	assert_int_equal(x.jvm_heap_end, 0);

@@ -45,8 +45,10 @@ static void explain_tree(const char *tree, const char *pid, struct pmaps_explain
 {
 	struct pmaps_proc *p = open_tree(tree, pid);
 	char msg[256];
-	int r = pmaps_explain(p, x, 0, msg, sizeof(msg));
+	int r;
 
+	x->size = sizeof(*x);
+	r = pmaps_explain(p, x, 0, msg, sizeof(msg));
 	if (r != 0)
 		fail_msg("explain %s/%s: %d %s", tree, pid, r, msg);
 	pmaps_proc_close(p);
@@ -387,8 +389,10 @@ static void explain_pages(const char *tree, struct pmaps_explain *x)
 {
 	struct pmaps_proc *p = open_tree(tree, "300");
 	char msg[256];
-	int r = pmaps_explain(p, x, PMAPS_EXPLAIN_PAGES, msg, sizeof(msg));
+	int r;
 
+	x->size = sizeof(*x);
+	r = pmaps_explain(p, x, PMAPS_EXPLAIN_PAGES, msg, sizeof(msg));
 	if (r != 0)
 		fail_msg("explain --pages %s: %d %s", tree, r, msg);
 	pmaps_proc_close(p);
@@ -491,7 +495,7 @@ static void test_keys(void **state)
 static void test_status_read(void **state)
 {
 	struct pmaps_proc *p = open_tree("explain-glibc", "100");
-	struct pmaps_status st;
+	struct pmaps_status st = {.size = sizeof(struct pmaps_status)};
 	char msg[256];
 
 	(void)state;
@@ -522,7 +526,7 @@ static void test_status_read(void **state)
 static void test_status_refused(void **state)
 {
 	const char *const pids[] = {"4242", "4243"};
-	struct pmaps_status st;
+	struct pmaps_status st = {.size = sizeof(struct pmaps_status)};
 	char msg[256];
 
 	(void)state;
@@ -591,7 +595,7 @@ static void test_status_lines(void **state)
 		{"Threads:\t9", 0, ""},
 	};
 	char dir[64], msg[256];
-	struct pmaps_status st;
+	struct pmaps_status st = {.size = sizeof(struct pmaps_status)};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -664,7 +668,7 @@ static void test_status_long_line(void **state)
 	static char text[20000];
 	size_t n = 0;
 	char dir[64];
-	struct pmaps_status st;
+	struct pmaps_status st = {.size = sizeof(struct pmaps_status)};
 	struct pmaps_proc *p;
 
 	(void)state;
@@ -699,7 +703,7 @@ static ssize_t eio(int fd, void *buf, size_t len)
 static void test_status_faults(void **state)
 {
 	struct pmaps_proc *p = open_tree("explain-glibc", "100");
-	struct pmaps_status whole, st;
+	struct pmaps_status whole = {.size = sizeof(struct pmaps_status)}, st = whole;
 	char msg[256];
 	int r;
 
@@ -752,6 +756,8 @@ static void test_session_rerun(void **state)
 		pmaps_set_allocator(count_alloc, count_free, NULL);
 		assert_int_equal(pmaps_explain_open(&s, p, trees[i].options), 0);
 		assert_int_equal(pmaps_explain_run(s, &x), 0);
+		assert_int_equal(x->size, sizeof(*x));
+		assert_int_equal(x->status.size, sizeof(x->status));
 		memcpy(&first, x, sizeof(first));
 		allocs = 0;
 		for (int run = 0; run < 5; run++) {
@@ -762,6 +768,7 @@ static void test_session_rerun(void **state)
 		assert_string_equal(pmaps_explain_errmsg(s), "");
 		pmaps_explain_close(s);
 		pmaps_set_allocator(NULL, NULL, NULL);
+		once.size = sizeof(once);
 		assert_int_equal(pmaps_explain(p, &once, trees[i].options, msg, sizeof(msg)), 0);
 		assert_memory_equal(&once, &first, sizeof(once));
 		pmaps_proc_close(p);
@@ -793,6 +800,7 @@ static void test_session_errors(void **state)
 	assert_null(x);
 	assert_non_null(strstr(pmaps_explain_errmsg(s), "VmRSS other than RssAnon"));
 	pmaps_explain_close(s);
+	out.size = sizeof(out);
 	assert_int_equal(pmaps_explain(p, &out, 0, msg, sizeof(msg)), -EBADMSG);
 	assert_non_null(strstr(msg, "VmRSS other than RssAnon"));
 	assert_int_equal(out.nmappings, 0);
@@ -964,6 +972,8 @@ static void test_read_faults(void **state)
 	int fds = count_fds(), r;
 
 	(void)state;
+	whole.size = sizeof(whole);
+	x.size = sizeof(x);
 	assert_int_equal(pmaps_explain(p, &whole, 0, msg, sizeof(msg)), 0);
 	reads_failed = 0;
 	pmaps__read_hook = first_read_fails;

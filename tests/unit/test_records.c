@@ -227,7 +227,7 @@ static void test_total_rollup(void **state)
 	char msg[256] = "unchanged";
 
 	(void)state;
-	assert_int_equal(pmaps_total(proc, &row, &src, msg, sizeof(msg)), 0);
+	assert_int_equal(pmaps_total(proc, &row, sizeof(row), &src, msg, sizeof(msg)), 0);
 	assert_int_equal(src, PMAPS_SRC_ROLLUP);
 	assert_string_equal(msg, "");
 	assert_int_equal(row.key.len, 12);
@@ -261,7 +261,7 @@ static void test_total_no_rollup(void **state)
 	enum pmaps_source src = PMAPS_SRC_MAPS;
 
 	(void)state;
-	assert_int_equal(pmaps_total(proc, &row, &src, NULL, 0), 0);
+	assert_int_equal(pmaps_total(proc, &row, sizeof(row), &src, NULL, 0), 0);
 	assert_int_equal(src, PMAPS_SRC_SMAPS);
 	assert_int_equal(row.key.len, 5);
 	assert_memory_equal(row.key.ptr, "smaps", 5);
@@ -286,7 +286,7 @@ static void expect_total_error(const char *tree, const char *pid, int err, enum 
 	enum pmaps_source src = PMAPS_SRC_MAPS;
 	char msg[256] = "";
 
-	assert_int_equal(pmaps_total(proc, &row, &src, msg, sizeof(msg)), err);
+	assert_int_equal(pmaps_total(proc, &row, sizeof(row), &src, msg, sizeof(msg)), err);
 	assert_int_equal(src, want);
 	if (strncmp(msg, msg_start, strlen(msg_start)) != 0)
 		fail_msg("message '%s' does not start with '%s'", msg, msg_start);
@@ -457,7 +457,7 @@ static void check_summaries(const char *tree, uint64_t start, uint64_t end,
 	struct pmaps_pages *pg;
 	struct pmaps_maps *maps;
 	const struct pmaps_mapping *m;
-	struct pmaps_page_summary sum;
+	struct pmaps_page_summary sum = {.size = sizeof(struct pmaps_page_summary)};
 	char got[1024];
 	size_t i = 0;
 	int err;
