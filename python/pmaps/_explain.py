@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+"""explain(): the explain result as the dict `pmaps explain --json` prints (src/out_json.c).
+
+Every figure is the library's (struct pmaps_explain); the names are the
+library's keys where it has them (categories, notes, page columns, status
+and smaps fields). The state columns have no key function in the library:
+XC_KEYS are the JSON keys of enum pmaps_xcol, in its order.
+"""
+
+from . import _structs as S
+from ._text import json_named
+
+XC_KEYS = ("rss", "private_dirty", "private_clean", "shared", "lazy_free", "thp", "locked",
+           "swap", "pss", "swap_pss", "shared_clean")
+_XC = {k: i for i, k in enumerate(XC_KEYS)}
+_STATUS_SHOWN = ("vm_rss", "rss_anon", "rss_file", "rss_shmem", "vm_hwm", "vm_pte", "vm_swap")
+_ROLLUP_SHOWN = ("rss", "pss", "lazy_free", "swap")
+
+PAGES = 1  # PMAPS_EXPLAIN_PAGES
+STRATEGY_SCAN = 1  # PMAPS_PAGES_SCAN
+
+
+def _names(fn, limit):
+    out = []
+    while len(out) < limit:
+        s = fn(len(out))
+        if s is None:
+            break
+        out.append(s.decode())
+    return out
+
+
+class Explain:
+    def __init__(self, lib):
+        c = lib.c
+        self.lib = lib
+        self.cats = _names(c.pmaps_xcat_name, S.X_MAX)
+        self.xpages = _names(c.pmaps_xpage_key, S.XP_MAX)
+        self.runtimes = _names(c.pmaps_runtime_name, 64)
+        self.notes = _names(c.pmaps_note_key, S.NOTE_MAX)
+        self.note_values = [[v.decode() for v in (c.pmaps_note_value_key(k, i) for i in (0, 1))
+                             if v is not None] for k in range(len(self.notes))]
+        status = _names(c.pmaps_status_key, S.ST_MAX)
+        self.status = [(k, status.index(k)) for k in _STATUS_SHOWN]
+        self.fields = {k: c.pmaps_value_lookup(k.encode(), len(k)) for k in _ROLLUP_SHOWN}
+
+    def to_dict(self, x, pid, version, kernel_thread=False):
+        """Result X (a _structs.Explain) as `pmaps explain --json` prints it for PID."""
+        t = x.total
+        d = {"pmaps_version": version, "pid": pid}
+        if kernel_thread:
+            d["kernel_thread"] = True
+        d["rss"] = t[_XC["rss"]]
+        d["effective_rss"] = x.effective_rss
+        d["pss"] = t[_XC["pss"]]
+        d["uss"] = x.uss
+        d["swap"] = t[_XC["swap"]]
+        d["swap_pss"] = t[_XC["swap_pss"]]
+        d["mappings"] = x.nmappings
+        st = x.status
+        if st.present:
+            d["status"] = {k: st.v[i] for k, i in self.status if (st.present >> i) & 1}
+        if x.have_rollup:
+            d["smaps_rollup"] = {k: x.rollup[self.fields[k]] for k in _ROLLUP_SHOWN}
+        if x.runtime_kind != 0:
+            rt = {"name": self.runtimes[x.runtime_kind]}
+            json_named(rt, "version", x.runtime_version)
+            json_named(rt, "evidence", x.runtime_evidence)
+            if self.runtimes[x.runtime_kind] == "go":
+                rt["heap_labels"] = x.go_labels
+            if x.jvm_heap_end:
+                rt["heap_start"] = x.jvm_heap_start
+                rt["heap_end"] = x.jvm_heap_end
+            d["runtime"] = rt
+        d["glibc_arenas"] = x.arenas
+        d["threads"] = {"count": x.threads, "stacks_found": x.stacks_found,
+                        "stacks_guessed": x.stacks_guessed}
+        shown = [k for k in range(len(self.cats)) if x.mappings[k]]
+        cats = []
+        for k in shown:
+            row = {"category": self.cats[k], "mappings": x.mappings[k]}
+            row.update(zip(XC_KEYS, x.v[k]))
+            cats.append(row)
+        d["categories"] = cats
+        if x.pages:
+            pcats = []
+            for k in shown:
+                row = {"category": self.cats[k]}
+                row.update((key, x.pg[k][c]) for c, key in enumerate(self.xpages)
+                           if (x.pages_known >> c) & 1)
+                pcats.append(row)
+            d["pages"] = {"strategy": "scan" if x.pages_strategy == STRATEGY_SCAN else "pagemap",
+                          "kpageflags": x.pages_kpage == 1, "categories": pcats}
+        notes = []
+        for i in range(x.nnotes):
+            n = x.notes[i]
+            row = {"note": self.notes[n.kind]}
+            row.update(zip(self.note_values[n.kind], n.n))
+            notes.append(row)
+        d["notes"] = notes
+        largest = []
+        for i in range(x.ntop):
+            top = x.top[i]
+            row = {"start": "0x%x" % top.start, "end": "0x%x" % top.end, "rss": top.rss,
+                   "category": self.cats[top.cat]}
+            json_named(row, "path", top.path[:top.path_len])
+            if top.path_truncated:
+                row["path_truncated"] = True
+            largest.append(row)
+        d["largest"] = largest
+        return d

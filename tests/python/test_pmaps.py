@@ -1,0 +1,463 @@
+# SPDX-License-Identifier: MIT
+"""The Python binding (python/pmaps) against psutil, the pmaps tool and the C compiler.
+
+Run with PYTHONPATH at python/ and PMAPS_LIBRARY at a built libpmaps.so.0
+(the ctest `python` does both); PMAPS_TOOL, the pmaps tool, for the tests
+that compare with its JSON (skipped without it), CC for the layout test
+(default cc; skipped when there is none).
+
+Targets are this test's own children, stopped with SIGSTOP while they are
+read. A stopped process's smaps still moves where it shares pages with the
+rest of the machine (the Pss of libc's pages changes as other processes map
+and unmap it): comparisons are read again, a few times, until both sides
+were read on the same state.
+"""
+
+import contextlib
+import ctypes
+import errno
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import psutil
+import pytest
+
+import pmaps
+from pmaps import _lib, _rows, _structs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(os.path.dirname(HERE))
+TOOL = os.environ.get("PMAPS_TOOL")
+PSUTIL_FIELDS = ("rss", "size", "pss", "shared_clean", "shared_dirty", "private_clean",
+                 "private_dirty", "referenced", "anonymous", "swap")
+
+# A child with some of everything: heap, anonymous memory, a file mapping, threads.
+CHILD = r"""
+import mmap, sys, threading, time
+heap = [bytearray(4096) for _ in range(2000)]
+anon = mmap.mmap(-1, 8 << 20)
+anon[: 4 << 20] = b"x" * (4 << 20)
+with open(sys.executable, "rb") as f:
+    text = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+    text[:1 << 16]
+threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()
+print("ready", flush=True)
+time.sleep(1000)
+"""
+
+
+def state(pid):
+    with open("/proc/%d/stat" % pid, "rb") as f:
+        data = f.read()
+    return chr(data[data.rindex(b")") + 2])
+
+
+def wait_state(pid, want, timeout=10.0):
+    end = time.monotonic() + timeout
+    while state(pid) not in want:
+        if time.monotonic() > end:
+            raise AssertionError("process %d never reached state %s" % (pid, want))
+        time.sleep(0.005)
+
+
+@pytest.fixture(scope="module")
+def stopped():
+    """The pid of a child stopped with SIGSTOP for the whole module."""
+    p = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE)
+    try:
+        assert p.stdout.readline() == b"ready\n"
+        os.kill(p.pid, signal.SIGSTOP)
+        wait_state(p.pid, "T")
+        yield p.pid
+    finally:
+        p.kill()
+        p.wait()
+
+
+def settle(read, tries=10):
+    """Calls READ() (which returns (a, b)) until a == b, at most TRIES times; the last pair."""
+    for _ in range(tries):
+        a, b = read()
+        if a == b:
+            break
+        time.sleep(0.05)
+    return a, b
+
+
+def open_fds():
+    return set(os.listdir("/proc/self/fd"))
+
+
+def tool_json(*args):
+    if not TOOL:
+        pytest.skip("PMAPS_TOOL is not set: no pmaps tool to compare with")
+    out = subprocess.run([TOOL] + [str(a) for a in args], stdout=subprocess.PIPE, check=True)
+    return json.loads(out.stdout)
+
+
+class Held:
+    """The tool run with ARGS, kept blocked on its output once it has read.
+
+    The tool maps libc too: while it runs, the target's libc pages have one
+    mapper more, and their Pss is less. So its output goes to a 4 KiB pipe
+    filled beforehand: it writes its document in one write() when it has
+    read, and blocks there, every page it touched still mapped, while the
+    binding reads (as tests/anchors/anchors.py holds it for psutil). Then
+    the pipe is drained: DOC is the tool's JSON."""
+
+    def __init__(self, *args):
+        if not TOOL:
+            pytest.skip("PMAPS_TOOL is not set: no pmaps tool to compare with")
+        self.args = [TOOL] + [str(a) for a in args]
+
+    def __enter__(self):
+        import fcntl
+        r, w = os.pipe()
+        fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
+        os.set_blocking(w, False)
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                os.write(w, b"\0" * 4096)
+        os.set_blocking(w, True)
+        self.p = subprocess.Popen(self.args, stdout=w)
+        os.close(w)
+        self.r = r
+        end = time.monotonic() + 30
+        while self.p.poll() is None and time.monotonic() < end:
+            with contextlib.suppress(OSError), open("/proc/%d/syscall" % self.p.pid) as f:
+                w = f.read().split()
+                if len(w) > 1 and w[0] in ("1", "64") and w[1] == "0x1":
+                    break  # in write(1, ...)
+            time.sleep(0.0005)
+        return self
+
+    def __exit__(self, *exc):
+        chunks = []
+        while True:
+            b = os.read(self.r, 1 << 16)
+            if not b:
+                break
+            chunks.append(b)
+        os.close(self.r)
+        assert self.p.wait() == 0
+        self.doc = json.loads(b"".join(chunks).lstrip(b"\0"))
+
+
+# --- loading ---------------------------------------------------------------
+
+def test_version_check_refuses_another_major():
+    _lib.check_version(_lib.WRITTEN_FOR, "here")
+    _lib.check_version(_lib.WRITTEN_FOR + 99, "here")  # a newer minor or patch
+    for bad in (_lib.WRITTEN_FOR + 10000, _lib.WRITTEN_FOR - 1):
+        with pytest.raises(ImportError, match="this package needs"):
+            _lib.check_version(bad, "here")
+
+
+def test_loaded_library_version():
+    assert pmaps.library_version == _lib.version_str(pmaps._loaded)
+    assert pmaps._loaded // 10000 == _lib.WRITTEN_FOR // 10000 <= pmaps._loaded
+    assert os.path.basename(pmaps.library_path).startswith("libpmaps.so")
+
+
+def test_unloadable_library_is_an_import_error():
+    env = dict(os.environ, PMAPS_LIBRARY="/nonexistent/libpmaps.so.0")
+    r = subprocess.run([sys.executable, "-c", "import pmaps"], env=env, stderr=subprocess.PIPE)
+    assert r.returncode != 0
+    assert b"ImportError: pmaps: cannot load /nonexistent/libpmaps.so.0 (from PMAPS_LIBRARY)" \
+        in r.stderr
+
+
+# --- memory_maps -----------------------------------------------------------
+
+def test_memory_maps_ungrouped_equals_psutil(stopped):
+    def read():
+        ours = [tuple(r[:13]) for r in pmaps.memory_maps(stopped, grouped=False)]
+        theirs = [tuple(r) for r in psutil.Process(stopped).memory_maps(grouped=False)]
+        return ours, theirs
+    ours, theirs = settle(read)
+    assert len(ours) == len(theirs) > 10
+    for a, b in zip(ours, theirs):
+        assert a == b
+    assert pmaps.memory_maps(stopped, grouped=False)[0]._fields[:13] == \
+        ("addr", "perms", "path") + PSUTIL_FIELDS
+
+
+def test_memory_maps_grouped_equals_psutil(stopped):
+    def read():
+        ours = {r.path: tuple(r[1:11]) for r in pmaps.memory_maps(stopped)}
+        theirs = {r.path: tuple(r[1:]) for r in psutil.Process(stopped).memory_maps()}
+        return ours, theirs
+    ours, theirs = settle(read)
+    assert set(ours) == set(theirs)
+    for path in theirs:
+        assert (path, ours[path]) == (path, theirs[path])
+    assert "[anon]" in ours and "[heap]" in ours and os.path.realpath(sys.executable) in ours
+
+
+def test_memory_maps_other_fields_follow_psutils(stopped):
+    rows = pmaps.memory_maps(stopped, grouped=False)
+    fields = rows[0]._fields
+    keys = [pmaps._cdll.pmaps_field_key(i).decode() for i in range(len(pmaps._ROWS.keys))]
+    assert set(fields[13:]) == set(keys) - set(PSUTIL_FIELDS)
+    assert all(r.kernel_page_size == os.sysconf("SC_PAGE_SIZE") for r in rows)
+    # smaps_rollup's own fields are never in a mapping: absent, not 0.
+    assert all(r.pss_anon is None for r in rows)
+    grouped = pmaps.memory_maps(stopped)
+    assert grouped[0]._fields == ("path",) + PSUTIL_FIELDS + fields[13:]
+
+
+def test_memory_maps_fast_path_equals_accessors(stopped):
+    def read():
+        with pmaps._handles.proc(pmaps._L, stopped) as h:
+            with pmaps._handles.maps(pmaps._L, stopped, h, _rows.SRC_SMAPS) as cur:
+                fast = pmaps._ROWS.ungrouped(cur, stopped, fast=True)
+            with pmaps._handles.maps(pmaps._L, stopped, h, _rows.SRC_SMAPS) as cur:
+                slow = pmaps._ROWS.ungrouped(cur, stopped, fast=False)
+        return fast, slow
+    fast, slow = settle(read)
+    assert fast == slow
+    assert _rows.FAST, "the fast path disagreed with pmaps_mapping_value() and was turned off"
+
+
+def test_memory_maps_self():
+    rows = pmaps.memory_maps("self", grouped=False)
+    assert any(r.path == "[stack]" for r in rows)
+
+
+def test_memory_maps_kernel_thread_is_empty():
+    assert pmaps.memory_maps(2) == []
+    assert pmaps.memory_maps(2, grouped=False) == []
+
+
+# --- memory_full_info ------------------------------------------------------
+
+def test_memory_full_info_equals_psutil(stopped):
+    def read():
+        return tuple(pmaps.memory_full_info(stopped)), \
+            tuple(psutil.Process(stopped).memory_full_info())
+    ours, theirs = settle(read)
+    assert pmaps.pfullmem._fields == psutil.Process().memory_full_info()._fields
+    ours, theirs = pmaps.pfullmem(*ours), pmaps.pfullmem(*theirs)
+    for f in ("uss", "pss", "swap", "rss", "vms", "shared", "text", "lib", "data", "dirty"):
+        assert (f, getattr(ours, f)) == (f, getattr(theirs, f))
+
+
+# --- errors ----------------------------------------------------------------
+
+CALLS = {
+    "memory_maps": lambda pid: pmaps.memory_maps(pid),
+    "memory_maps_ungrouped": lambda pid: pmaps.memory_maps(pid, grouped=False),
+    "memory_full_info": pmaps.memory_full_info,
+    "pages": lambda pid: list(pmaps.pages(pid)),
+    "explain": pmaps.explain,
+}
+
+
+def test_exception_classes():
+    assert issubclass(pmaps.NoSuchProcess, pmaps.Error)
+    assert issubclass(pmaps.ZombieProcess, pmaps.NoSuchProcess)
+    assert issubclass(pmaps.AccessDenied, pmaps.Error)
+    assert not issubclass(pmaps.AccessDenied, pmaps.NoSuchProcess)
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_gone_pid_is_no_such_process(call):
+    p = subprocess.Popen(["true"])
+    p.wait()
+    with pytest.raises(pmaps.NoSuchProcess) as e:
+        CALLS[call](p.pid)
+    assert not isinstance(e.value, pmaps.ZombieProcess)
+    assert e.value.pid == p.pid and e.value.errno == errno.ESRCH
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_zombie_is_zombie_process(call):
+    p = subprocess.Popen(["true"])
+    try:
+        wait_state(p.pid, "Z")
+        with pytest.raises(pmaps.ZombieProcess) as e:
+            CALLS[call](p.pid)
+        assert "zombie" in str(e.value)
+    finally:
+        p.wait()
+
+
+def test_bad_pids():
+    with pytest.raises(ValueError):
+        pmaps.memory_maps(-1)
+    with pytest.raises(TypeError):
+        pmaps.memory_maps("1")
+    with pytest.raises(ValueError):
+        pmaps.pages(1, start=-1)
+
+
+def test_access_denied_as_nobody(stopped):
+    if os.geteuid() != 0:
+        pytest.skip("not root: cannot drop to nobody to be refused")
+    if not os.path.isabs(pmaps.library_path):
+        pytest.skip("the library was loaded by its soname: no file to hand to nobody")
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user nobody")
+    code = ("import sys, pmaps\n"
+            "for name in %r:\n"
+            "    call = {'memory_maps': pmaps.memory_maps, 'memory_full_info':\n"
+            "            pmaps.memory_full_info, 'pages': lambda p: list(pmaps.pages(p)),\n"
+            "            'explain': pmaps.explain}[name]\n"
+            "    try:\n"
+            "        call(%d)\n"
+            "        print(name, 'read')\n"
+            "    except pmaps.Error as e:\n"
+            "        print(name, type(e).__name__, e.errno)\n" %
+            (("memory_maps", "memory_full_info", "pages", "explain"), stopped))
+    # nobody must be able to read the package and the library.
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o755)
+        shutil.copytree(os.path.dirname(pmaps.__file__), os.path.join(tmp, "pmaps"),
+                        ignore=shutil.ignore_patterns("__pycache__", "_paths.py"))
+        lib = os.path.join(tmp, "libpmaps.so.0")
+        shutil.copy(pmaps.library_path, lib)
+        env = dict(os.environ, PYTHONPATH=tmp, PMAPS_LIBRARY=lib)
+        r = subprocess.run([sys.executable, "-c", code], env=env, user="nobody", group="nogroup",
+                           extra_groups=[], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           cwd=tmp)
+    assert r.returncode == 0, r.stderr.decode()
+    lines = r.stdout.decode().split("\n")[:-1]
+    assert lines == ["%s AccessDenied %d" % (n, errno.EACCES) for n in
+                     ("memory_maps", "memory_full_info", "pages", "explain")], lines
+
+
+def test_nothing_left_open():
+    before = open_fds()
+    for _ in range(20):
+        pmaps.memory_maps("self")
+        pmaps.memory_maps("self", grouped=False)
+        pmaps.memory_full_info("self")
+        pmaps.explain("self")
+        it = pmaps.pages("self")
+        next(it)
+        del it  # dropped half way: collected, closed
+        with pmaps.pages("self") as it:
+            next(it)
+        for call in CALLS.values():
+            with pytest.raises(pmaps.NoSuchProcess):
+                call(2 ** 22 + 1)  # above pid_max's ceiling: never a process
+    assert open_fds() == before
+
+
+# --- pages -----------------------------------------------------------------
+
+def runs_of_tool(doc):
+    return [(int(r["start"], 16), int(r["end"], 16), frozenset(r["flags"]),
+             frozenset(r["kflags"]) if "kflags" in r else None, r.get("mapcount"), r["path"])
+            for r in doc["ranges"]]
+
+
+def private(path):
+    return path in ("", "[heap]", "[stack]") or path.startswith("[anon")
+
+
+def comparable(runs):
+    """RUNS as two lists that a busy machine leaves alone while the target is stopped.
+
+    The runs of the target's own memory (anonymous, heap, stack), whole. Of
+    every run, only (start, end, flags, path), adjacent runs of equal flags
+    and path joined: as root, runs are split by kpagecount too, and a shared
+    library's pages gain and lose mappers as other processes come and go."""
+    own = [r for r in runs if private(r[5])]
+    joined = []
+    for r in runs:
+        if joined and joined[-1][1] == r[0] and joined[-1][2:] == (r[2], r[5]):
+            joined[-1] = (joined[-1][0], r[1], r[2], r[5])
+        else:
+            joined.append((r[0], r[1], r[2], r[5]))
+    return own, joined
+
+
+def test_pages_equal_the_tools(stopped):
+    def read():
+        with Held("pages", "--json", stopped) as held:
+            ours = [tuple(r) for r in pmaps.pages(stopped)]
+        return comparable(ours), comparable(runs_of_tool(held.doc))
+    ours, theirs = settle(read)
+    for part in (0, 1):
+        assert len(ours[part]) == len(theirs[part]) > 2
+        for a, b in zip(ours[part], theirs[part]):
+            assert a == b
+    with pmaps.pages(stopped) as it:
+        assert it.strategy == tool_json("pages", "--json", stopped)["strategy"]
+        assert it.kpage == tool_json("pages", "--json", stopped)["kpageflags"]
+
+
+def test_pages_range(stopped):
+    rows = pmaps.memory_maps(stopped, grouped=False)
+    heap = [r for r in rows if r.path == "[heap]"][0]
+    start, end = (int(x, 16) for x in heap.addr.split("-"))
+    page = os.sysconf("SC_PAGE_SIZE")
+    runs = list(pmaps.pages(stopped, start + page, end - page))
+    assert runs[0].start == start + page and runs[-1].end == end - page
+    assert all(r.path == "[heap]" for r in runs)
+    assert all(a.end == b.start for a, b in zip(runs, runs[1:]))
+    assert list(pmaps.pages(stopped, 0, 4096)) == []
+
+
+def test_pages_kernel_thread_is_empty():
+    assert list(pmaps.pages(2)) == []
+
+
+# --- explain ---------------------------------------------------------------
+
+@pytest.mark.parametrize("with_pages", [False, True])
+def test_explain_equals_the_tools(stopped, with_pages):
+    args = ("explain", "--json") + (("--pages",) if with_pages else ()) + (stopped,)
+
+    def read():
+        with Held(*args) as held:
+            ours = pmaps.explain(stopped, pages=with_pages)
+        return ours, held.doc
+    ours, theirs = settle(read)
+    assert ours == theirs
+    assert ours["runtime"]["name"] == "cpython"
+    assert ("pages" in ours) == with_pages
+
+
+def test_explain_kernel_thread():
+    assert pmaps.explain(2) == tool_json("explain", "--json", 2)
+    assert pmaps.explain(2)["kernel_thread"] is True
+
+
+# --- layout ----------------------------------------------------------------
+
+def test_struct_layouts_equal_the_compilers():
+    cc = os.environ.get("CC", "cc")
+    if not shutil.which(cc):
+        pytest.skip("no C compiler (%s) to print the header's sizes and offsets" % cc)
+    lines = ["#include <stddef.h>", "#include <stdio.h>", "#include \"pmaps.h\"",
+             "int main(void)", "{"]
+    want = []
+    for cname, mirror, members in _structs.LAYOUTS:
+        if cname not in _structs.PREFIX_ONLY:
+            lines.append('\tprintf("%%s %%zu\\n", "%s", sizeof(%s));' % (cname, cname))
+            want.append("%s %d" % (cname, ctypes.sizeof(mirror)))
+        for m in members:
+            f = getattr(mirror, m)
+            lines.append('\tprintf("%%s.%%s %%zu %%zu\\n", "%s", "%s", offsetof(%s, %s), '
+                         'sizeof(((%s *)0)->%s));' % (cname, m, cname, m, cname, m))
+            want.append("%s.%s %d %d" % (cname, m, f.offset, f.size))
+    lines += ["\treturn 0;", "}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = os.path.join(tmp, "layout.c"), os.path.join(tmp, "layout")
+        with open(src, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        subprocess.run([cc, "-std=c17", "-I", os.path.join(SOURCE, "include"), src, "-o", exe],
+                       check=True)
+        got = subprocess.run([exe], stdout=subprocess.PIPE, check=True).stdout.decode().split("\n")
+    assert got[:-1] == want
