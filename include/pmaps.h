@@ -49,7 +49,10 @@
  *    frozen capacity, PMAPS_*_MAX, while the enum's *_COUNT is how many
  *    entries this version knows (COUNT <= MAX); iterate to *_COUNT. Entries
  *    from COUNT to MAX are 0. A struct gets new members only at its end,
- *    and an existing member never moves or changes its type.
+ *    and an existing member never moves or changes its type. An enum
+ *    constant keeps its number: new ones come before *_COUNT (value keys
+ *    start at PMAPS_F_MAX, PMAPS_VM_UNKNOWN is bit 63), so a new one
+ *    renumbers none.
  *  - A struct the caller allocates and the library fills (struct
  *    pmaps_status, struct pmaps_page_summary, struct pmaps_explain, and
  *    pmaps_total()'s row) comes with its size, as the kernel's structs do:
@@ -244,10 +247,14 @@ enum pmaps_vmflag {
 	PMAPS_VM_DD, PMAPS_VM_SD, PMAPS_VM_MM, PMAPS_VM_HG, PMAPS_VM_NH, PMAPS_VM_MG,
 	PMAPS_VM_UM, PMAPS_VM_UW, PMAPS_VM_SS, PMAPS_VM_SL, PMAPS_VM_DP, PMAPS_VM_BT,
 	PMAPS_VM_MT, PMAPS_VM_UI,
-	PMAPS_VM_UNKNOWN, /* set when any code was not one of the above (or "??") */
-	PMAPS_VM_COUNT
+	PMAPS_VM_COUNT, /* the codes this version knows: bits 0 to COUNT - 1 */
+	/*
+	 * Set when any code was not one of the known ones (or "??"): bit 63 in
+	 * every version, new codes taking the bits from PMAPS_VM_COUNT on.
+	 */
+	PMAPS_VM_UNKNOWN = 63
 };
-/* The two-letter code of a VmFlags bit ("rd"), or NULL when out of range. */
+/* The two-letter code of a VmFlags bit ("rd"; "??" for UNKNOWN), or NULL when none. */
 PMAPS_API const char *pmaps_vmflag_code(enum pmaps_vmflag f);
 
 /* Row flags. */
@@ -321,10 +328,12 @@ struct pmaps_mapping {
 
 /*
  * Values of a mapping or group row by key: the smaps fields (enum
- * pmaps_field, 0 to PMAPS_F_COUNT - 1), then figures derived from them.
+ * pmaps_field, 0 to PMAPS_F_COUNT - 1), then figures derived from them,
+ * from PMAPS_F_MAX on (so that a new field renumbers none of them). Keys
+ * from PMAPS_F_COUNT to PMAPS_F_MAX - 1 are no value.
  */
 enum pmaps_value {
-	PMAPS_V_SHARED = PMAPS_F_COUNT, /* Shared_Clean + Shared_Dirty */
+	PMAPS_V_SHARED = PMAPS_F_MAX, /* Shared_Clean + Shared_Dirty */
 	PMAPS_V_USS,      /* Private_Clean + Private_Dirty: pages no other process maps */
 	PMAPS_V_VSIZE,    /* end - start; a group: the sum (absent for smaps_rollup's row) */
 	PMAPS_V_MAPPINGS, /* 1 for a mapping; a group: its members (absent for smaps_rollup's) */

@@ -46,11 +46,14 @@ int pmaps_kind_lookup(const char *name, size_t len)
 static const char vm_codes[PMAPS_VM_COUNT][3] = {
 	"rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "pf", "gu", "lo", "io",
 	"sr", "rr", "dc", "de", "lf", "ac", "nr", "ht", "sf", "ar", "wf", "dd", "sd",
-	"mm", "hg", "nh", "mg", "um", "uw", "ss", "sl", "dp", "bt", "mt", "ui", "??",
+	"mm", "hg", "nh", "mg", "um", "uw", "ss", "sl", "dp", "bt", "mt", "ui",
 };
+_Static_assert(PMAPS_VM_COUNT <= PMAPS_VM_UNKNOWN, "VmFlags codes and UNKNOWN share 64 bits");
 
 const char *pmaps_vmflag_code(enum pmaps_vmflag f)
 {
+	if (f == PMAPS_VM_UNKNOWN)
+		return "??";
 	return (unsigned)f < PMAPS_VM_COUNT ? vm_codes[f] : NULL;
 }
 

@@ -14,19 +14,20 @@
 
 #include "internal.h"
 
-static const char *const derived_keys[PMAPS_V_COUNT - PMAPS_F_COUNT] = {
-	[PMAPS_V_SHARED - PMAPS_F_COUNT] = "shared",
-	[PMAPS_V_USS - PMAPS_F_COUNT] = "uss",
-	[PMAPS_V_VSIZE - PMAPS_F_COUNT] = "vsize",
-	[PMAPS_V_MAPPINGS - PMAPS_F_COUNT] = "mappings",
+/* Derived values start at PMAPS_F_MAX: the keys between are no value. */
+static const char *const derived_keys[PMAPS_V_COUNT - PMAPS_F_MAX] = {
+	[PMAPS_V_SHARED - PMAPS_F_MAX] = "shared",
+	[PMAPS_V_USS - PMAPS_F_MAX] = "uss",
+	[PMAPS_V_VSIZE - PMAPS_F_MAX] = "vsize",
+	[PMAPS_V_MAPPINGS - PMAPS_F_MAX] = "mappings",
 };
 
 const char *pmaps_value_key(int key)
 {
 	if (key >= 0 && key < PMAPS_F_COUNT)
 		return pmaps_field_key((enum pmaps_field)key);
-	if (key >= PMAPS_F_COUNT && key < PMAPS_V_COUNT)
-		return derived_keys[key - PMAPS_F_COUNT];
+	if (key >= PMAPS_F_MAX && key < PMAPS_V_COUNT)
+		return derived_keys[key - PMAPS_F_MAX];
 	return NULL;
 }
 
@@ -36,8 +37,8 @@ int pmaps_value_lookup(const char *name, size_t len)
 
 	if (f >= 0)
 		return f;
-	for (int k = PMAPS_F_COUNT; k < PMAPS_V_COUNT; k++) {
-		const char *s = derived_keys[k - PMAPS_F_COUNT];
+	for (int k = PMAPS_F_MAX; k < PMAPS_V_COUNT; k++) {
+		const char *s = derived_keys[k - PMAPS_F_MAX];
 		if (strlen(s) == len && strncasecmp(s, name, len) == 0)
 			return k;
 	}
@@ -63,7 +64,7 @@ static int sum2(uint64_t present, const uint64_t *vals, int fa, int fb, uint64_t
 static int common_value(uint64_t present, const uint64_t *vals, int key, uint64_t *v)
 {
 	*v = 0;
-	if (key < 0 || key >= PMAPS_V_COUNT)
+	if (key < 0 || key >= PMAPS_V_COUNT || (key >= PMAPS_F_COUNT && key < PMAPS_F_MAX))
 		return -1;
 	if (key < PMAPS_F_COUNT) {
 		if (!(present & (1ull << key)))

@@ -6,11 +6,12 @@
  * a byte further, a size below the ABI-0 one is -EINVAL, and no member of
  * a public struct ever moves.
  *
- * The last part is the previous header layout: ABI 0's structs, copied
+ * Its first part is the previous header layout: ABI 0's structs, copied
  * below with the array bounds spelt out, against pmaps.h's, member by
- * member, at compile time. A change that moves or resizes a member, or
- * shrinks a struct, fails to compile here. A new member goes at the end of
- * its struct and is not added to the copies.
+ * member, and the numbers of its enum constants, at compile time. A change
+ * that moves or resizes a member, shrinks a struct or renumbers a constant
+ * fails to compile here. A new member goes at the end of its struct and is
+ * not added to the copies.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -228,6 +229,35 @@ _Static_assert(PMAPS_F_MAX == 64 && PMAPS_ST_MAX == 64 && PMAPS_PC_MAX == 64 &&
                PMAPS_NOTE_MAX == 32 && PMAPS_MAX_UNKNOWN == 16 && PMAPS_EXPLAIN_TOP == 10 &&
                PMAPS_EXPLAIN_PATH == 4352 && PMAPS_ERRMSG_SIZE_PUBLIC == 256,
                "a frozen capacity changed");
+
+/*
+ * Enum numbers: the last constant each enum had in ABI 0 keeps its number,
+ * so none was inserted before it (new ones go just before *_COUNT).
+ */
+#define LAST(c, n) _Static_assert((c) == (n), #c " renumbered since ABI 0")
+LAST(PMAPS_F_PROTECTION_KEY, 26);
+LAST(PMAPS_KIND_ROLLUP, 12);
+LAST(PMAPS_VM_UI, 37);
+LAST(PMAPS_VM_UNKNOWN, 63);
+LAST(PMAPS_V_SHARED, 64);
+LAST(PMAPS_V_MAPPINGS, 67);
+LAST(PMAPS_ST_EUID, 10);
+LAST(PMAPS_SRC_ROLLUP, 2);
+LAST(PMAPS_PAGES_PAGEMAP, 2);
+LAST(PMAPS_PC_MAPPED_BY_9, 21);
+LAST(PMAPS_X_OTHER, 11);
+LAST(PMAPS_XC_SHARED_CLEAN, 10);
+LAST(PMAPS_RUNTIME_CPYTHON, 4);
+LAST(PMAPS_XP_ZERO, 5);
+LAST(PMAPS_NOTE_SWAP, 12);
+LAST(PMAPS_GROUP_TOTAL, 2);
+/* Flag bits keep theirs. */
+LAST(PMAPS_PERM_SHARED, 1 << 3);
+LAST(PMAPS_ROW_OVERLAP, 1 << 6);
+LAST(PMAPS_PG_GUARD, 1 << 8);
+LAST(PMAPS_PAGES_PFN, 1 << 2);
+LAST(PMAPS_EXPLAIN_PAGES, 1 << 0);
+LAST(PMAPS_GROUP_ROLLUP, 1 << 3);
 
 /* ------------------------------------------------------------------ */
 /* Sizes                                                               */

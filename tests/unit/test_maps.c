@@ -801,7 +801,11 @@ static void test_names(void **state)
 	assert_int_equal(pmaps_kind_lookup("shmem", 5), PMAPS_KIND_SHMEM);
 	assert_null(pmaps_kind_name(PMAPS_KIND_COUNT));
 	assert_string_equal(pmaps_vmflag_code(PMAPS_VM_UI), "ui");
-	for (int f = 0; f < PMAPS_VM_UNKNOWN; f++) {
+	assert_string_equal(pmaps_vmflag_code(PMAPS_VM_UNKNOWN), "??");
+	assert_null(pmaps_vmflag_code(PMAPS_VM_COUNT));
+	assert_null(pmaps_vmflag_code(PMAPS_VM_UNKNOWN - 1));
+	assert_null(pmaps_vmflag_code(PMAPS_VM_UNKNOWN + 1));
+	for (int f = 0; f < PMAPS_VM_COUNT; f++) {
 		const char *code = pmaps_vmflag_code((enum pmaps_vmflag)f);
 		assert_int_equal(pmaps__vmflag_lookup(code[0], code[1]), f);
 	}

@@ -41,9 +41,15 @@ static void test_value_keys(void **state)
 	assert_string_equal(pmaps_value_key(PMAPS_F_SIZE), "size");
 	assert_null(pmaps_value_key(-1));
 	assert_null(pmaps_value_key(PMAPS_V_COUNT));
-	/* Every key looks itself up. */
+	/* Every key looks itself up; the keys between the fields and the derived values are none. */
 	for (int k = 0; k < PMAPS_V_COUNT; k++) {
 		const char *s = pmaps_value_key(k);
+		if (k >= PMAPS_F_COUNT && k < PMAPS_F_MAX) {
+			if (s)
+				fail_msg("key %d, between the fields and the derived values: \"%s\"", k, s);
+			continue;
+		}
+		assert_non_null(s);
 		assert_int_equal(pmaps_value_lookup(s, strlen(s)), k);
 	}
 	assert_int_equal(pmaps_value_lookup("USS", 3), PMAPS_V_USS);
@@ -101,6 +107,8 @@ static void test_mapping_values(void **state)
 	ASSERT_MVAL(m, PMAPS_V_MAPPINGS, 1, 1);
 	ASSERT_MVAL(m, -1, -1, 0);
 	ASSERT_MVAL(m, PMAPS_V_COUNT, -1, 0);
+	ASSERT_MVAL(m, PMAPS_F_COUNT, -1, 0); /* between the fields and the derived values */
+	ASSERT_MVAL(m, PMAPS_F_MAX - 1, -1, 0);
 	/* A part missing: the derived value is absent, not the other part. */
 	m.present &= ~BIT(PMAPS_F_SHARED_DIRTY);
 	ASSERT_MVAL(m, PMAPS_V_SHARED, 0, 0);
@@ -160,6 +168,7 @@ static void test_group_values(void **state)
 	ASSERT_GVAL(row, PMAPS_V_VSIZE, 1, 0x3000);
 	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 1, 2);
 	ASSERT_GVAL(row, PMAPS_V_COUNT, -1, 0);
+	ASSERT_GVAL(row, PMAPS_F_COUNT, -1, 0);
 	/* The kernel's own sum: fields, no vsize or mapping count. */
 	row.flags |= PMAPS_GROUP_ROLLUP;
 	ASSERT_GVAL(row, PMAPS_V_VSIZE, 0, 0);
