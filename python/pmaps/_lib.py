@@ -40,6 +40,8 @@ def _candidates():
 def load():
     """The loaded library, its version checked (ImportError otherwise)."""
     path, origin = _candidates()
+    if os.sep in path:
+        path = os.path.abspath(path)
     try:
         lib = ctypes.CDLL(path)
     except OSError as e:

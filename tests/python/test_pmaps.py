@@ -34,6 +34,8 @@ from pmaps import _lib, _rows, _structs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SOURCE, "tests", "anchors"))
+import anchors  # noqa: E402  (tests/anchors: Held)
 TOOL = os.environ.get("PMAPS_TOOL")
 PSUTIL_FIELDS = ("rss", "size", "pss", "shared_clean", "shared_dirty", "private_clean",
                  "private_dirty", "referenced", "anonymous", "swap")
@@ -102,52 +104,25 @@ def tool_json(*args):
     return json.loads(out.stdout)
 
 
-class Held:
+@contextlib.contextmanager
+def held(*args):
     """The tool run with ARGS, kept blocked on its output once it has read.
 
     The tool maps libc too: while it runs, the target's libc pages have one
-    mapper more, and their Pss is less. So its output goes to a 4 KiB pipe
-    filled beforehand: it writes its document in one write() when it has
-    read, and blocks there, every page it touched still mapped, while the
-    binding reads (as tests/anchors/anchors.py holds it for psutil). Then
-    the pipe is drained: DOC is the tool's JSON."""
-
-    def __init__(self, *args):
-        if not TOOL:
-            pytest.skip("PMAPS_TOOL is not set: no pmaps tool to compare with")
-        self.args = [TOOL] + [str(a) for a in args]
-
-    def __enter__(self):
-        import fcntl
-        r, w = os.pipe()
-        fcntl.fcntl(w, 1031, 4096)  # F_SETPIPE_SZ
-        os.set_blocking(w, False)
-        with contextlib.suppress(BlockingIOError):
-            while True:
-                os.write(w, b"\0" * 4096)
-        os.set_blocking(w, True)
-        self.p = subprocess.Popen(self.args, stdout=w)
-        os.close(w)
-        self.r = r
-        end = time.monotonic() + 30
-        while self.p.poll() is None and time.monotonic() < end:
-            with contextlib.suppress(OSError), open("/proc/%d/syscall" % self.p.pid) as f:
-                w = f.read().split()
-                if len(w) > 1 and w[0] in ("1", "64") and w[1] == "0x1":
-                    break  # in write(1, ...)
-            time.sleep(0.0005)
-        return self
-
-    def __exit__(self, *exc):
-        chunks = []
-        while True:
-            b = os.read(self.r, 1 << 16)
-            if not b:
-                break
-            chunks.append(b)
-        os.close(self.r)
-        assert self.p.wait() == 0
-        self.doc = json.loads(b"".join(chunks).lstrip(b"\0"))
+    mapper more, and their Pss is less. tests/anchors/anchors.py's Held
+    makes it write into a full pipe, where it blocks once it has read,
+    every page it touched still mapped, while the binding reads. Then the
+    pipe is drained: the dict yielded gets "doc", the tool's JSON."""
+    if not TOOL:
+        pytest.skip("PMAPS_TOOL is not set: no pmaps tool to compare with")
+    h = anchors.Held([TOOL] + [str(a) for a in args])
+    result = {}
+    try:
+        yield result
+    finally:
+        rc, out, err = h.finish()
+    assert rc == 0, err
+    result["doc"] = json.loads(out)
 
 
 # --- loading ---------------------------------------------------------------
@@ -384,9 +359,9 @@ def comparable(runs):
 
 def test_pages_equal_the_tools(stopped):
     def read():
-        with Held("pages", "--json", stopped) as held:
+        with held("pages", "--json", stopped) as tool:
             ours = [tuple(r) for r in pmaps.pages(stopped)]
-        return comparable(ours), comparable(runs_of_tool(held.doc))
+        return comparable(ours), comparable(runs_of_tool(tool["doc"]))
     ours, theirs = settle(read)
     for part in (0, 1):
         assert len(ours[part]) == len(theirs[part]) > 2
@@ -420,9 +395,9 @@ def test_explain_equals_the_tools(stopped, with_pages):
     args = ("explain", "--json") + (("--pages",) if with_pages else ()) + (stopped,)
 
     def read():
-        with Held(*args) as held:
+        with held(*args) as tool:
             ours = pmaps.explain(stopped, pages=with_pages)
-        return ours, held.doc
+        return ours, tool["doc"]
     ours, theirs = settle(read)
     assert ours == theirs
     assert ours["runtime"]["name"] == "cpython"
