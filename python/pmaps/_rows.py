@@ -7,14 +7,14 @@ here with no change to this file. psutil's ten come first, 0 when absent as
 in psutil; every other field is None when the kernel did not print it.
 
 Values come from pmaps_mapping_value() and pmaps_group_value(). Calling the
-accessor once per field through ctypes costs ~0.3 us a call, ~9 us a row of
-27 fields: three times what the kernel takes to print the row. So the
+accessor once per field through ctypes, 27 calls a row, makes an ungrouped
+read as slow as psutil's (bench/README.md, "Python binding"). So the
 ungrouped read has a fast path: each row's prefix, `present` and v[] (whose
 capacity PMAPS_F_MAX and offset the ABI freezes) in one struct.unpack_from
 over the row, in place. It is checked against the accessor on every row
-whose set of present fields was not seen before in the read (a handful per
-read): any difference, and the read goes on, and every later one goes, through the accessor
-alone (FAST becomes False).
+whose set of present fields was not seen before in the read (a handful
+per read); at the first difference FAST becomes False, and that row and
+every later one are read through the accessor alone.
 """
 
 import ctypes
