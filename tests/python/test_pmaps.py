@@ -40,15 +40,21 @@ TOOL = os.environ.get("PMAPS_TOOL")
 PSUTIL_FIELDS = ("rss", "size", "pss", "shared_clean", "shared_dirty", "private_clean",
                  "private_dirty", "referenced", "anonymous", "swap")
 
-# A child with some of everything: heap, anonymous memory, a file mapping, threads.
+# A child with some of everything: heap, anonymous memory, a file mapping, a
+# file deleted while mapped (psutil drops the kernel's " (deleted)"), threads.
 CHILD = r"""
-import mmap, sys, threading, time
+import mmap, os, sys, tempfile, threading, time
 heap = [bytearray(4096) for _ in range(2000)]
 anon = mmap.mmap(-1, 8 << 20)
 anon[: 4 << 20] = b"x" * (4 << 20)
 with open(sys.executable, "rb") as f:
     text = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
     text[:1 << 16]
+fd, name = tempfile.mkstemp(prefix="pmaps-deleted-")
+os.write(fd, b"y" * 16384)
+gone = mmap.mmap(fd, 16384)
+os.unlink(name)
+gone[0]
 threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()
 print("ready", flush=True)
 time.sleep(1000)
@@ -141,6 +147,18 @@ def test_loaded_library_version():
     assert os.path.basename(pmaps.library_path).startswith("libpmaps.so")
 
 
+def test_installed_paths_come_first(tmp_path):
+    # An installed package names its library in _paths.py, whatever PMAPS_LIBRARY says.
+    shutil.copytree(os.path.dirname(pmaps.__file__), tmp_path / "pmaps",
+                    ignore=shutil.ignore_patterns("__pycache__", "_paths.py"))
+    (tmp_path / "pmaps" / "_paths.py").write_text("LIBPMAPS = %r\n" % pmaps.library_path)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), PMAPS_LIBRARY="/nonexistent/libpmaps.so.0",
+               PYTHONDONTWRITEBYTECODE="1")
+    r = subprocess.run([sys.executable, "-c", "import pmaps; print(pmaps.library_path)"],
+                       env=env, stdout=subprocess.PIPE, check=True)
+    assert r.stdout.decode().strip() == pmaps.library_path
+
+
 def test_unloadable_library_is_an_import_error():
     env = dict(os.environ, PMAPS_LIBRARY="/nonexistent/libpmaps.so.0")
     r = subprocess.run([sys.executable, "-c", "import pmaps"], env=env, stderr=subprocess.PIPE)
@@ -174,6 +192,8 @@ def test_memory_maps_grouped_equals_psutil(stopped):
     for path in theirs:
         assert (path, ours[path]) == (path, theirs[path])
     assert "[anon]" in ours and "[heap]" in ours and os.path.realpath(sys.executable) in ours
+    deleted = [p for p in ours if "pmaps-deleted-" in p]
+    assert len(deleted) == 1 and not deleted[0].endswith(" (deleted)")
 
 
 def test_memory_maps_other_fields_follow_psutils(stopped):
