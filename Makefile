@@ -6,6 +6,8 @@
 #   make bench   build (release) and run the benchmark (figures in bench/README.md)
 #   make fuzz    build the libFuzzer target (clang) and fuzz the parser for FUZZ_SECONDS
 #   make valgrind  the unit, live and corpus tests under valgrind (memcheck)
+#   make install [PREFIX=/usr/local] [DESTDIR=]  build (release) and install pmaps,
+#                libpmaps (.so and .a), pmaps.h, pmaps.pc, the CMake package, the man page
 #   make clean   remove build/
 #
 # As root, missing Debian build packages are installed first.
@@ -16,8 +18,11 @@ BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck go
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
+# What `make install` needs to build: the release preset configures the tests too.
+INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev
+PREFIX ?= /usr/local
 
-.PHONY: all demo check bench fuzz valgrind clean deps fuzz-deps
+.PHONY: all demo check bench fuzz valgrind install clean deps fuzz-deps
 
 all:
 	cmake --preset dev
@@ -79,6 +84,15 @@ valgrind: deps
 	done
 	valgrind -q --error-exitcode=9 --leak-check=full ./build/dev/tests/fuzz_replay \
 		tests/fuzz/corpus/smaps 2>/dev/null
+
+# DESTDIR stages the install (for a package): files go to $(DESTDIR)$(PREFIX),
+# while what names the prefix (pmaps.pc, the Python package's _paths.py)
+# says $(PREFIX).
+install:
+	$(call install_missing,$(INSTALL_DEPS))
+	cmake --preset release
+	cmake --build --preset release -j2
+	DESTDIR="$(DESTDIR)" cmake --install build/release --prefix "$(PREFIX)"
 
 clean:
 	rm -rf build
