@@ -98,7 +98,8 @@ def _statm(h, pid):
 
 
 def _total(h, pid):
-    """PID's totals: smaps_rollup's row (or smaps summed), as values in row order."""
+    """PID's totals, smaps_rollup's row (or smaps summed), as {field key: value}; None for a
+    kernel thread. Absent fields are as in memory_maps(): 0 for psutil's, else None."""
     row = ctypes.create_string_buffer(_TOTAL_ROW_SIZE)
     source = ctypes.c_int()
     msg = ctypes.create_string_buffer(256)
@@ -107,10 +108,13 @@ def _total(h, pid):
         return None  # a kernel thread
     if err < 0:
         raise _L.fail(err, pid, msg.value, "smaps_rollup")
-    return dict(zip(("path",) + _ROWS.Grouped._fields[1:],
-                    [None] + _ROWS.values(_cdll.pmaps_group_value, ctypes.addressof(row))))
+    return dict(zip(_ROWS.Grouped._fields[1:],
+                    _ROWS.values(_cdll.pmaps_group_value, ctypes.addressof(row))))
 
 
+# Room for pmaps_total()'s row: struct pmaps_group_row is 568 bytes in ABI 0
+# and only grows at its end; the library fills min(this, its sizeof) and
+# pmaps_group_value() reads its own sizeof of it, zeroes past what it filled.
 _TOTAL_ROW_SIZE = 4096
 
 
