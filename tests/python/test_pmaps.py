@@ -89,7 +89,7 @@ def stopped():
         p.wait()
 
 
-def settle(read, tries=10):
+def settle(read, tries=40):
     """Calls READ() (which returns (a, b)) until a == b, at most TRIES times; the last pair."""
     for _ in range(tries):
         a, b = read()
