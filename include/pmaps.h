@@ -690,6 +690,8 @@ enum pmaps_xcol {
 };
 /* Room for state columns in struct pmaps_explain. */
 #define PMAPS_XC_MAX 16
+/* Its JSON key ("rss", "private_dirty", "lazy_free"), or NULL. */
+PMAPS_API const char *pmaps_xcol_key(enum pmaps_xcol c);
 
 /* The language runtime explain recognised. */
 enum pmaps_runtime {

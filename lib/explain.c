@@ -125,6 +125,25 @@ const char *pmaps_xpage_key(enum pmaps_xpage p)
 	return (unsigned)p < PMAPS_XP_COUNT ? xpage_keys[p] : NULL;
 }
 
+static const char *const xcol_keys[PMAPS_XC_COUNT] = {
+	[PMAPS_XC_RSS] = "rss",
+	[PMAPS_XC_PRIVATE_DIRTY] = "private_dirty",
+	[PMAPS_XC_PRIVATE_CLEAN] = "private_clean",
+	[PMAPS_XC_SHARED] = "shared",
+	[PMAPS_XC_LAZYFREE] = "lazy_free",
+	[PMAPS_XC_THP] = "thp",
+	[PMAPS_XC_LOCKED] = "locked",
+	[PMAPS_XC_SWAP] = "swap",
+	[PMAPS_XC_PSS] = "pss",
+	[PMAPS_XC_SWAP_PSS] = "swap_pss",
+	[PMAPS_XC_SHARED_CLEAN] = "shared_clean",
+};
+
+const char *pmaps_xcol_key(enum pmaps_xcol c)
+{
+	return (unsigned)c < PMAPS_XC_COUNT ? xcol_keys[c] : NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Runtime rules: what each names, and the heap it claims */
 

@@ -2,17 +2,13 @@
 """explain(): the explain result as the dict `pmaps explain --json` prints (src/out_json.c).
 
 Every figure is the library's (struct pmaps_explain); the names are the
-library's keys where it has them (categories, notes, page columns, status
-and smaps fields). The state columns have no key function in the library:
-XC_KEYS are the JSON keys of enum pmaps_xcol, in its order.
+library's keys: categories, state columns, notes, page columns, status and
+smaps fields, asked of it at import.
 """
 
 from . import _structs as S
 from ._text import json_named
 
-XC_KEYS = ("rss", "private_dirty", "private_clean", "shared", "lazy_free", "thp", "locked",
-           "swap", "pss", "swap_pss", "shared_clean")
-_XC = {k: i for i, k in enumerate(XC_KEYS)}
 _STATUS_SHOWN = ("vm_rss", "rss_anon", "rss_file", "rss_shmem", "vm_hwm", "vm_pte", "vm_swap")
 _ROLLUP_SHOWN = ("rss", "pss", "lazy_free", "swap")
 
@@ -35,6 +31,8 @@ class Explain:
         c = lib.c
         self.lib = lib
         self.cats = _names(c.pmaps_xcat_name, S.X_MAX)
+        self.xc_keys = _names(c.pmaps_xcol_key, S.XC_MAX)
+        self.xc = {k: i for i, k in enumerate(self.xc_keys)}
         self.xpages = _names(c.pmaps_xpage_key, S.XP_MAX)
         self.runtimes = _names(c.pmaps_runtime_name, 64)
         self.notes = _names(c.pmaps_note_key, S.NOTE_MAX)
@@ -50,12 +48,12 @@ class Explain:
         d = {"pmaps_version": version, "pid": pid}
         if kernel_thread:
             d["kernel_thread"] = True
-        d["rss"] = t[_XC["rss"]]
+        d["rss"] = t[self.xc["rss"]]
         d["effective_rss"] = x.effective_rss
-        d["pss"] = t[_XC["pss"]]
+        d["pss"] = t[self.xc["pss"]]
         d["uss"] = x.uss
-        d["swap"] = t[_XC["swap"]]
-        d["swap_pss"] = t[_XC["swap_pss"]]
+        d["swap"] = t[self.xc["swap"]]
+        d["swap_pss"] = t[self.xc["swap_pss"]]
         d["mappings"] = x.nmappings
         st = x.status
         if st.present:
@@ -79,7 +77,7 @@ class Explain:
         cats = []
         for k in shown:
             row = {"category": self.cats[k], "mappings": x.mappings[k]}
-            row.update(zip(XC_KEYS, x.v[k]))
+            row.update(zip(self.xc_keys, x.v[k]))
             cats.append(row)
         d["categories"] = cats
         if x.pages:

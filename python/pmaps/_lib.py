@@ -107,6 +107,7 @@ PROTOTYPES = {
     "pmaps_xcat_name": (_S, [_I]),
     "pmaps_runtime_name": (_S, [_I]),
     "pmaps_xpage_key": (_S, [_I]),
+    "pmaps_xcol_key": (_S, [_I]),
     "pmaps_note_key": (_S, [_I]),
     "pmaps_note_value_key": (_S, [_I, _U]),
     "pmaps_explain_open": (_I, [_PP, _P, _U]),
