@@ -994,13 +994,25 @@ PMAPS_API void pmaps_group_close(struct pmaps_group *g);
 #define PMAPS_MAX_READS 3
 
 /*
- * Resets G and reads cursor C (freshly opened or rewound) to its end into
- * it. When a row was listed twice (PMAPS_ROW_OVERLAP: a mapping grew during
- * the read) or the thread read through ended (-EAGAIN), rewinds and reads
- * again, PMAPS_MAX_READS reads in all. Returns 0 or a negative errno as
- * pmaps_maps_next(), with the message in pmaps_maps_errmsg(C): -EAGAIN when
- * the mappings kept changing, -EOVERFLOW when a sum saturated
- * (PMAPS_GROUP_SATURATED), -ENOMEM.
+ * Reads cursor C (freshly opened or rewound) whole, for a caller that keeps
+ * every row (sums, a sort): RESET(CTX) is called before each read, ROW(CTX,
+ * M) for each row (M valid only during the call; a negative errno from ROW
+ * stops the read and is returned). When a row was listed twice
+ * (PMAPS_ROW_OVERLAP: a mapping grew during the read) or the thread read
+ * through ended (-EAGAIN), C is rewound and read again, PMAPS_MAX_READS
+ * reads in all. Returns 0, or a negative errno as pmaps_maps_next() with the
+ * message in pmaps_maps_errmsg(C): -EAGAIN when the mappings kept changing.
+ * Allocates nothing.
+ */
+PMAPS_API int pmaps_maps_read_whole(struct pmaps_maps *c,
+                                    int (*row)(void *ctx, const struct pmaps_mapping *m),
+                                    void (*reset)(void *ctx), void *ctx);
+
+/*
+ * Resets G and reads cursor C (freshly opened or rewound) whole into it,
+ * through pmaps_maps_read_whole(). Returns 0 or a negative errno as that,
+ * with the message in pmaps_maps_errmsg(C); also -EOVERFLOW when a sum
+ * saturated (PMAPS_GROUP_SATURATED), -ENOMEM.
  */
 PMAPS_API int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
 

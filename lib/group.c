@@ -301,58 +301,20 @@ const char *pmaps_group_kind_name(const struct pmaps_group_row *g)
 	return (g->kinds & ~file) == 0 ? "file" : "mixed";
 }
 
-/*
- * A read that must not count a mapping twice is read again when a row was
- * listed twice (a mapping grew between two of the kernel's reads) or the
- * thread read through ended (-EAGAIN, with nothing handed out of it that
- * counts). Returns 1 to read again, 0 to go on with ERR, -1 when the
- * mappings kept changing through PMAPS_MAX_READS reads.
- */
-static int read_again(int err, int overlaps, int attempt)
+static int add_row(void *g, const struct pmaps_mapping *m)
 {
-	if (err == -EAGAIN)
-		return attempt < PMAPS_MAX_READS;
-	if (err < 0 || !overlaps)
-		return 0;
-	return attempt < PMAPS_MAX_READS ? 1 : -1;
+	return pmaps_group_add(g, m);
 }
 
-static int read_once(struct pmaps_group *g, struct pmaps_maps *c, int *overlaps)
+static void reset_rows(void *g)
 {
-	const struct pmaps_mapping *m;
-	int err;
-
 	pmaps_group_reset(g);
-	*overlaps = 0;
-	while ((err = pmaps_maps_next(c, &m)) > 0) {
-		*overlaps |= (m->flags & PMAPS_ROW_OVERLAP) != 0;
-		err = pmaps_group_add(g, m);
-		if (err < 0)
-			return pmaps__maps_fail(c, err, "out of memory for the groups");
-	}
-	return err;
 }
 
 int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c)
 {
-	char msg[128];
-	int err, overlaps, again;
+	int err = pmaps_maps_read_whole(c, add_row, reset_rows, g);
 
-	for (int attempt = 1;; attempt++) {
-		err = read_once(g, c, &overlaps);
-		again = read_again(err, overlaps, attempt);
-		if (again == 0)
-			break;
-		if (again < 0) {
-			pmaps__msg(msg, sizeof(msg), "its mappings kept changing while they were "
-			           "read (a mapping grew and was listed twice, %d reads in a row): "
-			           "no total would be right; try again", PMAPS_MAX_READS);
-			return pmaps__maps_fail(c, -EAGAIN, msg);
-		}
-		err = pmaps_maps_rewind(c);
-		if (err < 0)
-			return err;
-	}
 	if (err < 0)
 		return err;
 	for (size_t i = 0, n = pmaps_group_count(g); i < n; i++)

@@ -1127,6 +1127,40 @@ int pmaps_maps_retarget(struct pmaps_maps *c, struct pmaps_proc *proc)
 	return open_file(c);
 }
 
+int pmaps_maps_read_whole(struct pmaps_maps *c,
+                          int (*row)(void *ctx, const struct pmaps_mapping *m),
+                          void (*reset)(void *ctx), void *ctx)
+{
+	const struct pmaps_mapping *m;
+	int err;
+
+	for (int attempt = 1;; attempt++) {
+		int overlaps = 0;
+		reset(ctx);
+		while ((err = pmaps_maps_next(c, &m)) > 0) {
+			overlaps |= (m->flags & PMAPS_ROW_OVERLAP) != 0;
+			err = row(ctx, m);
+			if (err < 0)
+				return pmaps__maps_fail(c, err, pmaps_strerror(err));
+		}
+		/* -EAGAIN: the thread read through ended, and a row handed out may be its. */
+		if ((err == 0 && !overlaps) || (err < 0 && err != -EAGAIN))
+			return err;
+		if (attempt == PMAPS_MAX_READS) {
+			if (err < 0)
+				return err;
+			pmaps__msg(c->errmsg, sizeof(c->errmsg),
+			           "%s: its mappings kept changing while they were read (a mapping grew "
+			           "and was listed twice, %d reads in a row): no sum or order of them "
+			           "would be right; try again", src_file(c->src), PMAPS_MAX_READS);
+			c->err = -EAGAIN;
+			return -EAGAIN;
+		}
+		if ((err = pmaps_maps_rewind(c)) < 0)
+			return err;
+	}
+}
+
 void pmaps_maps_close(struct pmaps_maps *c)
 {
 	if (!c)

@@ -195,36 +195,43 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
 	return 0;
 }
 
+/* What --sort keeps of a read: the rows, and how many. */
+struct sorted_read {
+	struct sorter *st;
+	const struct maps_opts *o;
+	uint64_t rows;
+};
+
+static int keep_row(void *ctx, const struct pmaps_mapping *m)
+{
+	struct sorted_read *r = ctx;
+
+	r->rows++;
+	return sorter_add(r->st, m);
+}
+
+static void start_over(void *ctx)
+{
+	struct sorted_read *r = ctx;
+
+	sorter_free(r->st);
+	sorter_init(r->st, r->o->sort_col, r->o->fmt == FMT_JSON || r->o->fmt == FMT_JSONL,
+	            r->o->cols, r->o->ncols);
+	r->rows = 0;
+}
+
 /*
- * Sorted rows are buffered, and so read again, PMAPS_MAX_READS times at
- * most, when a row was listed twice (a mapping grew during the read) or the
- * thread read through ended: what is written is one reading.
+ * Sorted rows are buffered, and so one whole reading is kept: the library
+ * reads again when a row was listed twice or the thread read through ended.
  */
 static int read_sorted(struct sorter *st, const struct maps_opts *o, struct pmaps_maps *c,
                        uint64_t *rows)
 {
-	const struct pmaps_mapping *m;
-	int err;
+	struct sorted_read r = {st, o, 0};
+	int err = pmaps_maps_read_whole(c, keep_row, start_over, &r);
 
-	for (int attempt = 1;; attempt++) {
-		int overlaps = 0;
-		sorter_free(st);
-		sorter_init(st, o->sort_col, o->fmt == FMT_JSON || o->fmt == FMT_JSONL, o->cols,
-		            o->ncols);
-		*rows = 0;
-		while ((err = pmaps_maps_next(c, &m)) > 0) {
-			overlaps |= (m->flags & PMAPS_ROW_OVERLAP) != 0;
-			(*rows)++;
-			if ((err = sorter_add(st, m)) < 0)
-				return err;
-		}
-		if ((err == 0 && !overlaps) || (err < 0 && err != -EAGAIN))
-			return err;
-		if (attempt == PMAPS_MAX_READS)
-			return err ? err : -EAGAIN;
-		if ((err = pmaps_maps_rewind(c)) < 0)
-			return err;
-	}
+	*rows = r.rows;
+	return err;
 }
 
 static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,

@@ -135,6 +135,12 @@ t err-fields 2 maps -f rss,bogus $E
 t err-fields-grouped 2 maps -g path -f address $E
 t err-fields-empty 2 maps -f rss, $E
 t err-fields-twice 2 maps -f rss,pss,Rss $E
+# A mapping listed twice (it grew between two of the kernel's reads): a streamed table marks it;
+# what sums or sorts reads again, and says so when it never stops.
+t overlap-table 0 maps --proc-root overlap/proc 100
+t err-overlap-sort 1 maps --sort rss --proc-root overlap/proc 100
+t err-overlap-group 1 maps --group kind --proc-root overlap/proc 100
+t err-overlap-explain 1 explain --proc-root overlap/proc 100
 t err-total-group 2 maps -t -g kind $E
 t err-sort-all 2 maps --sort all $E
 t err-sort-total 2 maps -t --sort rss $E

@@ -679,6 +679,70 @@ static void test_maps_retarget_mem(void **state)
 	pmaps_proc_close(self);
 }
 
+/* What pmaps_maps_read_whole() handed a caller: rows and starts. */
+struct whole {
+	unsigned rows, resets, stop_at;
+	uint64_t last_start;
+};
+
+static int whole_row(void *ctx, const struct pmaps_mapping *m)
+{
+	struct whole *w = ctx;
+
+	w->rows++;
+	w->last_start = m->start;
+	return w->stop_at && w->rows == w->stop_at ? -ENOMEM : 0;
+}
+
+static void whole_reset(void *ctx)
+{
+	struct whole *w = ctx;
+
+	w->rows = 0;
+	w->resets++;
+}
+
+/* A cursor read whole: once when the text is whole, PMAPS_MAX_READS times when it overlaps. */
+static void test_maps_read_whole(void **state)
+{
+	static const char whole_text[] = "00400000-00401000 r--p 00000000 00:00 0 \n"
+	                                 "00401000-00403000 rw-p 00000000 00:00 0 \n";
+	static const char overlap_text[] = "00400000-00402000 rw-p 00000000 00:00 0 \n"
+	                                   "00400000-00404000 rw-p 00000000 00:00 0 \n";
+	const char *want = "maps: its mappings kept changing while they were read";
+	struct pmaps_maps *c;
+	struct whole w = {0};
+
+	(void)state;
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, whole_text, sizeof(whole_text) - 1,
+	                                      0), 0);
+	assert_int_equal(pmaps_maps_read_whole(c, whole_row, whole_reset, &w), 0);
+	assert_int_equal(w.resets, 1);
+	assert_int_equal(w.rows, 2);
+	assert_int_equal(w.last_start, 0x401000);
+	pmaps_maps_close(c);
+
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, overlap_text,
+	                                      sizeof(overlap_text) - 1, 0), 0);
+	assert_int_equal(pmaps_maps_read_whole(c, whole_row, whole_reset, &w), -EAGAIN);
+	assert_int_equal(w.resets, PMAPS_MAX_READS);
+	assert_int_equal(w.rows, 2);
+	if (strncmp(pmaps_maps_errmsg(c), want, strlen(want)) != 0)
+		fail_msg("message '%s' does not start with '%s'", pmaps_maps_errmsg(c), want);
+	pmaps_maps_close(c);
+
+	/* The caller's error stops the read at once, and is the answer. */
+	memset(&w, 0, sizeof(w));
+	w.stop_at = 1;
+	assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, whole_text, sizeof(whole_text) - 1,
+	                                      0), 0);
+	assert_int_equal(pmaps_maps_read_whole(c, whole_row, whole_reset, &w), -ENOMEM);
+	assert_int_equal(w.resets, 1);
+	assert_int_equal(w.rows, 1);
+	pmaps_maps_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -696,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_page_range_pages),
 		cmocka_unit_test(test_maps_retarget),
 		cmocka_unit_test(test_maps_retarget_mem),
+		cmocka_unit_test(test_maps_read_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
