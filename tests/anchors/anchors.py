@@ -31,6 +31,19 @@ SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
 PF_KTHREAD = 0x00200000
 
 
+def pmaps_layout_args(script):
+    """SCRIPT's arguments PMAPS LAYOUT [--sample N]: (pmaps, layout, sample or None)."""
+    args = sys.argv[1:]
+    sample = None
+    if "--sample" in args:
+        i = args.index("--sample")
+        sample = int(args[i + 1])
+        del args[i:i + 2]
+    if len(args) != 2:
+        sys.exit("usage: %s PMAPS LAYOUT [--sample N]" % script)
+    return args[0], args[1], sample
+
+
 def log(*args):
     print(*args, flush=True)
 

@@ -111,15 +111,7 @@ class Pmap:
 
 
 def main():
-    args = sys.argv[1:]
-    sample = None
-    if "--sample" in args:
-        i = args.index("--sample")
-        sample = int(args[i + 1])
-        del args[i:i + 2]
-    if len(args) != 2:
-        sys.exit("usage: pmap_anchor.py PMAPS LAYOUT [--sample N]")
-    pmaps, layout = args
+    pmaps, layout, sample = anchors.pmaps_layout_args("pmap_anchor.py")
     exe = shutil.which("pmap")
     if exe is None:
         anchors.skip("procps pmap is not installed (Debian package procps)")

@@ -186,18 +186,25 @@ def compare_totals(psutil, pmaps, pid, tally, idle_name=None):
         diffs, moving = [], []
         t = doc["total"]
         uss = sum(t.get(k, 0) for k in ("private_clean", "private_dirty", "private_hugetlb"))
-        for field, va, vb, knames in (
-                ("uss", uss, theirs.uss, ("Private_Clean", "Private_Dirty", "Private_Hugetlb")),
-                ("pss", t.get("pss"), theirs.pss, ("Pss",)),
-                ("swap", t.get("swap"), theirs.swap, ("Swap",))):
-            if va == vb:
-                continue
-            still = all(before.get(k) == after.get(k) for k in knames)
-            (diffs if still else moving).append(("totals field " + field, va, vb))
+        split_diffs("totals field ", (
+            ("uss", uss, theirs.uss, ("Private_Clean", "Private_Dirty", "Private_Hugetlb")),
+            ("pss", t.get("pss"), theirs.pss, ("Pss",)),
+            ("swap", t.get("swap"), theirs.swap, ("Swap",))), before, after, diffs, moving)
         return diffs, moving, 3
 
     tally_up(tally, who, settle(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS,
                                 attempt), idle_name)
+
+
+def split_diffs(prefix, rows, before, after, diffs, moving):
+    """Each (field, ours, theirs, kernel names) that differs goes to DIFFS when
+    the kernel's figures it rests on stood still from BEFORE to AFTER, else to
+    MOVING (the process changed under the comparison)."""
+    for field, va, vb, knames in rows:
+        if va == vb:
+            continue
+        still = all(before.get(k) == after.get(k) for k in knames)
+        (diffs if still else moving).append((prefix + field, va, vb))
 
 
 def rollup_statm(pid):
@@ -239,18 +246,14 @@ def compare_explain(psutil, pmaps, pid, tally, idle_name=None):
         mi, fi = theirs
         st, ro = doc.get("status", {}), doc.get("smaps_rollup", {})
         diffs, moving = [], []
-        for field, va, vb, knames in (
-                ("status.vm_rss", st.get("vm_rss"), mi.rss, ("statm",)),
-                ("rss", doc.get("rss"), mi.rss, ("statm", "Rss")),
-                ("uss", doc.get("uss"), fi.uss, ("Private_Clean", "Private_Dirty",
-                                                 "Private_Hugetlb")),
-                ("smaps_rollup.rss", ro.get("rss"), mi.rss, ("statm", "Rss")),
-                ("smaps_rollup.pss", ro.get("pss"), fi.pss, ("Pss",)),
-                ("smaps_rollup.swap", ro.get("swap"), fi.swap, ("Swap",))):
-            if va == vb:
-                continue
-            still = all(before.get(k) == after.get(k) for k in knames)
-            (diffs if still else moving).append(("explain field " + field, va, vb))
+        split_diffs("explain field ", (
+            ("status.vm_rss", st.get("vm_rss"), mi.rss, ("statm",)),
+            ("rss", doc.get("rss"), mi.rss, ("statm", "Rss")),
+            ("uss", doc.get("uss"), fi.uss, ("Private_Clean", "Private_Dirty", "Private_Hugetlb")),
+            ("smaps_rollup.rss", ro.get("rss"), mi.rss, ("statm", "Rss")),
+            ("smaps_rollup.pss", ro.get("pss"), fi.pss, ("Pss",)),
+            ("smaps_rollup.swap", ro.get("swap"), fi.swap, ("Swap",))),
+            before, after, diffs, moving)
         return diffs, moving, 6
 
     tally_up(tally, who, settle(compare.ATTEMPTS_IDLE if idle_name else compare.ATTEMPTS,
@@ -346,15 +349,7 @@ def compare_grouped(psutil, pmaps, pid, tally, idle_name=None):
 
 
 def main():
-    args = sys.argv[1:]
-    sample = None
-    if "--sample" in args:
-        i = args.index("--sample")
-        sample = int(args[i + 1])
-        del args[i:i + 2]
-    if len(args) != 2:
-        sys.exit("usage: psutil_anchor.py PMAPS LAYOUT [--sample N]")
-    pmaps, layout = args
+    pmaps, layout, sample = anchors.pmaps_layout_args("psutil_anchor.py")
     try:
         import psutil
     except ImportError:
