@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stall.c - how much each way of reading a process stalls that process.
+ *
+ * The victim, a forked child pinned to CPU 0, holds --vmas small mappings
+ * of 4 pages (alternating protections, so that they never merge; one page
+ * of each touched) and one anonymous region of --resident-mib MiB, all of
+ * it touched. Then it loops: mmap() 64 KiB, write one page of it (a
+ * fault), munmap() it, timing each of the three with CLOCK_MONOTONIC into
+ * arrays in shared memory. mmap() and munmap() take its mmap_lock for
+ * writing, so they wait for any reader holding it; the fault only needs
+ * the VMA (per-VMA locks) and shows whether a reader gets in its way
+ * anyway.
+ *
+ * The parent, pinned to CPU 1, runs each reader of the table below in a
+ * loop for --seconds while the victim records; a baseline phase with no
+ * reader comes first and again last. The ratio column is the reader's
+ * mmap() p99.9 over the mean of the two baselines' p99.9.
+ *
+ *   pmaps-bench-stall [--quick] [--seconds S] [--vmas N] [--resident-mib M]
+ *                     [--only NAME,NAME] [--list]
+ *
+ * Exits 0 when every reader asked for printed a row of figures (one the
+ * kernel lacks, ENOTTY, prints "unsupported" and counts as done), 1 when
+ * one failed or the victim died, 2 on bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmaps.h>
+
+#include "uapi.h"
+
+/* PROCMAP_QUERY (Linux 6.11), from linux/fs.h, which the installed headers may predate. */
+struct procmap_query {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size;
+	uint64_t vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+_Static_assert(sizeof(struct procmap_query) == 104, "struct procmap_query is 104 bytes");
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
+
+#define USER_END 0x800000000000ull /* end of x86-64 user space; [vsyscall] lies above */
+/* PAGEMAP_SCAN's end: EFAULT past TASK_SIZE_MAX, the last page below USER_END. */
+#define SCAN_END (USER_END - 4096)
+#define LOOP_BYTES (64u << 10)     /* what the victim maps and unmaps */
+#define MAX_READS (1u << 20)       /* read durations kept per phase, for the median */
+
+/*
+ * Shared with the victim. CMD is the parent's: odd means idle, even means
+ * record (a new phase each time it changes). ACK is the victim's echo of
+ * the CMD it acts on; when it echoes an idle CMD, N and LOOPS hold the
+ * phase just ended and the arrays are the parent's until CMD changes again.
+ */
+struct shared {
+	_Atomic uint32_t cmd, ack;
+	uint64_t n;     /* samples stored */
+	uint64_t loops; /* loops done (more than N when the arrays filled) */
+	uint64_t cap;
+	uint32_t *mmap_ns, *fault_ns, *munmap_ns;
+};
+
+struct stats {
+	uint64_t n, loops;
+	double secs;
+	uint32_t mmap_p50, mmap_p99, mmap_p999, munmap_p999, fault_p999, max;
+};
+
+struct reader;
+typedef int (*read_fn)(struct reader *r, pid_t pid);
+
+/* One row of the table; what follows the first fields is state. */
+struct reader {
+	const char *name;
+	read_fn read_once;
+	const char *file;          /* read_text: the file under /proc/PID */
+	uint64_t max_pages;        /* read_scan: per PAGEMAP_SCAN call, 0 = no cap */
+	long pause_ns;             /* read_scan: between calls */
+	int src;                   /* read_pmaps_maps: enum pmaps_source */
+	unsigned pages_opts;       /* read_pmaps_pages: PMAPS_PAGES_* */
+
+	int fd;                    /* -1 or open */
+	struct pmaps_maps *maps;
+	struct pmaps_pages *pages;
+	char err[160];
+	/* results */
+	int run, failed, unsupported;
+	uint64_t reads;
+	double ms_median;
+	struct stats st;
+};
+
+static int read_text(struct reader *r, pid_t pid);
+static int read_query(struct reader *r, pid_t pid);
+static int read_scan(struct reader *r, pid_t pid);
+static int read_pmaps_maps(struct reader *r, pid_t pid);
+static int read_pmaps_pages(struct reader *r, pid_t pid);
+
+/* The readers, in the order they run. A new one is one line here. */
+#define READER(n, fn) .name = (n), .read_once = (fn)
+static struct reader readers[] = {
+	{ READER("status", read_text), .file = "status" },
+	{ READER("maps", read_text), .file = "maps" },
+	{ READER("procmap_query", read_query) },
+	{ READER("smaps", read_text), .file = "smaps" },
+	{ READER("smaps_rollup", read_text), .file = "smaps_rollup" },
+	{ READER("scan_whole", read_scan), .max_pages = 0 },
+	{ READER("scan_512", read_scan), .max_pages = 512 },
+	{ READER("scan_512_pause", read_scan), .max_pages = 512, .pause_ns = 50000 },
+	{ READER("pmaps smaps", read_pmaps_maps), .src = PMAPS_SRC_SMAPS },
+	{ READER("pmaps rollup", read_pmaps_maps), .src = PMAPS_SRC_ROLLUP },
+	{ READER("pmaps pages", read_pmaps_pages) },
+	{ READER("pmaps pages --gentle", read_pmaps_pages), .pages_opts = PMAPS_PAGES_GENTLE },
+};
+#define N_READERS (sizeof(readers) / sizeof(readers[0]))
+
+static struct shared *sh;
+static size_t sh_bytes;
+static pid_t victim = -1;
+static struct pmaps_proc *proc; /* the victim, for the pmaps readers */
+static char buf[64 << 10];
+static char name_buf[4096];
+static struct pmaps__page_region vec[4096];
+static uint64_t *read_ns;
+
+static void warn(const char *what, const char *msg)
+{
+	fprintf(stderr, "pmaps-bench-stall: %s: %s\n", what, msg);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ns(long ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+static int set_err(struct reader *r, const char *what, int err)
+{
+	snprintf(r->err, sizeof(r->err), "%s: %s", what, strerror(err));
+	return -err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Readers: each reads the victim once, whole; 0 or a negative errno.  */
+
+static int open_proc_file(struct reader *r, pid_t pid, const char *file)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return set_err(r, path, errno);
+	return fd;
+}
+
+/* A text file, opened and read to its end through 64 KiB, as a tool would. */
+static int read_text(struct reader *r, pid_t pid)
+{
+	int fd = open_proc_file(r, pid, r->file), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno != EINTR) {
+			err = set_err(r, r->file, errno);
+			break;
+		}
+	}
+	if (close(fd) < 0 && !err)
+		err = set_err(r, "close", errno);
+	return err;
+}
+
+/* Every VMA, its name included, one PROCMAP_QUERY ioctl each. */
+static int read_query(struct reader *r, pid_t pid)
+{
+	struct procmap_query q;
+	uint64_t addr = 0;
+
+	if (r->fd < 0) {
+		r->fd = open_proc_file(r, pid, "maps");
+		if (r->fd < 0)
+			return r->fd;
+	}
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+		q.query_addr = addr;
+		q.vma_name_addr = (uint64_t)(uintptr_t)name_buf;
+		q.vma_name_size = sizeof(name_buf);
+		if (ioctl(r->fd, PROCMAP_QUERY, &q) < 0) {
+			if (errno == ENOENT)
+				return 0;
+			if (errno == EINTR)
+				continue;
+			return set_err(r, "PROCMAP_QUERY", errno);
+		}
+		if (q.vma_end <= addr)
+			return set_err(r, "PROCMAP_QUERY went backwards", EIO);
+		addr = q.vma_end;
+	}
+}
+
+/* PAGEMAP_SCAN over all of user space, R->max_pages at a time. */
+static int read_scan(struct reader *r, pid_t pid)
+{
+	struct pmaps__pm_scan_arg a;
+	uint64_t at = 0;
+
+	if (r->fd < 0) {
+		r->fd = open_proc_file(r, pid, "pagemap");
+		if (r->fd < 0)
+			return r->fd;
+	}
+	while (at < SCAN_END) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.start = at;
+		a.end = SCAN_END;
+		a.vec = (uint64_t)(uintptr_t)vec;
+		a.vec_len = sizeof(vec) / sizeof(vec[0]);
+		a.max_pages = r->max_pages;
+		a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
+		a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
+		                PMAPS__CAT_HUGE | PMAPS__CAT_PFNZERO;
+		if (ioctl(r->fd, PMAPS_PAGEMAP_SCAN, &a) < 0) {
+			if (errno == EINTR && a.walk_end > at) {
+				at = a.walk_end;
+				continue;
+			}
+			return set_err(r, "PAGEMAP_SCAN", errno);
+		}
+		if (a.walk_end <= at)
+			return set_err(r, "PAGEMAP_SCAN made no progress", EIO);
+		at = a.walk_end;
+		if (r->pause_ns && at < SCAN_END)
+			sleep_ns(r->pause_ns);
+	}
+	return 0;
+}
+
+static int pmaps_fail(struct reader *r, const char *what, int err, const char *msg)
+{
+	snprintf(r->err, sizeof(r->err), "%s: %s%s%s", what, pmaps_strerror(err),
+	         msg && *msg ? ": " : "", msg ? msg : "");
+	return err;
+}
+
+/* Opens R's maps cursor on SRC the first time, rewinds it after. */
+static int maps_start(struct reader *r, int src)
+{
+	int err;
+
+	if (!r->maps) {
+		err = pmaps_maps_open(&r->maps, proc, (enum pmaps_source)src, 0);
+		if (err < 0) {
+			pmaps_fail(r, "pmaps_maps_open", err, r->maps ? pmaps_maps_errmsg(r->maps) : NULL);
+			pmaps_maps_close(r->maps);
+			r->maps = NULL;
+			return err;
+		}
+		return 0;
+	}
+	err = pmaps_maps_rewind(r->maps);
+	if (err < 0)
+		return pmaps_fail(r, "pmaps_maps_rewind", err, pmaps_maps_errmsg(r->maps));
+	return 0;
+}
+
+/* A maps cursor on R->src read to its end. */
+static int read_pmaps_maps(struct reader *r, pid_t pid)
+{
+	const struct pmaps_mapping *m;
+	int err;
+
+	(void)pid;
+	err = maps_start(r, r->src);
+	if (err < 0)
+		return err;
+	while ((err = pmaps_maps_next(r->maps, &m)) > 0)
+		;
+	if (err < 0)
+		return pmaps_fail(r, "pmaps_maps_next", err, pmaps_maps_errmsg(r->maps));
+	return 0;
+}
+
+/* What `pmaps pages` does: the mappings from maps, each one's pages summed. */
+static int read_pmaps_pages(struct reader *r, pid_t pid)
+{
+	const struct pmaps_mapping *m;
+	struct pmaps_page_summary sum;
+	int err;
+
+	(void)pid;
+	if (!r->pages) {
+		err = pmaps_pages_open(&r->pages, proc, PMAPS_PAGES_AUTO, r->pages_opts);
+		if (err < 0) {
+			pmaps_fail(r, "pmaps_pages_open", err,
+			           r->pages ? pmaps_pages_errmsg(r->pages) : NULL);
+			pmaps_pages_close(r->pages);
+			r->pages = NULL;
+			return err;
+		}
+	}
+	err = maps_start(r, PMAPS_SRC_MAPS);
+	if (err < 0)
+		return err;
+	while ((err = pmaps_maps_next(r->maps, &m)) > 0) {
+		if (m->start >= USER_END)
+			continue; /* [vsyscall]: no page tables to walk */
+		memset(&sum, 0, sizeof(sum));
+		sum.size = sizeof(sum);
+		err = pmaps_pages_summarize(r->pages, m->start, m->end, &sum);
+		if (err < 0)
+			return pmaps_fail(r, "pmaps_pages_summarize", err,
+			                  pmaps_pages_errmsg(r->pages));
+	}
+	if (err < 0)
+		return pmaps_fail(r, "pmaps_maps_next", err, pmaps_maps_errmsg(r->maps));
+	return 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	if (r->fd >= 0 && close(r->fd) < 0)
+		warn(r->name, strerror(errno));
+	r->fd = -1;
+	pmaps_pages_close(r->pages);
+	r->pages = NULL;
+	pmaps_maps_close(r->maps);
+	r->maps = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The victim                                                          */
+
+static void victim_fail(const char *what)
+{
+	fprintf(stderr, "pmaps-bench-stall: victim: %s: %s\n", what, strerror(errno));
+	_exit(1);
+}
+
+static void touch(volatile char *p, size_t len, size_t step)
+{
+	for (size_t i = 0; i < len; i += step)
+		p[i] = 1;
+}
+
+_Noreturn static void victim_main(pid_t parent, long vmas, long resident_mib)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), chunk = 4 * page;
+	uint32_t seen = 0;
+	uint64_t n = 0, loops = 0;
+	char *p;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		victim_fail("prctl");
+	if (getppid() != parent)
+		_exit(1);
+	if (pin(0) < 0)
+		fprintf(stderr, "pmaps-bench-stall: victim: not pinned to CPU 0: %s\n",
+		        strerror(errno));
+	/* The arrays, faulted in now rather than while timing. */
+	touch((volatile char *)sh->mmap_ns, sh->cap * 3 * sizeof(uint32_t), page);
+
+	/* VMAs of 4 pages: every other one read-only, so none merge. */
+	p = mmap(NULL, (size_t)vmas * chunk, PROT_READ | PROT_WRITE,
+	         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		victim_fail("mmap of the small VMAs");
+	touch(p, (size_t)vmas * chunk, chunk);
+	for (long i = 1; i < vmas; i += 2)
+		if (mprotect(p + (size_t)i * chunk, chunk, PROT_READ) < 0)
+			victim_fail("mprotect");
+	p = mmap(NULL, (size_t)resident_mib << 20, PROT_READ | PROT_WRITE,
+	         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		victim_fail("mmap of the resident region");
+	touch(p, (size_t)resident_mib << 20, page);
+
+	for (;;) {
+		uint32_t c = atomic_load_explicit(&sh->cmd, memory_order_acquire);
+		uint64_t t0, t1, t2, t3;
+		char *q;
+
+		if (c != seen) {
+			if (seen && !(seen & 1)) {
+				sh->n = n;
+				sh->loops = loops;
+			}
+			seen = c;
+			n = loops = 0;
+			atomic_store_explicit(&sh->ack, c, memory_order_release);
+		}
+		if (c & 1) {
+			sleep_ns(100000);
+			continue;
+		}
+		t0 = now_ns();
+		q = mmap(NULL, LOOP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t1 = now_ns();
+		if (q == MAP_FAILED)
+			victim_fail("mmap");
+		*(volatile char *)q = 1;
+		t2 = now_ns();
+		if (munmap(q, LOOP_BYTES) < 0)
+			victim_fail("munmap");
+		t3 = now_ns();
+		if (n < sh->cap) {
+			sh->mmap_ns[n] = t1 - t0 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t1 - t0);
+			sh->fault_ns[n] = t2 - t1 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t2 - t1);
+			sh->munmap_ns[n] = t3 - t2 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t3 - t2);
+			n++;
+		}
+		loops++;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The parent                                                          */
+
+/* 0 while the victim lives; -1 (said why) once it has died, reaped. */
+static int victim_check(void)
+{
+	int status;
+	pid_t w = waitpid(victim, &status, WNOHANG);
+
+	if (w == 0)
+		return 0;
+	if (w < 0)
+		warn("waitpid", strerror(errno));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "pmaps-bench-stall: the victim died of signal %d\n", WTERMSIG(status));
+	else
+		fprintf(stderr, "pmaps-bench-stall: the victim exited (%d)\n", WEXITSTATUS(status));
+	victim = -1;
+	return -1;
+}
+
+static void victim_kill(void)
+{
+	if (victim <= 0)
+		return;
+	if (kill(victim, SIGKILL) < 0)
+		warn("kill", strerror(errno));
+	while (waitpid(victim, NULL, 0) < 0)
+		if (errno != EINTR) {
+			warn("waitpid", strerror(errno));
+			break;
+		}
+	victim = -1;
+}
+
+/* Sets CMD and waits up to TIMEOUT_S for the victim to act on it. */
+static int victim_command(uint32_t cmd, double timeout_s)
+{
+	uint64_t until = now_ns() + (uint64_t)(timeout_s * 1e9);
+
+	atomic_store_explicit(&sh->cmd, cmd, memory_order_release);
+	while (atomic_load_explicit(&sh->ack, memory_order_acquire) != cmd) {
+		if (victim_check() < 0)
+			return -1;
+		if (now_ns() > until) {
+			warn("victim", "does not answer");
+			return -1;
+		}
+		sleep_ns(200000);
+	}
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The Q-quantile of sorted V[N] (nearest rank). */
+static uint32_t quantile(const uint32_t *v, uint64_t n, double q)
+{
+	uint64_t i = (uint64_t)(q * (double)n + 0.999999);
+
+	if (n == 0)
+		return 0;
+	return v[i == 0 ? 0 : i > n ? n - 1 : i - 1];
+}
+
+static void phase_stats(struct stats *st, double secs)
+{
+	uint64_t n = sh->n;
+
+	st->n = n;
+	st->loops = sh->loops;
+	st->secs = secs;
+	qsort(sh->mmap_ns, n, sizeof(uint32_t), cmp_u32);
+	qsort(sh->fault_ns, n, sizeof(uint32_t), cmp_u32);
+	qsort(sh->munmap_ns, n, sizeof(uint32_t), cmp_u32);
+	st->mmap_p50 = quantile(sh->mmap_ns, n, 0.5);
+	st->mmap_p99 = quantile(sh->mmap_ns, n, 0.99);
+	st->mmap_p999 = quantile(sh->mmap_ns, n, 0.999);
+	st->munmap_p999 = quantile(sh->munmap_ns, n, 0.999);
+	st->fault_p999 = quantile(sh->fault_ns, n, 0.999);
+	st->max = n ? sh->mmap_ns[n - 1] : 0;
+	if (n && sh->munmap_ns[n - 1] > st->max)
+		st->max = sh->munmap_ns[n - 1];
+	if (n && sh->fault_ns[n - 1] > st->max)
+		st->max = sh->fault_ns[n - 1];
+}
+
+/*
+ * One phase: the victim records while R (NULL: nobody, the baseline) reads
+ * it over and over for SECS. Returns -1 when the victim is gone; a failing
+ * reader is R->failed and ends its phase early.
+ */
+static int phase(struct reader *r, uint32_t *cmd, double secs)
+{
+	uint64_t t0, end, nr = 0;
+
+	*cmd += 1; /* even: record */
+	if (victim_command(*cmd, 10) < 0)
+		return -1;
+	t0 = now_ns();
+	end = t0 + (uint64_t)(secs * 1e9);
+	for (uint64_t t = t0; t < end; t = now_ns()) {
+		uint64_t a;
+		int err;
+
+		if (!r) {
+			sleep_ns(end - t > 10000000 ? 10000000 : (long)(end - t));
+			continue;
+		}
+		a = now_ns();
+		err = r->read_once(r, victim);
+		if (err < 0) {
+			if (err == -ENOTTY)
+				r->unsupported = 1;
+			else
+				r->failed = 1;
+			fprintf(stderr, "pmaps-bench-stall: %s: %s\n", r->name, r->err);
+			break;
+		}
+		if (nr < MAX_READS)
+			read_ns[nr] = now_ns() - a;
+		r->reads++;
+		nr++;
+	}
+	secs = (double)(now_ns() - t0) / 1e9;
+	*cmd += 1; /* odd: idle, the arrays are ours */
+	if (victim_command(*cmd, 10) < 0)
+		return -1;
+	if (r) {
+		reader_close(r);
+		if (nr > MAX_READS)
+			nr = MAX_READS;
+		qsort(read_ns, nr, sizeof(uint64_t), cmp_u64);
+		r->ms_median = nr ? (double)read_ns[(nr - 1) / 2] / 1e6 : 0;
+		r->run = 1;
+		phase_stats(&r->st, secs);
+	}
+	return 0;
+}
+
+static double us(uint32_t ns)
+{
+	return ns / 1e3;
+}
+
+static void print_row(const char *name, const struct reader *r, const struct stats *st,
+                      double base_p999)
+{
+	char reads[24] = "-", ms[24] = "-";
+
+	if (r && (r->failed || r->unsupported)) {
+		printf("%-22s %s\n", name, r->failed ? "failed" : "unsupported");
+		return;
+	}
+	if (r) {
+		snprintf(reads, sizeof(reads), "%llu", (unsigned long long)r->reads);
+		snprintf(ms, sizeof(ms), "%.3f", r->ms_median);
+	}
+	printf("%-22s %7s %9s %8.1f %8.1f %9.1f %9.1f %9.1f %9.1f %8.1f %7.0f%s\n", name, reads, ms,
+	       us(st->mmap_p50), us(st->mmap_p99), us(st->mmap_p999), us(st->munmap_p999),
+	       us(st->fault_p999), us(st->max), base_p999 > 0 ? us(st->mmap_p999) / base_p999 : 0,
+	       st->secs > 0 ? (double)st->loops / st->secs / 1e3 : 0,
+	       st->loops > st->n ? " (capped)" : "");
+}
+
+static int selected(const char *only, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *s = only; s && *s;) {
+		const char *e = strchr(s, ',');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+
+		if (l == len && memcmp(s, name, len) == 0)
+			return 1;
+		s = e ? e + 1 : NULL;
+	}
+	return !only;
+}
+
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: pmaps-bench-stall [--quick] [--seconds S] [--vmas N] "
+	                "[--resident-mib M] [--only NAME,NAME] [--list]\n");
+}
+
+int main(int argc, char **argv)
+{
+	double secs = 3, vmas = 20000, mib = 4096;
+	const char *only = NULL;
+	struct stats base[2];
+	struct utsname un;
+	uint32_t cmd = 1;
+	int rc = 1, err;
+	char pid[16];
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--quick") == 0) {
+			secs = 0.3;
+			vmas = 1000;
+			mib = 64;
+		} else if (strcmp(a, "--list") == 0) {
+			for (size_t k = 0; k < N_READERS; k++)
+				printf("%s\n", readers[k].name);
+			return 0;
+		} else if (v && strcmp(a, "--seconds") == 0 && parse_num(v, 0.01, 3600, &secs) == 0) {
+			i++;
+		} else if (v && strcmp(a, "--vmas") == 0 && parse_num(v, 2, 60000, &vmas) == 0) {
+			i++;
+		} else if (v && strcmp(a, "--resident-mib") == 0 &&
+		           parse_num(v, 1, 1 << 20, &mib) == 0) {
+			i++;
+		} else if (v && strcmp(a, "--only") == 0) {
+			only = v;
+			i++;
+		} else {
+			usage();
+			return 2;
+		}
+	}
+	if (only) {
+		/* Every name given must be a reader's: a typo is not an empty run. */
+		for (const char *s = only; *s;) {
+			const char *e = strchr(s, ',');
+			size_t l = e ? (size_t)(e - s) : strlen(s), k;
+
+			for (k = 0; k < N_READERS; k++)
+				if (strlen(readers[k].name) == l && memcmp(readers[k].name, s, l) == 0)
+					break;
+			if (k == N_READERS) {
+				fprintf(stderr, "pmaps-bench-stall: no reader %.*s (--list names them)\n",
+				        (int)l, s);
+				return 2;
+			}
+			if (!e)
+				break;
+			s = e + 1;
+		}
+	}
+	for (size_t k = 0; k < N_READERS; k++)
+		readers[k].fd = -1;
+
+	read_ns = malloc(MAX_READS * sizeof(*read_ns));
+	if (!read_ns) {
+		warn("malloc", strerror(errno));
+		return 1;
+	}
+	/* Room for 1.5M loops a second, more than the victim manages. */
+	uint64_t cap = (uint64_t)(secs * 1.5e6) + 4096;
+	sh_bytes = sizeof(*sh) + cap * 3 * sizeof(uint32_t);
+	sh = mmap(NULL, sh_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		warn("mmap of the shared arrays", strerror(errno));
+		free(read_ns);
+		return 1;
+	}
+	sh->cap = cap;
+	sh->mmap_ns = (uint32_t *)(sh + 1);
+	sh->fault_ns = sh->mmap_ns + cap;
+	sh->munmap_ns = sh->fault_ns + cap;
+	atomic_store(&sh->cmd, cmd);
+	atomic_store(&sh->ack, 0);
+
+	fflush(stdout);
+	pid_t parent = getpid();
+	victim = fork();
+	if (victim < 0) {
+		warn("fork", strerror(errno));
+		goto out;
+	}
+	if (victim == 0)
+		victim_main(parent, (long)vmas, (long)mib);
+	if ((err = pin(1)) < 0)
+		fprintf(stderr, "pmaps-bench-stall: note: not pinned to CPU 1: %s\n", strerror(-err));
+
+	/* Setup: touching GiBs takes a while. */
+	if (victim_command(cmd, 60 + mib / 64) < 0)
+		goto out;
+	snprintf(pid, sizeof(pid), "%d", (int)victim);
+	err = pmaps_proc_open(&proc, NULL, pid);
+	if (err < 0) {
+		warn("pmaps_proc_open", pmaps_strerror(err));
+		goto out;
+	}
+
+	if (phase(NULL, &cmd, secs) < 0)
+		goto out;
+	phase_stats(&base[0], secs);
+	for (size_t k = 0; k < N_READERS; k++)
+		if (selected(only, readers[k].name) && phase(&readers[k], &cmd, secs) < 0)
+			goto out;
+	if (phase(NULL, &cmd, secs) < 0)
+		goto out;
+	phase_stats(&base[1], secs);
+
+	double base_p999 = (us(base[0].mmap_p999) + us(base[1].mmap_p999)) / 2;
+	if (uname(&un) < 0)
+		snprintf(un.release, sizeof(un.release), "?");
+	printf("pmaps-bench-stall: the victim's mmap()/fault/munmap() of 64 KiB while each reader "
+	       "loops\nvictim: %ld VMAs of 4 pages + %ld MiB resident; %.1f s a reader; "
+	       "Linux %s, %ld CPUs\n"
+	       "latencies in us; max = the worst single mmap(), fault or munmap(); "
+	       "x base = mmap p99.9 / the mean of both baselines'\n\n",
+	       (long)vmas, (long)mib, secs, un.release, sysconf(_SC_NPROCESSORS_ONLN));
+	printf("%-22s %7s %9s %8s %8s %9s %9s %9s %9s %8s %7s\n", "reader", "reads", "ms/read",
+	       "mmap p50", "p99", "p99.9", "munmap", "fault", "max", "x base", "kloop/s");
+	printf("%-22s %7s %9s %8s %8s %9s %9s %9s %9s %8s %7s\n", "", "", "(median)", "", "", "",
+	       "p99.9", "p99.9", "", "", "");
+	print_row("baseline", NULL, &base[0], base_p999);
+	rc = 0;
+	for (size_t k = 0; k < N_READERS; k++) {
+		struct reader *r = &readers[k];
+
+		if (!r->run)
+			continue;
+		print_row(r->name, r, &r->st, base_p999);
+		if (r->failed)
+			rc = 1;
+	}
+	print_row("baseline (end)", NULL, &base[1], base_p999);
+out:
+	for (size_t k = 0; k < N_READERS; k++)
+		reader_close(&readers[k]);
+	pmaps_proc_close(proc);
+	victim_kill();
+	if (munmap(sh, sh_bytes) < 0)
+		warn("munmap", strerror(errno));
+	free(read_ns);
+	return rc;
+}
