@@ -207,6 +207,42 @@ PMAPS_API int pmaps_field_lookup(const char *name, size_t len);
 /* 1 when the field is a size in bytes, 0 for THP_ELIGIBLE and PROTECTION_KEY. */
 PMAPS_API int pmaps_field_is_size(enum pmaps_field f);
 
+/*
+ * Where figures come from (docs/internals/SOURCES.md), cheapest first for
+ * the target: reading smaps or smaps_rollup holds its mmap_lock for a
+ * whole walk of its page tables, which stalls its mmap()/munmap() for
+ * milliseconds; the page sources walk in bounded steps that can pause.
+ */
+enum pmaps_source {
+	PMAPS_SRC_MAPS,   /* /proc/PID/maps: no sizes, cheapest to read */
+	PMAPS_SRC_SMAPS,  /* /proc/PID/smaps: every field, per mapping */
+	PMAPS_SRC_ROLLUP, /* /proc/PID/smaps_rollup: one row, summed (4.14+) */
+	/*
+	 * The mappings from the PROCMAP_QUERY ioctl (6.11+; the maps text
+	 * before) and their pages from PAGEMAP_SCAN (6.7+; pagemap before):
+	 * Size, Rss, Anonymous, AnonHugePages, Swap (not of shared memory),
+	 * FilePmdMapped and ShmemPmdMapped where the backing is known,
+	 * KernelPageSize and MMUPageSize (PROCMAP_QUERY), and the values
+	 * FILE_RSS and ZERO_PAGE. No VmFlags. Every other field is absent.
+	 */
+	PMAPS_SRC_FAST,
+	/*
+	 * FAST, and pagemap's exclusive bit read over the present pages only:
+	 * USS and shared (pmaps_mapping_value()). As root (CAP_SYS_ADMIN) also
+	 * Pss from /proc/kpagecount and LazyFree from /proc/kpageflags.
+	 */
+	PMAPS_SRC_PAGES,
+	/* /proc/PID/status: totals only (VmRSS and its parts, VmSwap) */
+	PMAPS_SRC_STATUS,
+	PMAPS_SRC_COUNT,
+	/* Asks pmaps_source_choose() for the cheapest source that answers. */
+	PMAPS_SRC_AUTO = 31
+};
+/* Its name ("smaps", "smaps_rollup", "fast", "pages", "status", "auto"), or NULL. */
+PMAPS_API const char *pmaps_source_name(enum pmaps_source s);
+/* Looks a source up by name ("rollup" too); -1 if none. */
+PMAPS_API int pmaps_source_lookup(const char *name, size_t len);
+
 /* Permission bits of a mapping (the maps "rwxp"/"rwxs" column). */
 enum {
 	PMAPS_PERM_READ = 1u << 0,
@@ -285,7 +321,20 @@ enum {
 	 * the overlap twice: read again for totals (pmaps does).
 	 */
 	PMAPS_ROW_OVERLAP = 1u << 6,
+	/*
+	 * The row has the members added in 0.2.0 (SOURCE, XPRESENT, XV): every
+	 * row from a cursor of 0.2.0 or later. A row a program builds and hands
+	 * to pmaps_group_add() sets it only when it fills them (a program built
+	 * with an older header has no such members: they are not read).
+	 */
+	PMAPS_ROW_SINCE_0_2 = 1u << 7,
 };
+
+/*
+ * Room for the values a reader measures that no smaps field holds, in a
+ * row's xv[] (USS and shared from the page sources, ZERO_PAGE): frozen.
+ */
+#define PMAPS_XV_MAX 16
 
 /* Unknown fields a row keeps: frozen for ABI 0. */
 #define PMAPS_MAX_UNKNOWN 16
@@ -324,6 +373,16 @@ struct pmaps_mapping {
 	unsigned n_unknown;
 	struct pmaps_unknown unknown[PMAPS_MAX_UNKNOWN];
 	unsigned line;           /* line number of the mapping's header, from 1 */
+	/* Since 0.2.0: */
+	enum pmaps_source source; /* the reader that gave the row */
+	/*
+	 * Values a page source measured (enum pmaps_value, key K at
+	 * xv[K - PMAPS_F_MAX], bit 1 << (K - PMAPS_F_MAX) in XPRESENT): USS and
+	 * shared from pagemap's exclusive bit, ZERO_PAGE. pmaps_mapping_value()
+	 * prefers them to the sums smaps' fields give; read values through it.
+	 */
+	uint64_t xpresent;
+	uint64_t xv[PMAPS_XV_MAX];
 };
 
 /*
@@ -337,8 +396,17 @@ enum pmaps_value {
 	PMAPS_V_USS,      /* Private_Clean + Private_Dirty: pages no other process maps */
 	PMAPS_V_VSIZE,    /* end - start; a group: the sum (absent for smaps_rollup's row) */
 	PMAPS_V_MAPPINGS, /* 1 for a mapping; a group: its members (absent for smaps_rollup's) */
+	/* Rss - Anonymous: resident pages of files and of shared memory */
+	PMAPS_V_FILE_RSS,
+	/*
+	 * Pages mapped to the shared (or huge) zero page: read, never written,
+	 * not resident and not in Rss. Only the page sources see them
+	 * (PMAPS_SRC_FAST, PMAPS_SRC_PAGES): smaps has no field for them.
+	 */
+	PMAPS_V_ZERO_PAGE,
 	PMAPS_V_COUNT
 };
+
 
 /*
  * Value KEY (enum pmaps_field or enum pmaps_value) of a row into *V. Returns
@@ -396,13 +464,91 @@ PMAPS_API int pmaps_status_read(struct pmaps_proc *proc, struct pmaps_status *st
                                 size_t msgsz);
 
 /* ------------------------------------------------------------------ */
-/* Mapping cursor                                                      */
+/* What a read costs the target, and how gently to read                */
 
-enum pmaps_source {
-	PMAPS_SRC_MAPS,   /* /proc/PID/maps: no sizes, cheapest to read */
-	PMAPS_SRC_SMAPS,  /* /proc/PID/smaps: every field, per mapping */
-	PMAPS_SRC_ROLLUP, /* /proc/PID/smaps_rollup: one row, summed (4.14+) */
+/*
+ * What reading a source costs: estimated before (pmaps_cost_estimate()) or
+ * spent (pmaps_maps_cost(), pmaps_total_from()). The caller sets SIZE
+ * (Conventions).
+ */
+struct pmaps_cost {
+	uint32_t size;
+	uint64_t ns;       /* estimated: kernel time; spent: wall time of the read */
+	/*
+	 * The longest the target's mmap_lock is held at a time: estimated, or
+	 * spent (the longest kernel call that holds it: a PAGEMAP_SCAN or a
+	 * read() of smaps; 0 for sources that take no such lock).
+	 */
+	uint64_t hold_ns;
+	uint64_t calls;    /* kernel calls: read()s, ioctls, preads */
+	uint64_t pauses;   /* spent: pauses made for the target */
 };
+
+/*
+ * How a page source walks (PMAPS_SRC_FAST, PMAPS_SRC_PAGES), and what a
+ * read may cost. The kernel holds the target's mmap_lock for one
+ * PAGEMAP_SCAN call, and a target's mmap(), munmap() or mprotect() waits
+ * for it; calls that follow each other at once can keep it waiting for
+ * milliseconds. So the walk goes in calls that report at most STEP_PAGES
+ * pages, and after every HOLD_US of walking pauses PAUSE_US, which lets a
+ * waiting writer in (docs/internals/SOURCES.md has the measurements).
+ */
+struct pmaps_policy {
+	uint32_t size;       /* sizeof(struct pmaps_policy): the caller's (Conventions) */
+	uint32_t step_pages; /* pages reported per call, at most (0: 4096) */
+	uint32_t hold_us;    /* walking between two pauses (0: no pause) */
+	uint32_t pause_us;   /* each pause */
+	/*
+	 * Time one read may take (0: no limit). pmaps_source_choose() leaves
+	 * out sources whose estimate passes it; a page walk that passes it
+	 * stops with -ETIME from pmaps_maps_next(), and the next call resumes
+	 * where it stopped.
+	 */
+	uint64_t budget_ns;
+};
+/* The gentle policy (pmaps --gentle): steps of 512 pages, 50 us pauses after 200 us. */
+#define PMAPS_POLICY_GENTLE_STEP 512u
+#define PMAPS_POLICY_GENTLE_HOLD_US 200u
+#define PMAPS_POLICY_GENTLE_PAUSE_US 50u
+
+/*
+ * An estimate of what reading SOURCE costs the process whose status is ST
+ * (VmRSS, VmPTE) with NMAPS mappings (0 when not known: guessed from
+ * VmPTE), walking with POLICY (NULL: the default), into OUT (SIZE set by
+ * the caller). Coarse: constants measured on one machine
+ * (docs/internals/SOURCES.md), good for telling a 1 ms read from a 1 s one.
+ * Returns 0, or -EINVAL.
+ */
+PMAPS_API int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps,
+                                  enum pmaps_source source, const struct pmaps_policy *policy,
+                                  struct pmaps_cost *out);
+
+/*
+ * The values SOURCE gives for PROC (its privilege and kernel decide: Pss
+ * and LazyFree from PMAPS_SRC_PAGES need CAP_SYS_ADMIN), per mapping
+ * (TOTAL 0) or in total (TOTAL 1): bit (1 << f) of enum pmaps_field in
+ * *FIELDS, bit (1 << (k - PMAPS_F_MAX)) of enum pmaps_value in *VALUES.
+ * Returns 0 or -EINVAL.
+ */
+PMAPS_API int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int total,
+                                uint64_t *fields, uint64_t *values);
+
+/*
+ * The source that answers FIELDS and VALUES (as pmaps_source_keys()) for
+ * PROC at the least cost to it, per mapping or in TOTAL: the page sources
+ * before smaps and smaps_rollup, which hold its lock for a whole walk;
+ * with a POLICY budget, only sources whose estimate fits it (reading
+ * PROC's status for that). Returns 1 with *OUT when it answers every
+ * value asked; 0 when none does (within the budget), with *OUT the
+ * cheapest that answers the most and the reason in MSG; or a negative
+ * errno (-ESRCH, -EACCES, ...) with MSG.
+ */
+PMAPS_API int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t values,
+                                  int total, const struct pmaps_policy *policy,
+                                  enum pmaps_source *out, char *msg, size_t msgsz);
+
+/* ------------------------------------------------------------------ */
+/* Mapping cursor                                                      */
 
 struct pmaps_maps;
 
@@ -457,6 +603,26 @@ PMAPS_API const char *pmaps_maps_errmsg(const struct pmaps_maps *c);
 
 /* Number of text lines parsed since the cursor was opened or rewound. */
 PMAPS_API uint64_t pmaps_maps_lines(const struct pmaps_maps *c);
+
+/*
+ * How a page source walks from now on (a copy of POLICY; NULL: the default,
+ * steps of 4096 pages with no pause, no budget). The text sources read the
+ * way the kernel writes, and take no policy. Returns 0 or -EINVAL
+ * (POLICY->size too small).
+ */
+PMAPS_API int pmaps_maps_set_policy(struct pmaps_maps *c, const struct pmaps_policy *policy);
+
+/*
+ * What the reads since the cursor was opened or last rewound cost (OUT's
+ * SIZE set by the caller). Returns 0 or -EINVAL.
+ */
+PMAPS_API int pmaps_maps_cost(const struct pmaps_maps *c, struct pmaps_cost *out);
+
+/*
+ * The VMA list a page source reads: 1 when from the PROCMAP_QUERY ioctl, 0
+ * from the maps text (kernels before 6.11), -1 for the text sources.
+ */
+PMAPS_API int pmaps_maps_query(const struct pmaps_maps *c);
 
 /* Closes the cursor and its file. NULL is allowed. */
 PMAPS_API void pmaps_maps_close(struct pmaps_maps *c);
@@ -546,6 +712,10 @@ enum {
 	PMAPS_PAGES_KPAGE = 1u << 1,
 	/* With KPAGE: also split runs where the frames are not consecutive. */
 	PMAPS_PAGES_PFN = 1u << 2,
+	/* With PAGEMAP_SCAN: read pagemap's entries over the present runs it
+	 * finds (and only there) for EXCLUSIVE, which the ioctl does not give
+	 * (the pagemap strategy has it anyway). Since 0.2.0. */
+	PMAPS_PAGES_EXCLUSIVE = 1u << 3,
 };
 
 struct pmaps_pages;
@@ -939,6 +1109,10 @@ struct pmaps_group_row {
 	 * overlap and no count exceeds its mapping); rows a program builds can.
 	 */
 	unsigned flags;
+	/* Since 0.2.0: sums of the members' measured values (struct pmaps_mapping) */
+	uint64_t xpresent;
+	uint64_t xv[PMAPS_XV_MAX];
+	enum pmaps_source source; /* the first member's source */
 };
 
 enum {
@@ -1029,6 +1203,20 @@ PMAPS_API int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
  */
 PMAPS_API int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row_size,
                           enum pmaps_source *source, char *msg, size_t msgsz);
+
+/*
+ * PROC's totals from SOURCE into ROW (ROW_SIZE: Conventions), left as it was
+ * on error: PMAPS_SRC_ROLLUP (smaps_rollup; -ENOENT before 4.14),
+ * PMAPS_SRC_SMAPS (summed), PMAPS_SRC_FAST or PMAPS_SRC_PAGES (summed; Pss
+ * from pages summed before it is rounded to kB, as smaps_rollup does), the
+ * page sources walking with POLICY (NULL: the default). ROW's key is the
+ * source's name. SPENT, when not NULL (its SIZE set), gets what the read
+ * cost. Returns 0 or a negative errno as pmaps_total(), with MSG.
+ */
+PMAPS_API int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source,
+                               const struct pmaps_policy *policy, struct pmaps_group_row *row,
+                               size_t row_size, struct pmaps_cost *spent, char *msg,
+                               size_t msgsz);
 
 /* ------------------------------------------------------------------ */
 /* Processes                                                           */

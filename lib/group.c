@@ -124,6 +124,16 @@ static void add_sat(struct pmaps_group_row *r, uint64_t *sum, uint64_t v)
 
 static void add_to(struct pmaps_group_row *r, const struct pmaps_mapping *m)
 {
+	uint64_t xp = m->flags & PMAPS_ROW_SINCE_0_2 ? m->xpresent : 0;
+
+	if (r->mappings == 0)
+		r->source = m->flags & PMAPS_ROW_SINCE_0_2 ? m->source : PMAPS_SRC_SMAPS;
+	r->xpresent |= xp;
+	for (uint64_t q = xp; q; q &= q - 1) {
+		unsigned k = (unsigned)__builtin_ctzll(q);
+		if (k < PMAPS_XV_MAX)
+			add_sat(r, &r->xv[k], m->xv[k]);
+	}
 	r->mappings++;
 	r->kinds |= 1u << m->kind;
 	add_sat(r, &r->vsize, m->end - m->start);
@@ -330,33 +340,33 @@ static void copy_msg(char *msg, size_t msgsz, const struct pmaps_maps *c, int er
 		                                                           : pmaps_strerror(err));
 }
 
-int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row_size,
-                enum pmaps_source *source, char *msg, size_t msgsz)
+/*
+ * The totals of PROC from SRC into WHOLE (the library's own row), the page
+ * sources walking with POLICY. *FELL_BACK: smaps_rollup was asked with
+ * FALLBACK and the kernel has none, so smaps was summed.
+ */
+static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallback,
+                      const struct pmaps_policy *policy, struct pmaps_group_row *whole,
+                      enum pmaps_source *used, struct pmaps_cost *spent, char *msg,
+                      size_t msgsz)
 {
 	struct pmaps_maps *c = NULL;
 	struct pmaps_group *g = NULL;
-	struct pmaps_group_row whole;
-	enum pmaps_source src = PMAPS_SRC_ROLLUP;
+	uint64_t pss;
 	int err;
 
-	if (msg && msgsz)
-		msg[0] = '\0';
-	if (!row || !pmaps__size_ok(row_size, PMAPS__GROUP_ROW_SIZE0)) {
-		if (msg)
-			pmaps__msg(msg, msgsz, "struct pmaps_group_row: size %zu, below %zu: pass sizeof",
-			           row_size, PMAPS__GROUP_ROW_SIZE0);
-		return -EINVAL;
-	}
 	err = pmaps_maps_open(&c, proc, src, 0);
-	if (err == -ENOENT) {
+	if (err == -ENOENT && src == PMAPS_SRC_ROLLUP && fallback) {
 		/* Before 4.14: the sum of smaps, read again when a mapping counted twice. */
 		pmaps_maps_close(c);
 		c = NULL;
 		src = PMAPS_SRC_SMAPS;
 		err = pmaps_maps_open(&c, proc, src, 0);
 	}
-	*source = src;
+	*used = src;
 	if (err < 0)
+		goto out;
+	if (policy && (err = pmaps_maps_set_policy(c, policy)) < 0)
 		goto out;
 	err = pmaps_group_open(&g, PMAPS_GROUP_TOTAL);
 	if (err < 0)
@@ -370,20 +380,84 @@ int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row
 	}
 	if (err < 0)
 		goto out;
-	memcpy(&whole, pmaps_group_get(g, 0), sizeof(whole)); /* padding too: it is copied out */
+	memcpy(whole, pmaps_group_get(g, 0), sizeof(*whole)); /* padding too: it is copied out */
 	if (src == PMAPS_SRC_ROLLUP) {
 		/* The kernel's own sum: no mapping count, no vsize. */
-		whole.flags |= PMAPS_GROUP_ROLLUP;
-		whole.mappings = 0;
-		whole.vsize = 0;
+		whole->flags |= PMAPS_GROUP_ROLLUP;
+		whole->mappings = 0;
+		whole->vsize = 0;
 	}
-	whole.key.ptr = src == PMAPS_SRC_ROLLUP ? "smaps_rollup" : "smaps";
-	whole.key.len = strlen(whole.key.ptr);
-	pmaps__copy_out(row, row_size, &whole, sizeof(whole));
+	/* Pss from pages: summed in the kernel's fixed point, rounded to kB once, as smaps_rollup. */
+	if (pmaps__maps_pss_total(c, &pss))
+		whole->v[PMAPS_F_PSS] = pss;
+	whole->source = src;
+	whole->key.ptr = pmaps_source_name(src);
+	whole->key.len = strlen(whole->key.ptr);
 out:
+	if (c && spent)
+		pmaps_maps_cost(c, spent);
 	if (err < 0)
 		copy_msg(msg, msgsz, c, err);
 	pmaps_group_close(g);
 	pmaps_maps_close(c);
+	return err;
+}
+
+static int row_size_ok(struct pmaps_group_row *row, size_t row_size, char *msg, size_t msgsz)
+{
+	if (msg && msgsz)
+		msg[0] = '\0';
+	if (!row || !pmaps__size_ok(row_size, PMAPS__GROUP_ROW_SIZE0)) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "struct pmaps_group_row: size %zu, below %zu: pass sizeof",
+			           row_size, (size_t)PMAPS__GROUP_ROW_SIZE0);
+		return 0;
+	}
+	return 1;
+}
+
+int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row_size,
+                enum pmaps_source *source, char *msg, size_t msgsz)
+{
+	struct pmaps_group_row whole;
+	int err;
+
+	if (!row_size_ok(row, row_size, msg, msgsz))
+		return -EINVAL;
+	err = total_read(proc, PMAPS_SRC_ROLLUP, 1, NULL, &whole, source, NULL, msg, msgsz);
+	if (err == 0)
+		pmaps__copy_out(row, row_size, &whole, sizeof(whole));
+	return err;
+}
+
+int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source,
+                     const struct pmaps_policy *policy, struct pmaps_group_row *row,
+                     size_t row_size, struct pmaps_cost *spent, char *msg, size_t msgsz)
+{
+	struct pmaps_group_row whole;
+	struct pmaps_cost k;
+	enum pmaps_source used;
+	int err;
+
+	if (!row_size_ok(row, row_size, msg, msgsz))
+		return -EINVAL;
+	if (spent && !pmaps__size_ok(spent->size, PMAPS__COST_SIZE0))
+		return -EINVAL;
+	if (source != PMAPS_SRC_ROLLUP && source != PMAPS_SRC_SMAPS && source != PMAPS_SRC_FAST &&
+	    source != PMAPS_SRC_PAGES) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "totals come from smaps_rollup, smaps, fast or pages, "
+			           "not %s", pmaps_source_name(source) ? pmaps_source_name(source) : "?");
+		return -EINVAL;
+	}
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	err = total_read(proc, source, 0, policy, &whole, &used, &k, msg, msgsz);
+	if (spent) {
+		k.size = spent->size;
+		pmaps__copy_out(spent, spent->size, &k, sizeof(k));
+	}
+	if (err == 0)
+		pmaps__copy_out(row, row_size, &whole, sizeof(whole));
 	return err;
 }

@@ -34,8 +34,11 @@ _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
  */
 #define PMAPS__STATUS_SIZE0 sizeof(struct pmaps_status)
 #define PMAPS__SUMMARY_SIZE0 sizeof(struct pmaps_page_summary)
-#define PMAPS__GROUP_ROW_SIZE0 sizeof(struct pmaps_group_row)
+#define PMAPS__GROUP_ROW_SIZE0 offsetof(struct pmaps_group_row, xpresent)
 #define PMAPS__EXPLAIN_SIZE0 sizeof(struct pmaps_explain)
+/* Since 0.2.0, in ABI 0: their first size is the whole struct. */
+#define PMAPS__COST_SIZE0 sizeof(struct pmaps_cost)
+#define PMAPS__POLICY_SIZE0 sizeof(struct pmaps_policy)
 
 /* 1 when SIZE, a caller's, is at least ABI0 (pmaps__size0_hook when set). */
 int pmaps__size_ok(size_t size, size_t abi0);
@@ -224,6 +227,65 @@ void pmaps__dir_close(struct pmaps__dir *d);
  * (pmaps_group_read()). Returns ERR.
  */
 int pmaps__maps_fail(struct pmaps_maps *c, int err, const char *msg);
+
+/*
+ * A page cursor's walk from now on: calls reporting STEP_PAGES pages at
+ * most (0: the default), a pause of PAUSE_NS after HOLD_NS of walking (0:
+ * never). What it spent since the last seek: its longest kernel call and
+ * its pauses.
+ */
+void pmaps__pages_policy(struct pmaps_pages *c, uint32_t step_pages, uint64_t hold_ns,
+                         uint64_t pause_ns);
+void pmaps__pages_spent(const struct pmaps_pages *c, uint64_t *longest_ns, uint64_t *pauses);
+/*
+ * Opens PROC's pagemap again in cursor C (a refresh: the fd is tied to the
+ * address space it was opened on), keeping its buffers. Returns 0 or -errno.
+ */
+int pmaps__pages_reopen(struct pmaps_pages *c, struct pmaps_proc *proc);
+/* A page source's Pss in total, rounded once (pmaps__fast_pss_total()): 1, or 0 when it has none. */
+int pmaps__maps_pss_total(const struct pmaps_maps *c, uint64_t *pss);
+/* A maps cursor's read()s since it was opened or rewound. */
+uint64_t pmaps__maps_reads(const struct pmaps_maps *c);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t pmaps__now_ns(void);
+
+/*
+ * Whether the file mapped by M, whose name ends in " (deleted)", has no
+ * name left, from /proc/PID/map_files (CAP_SYS_ADMIN): clears
+ * PMAPS_ROW_DELETED when a name is left. CACHE keeps the last file's answer
+ * (every mapping of one file shares it); *NO_MAP_FILES is set once
+ * map_files refuses this reader, and nothing is asked again.
+ */
+struct pmaps__del_cache {
+	uint64_t inode;
+	uint32_t major, minor;
+	int linked;                /* -1: nothing asked yet in this read */
+};
+void pmaps__check_deleted(const struct pmaps_proc *proc, struct pmaps_mapping *m,
+                          struct pmaps__del_cache *cache, int *no_map_files);
+
+/* ---- fast.c: the page sources behind a maps cursor ---- */
+struct pmaps__fast;
+/*
+ * Opens the reader of SOURCE (PMAPS_SRC_FAST or PMAPS_SRC_PAGES) on PROC,
+ * with ERRMSG (PMAPS_ERRMSG_SIZE bytes, the cursor's) for its messages.
+ * *OUT is set whenever it could be allocated. Returns 0 or -errno.
+ */
+int pmaps__fast_open(struct pmaps__fast **out, struct pmaps_proc *proc, enum pmaps_source source,
+                     size_t bufsize, char *errmsg);
+int pmaps__fast_next(struct pmaps__fast *f, const struct pmaps_mapping **row);
+int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc);
+void pmaps__fast_policy(struct pmaps__fast *f, const struct pmaps_policy *p);
+void pmaps__fast_cost(const struct pmaps__fast *f, struct pmaps_cost *out);
+int pmaps__fast_query(const struct pmaps__fast *f);
+/* The keys (as pmaps_source_keys()) the rows of F can have. */
+void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *values);
+/* The same of a maps cursor on a page source (nothing for the text sources). */
+void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_t *values);
+/* The Pss of every row so far, summed before its rounding to kB (as smaps_rollup's), or 0. */
+int pmaps__fast_pss_total(const struct pmaps__fast *f, uint64_t *pss);
+void pmaps__fast_close(struct pmaps__fast *f);
 
 /* Sets M->kind from its name, inode, perms and VmFlags. */
 void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source);

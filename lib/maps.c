@@ -334,6 +334,7 @@ struct pmaps_maps {
 	int vmflags_seen;            /* the row had its VmFlags line */
 	int bad_row;                 /* finish_row found an impossible value: the error to return */
 	uint64_t rows;               /* rows handed out since the read began */
+	uint64_t reads, longest_ns, t_read; /* read()s, the longest one, and when the read began */
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
 	char raw[PMAPS_PATH_BUF];    /* a name as /proc/PID/map_files gives it */
@@ -343,11 +344,8 @@ struct pmaps_maps {
 	 * name is left is its inode's, the same for every mapping of it (a
 	 * program that maps one unlinked file 30,000 times pays one stat).
 	 */
-	struct {
-		uint64_t inode;
-		uint32_t major, minor;
-		int linked;                /* -1: nothing asked yet in this read */
-	} del;
+	struct pmaps__del_cache del;
+	struct pmaps__fast *fast;    /* PMAPS_SRC_FAST and PAGES: the page sources */
 	char vmf[PMAPS_VMFLAGS_BUF];
 	char unk_name[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_NAME];
 	char unk_text[PMAPS_MAX_UNKNOWN][PMAPS_UNKNOWN_TEXT];
@@ -358,7 +356,7 @@ static void build_schedule(struct pmaps_maps *c);
 
 static const char *src_file(enum pmaps_source s)
 {
-	return s == PMAPS_SRC_MAPS ? "maps" : s == PMAPS_SRC_SMAPS ? "smaps" : "smaps_rollup";
+	return pmaps_source_name(s);
 }
 
 static int fail(struct pmaps_maps *c, int err)
@@ -380,17 +378,26 @@ static int bad(struct pmaps_maps *c, const char *what)
 
 static ssize_t src_read(struct pmaps_maps *c, char *dst, size_t len)
 {
+	uint64_t t0;
+	ssize_t n;
+
 	if (c->mem) {
-		size_t n = c->mem_len - c->mem_off;
-		if (n > len)
-			n = len;
-		if (c->mem_chunk && n > c->mem_chunk)
-			n = c->mem_chunk;
-		memcpy(dst, c->mem + c->mem_off, n);
-		c->mem_off += n;
-		return (ssize_t)n;
+		size_t k = c->mem_len - c->mem_off;
+		if (k > len)
+			k = len;
+		if (c->mem_chunk && k > c->mem_chunk)
+			k = c->mem_chunk;
+		memcpy(dst, c->mem + c->mem_off, k);
+		c->mem_off += k;
+		return (ssize_t)k;
 	}
-	return pmaps__read(c->fd, dst, len);
+	t0 = pmaps__now_ns();
+	n = pmaps__read(c->fd, dst, len);
+	t0 = pmaps__now_ns() - t0;
+	c->reads++;
+	if (t0 > c->longest_ns)
+		c->longest_ns = t0;
+	return (ssize_t)n;
 }
 
 /*
@@ -466,7 +473,7 @@ static void reset_row(struct pmaps_maps *c)
 	struct pmaps_mapping *m = &c->row;
 
 	/* v[] is zeroed where absent when the row is finished, not here. */
-	m->flags = 0;
+	m->flags = PMAPS_ROW_SINCE_0_2;
 	m->present = 0;
 	m->vm_flags = 0;
 	m->vm_flags_text.ptr = c->vmf;
@@ -968,6 +975,8 @@ static void start_scan(struct pmaps_maps *c)
 	c->prev_end = 0;
 	c->bad_row = 0;
 	c->rows = 0;
+	c->reads = c->longest_ns = 0;
+	c->t_read = pmaps__now_ns();
 }
 
 static int open_file(struct pmaps_maps *c)
@@ -1048,8 +1057,12 @@ static struct pmaps_maps *alloc_cursor(enum pmaps_source source, size_t bufsize)
 	c->cap = bufsize;
 	c->src = source;
 	c->fd = -1;
+	c->fast = NULL;
 	c->guard.probe = -1;
 	c->row.n_unknown = 0;
+	c->row.source = source;
+	c->row.xpresent = 0;
+	memset(c->row.xv, 0, sizeof(c->row.xv));
 	init_pats(c->pat);
 	c->errmsg[0] = '\0';
 	init_order(c);
@@ -1063,8 +1076,22 @@ int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc, enum pmaps
 	int err;
 
 	*out = NULL;
-	if ((unsigned)source > PMAPS_SRC_ROLLUP || !proc)
+	if ((unsigned)source > PMAPS_SRC_PAGES || !proc)
 		return -EINVAL;
+	if (source == PMAPS_SRC_FAST || source == PMAPS_SRC_PAGES) {
+		/* The page sources read no text: their reader has its own buffers. */
+		c = alloc_cursor(source, 4096);
+		if (!c)
+			return -ENOMEM;
+		c->proc = proc;
+		err = pmaps__fast_open(&c->fast, proc, source, bufsize, c->errmsg);
+		if (!c->fast) {
+			pmaps_maps_close(c);
+			return err;
+		}
+		*out = c;
+		return err;
+	}
 	c = alloc_cursor(source, bufsize);
 	if (!c)
 		return -ENOMEM;
@@ -1099,6 +1126,10 @@ void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n)
 
 int pmaps_maps_rewind(struct pmaps_maps *c)
 {
+	if (c->fast) {
+		c->err = 0;
+		return pmaps__fast_rewind(c->fast, NULL);
+	}
 	if (c->mem) {
 		start_scan(c);
 		return 0;
@@ -1114,6 +1145,11 @@ int pmaps_maps_retarget(struct pmaps_maps *c, struct pmaps_proc *proc)
 {
 	if (c->mem || !proc)
 		return -EINVAL;
+	if (c->fast) {
+		c->proc = proc;
+		c->err = 0;
+		return pmaps__fast_rewind(c->fast, proc);
+	}
 	if (c->fd >= 0) {
 		close(c->fd);
 		c->fd = -1;
@@ -1168,6 +1204,7 @@ void pmaps_maps_close(struct pmaps_maps *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	pmaps__guard_end(&c->guard);
+	pmaps__fast_close(c->fast);
 	pmaps__free(c->buf);
 	pmaps__free(c);
 }
@@ -1187,6 +1224,57 @@ const char *pmaps_maps_errmsg(const struct pmaps_maps *c)
 uint64_t pmaps_maps_lines(const struct pmaps_maps *c)
 {
 	return c->lines;
+}
+
+uint64_t pmaps__maps_reads(const struct pmaps_maps *c)
+{
+	return c->reads;
+}
+
+int pmaps_maps_set_policy(struct pmaps_maps *c, const struct pmaps_policy *policy)
+{
+	if (policy && !pmaps__size_ok(policy->size, PMAPS__POLICY_SIZE0))
+		return -EINVAL;
+	if (c->fast)
+		pmaps__fast_policy(c->fast, policy);
+	return 0;
+}
+
+int pmaps_maps_cost(const struct pmaps_maps *c, struct pmaps_cost *out)
+{
+	struct pmaps_cost k;
+
+	if (!out || !pmaps__size_ok(out->size, PMAPS__COST_SIZE0))
+		return -EINVAL;
+	memset(&k, 0, sizeof(k));
+	if (c->fast) {
+		pmaps__fast_cost(c->fast, &k);
+	} else {
+		k.ns = pmaps__now_ns() - c->t_read;
+		k.calls = c->reads;
+		/* smaps and smaps_rollup hold the mmap_lock through a read(); maps (6.17+) does not */
+		k.hold_ns = c->src == PMAPS_SRC_MAPS ? 0 : c->longest_ns;
+	}
+	k.size = out->size;
+	pmaps__copy_out(out, out->size, &k, sizeof(k));
+	return 0;
+}
+
+int pmaps__maps_pss_total(const struct pmaps_maps *c, uint64_t *pss)
+{
+	return c->fast ? pmaps__fast_pss_total(c->fast, pss) : 0;
+}
+
+void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_t *values)
+{
+	*fields = *values = 0;
+	if (c->fast)
+		pmaps__fast_keys(c->fast, fields, values);
+}
+
+int pmaps_maps_query(const struct pmaps_maps *c)
+{
+	return c->fast ? pmaps__fast_query(c->fast) : -1;
 }
 
 /*
@@ -1288,6 +1376,39 @@ static int check_row(struct pmaps_maps *c, const struct pmaps_mapping *m)
  * any name is left. Only rows that show either form pay for it, and only
  * while the same file is still mapped there.
  */
+void pmaps__check_deleted(const struct pmaps_proc *proc, struct pmaps_mapping *m,
+                          struct pmaps__del_cache *cache, int *no_map_files)
+{
+	char name[48];
+	struct stat st;
+
+	if (!proc || !proc->live || *no_map_files || !m->inode || !(m->flags & PMAPS_ROW_DELETED) ||
+	    (m->flags & PMAPS_ROW_PATH_TRUNCATED))
+		return;
+	if (cache->linked >= 0 && cache->inode == m->inode && cache->major == m->dev_major &&
+	    cache->minor == m->dev_minor) {
+		if (cache->linked)
+			m->flags &= ~PMAPS_ROW_DELETED;
+		return;
+	}
+	pmaps__msg(name, sizeof(name), "map_files/%llx-%llx", (unsigned long long)m->start,
+	           (unsigned long long)m->end);
+	if (fstatat(proc->memfd, name, &st, 0) < 0) {
+		if (errno == EPERM || errno == EACCES)
+			*no_map_files = 1;
+		return;
+	}
+	if (st.st_ino != m->inode || major(st.st_dev) != m->dev_major ||
+	    minor(st.st_dev) != m->dev_minor)
+		return; /* another file is mapped there by now */
+	cache->inode = m->inode;
+	cache->major = m->dev_major;
+	cache->minor = m->dev_minor;
+	cache->linked = st.st_nlink > 0;
+	if (st.st_nlink > 0)
+		m->flags &= ~PMAPS_ROW_DELETED; /* a name is left: " (deleted)" is part of it */
+}
+
 static void resolve_name(struct pmaps_maps *c)
 {
 	struct pmaps_mapping *m = &c->row;
@@ -1299,11 +1420,8 @@ static void resolve_name(struct pmaps_maps *c)
 	    !(m->flags & (PMAPS_ROW_PATH_ESCAPED | PMAPS_ROW_DELETED)) ||
 	    (m->flags & PMAPS_ROW_PATH_TRUNCATED))
 		return;
-	if (!(m->flags & PMAPS_ROW_PATH_ESCAPED) && c->del.linked >= 0 &&
-	    c->del.inode == m->inode && c->del.major == m->dev_major &&
-	    c->del.minor == m->dev_minor) {
-		if (c->del.linked)
-			m->flags &= ~PMAPS_ROW_DELETED;
+	if (!(m->flags & PMAPS_ROW_PATH_ESCAPED)) {
+		pmaps__check_deleted(c->proc, m, &c->del, &c->no_map_files);
 		return;
 	}
 	pmaps__msg(name, sizeof(name), "map_files/%llx-%llx", (unsigned long long)m->start,
@@ -1396,6 +1514,8 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 
 	if (c->err)
 		return c->err;
+	if (c->fast)
+		return pmaps__fast_next(c->fast, row);
 	if (c->done)
 		return 0;
 	for (;;) {

@@ -83,8 +83,6 @@
                    PMAPS_KPF_ANON | PMAPS_KPF_SWAPCACHE | PMAPS_KPF_SWAPBACKED | PMAPS_KPF_HUGE | \
                    PMAPS_KPF_UNEVICTABLE | PMAPS_KPF_KSM | PMAPS_KPF_THP | \
                    PMAPS_KPF_ZERO_PAGE | PMAPS_KPF_IDLE | PMAPS_KPF_MLOCKED)
-#define GENTLE_NS 50000        /* the pause */
-#define GENTLE_EVERY_NS 200000 /* of walking between pauses */
 
 static const char *const flag_names[] = {
 	"present", "swapped", "file", "exclusive", "huge", "zero", "soft-dirty", "uffd-wp",
@@ -132,7 +130,12 @@ struct pmaps_pages {
 	uint64_t walked;             /* the reader has looked at [start, walked) */
 	uint64_t emitted;            /* items cover [start, emitted) */
 	uint64_t calls;
-	uint64_t last_pause;         /* GENTLE: when the last pause ended */
+	uint64_t last_pause;         /* when the last pause ended */
+	/* The walk's policy (GENTLE, or pmaps__pages_policy()) and what it spent. */
+	uint32_t step_pages;         /* PAGEMAP_SCAN's max_pages */
+	uint64_t hold_ns, pause_ns;  /* pause PAUSE_NS after HOLD_NS of walking (0: never) */
+	uint64_t longest_ns;         /* the longest kernel call since the last seek */
+	uint64_t pauses;
 	int done, err, have;
 	struct pmaps_page_range cur, out;
 	struct pmaps__guard guard;   /* tells the end of the space from an exit or exec */
@@ -177,7 +180,7 @@ static int fail(struct pmaps_pages *c, int err, const char *what)
 	return err;
 }
 
-static uint64_t mono_ns(void)
+uint64_t pmaps__now_ns(void)
 {
 	struct timespec ts;
 
@@ -186,23 +189,48 @@ static uint64_t mono_ns(void)
 }
 
 /*
- * Before a call: with GENTLE, once GENTLE_EVERY_NS of walking has passed
+ * Before a call: with a policy, once HOLD_NS of walking has passed
  * since the last pause (across mappings too: a walk of many small mappings
- * is back-to-back calls all the same), pause GENTLE_NS so that a waiting
+ * is back-to-back calls all the same), pause PAUSE_NS so that a waiting
  * mmap()/munmap() gets the lock.
  */
 static void gentle(struct pmaps_pages *c)
 {
 	uint64_t now;
 
-	if (!(c->options & PMAPS_PAGES_GENTLE))
+	if (!c->hold_ns)
 		return;
-	now = mono_ns();
-	if (now - c->last_pause >= GENTLE_EVERY_NS) {
-		struct timespec ts = {0, GENTLE_NS};
+	now = pmaps__now_ns();
+	if (now - c->last_pause >= c->hold_ns) {
+		struct timespec ts = {0, (long)c->pause_ns};
 		nanosleep(&ts, NULL);
-		c->last_pause = mono_ns();
+		c->pauses++;
+		c->last_pause = pmaps__now_ns();
 	}
+}
+
+void pmaps__pages_policy(struct pmaps_pages *c, uint32_t step_pages, uint64_t hold_ns,
+                         uint64_t pause_ns)
+{
+	c->step_pages = step_pages ? step_pages : SCAN_MAX_PAGES;
+	c->hold_ns = pause_ns ? hold_ns : 0;
+	c->pause_ns = pause_ns;
+}
+
+void pmaps__pages_spent(const struct pmaps_pages *c, uint64_t *longest_ns, uint64_t *pauses)
+{
+	*longest_ns = c->longest_ns;
+	*pauses = c->pauses;
+}
+
+/* A timed kernel call's end: the longest so far is kept. */
+static void timed(struct pmaps_pages *c, uint64_t t0)
+{
+	uint64_t d = pmaps__now_ns() - t0;
+
+	c->calls++;
+	if (d > c->longest_ns)
+		c->longest_ns = d;
 }
 
 /* The reader ended early or failed with ESRCH: exited, exec'd, or neither. */
@@ -219,6 +247,7 @@ static int scan_call(struct pmaps_pages *c, uint64_t start, uint64_t end, uint64
                      uint64_t anyof)
 {
 	struct pmaps__pm_scan_arg a;
+	uint64_t t0;
 	long n;
 
 	memset(&a, 0, sizeof(a));
@@ -227,14 +256,15 @@ static int scan_call(struct pmaps_pages *c, uint64_t start, uint64_t end, uint64
 	a.end = end;
 	a.vec = (uint64_t)(uintptr_t)c->vec;
 	a.vec_len = SCAN_VEC;
-	a.max_pages = SCAN_MAX_PAGES;
+	a.max_pages = c->step_pages;
 	a.category_anyof_mask = anyof;
 	a.return_mask = CAT_WRITTEN | CAT_FILE | CAT_PRESENT | CAT_SWAPPED | CAT_PFNZERO | CAT_HUGE |
 	                CAT_SOFT_DIRTY | c->guard_cat;
+	t0 = pmaps__now_ns();
 	do
 		n = ioctl(c->fd, PMAPS_PAGEMAP_SCAN, &a);
 	while (n < 0 && errno == EINTR);
-	c->calls++;
+	timed(c, t0);
 	if (n < 0)
 		return -errno;
 	VALGRIND_MAKE_MEM_DEFINED(c->vec, (size_t)n * sizeof(c->vec[0]));
@@ -297,27 +327,13 @@ int pmaps_pages_kpage(const struct pmaps_pages *c)
 	return c->kpage;
 }
 
-int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
-                     enum pmaps_pages_strategy strategy, unsigned options)
+/* Opens pagemap inside a guard that tells the end of the space from an exit or exec. */
+static int open_pagemap(struct pmaps_pages *c)
 {
-	struct pmaps_pages *c;
-	long ps = sysconf(_SC_PAGESIZE);
+	struct pmaps_proc *proc = c->proc;
 	int fd, r;
 
-	*out = NULL;
-	if (!proc || (unsigned)strategy > PMAPS_PAGES_PAGEMAP || ps <= 0 || (ps & (ps - 1)))
-		return -EINVAL;
-	c = pmaps__alloc(sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	memset(c, 0, sizeof(*c));
-	c->proc = proc;
-	c->options = options;
-	c->page = (uint64_t)ps;
-	c->shift = (unsigned)__builtin_ctzl((unsigned long)ps);
-	c->fd = c->kpf_fd = c->kpc_fd = -1;
-	c->done = 1;
-	*out = c;
+	pmaps__guard_end(&c->guard);
 	r = pmaps__guard_begin(proc, &c->guard, 1, "pagemap", c->errmsg, sizeof(c->errmsg));
 	if (r < 0)
 		return fail(c, r, NULL);
@@ -335,6 +351,52 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 		return fail(c, fd, c->errmsg[0] ? NULL : "pagemap");
 	}
 	c->fd = fd;
+	return 0;
+}
+
+int pmaps__pages_reopen(struct pmaps_pages *c, struct pmaps_proc *proc)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	c->proc = proc;
+	c->done = 1;
+	c->err = 0;
+	if (c->kpage >= 0)
+		c->errmsg[0] = '\0';
+	return open_pagemap(c);
+}
+
+int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
+                     enum pmaps_pages_strategy strategy, unsigned options)
+{
+	struct pmaps_pages *c;
+	long ps = sysconf(_SC_PAGESIZE);
+	int r;
+
+	*out = NULL;
+	if (!proc || (unsigned)strategy > PMAPS_PAGES_PAGEMAP || ps <= 0 || (ps & (ps - 1)))
+		return -EINVAL;
+	c = pmaps__alloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	c->proc = proc;
+	c->options = options;
+	c->page = (uint64_t)ps;
+	c->shift = (unsigned)__builtin_ctzl((unsigned long)ps);
+	c->fd = c->kpf_fd = c->kpc_fd = -1;
+	c->guard.probe = -1;
+	c->done = 1;
+	if (options & PMAPS_PAGES_GENTLE)
+		pmaps__pages_policy(c, PMAPS_POLICY_GENTLE_STEP, PMAPS_POLICY_GENTLE_HOLD_US * 1000ull,
+		                    PMAPS_POLICY_GENTLE_PAUSE_US * 1000ull);
+	else
+		pmaps__pages_policy(c, 0, 0, 0);
+	*out = c;
+	r = open_pagemap(c);
+	if (r < 0)
+		return r;
 	c->strategy = strategy == PMAPS_PAGES_PAGEMAP ? PMAPS_PAGES_PAGEMAP : PMAPS_PAGES_SCAN;
 	/*
 	 * The pagemap strategy takes its flags from pagemap entries, but where
@@ -359,7 +421,7 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 	} else {
 		c->strategy = PMAPS_PAGES_PAGEMAP;
 	}
-	if (c->strategy == PMAPS_PAGES_PAGEMAP) {
+	if (c->strategy == PMAPS_PAGES_PAGEMAP || (options & PMAPS_PAGES_EXCLUSIVE)) {
 		c->pm = pmaps__alloc(PM_ENTRIES * sizeof(*c->pm));
 		if (!c->pm)
 			return fail(c, -ENOMEM, NULL);
@@ -379,7 +441,8 @@ unsigned pmaps_pages_known(const struct pmaps_pages *c)
 	unsigned f = PMAPS_PG_COMMON;
 
 	if (c->strategy == PMAPS_PAGES_SCAN)
-		f |= PMAPS_PG_HUGE | PMAPS_PG_ZERO;
+		f |= PMAPS_PG_HUGE | PMAPS_PG_ZERO |
+		     (c->options & PMAPS_PAGES_EXCLUSIVE ? PMAPS_PG_EXCLUSIVE : 0);
 	else
 		f |= PMAPS_PG_EXCLUSIVE | (c->scan || c->kpage == 1 ? PMAPS_PG_ZERO : 0);
 	return f;
@@ -409,7 +472,7 @@ int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end)
 	c->use_scan = c->scan && (c->strategy == PMAPS_PAGES_SCAN ||
 	                          (end - start) >> c->shift > PM_ENTRIES);
 	c->refining = 0;
-	c->calls = 0;
+	c->calls = c->longest_ns = c->pauses = 0;
 	if (c->kpage >= 0)
 		c->errmsg[0] = '\0'; /* a kpage refusal stays readable */
 	return 0;
@@ -633,11 +696,13 @@ static int pagemap_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			size_t want = pages > PM_ENTRIES ? PM_ENTRIES : (size_t)pages;
 			off_t off = (off_t)((c->walked >> c->shift) * 8);
 			ssize_t n;
+			uint64_t t0;
 			gentle(c);
+			t0 = pmaps__now_ns();
 			do
 				n = pmaps__pread(c->fd, c->pm, want * 8, off);
 			while (n < 0 && errno == EINTR);
-			c->calls++;
+			timed(c, t0);
 			if (n < 0) {
 				int e = errno;
 				if (e == ESRCH)
@@ -839,7 +904,8 @@ static int wants_entries(const struct pmaps_pages *c, const struct pmaps_page_ra
 {
 	if (c->use_scan && c->strategy == PMAPS_PAGES_PAGEMAP)
 		return (it->flags & (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED | PMAPS_PG_GUARD)) != 0;
-	return c->kpage == 1 && (it->flags & PMAPS_PG_PRESENT);
+	return (c->kpage == 1 || (c->options & PMAPS_PAGES_EXCLUSIVE)) &&
+	       (it->flags & PMAPS_PG_PRESENT);
 }
 
 /*
@@ -853,6 +919,7 @@ static int load_entries(struct pmaps_pages *c)
 	uint64_t from = c->ref_pos, to = c->ref.end;
 	uint64_t limit = from + ((uint64_t)PM_ENTRIES << c->shift);
 	uint64_t near = (uint64_t)NEAR_PAGES << c->shift;
+	uint64_t t0;
 	ssize_t got;
 
 	for (size_t k = c->ivec; k < c->nvec && c->vec[k].start - to <= near && c->vec[k].end <= limit;
@@ -861,11 +928,12 @@ static int load_entries(struct pmaps_pages *c)
 	to = to > limit ? limit : to;
 	to = to > c->end ? c->end : to;
 	gentle(c);
+	t0 = pmaps__now_ns();
 	do
 		got = pmaps__pread(c->fd, c->pm, (size_t)((to - from) >> c->shift) * 8,
 		                   (off_t)((from >> c->shift) * 8));
 	while (got < 0 && errno == EINTR);
-	c->calls++;
+	timed(c, t0);
 	if (got < 0)
 		return errno == ESRCH ? gone(c, -ESRCH) : fail(c, -errno, "pagemap");
 	if (got < 8) {
@@ -899,6 +967,7 @@ static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 	uint64_t avail, f0, pfn0, kf0 = 0, mc0 = 0;
 	size_t n, at;
 	int join, bypm = c->strategy == PMAPS_PAGES_PAGEMAP;
+	int excl = !bypm && (c->options & PMAPS_PAGES_EXCLUSIVE);
 
 	if (c->ref_pos >= c->ref.end)
 		return 0;
@@ -934,7 +1003,9 @@ static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 		           "pagemap flags only");
 		join = 0;
 	}
-	if (!join && !bypm) {
+	if (excl && (f0 & PM_PRESENT) && (f0 & PM_EXCLUSIVE))
+		it->flags |= PMAPS_PG_EXCLUSIVE;
+	if (!join && !bypm && !excl) {
 		/* PAGEMAP_SCAN's flags, nothing to split them by */
 		it->end = c->ref.end;
 		c->ref_pos = c->ref.end;
@@ -947,6 +1018,8 @@ static int refine_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 	for (n = 1; n < avail; n++) {
 		uint64_t x = e[n];
 		if (bypm ? (x & PM_FLAGS) != f0 : !(x & PM_PRESENT))
+			break;
+		if (excl && ((x ^ f0) & PM_EXCLUSIVE))
 			break;
 		if (!join)
 			continue;

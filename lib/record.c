@@ -20,7 +20,35 @@ static const char *const derived_keys[PMAPS_V_COUNT - PMAPS_F_MAX] = {
 	[PMAPS_V_USS - PMAPS_F_MAX] = "uss",
 	[PMAPS_V_VSIZE - PMAPS_F_MAX] = "vsize",
 	[PMAPS_V_MAPPINGS - PMAPS_F_MAX] = "mappings",
+	[PMAPS_V_FILE_RSS - PMAPS_F_MAX] = "file_rss",
+	[PMAPS_V_ZERO_PAGE - PMAPS_F_MAX] = "zero_page",
 };
+_Static_assert(PMAPS_V_COUNT - PMAPS_F_MAX <= PMAPS_XV_MAX, "measured values fit xv[]");
+
+static const char *const source_names[PMAPS_SRC_COUNT] = {
+	[PMAPS_SRC_MAPS] = "maps",     [PMAPS_SRC_SMAPS] = "smaps",
+	[PMAPS_SRC_ROLLUP] = "smaps_rollup", [PMAPS_SRC_FAST] = "fast",
+	[PMAPS_SRC_PAGES] = "pages",   [PMAPS_SRC_STATUS] = "status",
+};
+
+const char *pmaps_source_name(enum pmaps_source s)
+{
+	if (s == PMAPS_SRC_AUTO)
+		return "auto";
+	return (unsigned)s < PMAPS_SRC_COUNT ? source_names[s] : NULL;
+}
+
+int pmaps_source_lookup(const char *name, size_t len)
+{
+	if (len == 6 && strncasecmp(name, "rollup", 6) == 0)
+		return PMAPS_SRC_ROLLUP;
+	if (len == 4 && strncasecmp(name, "auto", 4) == 0)
+		return PMAPS_SRC_AUTO;
+	for (int k = 0; k < PMAPS_SRC_COUNT; k++)
+		if (strlen(source_names[k]) == len && strncasecmp(source_names[k], name, len) == 0)
+			return k;
+	return -1;
+}
 
 const char *pmaps_value_key(int key)
 {
@@ -58,11 +86,15 @@ static int sum2(uint64_t present, const uint64_t *vals, int fa, int fb, uint64_t
 }
 
 /*
- * The values both rows have, from their present mask and values; 1, 0, or
+ * The values both rows have, from their present mask and values, and the
+ * values a page source measured (XPRESENT, XV), which come first; 1, 0, or
  * -1 (out of range), or 2: KEY is VSIZE or MAPPINGS, the caller's to give.
  */
-static int common_value(uint64_t present, const uint64_t *vals, int key, uint64_t *v)
+static int common_value(uint64_t present, const uint64_t *vals, uint64_t xpresent,
+                        const uint64_t *xv, int key, uint64_t *v)
 {
+	unsigned k;
+
 	*v = 0;
 	if (key < 0 || key >= PMAPS_V_COUNT || (key >= PMAPS_F_COUNT && key < PMAPS_F_MAX))
 		return -1;
@@ -72,7 +104,22 @@ static int common_value(uint64_t present, const uint64_t *vals, int key, uint64_
 		*v = vals[key];
 		return 1;
 	}
+	k = (unsigned)key - PMAPS_F_MAX; /* a value key: PMAPS_F_MAX <= KEY < PMAPS_V_COUNT */
+	if (xpresent & (1ull << k)) {
+		*v = xv[k];
+		return 1;
+	}
 	switch (key) {
+	case PMAPS_V_FILE_RSS: {
+		uint64_t need = 1ull << PMAPS_F_RSS | 1ull << PMAPS_F_ANONYMOUS;
+		if ((present & need) != need)
+			return 0;
+		*v = vals[PMAPS_F_RSS] > vals[PMAPS_F_ANONYMOUS]
+		     ? vals[PMAPS_F_RSS] - vals[PMAPS_F_ANONYMOUS] : 0;
+		return 1;
+	}
+	case PMAPS_V_ZERO_PAGE:
+		return 0;
 	case PMAPS_V_SHARED:
 		return sum2(present, vals, PMAPS_F_SHARED_CLEAN, PMAPS_F_SHARED_DIRTY, v);
 	case PMAPS_V_USS:
@@ -84,7 +131,8 @@ static int common_value(uint64_t present, const uint64_t *vals, int key, uint64_
 
 int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v)
 {
-	int r = common_value(m->present, m->v, key, v);
+	int r = common_value(m->present, m->v, m->flags & PMAPS_ROW_SINCE_0_2 ? m->xpresent : 0,
+	                     m->xv, key, v);
 
 	if (r != 2)
 		return r;
@@ -103,7 +151,7 @@ int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v)
 
 int pmaps_group_value(const struct pmaps_group_row *g, int key, uint64_t *v)
 {
-	int r = common_value(g->present, g->v, key, v);
+	int r = common_value(g->present, g->v, g->xpresent, g->xv, key, v);
 
 	if (r != 2)
 		return r;

@@ -100,12 +100,12 @@ static void test_edge_rows(void **state)
 	assert_view(m->path, "/opt/my app/bin/server with spaces");
 	assert_int_equal(m->v[PMAPS_F_RSS], 4 * KB);
 	assert_int_equal(m->v[PMAPS_F_PRIVATE_CLEAN], 4 * KB);
-	assert_int_equal(m->flags, 0);
+	assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2);
 	assert_int_equal(m->line, 1);
 
 	m = next_row(c); /* an escaped newline and a deleted file */
 	assert_view(m->path, "/tmp/new\nline (deleted)");
-	assert_int_equal(m->flags, PMAPS_ROW_DELETED | PMAPS_ROW_PATH_ESCAPED);
+	assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2 | PMAPS_ROW_DELETED | PMAPS_ROW_PATH_ESCAPED);
 	assert_int_equal(m->offset, 0x1000);
 	assert_int_equal(m->kind, PMAPS_KIND_FILE_DATA);
 
@@ -445,7 +445,7 @@ static void test_long_lines(void **state)
 	assert_int_equal(m->v[PMAPS_F_RSS], 8 * KB);
 	m = next_row(c);
 	assert_view(m->path, "/b");
-	assert_int_equal(m->flags, 0);
+	assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2);
 	assert_int_equal(m->v[PMAPS_F_RSS], 4 * KB);
 	assert_int_equal(pmaps_maps_next(c, &m), 0);
 	pmaps_maps_close(c);
@@ -709,12 +709,12 @@ static void test_impossible_values(void **state)
 		struct pmaps_maps *c;
 		const struct pmaps_mapping *m;
 		assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, t, sizeof(t) - 1, 0), 0);
-		assert_int_equal(next_row(c)->flags, 0);
+		assert_int_equal(next_row(c)->flags, PMAPS_ROW_SINCE_0_2);
 		m = next_row(c);
 		assert_int_equal(m->start, 0x401000);
-		assert_int_equal(m->flags, PMAPS_ROW_OVERLAP);
+		assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2 | PMAPS_ROW_OVERLAP);
 		/* HDR2 starts at 0x402000, inside the row before (to 0x403000): flagged too. */
-		assert_int_equal(next_row(c)->flags, PMAPS_ROW_OVERLAP);
+		assert_int_equal(next_row(c)->flags, PMAPS_ROW_SINCE_0_2 | PMAPS_ROW_OVERLAP);
 		assert_int_equal(pmaps_maps_next(c, &m), 0);
 		pmaps_maps_close(c);
 	}

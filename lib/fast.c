@@ -1,0 +1,790 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fast.c - the page sources behind a maps cursor: PMAPS_SRC_FAST and
+ * PMAPS_SRC_PAGES (docs/internals/SOURCES.md).
+ *
+ * A row is a mapping from the VMA list (the PROCMAP_QUERY ioctl on
+ * /proc/PID/maps, Linux 6.11+; the maps text before) with its pages counted
+ * from the page tables instead of from the smaps text, which costs the
+ * kernel ~1.7 us a mapping to format and holds the target's mmap_lock for
+ * the whole walk:
+ *  - FAST with PAGEMAP_SCAN (6.7+): one walk over the whole address space
+ *    in address order, beside the VMA list, in calls that report a bounded
+ *    number of pages; the regions it returns can span mappings and are
+ *    split at their ends. Unmapped gaps cost nothing: the ioctl skips them.
+ *  - PAGES, and FAST without the ioctl: a page cursor (pages.c) sought to
+ *    each mapping, which reads pagemap's entries over the present pages
+ *    (the exclusive bit: USS) and, as root, joins kpagecount (Pss) and
+ *    kpageflags (LazyFree).
+ * What a source cannot see is absent from the row's present mask, never 0.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testhooks.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define VEC 1024                /* regions per PAGEMAP_SCAN call */
+#define PSS_SHIFT 12            /* the kernel's fixed point for Pss */
+
+int pmaps__no_procmap_query;
+int pmaps__no_pagemap_scan;
+
+/* How much each row gets: bits of what the reader can see. */
+enum {
+	SEE_RSS = 1u << 0,      /* present pages, and the zero page apart */
+	SEE_HUGE = 1u << 1,     /* PMD-mapped THP */
+	SEE_EXCL = 1u << 2,     /* pagemap's exclusive bit */
+	SEE_KPAGE = 1u << 3,    /* kpagecount and kpageflags */
+};
+
+struct acc {
+	uint64_t rss, anon, swap, zero, anon_huge, file_huge, excl, lazy, pss_fp;
+};
+
+struct pmaps__fast {
+	struct pmaps_proc *proc;
+	enum pmaps_source src;
+	char *errmsg;                /* the cursor's, PMAPS_ERRMSG_SIZE */
+	uint64_t page;
+	unsigned shift;
+	int err, done;
+	/* the VMA list */
+	int query;                   /* 1: PROCMAP_QUERY; 0: the maps text */
+	int qfd;                     /* maps, for the ioctl */
+	struct pmaps_maps *text;     /* the maps text, where there is no ioctl */
+	struct pmaps__guard guard;   /* the ioctl's read: whole, or cut by an exit or exec */
+	uint64_t next_addr, prev_end;
+	unsigned line;
+	/* pages: the merged walk, or a page cursor per mapping */
+	int merged;
+	int pmfd;
+	uint64_t top;                /* the end of the user address space */
+	uint64_t guard_cat;
+	struct pmaps__page_region *vec;
+	size_t nvec, ivec;
+	uint64_t walked;
+	struct pmaps_pages *pages;
+	unsigned see;
+	/* the row being read */
+	int row_open, row_seek, row_hugetlb;
+	uint64_t row_page_size;      /* the ioctl's page size of the mapping, or 0 */
+	uint64_t pos;
+	struct acc acc;
+	uint64_t pss_total_fp;
+	/* the policy, and what the read spent */
+	struct pmaps_policy pol;
+	uint64_t t_read, t_slice, last_pause;
+	uint64_t calls, longest, pauses, walk_ns;
+	uint64_t page_calls, page_longest, page_pauses; /* the page cursor's, mappings before */
+	struct pmaps__del_cache del;
+	int no_map_files;
+	struct pmaps_mapping row;
+	char path[PMAPS_PATH_BUF];
+};
+
+static int fail(struct pmaps__fast *f, int err, const char *what)
+{
+	f->err = err;
+	if (what)
+		pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s: %s", what, pmaps_strerror(err));
+	return err;
+}
+
+/* The read ended early or with ESRCH: exited, exec'd, or neither. */
+static int gone(struct pmaps__fast *f, int err, const char *what)
+{
+	int r;
+
+	f->guard.gone = err == -ESRCH;
+	r = pmaps__guard_check(f->proc, &f->guard, what, f->errmsg, PMAPS_ERRMSG_SIZE);
+	if (r < 0)
+		return fail(f, r, NULL);
+	if (err == -ESRCH) {
+		pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s: process %d exited while it was read", what,
+		           f->proc->pid);
+		return fail(f, -ESRCH, NULL);
+	}
+	return err ? fail(f, err, what) : 0;
+}
+
+/* ---- the policy ---- */
+
+static void slice_start(struct pmaps__fast *f)
+{
+	f->t_slice = f->last_pause = pmaps__now_ns();
+}
+
+/*
+ * Before a kernel call of the walk: over the budget (-ETIME), or with PAUSE
+ * (the merged walk: the page cursor pauses by itself) time to pause.
+ */
+static int before_call(struct pmaps__fast *f, int pause)
+{
+	uint64_t now;
+
+	if (!f->pol.budget_ns && !f->pol.hold_us)
+		return 0;
+	now = pmaps__now_ns();
+	if (f->pol.budget_ns && now - f->t_slice >= f->pol.budget_ns) {
+		f->t_slice = now; /* the next call resumes with a new budget */
+		return -ETIME;
+	}
+	if (pause && f->pol.hold_us && f->pol.pause_us &&
+	    now - f->last_pause >= f->pol.hold_us * 1000ull) {
+		struct timespec ts = {0, (long)f->pol.pause_us * 1000};
+		nanosleep(&ts, NULL);
+		f->pauses++;
+		f->last_pause = pmaps__now_ns();
+	}
+	return 0;
+}
+
+void pmaps__fast_policy(struct pmaps__fast *f, const struct pmaps_policy *p)
+{
+	memset(&f->pol, 0, sizeof(f->pol));
+	if (p)
+		memcpy(&f->pol, p, p->size < sizeof(f->pol) ? p->size : sizeof(f->pol));
+	f->pol.size = sizeof(f->pol);
+	if (f->pages)
+		pmaps__pages_policy(f->pages, f->pol.step_pages, f->pol.hold_us * 1000ull,
+		                    f->pol.pause_us * 1000ull);
+}
+
+/* ---- the VMA list ---- */
+
+/* PROCMAP_QUERY (Linux 6.11): struct procmap_query. */
+struct pmaps__procmap_query {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size;
+	uint64_t vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct pmaps__procmap_query)
+#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
+_Static_assert(sizeof(struct pmaps__procmap_query) == 104, "struct procmap_query");
+
+static int query_call(struct pmaps__fast *f, struct pmaps__procmap_query *q, uint64_t addr,
+                      size_t name_size)
+{
+	uint64_t t0 = pmaps__now_ns(), d;
+	int r;
+
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+	q->query_addr = addr;
+	/* A name buffer, or none: the kernel refuses an address without a size */
+	q->vma_name_addr = name_size ? (uint64_t)(uintptr_t)f->path : 0;
+	q->vma_name_size = (uint32_t)name_size;
+	do
+		r = ioctl(f->qfd, PROCMAP_QUERY, q);
+	while (r < 0 && errno == EINTR);
+	d = pmaps__now_ns() - t0;
+	f->calls++;
+	f->walk_ns += d;
+	return r < 0 ? -errno : 0;
+}
+
+/* The next mapping from PROCMAP_QUERY into the row. Returns 1, 0 at the end, or -errno. */
+static int query_next(struct pmaps__fast *f)
+{
+	struct pmaps__procmap_query q;
+	struct pmaps_mapping *m = &f->row;
+	size_t len;
+	int r;
+
+	r = query_call(f, &q, f->next_addr, sizeof(f->path));
+	m->flags = PMAPS_ROW_SINCE_0_2;
+	if (r == -ENAMETOOLONG) {
+		/* No name the kernel makes is that long; keep the row, without it. */
+		r = query_call(f, &q, f->next_addr, 0);
+		m->flags |= PMAPS_ROW_PATH_TRUNCATED;
+		q.vma_name_size = 0;
+	}
+	if (r == -ENOENT) {
+		r = gone(f, 0, "PROCMAP_QUERY");
+		return r < 0 ? r : 0;
+	}
+	if (r < 0)
+		return r == -ESRCH ? gone(f, r, "PROCMAP_QUERY") : fail(f, r, "PROCMAP_QUERY");
+	if (q.vma_end <= q.vma_start || q.vma_end <= f->next_addr) {
+		pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE,
+		           "PROCMAP_QUERY: no progress at %llx (mapping %llx-%llx)",
+		           (unsigned long long)f->next_addr, (unsigned long long)q.vma_start,
+		           (unsigned long long)q.vma_end);
+		return fail(f, -EIO, NULL);
+	}
+	len = q.vma_name_size ? q.vma_name_size - 1 : 0;
+	if (len >= sizeof(f->path))
+		len = sizeof(f->path) - 1;
+	f->path[len] = '\0';
+	m->start = q.vma_start;
+	m->end = q.vma_end;
+	m->offset = q.vma_offset;
+	m->inode = q.inode;
+	m->dev_major = q.dev_major;
+	m->dev_minor = q.dev_minor;
+	/* The ioctl's r/w/x/shared bits are PMAPS_PERM_*'s. */
+	m->perms = (unsigned)(q.vma_flags & 0xf);
+	m->path.ptr = f->path;
+	m->path.len = len;
+	m->line = ++f->line;
+	if (m->start < f->prev_end)
+		m->flags |= PMAPS_ROW_OVERLAP;
+	if (memchr(f->path, '\n', len))
+		m->flags |= PMAPS_ROW_PATH_ESCAPED; /* raw from the ioctl: a real newline */
+	if (m->inode && len >= 10 && memcmp(f->path + len - 10, " (deleted)", 10) == 0) {
+		m->flags |= PMAPS_ROW_DELETED;
+		pmaps__check_deleted(f->proc, m, &f->del, &f->no_map_files);
+	}
+	pmaps__classify(m, f->src);
+	f->row_hugetlb = q.vma_page_size > f->page || m->kind == PMAPS_KIND_HUGETLB;
+	if (f->row_hugetlb)
+		m->kind = PMAPS_KIND_HUGETLB;
+	m->present = 1ull << PMAPS_F_SIZE | 1ull << PMAPS_F_KERNEL_PAGE_SIZE;
+	f->row_page_size = q.vma_page_size;
+	f->next_addr = q.vma_end;
+	return 1;
+}
+
+/* The next mapping from the maps text. */
+static int text_next(struct pmaps__fast *f)
+{
+	const struct pmaps_mapping *t;
+	struct pmaps_mapping *m = &f->row;
+	int r = pmaps_maps_next(f->text, &t);
+
+	if (r <= 0) {
+		if (r < 0) {
+			pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s", pmaps_maps_errmsg(f->text));
+			return fail(f, r, NULL);
+		}
+		return 0;
+	}
+	m->start = t->start;
+	m->end = t->end;
+	m->offset = t->offset;
+	m->inode = t->inode;
+	m->dev_major = t->dev_major;
+	m->dev_minor = t->dev_minor;
+	m->perms = t->perms;
+	m->flags = t->flags | PMAPS_ROW_SINCE_0_2;
+	m->kind = t->kind;
+	m->path = t->path; /* valid until the text cursor's next call: the next row */
+	m->line = t->line;
+	m->present = 1ull << PMAPS_F_SIZE;
+	f->row_page_size = 0;
+	f->row_hugetlb = m->kind == PMAPS_KIND_HUGETLB;
+	return 1;
+}
+
+/* ---- pages ---- */
+
+static inline void add_scan(struct pmaps__fast *f, uint64_t cat, uint64_t n)
+{
+	struct acc *a = &f->acc;
+
+	if (cat & PMAPS__CAT_PRESENT) {
+		if (cat & PMAPS__CAT_PFNZERO) {
+			a->zero += n;
+			return;
+		}
+		a->rss += n;
+		if (!(cat & PMAPS__CAT_FILE))
+			a->anon += n;
+		if (cat & PMAPS__CAT_HUGE)
+			*(cat & PMAPS__CAT_FILE ? &a->file_huge : &a->anon_huge) += n;
+	} else if ((cat & PMAPS__CAT_SWAPPED) && !(cat & f->guard_cat)) {
+		a->swap += n;
+	}
+}
+
+static int scan_call(struct pmaps__fast *f, uint64_t start, uint64_t end, uint64_t *walk_end)
+{
+	struct pmaps__pm_scan_arg a;
+	uint64_t t0, d;
+	long n;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.start = start;
+	a.end = end;
+	a.vec = (uint64_t)(uintptr_t)f->vec;
+	a.vec_len = VEC;
+	a.max_pages = f->pol.step_pages ? f->pol.step_pages : PMAPS__SCAN_MAX_PAGES;
+	a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
+	a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
+	                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | f->guard_cat;
+	t0 = pmaps__now_ns();
+	do
+		n = ioctl(f->pmfd, PMAPS_PAGEMAP_SCAN, &a);
+	while (n < 0 && errno == EINTR);
+	d = pmaps__now_ns() - t0;
+	f->calls++;
+	f->walk_ns += d;
+	if (d > f->longest)
+		f->longest = d;
+	if (n < 0)
+		return -errno;
+	*walk_end = a.walk_end;
+	return (int)n;
+}
+
+/*
+ * Counts the pages of the row from the merged walk: the regions already
+ * fetched, then more calls from where the walk stopped, until it has passed
+ * the row's end. Returns 0 (the row is counted), -ETIME, or -errno.
+ */
+static int merged_row(struct pmaps__fast *f)
+{
+	uint64_t e = f->row.end;
+
+	for (;;) {
+		uint64_t we = 0, from;
+		int n;
+
+		while (f->ivec < f->nvec) {
+			const struct pmaps__page_region *r = &f->vec[f->ivec];
+			uint64_t rs, re;
+			if (r->start >= e)
+				return 0; /* the next rows' */
+			rs = r->start > f->pos ? r->start : f->pos;
+			re = r->end < e ? r->end : e;
+			if (re > rs && !f->row_hugetlb)
+				add_scan(f, r->categories, (re - rs) >> f->shift);
+			if (r->end > e) {
+				f->pos = e;
+				return 0; /* it goes on into the next row */
+			}
+			if (re > f->pos)
+				f->pos = re;
+			f->ivec++;
+		}
+		if (f->walked >= e)
+			return 0;
+		n = before_call(f, 1);
+		if (n < 0)
+			return n;
+		from = f->walked > f->pos ? f->walked : f->pos;
+		n = scan_call(f, from, f->top > e ? f->top : e, &we);
+		if (n == -EFAULT && e <= f->top)
+			n = scan_call(f, from, e, &we);
+		if (n == -EFAULT) {
+			/* Past the user address space ([vsyscall] is no VMA): no pages. */
+			f->walked = e;
+			f->nvec = f->ivec = 0;
+			continue;
+		}
+		if (n < 0)
+			return n == -ESRCH ? gone(f, n, "PAGEMAP_SCAN") : fail(f, n, "PAGEMAP_SCAN");
+		if (we <= from) {
+			pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE,
+			           "PAGEMAP_SCAN: no progress at %llx (walk_end %llx)",
+			           (unsigned long long)from, (unsigned long long)we);
+			return fail(f, -EIO, NULL);
+		}
+		f->walked = we;
+		f->nvec = (size_t)n;
+		f->ivec = 0;
+	}
+}
+
+/* Counts the row's pages through the page cursor, sought to it. */
+static int cursor_row(struct pmaps__fast *f)
+{
+	const struct pmaps_page_range *run;
+	uint64_t unit = f->page << PSS_SHIFT;
+	int r;
+
+	if (f->row_seek) {
+		r = pmaps_pages_seek(f->pages, f->row.start, f->row.end);
+		if (r < 0)
+			return fail(f, r, "pagemap");
+		f->row_seek = 0;
+	}
+	for (;;) {
+		struct acc *a = &f->acc;
+		uint64_t n;
+		unsigned fl;
+
+		r = before_call(f, 0);
+		if (r < 0)
+			return r;
+		r = pmaps_pages_next(f->pages, &run);
+		if (r <= 0)
+			break;
+		if (f->row_hugetlb)
+			continue;
+		n = (run->end - run->start) >> f->shift;
+		fl = run->flags;
+		if (fl & PMAPS_PG_PRESENT) {
+			if (fl & PMAPS_PG_ZERO) {
+				a->zero += n;
+				continue;
+			}
+			a->rss += n;
+			if (!(fl & PMAPS_PG_FILE))
+				a->anon += n;
+			if (fl & PMAPS_PG_HUGE)
+				*(fl & PMAPS_PG_FILE ? &a->file_huge : &a->anon_huge) += n;
+			if (fl & PMAPS_PG_EXCLUSIVE)
+				a->excl += n;
+			if (run->kflags & PMAPS_KPF_LAZYFREE)
+				a->lazy += n;
+			/* smaps: a page mapped N >= 2 times adds 1/N of it; else all of it */
+			a->pss_fp += n * (run->mapcount >= 2 ? unit / run->mapcount : unit);
+		} else if ((fl & PMAPS_PG_SWAPPED) && !(fl & PMAPS_PG_GUARD)) {
+			a->swap += n;
+		}
+	}
+	{
+		uint64_t longest, pauses;
+		pmaps__pages_spent(f->pages, &longest, &pauses);
+		f->page_calls += pmaps_pages_calls(f->pages);
+		f->page_pauses += pauses;
+		if (longest > f->page_longest)
+			f->page_longest = longest;
+	}
+	if (r < 0) {
+		pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s", pmaps_pages_errmsg(f->pages));
+		return fail(f, r, NULL);
+	}
+	/* A cursor that found PFNs read as 0 (no CAP_SYS_ADMIN) stops joining. */
+	if ((f->see & SEE_KPAGE) && pmaps_pages_kpage(f->pages) != 1)
+		f->see &= ~SEE_KPAGE;
+	return 0;
+}
+
+/*
+ * What the row's backing lets a page count mean. Shared memory's swapped
+ * pages are in its object, not in the page tables (smaps asks the object):
+ * Swap is known only for private anonymous memory and files on a block
+ * device (their private copies); tmpfs and other device-less files may be
+ * shared memory. A huge page of a file is FilePmdMapped, of shared memory
+ * ShmemPmdMapped: told apart only where the backing is known.
+ */
+static void finish_row(struct pmaps__fast *f)
+{
+	struct pmaps_mapping *m = &f->row;
+	const struct acc *a = &f->acc;
+	unsigned sh = f->shift;
+	int shmem = m->kind == PMAPS_KIND_SHMEM;
+	int anon = m->inode == 0 && !(m->perms & PMAPS_PERM_SHARED);
+	int devfile = m->inode != 0 && m->dev_major != 0;
+	uint64_t pres = m->present;
+
+	memset(m->v + 1, 0, sizeof(m->v) - sizeof(m->v[0]));
+	m->v[PMAPS_F_SIZE] = m->end - m->start;
+	m->v[PMAPS_F_KERNEL_PAGE_SIZE] = f->row_page_size;
+	m->xpresent = 0;
+	memset(m->xv, 0, sizeof(m->xv));
+	if (f->row_hugetlb) {
+		/* smaps counts hugetlb pages apart (Private/Shared_Hugetlb), never in Rss */
+		pres |= 1ull << PMAPS_F_RSS | 1ull << PMAPS_F_ANONYMOUS |
+		        1ull << PMAPS_F_ANON_HUGE_PAGES;
+		m->present = pres;
+		return;
+	}
+	if (f->see & SEE_RSS) {
+		pres |= 1ull << PMAPS_F_RSS | 1ull << PMAPS_F_ANONYMOUS;
+		m->v[PMAPS_F_RSS] = a->rss << sh;
+		m->v[PMAPS_F_ANONYMOUS] = a->anon << sh;
+		m->xpresent |= 1ull << (PMAPS_V_ZERO_PAGE - PMAPS_F_MAX);
+		m->xv[PMAPS_V_ZERO_PAGE - PMAPS_F_MAX] = a->zero << sh;
+	}
+	if (!shmem && (m->inode == 0 || devfile)) {
+		pres |= 1ull << PMAPS_F_SWAP;
+		m->v[PMAPS_F_SWAP] = a->swap << sh;
+	}
+	if (f->see & SEE_HUGE) {
+		pres |= 1ull << PMAPS_F_ANON_HUGE_PAGES;
+		m->v[PMAPS_F_ANON_HUGE_PAGES] = a->anon_huge << sh;
+		if (anon || shmem || devfile) {
+			pres |= 1ull << PMAPS_F_FILE_PMD_MAPPED | 1ull << PMAPS_F_SHMEM_PMD_MAPPED;
+			m->v[shmem ? PMAPS_F_SHMEM_PMD_MAPPED : PMAPS_F_FILE_PMD_MAPPED] = a->file_huge << sh;
+		}
+	}
+	if ((f->see & (SEE_RSS | SEE_EXCL)) == (SEE_RSS | SEE_EXCL)) {
+		m->xpresent |= 1ull << (PMAPS_V_USS - PMAPS_F_MAX) | 1ull << (PMAPS_V_SHARED - PMAPS_F_MAX);
+		m->xv[PMAPS_V_USS - PMAPS_F_MAX] = a->excl << sh;
+		m->xv[PMAPS_V_SHARED - PMAPS_F_MAX] = (a->rss - a->excl) << sh;
+	}
+	if ((f->see & (SEE_RSS | SEE_KPAGE)) == (SEE_RSS | SEE_KPAGE)) {
+		pres |= 1ull << PMAPS_F_PSS | 1ull << PMAPS_F_LAZY_FREE;
+		/* as smaps prints it: in whole kB */
+		m->v[PMAPS_F_PSS] = (a->pss_fp >> (PSS_SHIFT + 10)) << 10;
+		m->v[PMAPS_F_LAZY_FREE] = a->lazy << sh;
+		f->pss_total_fp += a->pss_fp;
+	}
+	m->present = pres;
+}
+
+int pmaps__fast_next(struct pmaps__fast *f, const struct pmaps_mapping **row)
+{
+	int r;
+
+	if (f->err)
+		return f->err;
+	if (f->done)
+		return 0;
+	if (!f->row_open) {
+		r = f->query ? query_next(f) : text_next(f);
+		if (r <= 0) {
+			if (r == 0)
+				f->done = 1;
+			return r;
+		}
+		memset(&f->acc, 0, sizeof(f->acc));
+		f->pos = f->row.start;
+		f->row_open = 1;
+		f->row_seek = 1;
+	}
+	r = f->merged ? merged_row(f) : cursor_row(f);
+	if (r < 0)
+		return r; /* -ETIME: the row stays open, to go on with */
+	f->row_open = 0;
+	f->prev_end = f->row.end;
+	finish_row(f);
+	*row = &f->row;
+	return 1;
+}
+
+/* ---- opening ---- */
+
+/* Does this kernel take PAGEMAP_SCAN (and its GUARD category), and where does user space end? */
+static int probe_scan(struct pmaps__fast *f)
+{
+	static const uint64_t tops[] = {(1ull << 56) - 4096, (1ull << 47) - 4096};
+	uint64_t we;
+	int r = -EFAULT;
+
+	f->guard_cat = PMAPS__CAT_GUARD;
+	for (size_t i = 0; i < sizeof(tops) / sizeof(tops[0]) && r == -EFAULT; i++) {
+		f->top = tops[i];
+		r = scan_call(f, tops[i] - f->page, tops[i], &we);
+		if (r == -EINVAL && f->guard_cat) {
+			f->guard_cat = 0;
+			r = scan_call(f, tops[i] - f->page, tops[i], &we);
+		}
+	}
+	f->calls = f->longest = f->walk_ns = 0;
+	return r < 0 ? r : 0;
+}
+
+/* Opens the read's files (again, for a rewind): the VMA list's and the pages'. */
+static int open_read(struct pmaps__fast *f)
+{
+	struct pmaps__procmap_query q;
+	int r, fd;
+
+	f->err = f->done = 0;
+	f->row_open = 0;
+	f->next_addr = f->prev_end = f->walked = 0;
+	f->nvec = f->ivec = 0;
+	f->line = 0;
+	f->pss_total_fp = 0;
+	f->del.linked = -1;
+	f->calls = f->longest = f->pauses = f->walk_ns = 0;
+	f->page_calls = f->page_longest = f->page_pauses = 0;
+	f->errmsg[0] = '\0';
+	f->t_read = pmaps__now_ns();
+	slice_start(f);
+	if (f->qfd >= 0)
+		close(f->qfd);
+	if (f->pmfd >= 0)
+		close(f->pmfd);
+	f->qfd = f->pmfd = -1;
+	pmaps__guard_end(&f->guard);
+	r = pmaps__guard_begin(f->proc, &f->guard, 1, pmaps_source_name(f->src), f->errmsg,
+	                       PMAPS_ERRMSG_SIZE);
+	if (r < 0)
+		return fail(f, r, NULL);
+	/* The VMA list. */
+	if (f->query != 0) {
+		fd = pmaps__open_file(f->proc, f->proc->memfd, "maps", f->errmsg, PMAPS_ERRMSG_SIZE);
+		if (fd < 0)
+			return fail(f, fd == -ENOENT ? -ESRCH : fd, f->errmsg[0] ? NULL : "maps");
+		f->qfd = fd;
+		if (f->query < 0) {
+			/* First read: does the kernel have the ioctl? */
+			r = pmaps__no_procmap_query ? -ENOTTY : query_call(f, &q, 0, 0);
+			f->query = r == -ENOTTY ? 0 : 1;
+			f->calls = f->walk_ns = 0;
+			if (!f->query) {
+				close(f->qfd);
+				f->qfd = -1;
+			}
+		}
+	}
+	if (!f->query) {
+		r = f->text ? pmaps_maps_retarget(f->text, f->proc)
+		            : pmaps_maps_open(&f->text, f->proc, PMAPS_SRC_MAPS, 0);
+		if (r < 0) {
+			if (f->text)
+				pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s", pmaps_maps_errmsg(f->text));
+			return fail(f, r, f->text ? NULL : "maps");
+		}
+	}
+	/* The pages. */
+	if (f->merged != 0) {
+		fd = pmaps__open_file(f->proc, f->proc->memfd, "pagemap", f->errmsg, PMAPS_ERRMSG_SIZE);
+		if (fd < 0) {
+			if (fd == -EACCES || fd == -EPERM)
+				pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE,
+				           "pagemap: permission denied: needs ptrace-read access to the "
+				           "process (its own user, or root with CAP_SYS_PTRACE)");
+			return fail(f, fd, f->errmsg[0] ? NULL : "pagemap");
+		}
+		f->pmfd = fd;
+		if (f->merged < 0) {
+			r = pmaps__no_pagemap_scan ? -ENOTTY : probe_scan(f);
+			if (r < 0 && r != -ENOTTY && r != -EINVAL)
+				return fail(f, r, "PAGEMAP_SCAN");
+			f->merged = r == 0;
+			if (!f->merged) {
+				close(f->pmfd);
+				f->pmfd = -1;
+			}
+		}
+	}
+	if (!f->merged) {
+		unsigned opt = f->src == PMAPS_SRC_PAGES ? PMAPS_PAGES_EXCLUSIVE : 0;
+		enum pmaps_pages_strategy st = pmaps__no_pagemap_scan ? PMAPS_PAGES_PAGEMAP
+		                                                       : PMAPS_PAGES_AUTO;
+		if (f->src == PMAPS_SRC_PAGES && f->proc->live && geteuid() == 0)
+			opt |= PMAPS_PAGES_KPAGE;
+		/* Reopened (a rewind): its fd is on the address space of the last read. */
+		r = f->pages ? pmaps__pages_reopen(f->pages, f->proc)
+		             : pmaps_pages_open(&f->pages, f->proc, st, opt);
+		if (r < 0) {
+			if (f->pages)
+				pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s", pmaps_pages_errmsg(f->pages));
+			return fail(f, r, f->pages ? NULL : "pagemap");
+		}
+		pmaps__pages_policy(f->pages, f->pol.step_pages, f->pol.hold_us * 1000ull,
+		                    f->pol.pause_us * 1000ull);
+	}
+	/* What the rows can tell. */
+	f->see = 0;
+	if (f->merged) {
+		f->see = SEE_RSS | SEE_HUGE;
+	} else {
+		unsigned known = pmaps_pages_known(f->pages);
+		f->see |= known & PMAPS_PG_ZERO ? SEE_RSS : 0;
+		f->see |= known & PMAPS_PG_HUGE ? SEE_HUGE : 0;
+		f->see |= known & PMAPS_PG_EXCLUSIVE ? SEE_EXCL : 0;
+		f->see |= pmaps_pages_kpage(f->pages) == 1 ? SEE_KPAGE : 0;
+	}
+	return 0;
+}
+
+int pmaps__fast_open(struct pmaps__fast **out, struct pmaps_proc *proc, enum pmaps_source source,
+                     size_t bufsize, char *errmsg)
+{
+	struct pmaps__fast *f;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	(void)bufsize;
+	*out = NULL;
+	if (ps <= 0 || (ps & (ps - 1)))
+		return -EINVAL;
+	f = pmaps__alloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	memset(f, 0, offsetof(struct pmaps__fast, row));
+	memset(&f->row, 0, sizeof(f->row));
+	f->proc = proc;
+	f->src = source;
+	f->errmsg = errmsg;
+	f->page = (uint64_t)ps;
+	f->shift = (unsigned)__builtin_ctzl((unsigned long)ps);
+	f->qfd = f->pmfd = -1;
+	f->guard.probe = -1;
+	f->query = f->proc->live ? -1 : 0;    /* -1: not probed yet */
+	f->merged = source == PMAPS_SRC_FAST ? -1 : 0;
+	f->row.source = source;
+	pmaps__fast_policy(f, NULL);
+	*out = f;
+	if (f->merged) {
+		f->vec = pmaps__alloc(VEC * sizeof(*f->vec));
+		if (!f->vec)
+			return fail(f, -ENOMEM, NULL);
+	}
+	return open_read(f);
+}
+
+int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc)
+{
+	if (proc && proc != f->proc) {
+		f->proc = proc;
+		f->no_map_files = 0;
+		f->query = proc->live ? (f->query == 0 ? 0 : 1) : 0;
+	}
+	return open_read(f);
+}
+
+void pmaps__fast_cost(const struct pmaps__fast *f, struct pmaps_cost *out)
+{
+	out->ns = pmaps__now_ns() - f->t_read;
+	out->calls = f->calls + f->page_calls;
+	out->hold_ns = f->longest > f->page_longest ? f->longest : f->page_longest;
+	out->pauses = f->pauses + f->page_pauses;
+	if (f->text)
+		out->calls += pmaps__maps_reads(f->text);
+}
+
+void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *values)
+{
+	uint64_t kf = 1ull << PMAPS_F_SIZE, kv = 0;
+
+	if (f->query == 1)
+		kf |= 1ull << PMAPS_F_KERNEL_PAGE_SIZE;
+	/* Swap: of private memory (shared memory's is in its object, as status's VmSwap) */
+	kf |= 1ull << PMAPS_F_SWAP;
+	if (f->see & SEE_RSS) {
+		kf |= 1ull << PMAPS_F_RSS | 1ull << PMAPS_F_ANONYMOUS;
+		kv |= 1ull << (PMAPS_V_FILE_RSS - PMAPS_F_MAX) | 1ull << (PMAPS_V_ZERO_PAGE - PMAPS_F_MAX);
+	}
+	if (f->see & SEE_HUGE)
+		kf |= 1ull << PMAPS_F_ANON_HUGE_PAGES | 1ull << PMAPS_F_FILE_PMD_MAPPED |
+		      1ull << PMAPS_F_SHMEM_PMD_MAPPED;
+	if ((f->see & (SEE_RSS | SEE_EXCL)) == (SEE_RSS | SEE_EXCL))
+		kv |= 1ull << (PMAPS_V_USS - PMAPS_F_MAX) | 1ull << (PMAPS_V_SHARED - PMAPS_F_MAX);
+	if ((f->see & (SEE_RSS | SEE_KPAGE)) == (SEE_RSS | SEE_KPAGE))
+		kf |= 1ull << PMAPS_F_PSS | 1ull << PMAPS_F_LAZY_FREE;
+	*fields = kf;
+	*values = kv;
+}
+
+int pmaps__fast_query(const struct pmaps__fast *f)
+{
+	return f->query == 1;
+}
+
+int pmaps__fast_pss_total(const struct pmaps__fast *f, uint64_t *pss)
+{
+	*pss = (f->pss_total_fp >> (PSS_SHIFT + 10)) << 10;
+	return (f->see & (SEE_RSS | SEE_KPAGE)) == (SEE_RSS | SEE_KPAGE);
+}
+
+void pmaps__fast_close(struct pmaps__fast *f)
+{
+	if (!f)
+		return;
+	if (f->qfd >= 0)
+		close(f->qfd);
+	if (f->pmfd >= 0)
+		close(f->pmfd);
+	pmaps__guard_end(&f->guard);
+	pmaps_maps_close(f->text);
+	pmaps_pages_close(f->pages);
+	pmaps__free(f->vec);
+	pmaps__free(f);
+}

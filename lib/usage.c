@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usage.c - which source answers what, what each costs the target, and the
+ * choice of the cheapest that answers (docs/internals/SOURCES.md).
+ *
+ * The cost model is coarse on purpose: a per-mapping and a per-page price
+ * for each source, measured on the development machine (bench/stall.c and
+ * pmaps-bench), enough to tell a read of a millisecond from one of a
+ * second and a source that holds the target's mmap_lock for a whole walk
+ * from one that walks in bounded steps.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define F(x) (1ull << PMAPS_F_##x)
+#define V(x) (1ull << (PMAPS_V_##x - PMAPS_F_MAX))
+
+/* What the text sources give: every field smaps prints, or smaps_rollup's sums. */
+#define SMAPS_FIELDS ((1ull << PMAPS_F_COUNT) - 1)
+#define ROLLUP_FIELDS (SMAPS_FIELDS & ~(F(SIZE) | F(KERNEL_PAGE_SIZE) | F(MMU_PAGE_SIZE) | \
+	F(THP_ELIGIBLE) | F(PROTECTION_KEY)))
+#define SMAPS_ONLY_PSS (F(PSS_ANON) | F(PSS_FILE) | F(PSS_SHMEM))
+
+int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int total,
+                      uint64_t *fields, uint64_t *values)
+{
+	struct pmaps_maps *c = NULL;
+	int err;
+
+	*fields = *values = 0;
+	switch (source) {
+	case PMAPS_SRC_MAPS:
+		*values = V(VSIZE) | V(MAPPINGS);
+		return 0;
+	case PMAPS_SRC_SMAPS:
+		*fields = SMAPS_FIELDS & ~SMAPS_ONLY_PSS;
+		*values = V(SHARED) | V(USS) | V(VSIZE) | V(MAPPINGS) | V(FILE_RSS);
+		return 0;
+	case PMAPS_SRC_ROLLUP:
+		if (total) {
+			*fields = ROLLUP_FIELDS;
+			*values = V(SHARED) | V(USS) | V(FILE_RSS);
+		}
+		return 0;
+	case PMAPS_SRC_FAST:
+	case PMAPS_SRC_PAGES:
+		break;
+	default:
+		return -EINVAL;
+	}
+	/*
+	 * What a page source sees depends on the kernel (PAGEMAP_SCAN,
+	 * PROCMAP_QUERY) and the privilege (kpageflags): its cursor knows once
+	 * opened, before it reads a page.
+	 */
+	err = pmaps_maps_open(&c, proc, source, 0);
+	if (err == 0)
+		pmaps__maps_fast_keys(c, fields, values);
+	pmaps_maps_close(c);
+	*values |= V(VSIZE) | V(MAPPINGS);
+	return err < 0 ? err : 0;
+}
+
+/* Prices, in ns, measured here (docs/internals/SOURCES.md). */
+enum {
+	NS_STATUS = 15000,       /* one read of status */
+	NS_MAPS_VMA = 350,       /* the maps text, per mapping */
+	NS_QUERY_VMA = 300,      /* PROCMAP_QUERY, per mapping */
+	NS_SCAN_VMA = 360,       /* the merged PAGEMAP_SCAN walk, per mapping */
+	NS_SMAPS_VMA = 1700,     /* the smaps text, per mapping */
+	NS_ROLLUP_VMA = 260,     /* smaps_rollup, per mapping */
+	NS_CALL = 1500,          /* one ioctl or pread */
+};
+/* Per resident page, in ns/16. */
+enum {
+	PG_SCAN = 8,             /* PAGEMAP_SCAN: merged present ranges */
+	PG_SMAPS = 160,          /* smaps and smaps_rollup account every page */
+	PG_PAGEMAP = 48,         /* pagemap's entries, 8 bytes a page */
+	PG_KPAGE = 160,          /* kpageflags and kpagecount, per page */
+};
+
+int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmaps_source source,
+                        const struct pmaps_policy *policy, struct pmaps_cost *out)
+{
+	struct pmaps_cost k;
+	uint64_t rss = 0, pte = 0, pages, step = 4096, walk, calls;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (!st || !out || !pmaps__size_ok(out->size, PMAPS__COST_SIZE0) || ps <= 0)
+		return -EINVAL;
+	if (st->present & (1ull << PMAPS_ST_VM_RSS))
+		rss = st->v[PMAPS_ST_VM_RSS];
+	if (st->present & (1ull << PMAPS_ST_VM_PTE))
+		pte = st->v[PMAPS_ST_VM_PTE];
+	/* Unknown: a page-table page serves a couple of mappings, every process has a few dozen. */
+	if (!nmaps)
+		nmaps = pte / 4096 * 2 + 32;
+	pages = rss / (uint64_t)ps;
+	if (policy && policy->size >= sizeof(*policy) && policy->step_pages)
+		step = policy->step_pages;
+	memset(&k, 0, sizeof(k));
+	switch (source) {
+	case PMAPS_SRC_STATUS:
+		k.ns = NS_STATUS;
+		k.calls = 1;
+		break;
+	case PMAPS_SRC_MAPS:
+		k.ns = nmaps * NS_MAPS_VMA;
+		k.calls = nmaps / 60 + 1;
+		break;
+	case PMAPS_SRC_SMAPS:
+	case PMAPS_SRC_ROLLUP:
+		walk = pages * PG_SMAPS / 16;
+		k.ns = nmaps * (source == PMAPS_SRC_SMAPS ? NS_SMAPS_VMA : NS_ROLLUP_VMA) + walk;
+		k.calls = source == PMAPS_SRC_SMAPS ? nmaps / 40 + 1 : 1;
+		/*
+		 * The lock is held through a whole read(): all of smaps_rollup,
+		 * and for smaps the walk of every mapping one read prints, up to
+		 * the whole of the largest one. Without the sizes of the
+		 * mappings, the worst: all of it in one.
+		 */
+		k.hold_ns = source == PMAPS_SRC_ROLLUP ? k.ns : walk + 40 * NS_SMAPS_VMA;
+		break;
+	case PMAPS_SRC_FAST:
+	case PMAPS_SRC_PAGES:
+		calls = pages / step + nmaps / 1024 + 1;
+		walk = nmaps * (NS_QUERY_VMA + NS_SCAN_VMA) + pages * PG_SCAN / 16;
+		if (source == PMAPS_SRC_PAGES) {
+			calls += nmaps + pages / 16384;
+			walk += pages * (PG_PAGEMAP + (geteuid() == 0 ? PG_KPAGE : 0)) / 16;
+		}
+		k.ns = walk + calls * NS_CALL;
+		k.calls = calls;
+		k.hold_ns = step * PG_SCAN / 16 + NS_CALL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	k.size = out->size;
+	pmaps__copy_out(out, out->size, &k, sizeof(k));
+	return 0;
+}
+
+int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t values, int total,
+                        const struct pmaps_policy *policy, enum pmaps_source *out, char *msg,
+                        size_t msgsz)
+{
+	static const enum pmaps_source per_mapping[] = {PMAPS_SRC_MAPS, PMAPS_SRC_FAST,
+	                                                PMAPS_SRC_PAGES, PMAPS_SRC_SMAPS};
+	static const enum pmaps_source in_total[] = {PMAPS_SRC_FAST, PMAPS_SRC_PAGES,
+	                                             PMAPS_SRC_ROLLUP, PMAPS_SRC_SMAPS};
+	const enum pmaps_source *order = total ? in_total : per_mapping;
+	struct pmaps_status st = {.size = sizeof(st)};
+	int have_st = 0, best = -1, best_missing = 65;
+	uint64_t budget = 0, hold = 0;
+
+	if (msg && msgsz)
+		msg[0] = '\0';
+	if (policy) {
+		if (!pmaps__size_ok(policy->size, PMAPS__POLICY_SIZE0))
+			return -EINVAL;
+		budget = policy->budget_ns;
+		hold = policy->hold_us * 1000ull;
+	}
+	for (int i = 0; i < 4; i++) {
+		enum pmaps_source s = order[i];
+		uint64_t kf, kv;
+		int err, missing;
+
+		err = pmaps_source_keys(proc, s, total, &kf, &kv);
+		if (err < 0) {
+			if (err == -ESRCH || err == -EACCES || err == -ENODATA) {
+				if (msg)
+					pmaps__msg(msg, msgsz, "%s: %s", pmaps_source_name(s), pmaps_strerror(err));
+				return err;
+			}
+			continue; /* this source cannot read here (an old kernel) */
+		}
+		if (budget || hold) {
+			struct pmaps_cost k = {.size = sizeof(k)};
+			if (!have_st) {
+				err = pmaps_status_read(proc, &st, msg, msgsz);
+				if (err < 0)
+					return err;
+				have_st = 1;
+			}
+			pmaps_cost_estimate(&st, 0, s, policy, &k);
+			if ((budget && k.ns > budget) || (hold && k.hold_ns > hold))
+				continue;
+		}
+		missing = __builtin_popcountll(fields & ~kf) + __builtin_popcountll(values & ~kv);
+		if (missing == 0) {
+			*out = s;
+			return 1;
+		}
+		if (missing < best_missing) {
+			best_missing = missing;
+			best = s;
+		}
+	}
+	*out = best >= 0 ? (enum pmaps_source)best : PMAPS_SRC_STATUS;
+	if (msg)
+		pmaps__msg(msg, msgsz, "no source gives every value asked%s%s",
+		           budget || hold ? " within the budget" : "",
+		           best >= 0 ? "" : " (status alone fits)");
+	return 0;
+}
