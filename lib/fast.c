@@ -81,6 +81,7 @@ struct pmaps__fast {
 	/* the policy, and what the read spent */
 	struct pmaps_policy pol;
 	uint64_t t_read, t_slice, last_pause;
+	uint64_t slice_steps;        /* steps made in this slice of the budget */
 	uint64_t calls, longest, pauses, walk_ns;
 	uint64_t page_calls, page_longest, page_pauses; /* the page cursor's, mappings before */
 	struct pmaps__del_cache del;
@@ -119,6 +120,7 @@ static int gone(struct pmaps__fast *f, int err, const char *what)
 static void slice_start(struct pmaps__fast *f)
 {
 	f->t_slice = f->last_pause = pmaps__now_ns();
+	f->slice_steps = 0;
 }
 
 /*
@@ -132,10 +134,13 @@ static int before_call(struct pmaps__fast *f, int pause)
 	if (!f->pol.budget_ns && !f->pol.hold_us)
 		return 0;
 	now = pmaps__now_ns();
-	if (f->pol.budget_ns && now - f->t_slice >= f->pol.budget_ns) {
-		f->t_slice = now; /* the next call resumes with a new budget */
+	/* Past the budget, once the slice has made progress: the next call resumes. */
+	if (f->pol.budget_ns && f->slice_steps && now - f->t_slice >= f->pol.budget_ns) {
+		f->t_slice = now;
+		f->slice_steps = 0;
 		return -ETIME;
 	}
+	f->slice_steps++;
 	if (pause && f->pol.hold_us && f->pol.pause_us &&
 	    now - f->last_pause >= f->pol.hold_us * 1000ull) {
 		struct timespec ts = {0, (long)f->pol.pause_us * 1000};

@@ -39,6 +39,14 @@ extern pmaps__pread_fn pmaps__pread_hook;
 extern size_t pmaps__size0_hook;
 
 /*
+ * Take the page sources' paths for older kernels: the maps text instead of
+ * the PROCMAP_QUERY ioctl (Linux 6.11), a page cursor reading pagemap per
+ * mapping instead of PAGEMAP_SCAN (6.7). Read when a cursor is opened.
+ */
+extern int pmaps__no_procmap_query;
+extern int pmaps__no_pagemap_scan;
+
+/*
  * A cursor over text in memory instead of a file (the fuzz targets and the
  * parser tests). DATA must outlive the cursor; rewind starts it over.
  */

@@ -2279,6 +2279,456 @@ static void test_permission_denied(void **state)
 	expect_exited(st, 0);
 }
 
+/* ---- the page sources (fast, pages) against smaps ---- */
+
+/* Rows of one read of a cursor, by start address. */
+#define MAXROWS 256
+struct rowset {
+	int n;
+	struct pmaps_mapping m[MAXROWS];
+	char path[MAXROWS][96];
+};
+
+static void read_rows(struct pmaps_maps *c, struct rowset *s)
+{
+	const struct pmaps_mapping *m;
+	int rc;
+
+	s->n = 0;
+	assert_int_equal(pmaps_maps_rewind(c), 0);
+	while ((rc = pmaps_maps_next(c, &m)) > 0) {
+		expect_lt(s->n, MAXROWS);
+		s->m[s->n] = *m;
+		snprintf(s->path[s->n], sizeof(s->path[0]), "%.*s", (int)m->path.len, m->path.ptr);
+		s->m[s->n].path.ptr = s->path[s->n];
+		s->n++;
+	}
+	if (rc != 0)
+		fail_msg("read: %d (%s)", rc, pmaps_maps_errmsg(c));
+}
+
+static const struct pmaps_mapping *find_row(const struct rowset *s, uint64_t start)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->m[i].start == start)
+			return &s->m[i];
+	return NULL;
+}
+
+/*
+ * Value KEY of row X (a page source) against smaps' rows A and B, read
+ * before and after it: where A and B agree the page source must give
+ * exactly that; where they differ the value moved between the reads (the
+ * map counts of a library's pages change as other processes start and
+ * exit) and only the count of such moves is kept.
+ */
+static void same_value(const char *what, const struct pmaps_mapping *x,
+                       const struct pmaps_mapping *a, const struct pmaps_mapping *b, int key,
+                       int *moving)
+{
+	uint64_t vx, va, vb;
+
+	if (pmaps_mapping_value(x, key, &vx) != 1)
+		return;
+	if (pmaps_mapping_value(a, key, &va) != 1 || pmaps_mapping_value(b, key, &vb) != 1)
+		fail_msg("%s: %s at %llx: the page source has it, smaps does not", what,
+		         pmaps_value_key(key), (unsigned long long)x->start);
+	if (va != vb) {
+		(*moving)++;
+		return;
+	}
+	if (vx != va)
+		fail_msg("%s: %s at %llx (%s): page source %llu, smaps %llu", what, pmaps_value_key(key),
+		         (unsigned long long)x->start, x->path.ptr, (unsigned long long)vx,
+		         (unsigned long long)va);
+}
+
+/* One page source, with the kernel interfaces it may use, against smaps on the layout helper. */
+static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps_source src,
+                        int no_query, int no_scan, const char *what)
+{
+	static struct rowset a, b, x;
+	struct pmaps_maps *sm, *c;
+	const struct pmaps_mapping *r;
+	int moving = 0, compared = 0, root = geteuid() == 0;
+	uint64_t v;
+
+	pmaps__no_procmap_query = no_query;
+	pmaps__no_pagemap_scan = no_scan;
+	assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, src, 0), 0);
+	pmaps__no_procmap_query = pmaps__no_pagemap_scan = 0;
+	assert_int_equal(pmaps_maps_query(c), !no_query);
+	read_rows(sm, &a);
+	read_rows(c, &x);
+	read_rows(sm, &b);
+	/* The same mappings; PROCMAP_QUERY does not list [vsyscall], which is no VMA. */
+	for (int i = 0; i < a.n; i++) {
+		const struct pmaps_mapping *m = find_row(&x, a.m[i].start);
+		if (!m && strcmp(a.path[i], "[vsyscall]") == 0 && !no_query)
+			continue;
+		if (!m)
+			fail_msg("%s: no row for %llx %s", what, (unsigned long long)a.m[i].start, a.path[i]);
+		assert_int_equal(m->end, a.m[i].end);
+		assert_int_equal(m->perms, a.m[i].perms);
+		assert_int_equal(m->inode, a.m[i].inode);
+		assert_int_equal(m->offset, a.m[i].offset);
+		assert_int_equal(m->kind, a.m[i].kind);
+		assert_string_equal(x.path[m - x.m], a.path[i]);
+	}
+	for (int i = 0; i < x.n; i++) {
+		const struct pmaps_mapping *ma = find_row(&a, x.m[i].start);
+		const struct pmaps_mapping *mb = find_row(&b, x.m[i].start);
+		assert_non_null(ma);
+		assert_non_null(mb);
+		assert_int_equal(x.m[i].source, src);
+		expect_set(x.m[i].flags, PMAPS_ROW_SINCE_0_2);
+		/* Seen by every page source on this kernel, root or not. */
+		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_RSS, &v), 1);
+		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_ANONYMOUS, &v), 1);
+		/* Never seen: the smaps text's own. */
+		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_PRIVATE_DIRTY, &v), 0);
+		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_REFERENCED, &v), 0);
+		for (int f = 0; f < PMAPS_F_COUNT; f++)
+			same_value(what, &x.m[i], ma, mb, f, &moving);
+		same_value(what, &x.m[i], ma, mb, PMAPS_V_USS, &moving);
+		same_value(what, &x.m[i], ma, mb, PMAPS_V_SHARED, &moving);
+		same_value(what, &x.m[i], ma, mb, PMAPS_V_FILE_RSS, &moving);
+		compared++;
+	}
+	expect_ge(compared, 20);
+	/* What each source sees, where the layout knows the answer. */
+	r = find_row(&x, region(h, "zero")->start);
+	if (pmaps_mapping_value(r, PMAPS_V_ZERO_PAGE, &v) == 1)
+		assert_int_equal(v, 8 * PG);
+	else
+		assert_true(no_scan && !root); /* pagemap alone cannot tell the zero page */
+	r = find_row(&x, region(h, "touched3")->start);
+	assert_int_equal(r->v[PMAPS_F_RSS], 22 * PG);
+	r = find_row(&x, region(h, "shared")->start);
+	assert_int_equal(r->v[PMAPS_F_RSS], 8 * PG);
+	if (src == PMAPS_SRC_PAGES) {
+		/* Mapped by the helper and its child: shared, no USS, half of it Pss. */
+		assert_int_equal(pmaps_mapping_value(r, PMAPS_V_USS, &v), 1);
+		assert_int_equal(v, 0);
+		assert_int_equal(pmaps_mapping_value(r, PMAPS_V_SHARED, &v), 1);
+		assert_int_equal(v, 8 * PG);
+		assert_int_equal(pmaps_mapping_value(r, PMAPS_F_PSS, &v), root);
+		if (root)
+			assert_int_equal(v, 4 * PG);
+		r = find_row(&x, region(h, "lazyfree")->start);
+		assert_int_equal(pmaps_mapping_value(r, PMAPS_F_LAZY_FREE, &v), root);
+		if (root)
+			assert_int_equal(v, 16 * PG);
+		r = find_row(&x, region(h, "touched3")->start);
+		assert_int_equal(pmaps_mapping_value(r, PMAPS_V_USS, &v), 1);
+		assert_int_equal(v, 22 * PG);
+	} else {
+		/* Without PAGEMAP_SCAN fast reads pagemap's entries, which have the exclusive bit. */
+		assert_int_equal(pmaps_mapping_value(r, PMAPS_V_USS, &v), no_scan);
+		if (no_scan)
+			assert_int_equal(v, 0);
+		assert_int_equal(pmaps_mapping_value(r, PMAPS_F_PSS, &v), 0);
+	}
+	r = find_row(&x, region(h, "memfd")->start);
+	/* Shared memory's swap is in its object: not from page tables. */
+	assert_int_equal(pmaps_mapping_value(r, PMAPS_F_SWAP, &v), 0);
+	r = find_row(&x, region(h, "touched3")->start);
+	assert_int_equal(pmaps_mapping_value(r, PMAPS_F_SWAP, &v), 1);
+	if (moving)
+		printf("note: %s: %d value(s) moved between the two smaps reads (shared library "
+		       "pages), not compared\n", what, moving);
+	pmaps_maps_close(c);
+	pmaps_maps_close(sm);
+}
+
+static void test_fast_agrees(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	fast_agrees(&h, p, PMAPS_SRC_FAST, 0, 0, "fast");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, 1, 0, "fast, maps text");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, 1, 1, "fast, maps text and pagemap");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, 0, 1, "fast, pagemap");
+	fast_agrees(&h, p, PMAPS_SRC_PAGES, 0, 0, "pages");
+	fast_agrees(&h, p, PMAPS_SRC_PAGES, 1, 1, "pages, maps text and pagemap");
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* Totals from the page sources against smaps_rollup, read before and after. */
+static void test_fast_totals(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_group_row a, x, b;
+	struct pmaps_cost k = {.size = sizeof(k)};
+	enum pmaps_source used;
+	static const int keys[] = {PMAPS_F_RSS, PMAPS_F_ANONYMOUS, PMAPS_F_ANON_HUGE_PAGES,
+	                           PMAPS_F_SWAP, PMAPS_F_PSS, PMAPS_F_LAZY_FREE, PMAPS_V_USS,
+	                           PMAPS_V_SHARED};
+	char msg[256];
+	int root = geteuid() == 0;
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	for (int src = PMAPS_SRC_FAST; src <= PMAPS_SRC_PAGES; src++) {
+		int moved = 0;
+		for (int attempt = 0; attempt < 10; attempt++) {
+			moved = 0;
+			assert_int_equal(pmaps_total(p, &a, sizeof(a), &used, msg, sizeof(msg)), 0);
+			if (pmaps_total_from(p, (enum pmaps_source)src, NULL, &x, sizeof(x), &k, msg,
+			                     sizeof(msg)) != 0)
+				fail_msg("total from %s: %s", pmaps_source_name((enum pmaps_source)src), msg);
+			assert_int_equal(pmaps_total(p, &b, sizeof(b), &used, msg, sizeof(msg)), 0);
+			assert_int_equal(x.source, src);
+			assert_string_equal(x.key.ptr, pmaps_source_name((enum pmaps_source)src));
+			for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+				uint64_t va, vb, vx;
+				int has = pmaps_group_value(&x, keys[i], &vx);
+				if (!has)
+					continue;
+				assert_int_equal(pmaps_group_value(&a, keys[i], &va), 1);
+				assert_int_equal(pmaps_group_value(&b, keys[i], &vb), 1);
+				if (va != vb || va != vx) {
+					moved |= va != vb;
+					if (va == vb)
+						fail_msg("total %s from %s: %llu, smaps_rollup %llu",
+						         pmaps_value_key(keys[i]),
+						         pmaps_source_name((enum pmaps_source)src),
+						         (unsigned long long)vx, (unsigned long long)va);
+				}
+			}
+			if (!moved)
+				break;
+		}
+		if (moved)
+			fail_msg("the helper's totals kept moving between reads of smaps_rollup");
+		/* What each source gives in total. */
+		uint64_t v;
+		assert_int_equal(pmaps_group_value(&x, PMAPS_V_USS, &v), src == PMAPS_SRC_PAGES);
+		assert_int_equal(pmaps_group_value(&x, PMAPS_F_PSS, &v), src == PMAPS_SRC_PAGES && root);
+		assert_int_equal(pmaps_group_value(&x, PMAPS_V_MAPPINGS, &v), 1);
+		expect_ge(k.calls, 2);
+		expect_ge(k.ns, 1);
+	}
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* A budget stops a walk with -ETIME; the next call goes on, and the rows are the same. */
+static void test_fast_budget(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	struct pmaps_policy pol = {.size = sizeof(pol), .step_pages = 64, .budget_ns = 1};
+	struct pmaps_policy gentle = {.size = sizeof(gentle), .step_pages = 64, .hold_us = 1,
+	                              .pause_us = 1};
+	struct pmaps_cost k = {.size = sizeof(k)};
+	static struct rowset whole, sliced;
+	int rc, etimes = 0;
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	for (int src = PMAPS_SRC_FAST; src <= PMAPS_SRC_PAGES; src++) {
+		assert_int_equal(pmaps_maps_open(&c, p, (enum pmaps_source)src, 0), 0);
+		read_rows(c, &whole);
+		assert_int_equal(pmaps_maps_set_policy(c, &pol), 0);
+		assert_int_equal(pmaps_maps_rewind(c), 0);
+		sliced.n = 0;
+		etimes = 0;
+		for (;;) {
+			rc = pmaps_maps_next(c, &m);
+			if (rc == -ETIME) {
+				etimes++;
+				continue;
+			}
+			if (rc <= 0)
+				break;
+			sliced.m[sliced.n++] = *m;
+		}
+		assert_int_equal(rc, 0);
+		expect_ge(etimes, 3);
+		assert_int_equal(sliced.n, whole.n);
+		for (int i = 0; i < whole.n; i++) {
+			assert_int_equal(sliced.m[i].start, whole.m[i].start);
+			assert_int_equal(sliced.m[i].present, whole.m[i].present);
+			assert_memory_equal(sliced.m[i].v, whole.m[i].v, sizeof(whole.m[i].v));
+			assert_memory_equal(sliced.m[i].xv, whole.m[i].xv, sizeof(whole.m[i].xv));
+		}
+		/* Gentle: it pauses, and says so. */
+		assert_int_equal(pmaps_maps_set_policy(c, &gentle), 0);
+		read_rows(c, &sliced);
+		assert_int_equal(pmaps_maps_cost(c, &k), 0);
+		expect_ge(k.pauses, 1);
+		expect_ge(k.calls, 2);
+		pmaps_maps_close(c);
+	}
+	/* A policy smaller than ABI 0's is refused. */
+	pol.size = 8;
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_FAST, 0), 0);
+	assert_int_equal(pmaps_maps_set_policy(c, &pol), -EINVAL);
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* Opening allocates; reading and reading again allocate nothing. */
+static void test_fast_allocations(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	for (int src = PMAPS_SRC_FAST; src <= PMAPS_SRC_PAGES; src++) {
+		unsigned long opened;
+		uint64_t rows = 0;
+		pmaps_set_allocator(count_alloc, count_free, NULL);
+		allocs = 0;
+		assert_int_equal(pmaps_maps_open(&c, p, (enum pmaps_source)src, 0), 0);
+		opened = allocs;
+		for (int pass = 0; pass < 3; pass++) {
+			assert_int_equal(pmaps_maps_rewind(c), 0);
+			while (pmaps_maps_next(c, &m) > 0)
+				rows++;
+		}
+		if (allocs != opened)
+			fail_msg("%s: %lu allocations to open, %lu after 3 reads",
+			         pmaps_source_name((enum pmaps_source)src), opened, allocs);
+		expect_ge(rows, 60);
+		pmaps_maps_close(c);
+		pmaps_set_allocator(NULL, NULL, NULL);
+	}
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* A process killed in the middle of a read: -ESRCH, never a shorter list. */
+static void test_fast_exit_mid_read(void **state)
+{
+	for (int src = PMAPS_SRC_FAST; src <= PMAPS_SRC_PAGES; src++) {
+		for (int no_query = 0; no_query < 2; no_query++) {
+			struct helper h;
+			struct pmaps_proc *p;
+			struct pmaps_maps *c;
+			const struct pmaps_mapping *m;
+			int rc, rows = 0, st;
+			(void)state;
+
+			start_helper(&h, "2");
+			assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+			pmaps__no_procmap_query = no_query;
+			/* A small buffer: the maps text comes in several reads. */
+			assert_int_equal(pmaps_maps_open(&c, p, (enum pmaps_source)src, 4096), 0);
+			pmaps__no_procmap_query = 0;
+			while ((rc = pmaps_maps_next(c, &m)) > 0) {
+				if (++rows == 3) {
+					kill(h.pid, SIGKILL);
+					waitpid(h.pid, &st, 0);
+					running_helper = 0;
+				}
+			}
+			if (rc != -ESRCH)
+				fail_msg("%s%s: %d after %d rows (%s), expected -ESRCH",
+				         pmaps_source_name((enum pmaps_source)src),
+				         no_query ? ", maps text" : "", rc, rows, pmaps_maps_errmsg(c));
+			expect_contains(pmaps_maps_errmsg(c), "exited");
+			pmaps_maps_close(c);
+			pmaps_proc_close(p);
+			close(h.in);
+			close(h.out);
+		}
+	}
+}
+
+/* The cheapest source that answers, and what each one gives. */
+static void test_source_choose(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	enum pmaps_source s;
+	uint64_t kf, kv;
+	char msg[256];
+	const uint64_t F_RSS = 1ull << PMAPS_F_RSS, F_ANON = 1ull << PMAPS_F_ANONYMOUS,
+	               F_SWAP = 1ull << PMAPS_F_SWAP, F_PSS = 1ull << PMAPS_F_PSS,
+	               F_PD = 1ull << PMAPS_F_PRIVATE_DIRTY,
+	               V_USS = 1ull << (PMAPS_V_USS - PMAPS_F_MAX);
+	int root = geteuid() == 0;
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_FAST, 0, &kf, &kv), 0);
+	assert_int_equal(kf & (F_RSS | F_ANON | F_SWAP), F_RSS | F_ANON | F_SWAP);
+	assert_int_equal(kf & (F_PSS | F_PD), 0);
+	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_PAGES, 0, &kf, &kv), 0);
+	assert_int_equal(kv & V_USS, V_USS);
+	assert_int_equal((kf & F_PSS) != 0, root);
+	/* Per mapping: rss, anonymous and swap need no smaps. */
+	assert_int_equal(pmaps_source_choose(p, F_RSS | F_ANON | F_SWAP, 0, 0, NULL, &s, msg,
+	                                     sizeof(msg)), 1);
+	assert_int_equal(s, PMAPS_SRC_FAST);
+	assert_int_equal(pmaps_source_choose(p, F_RSS, V_USS, 0, NULL, &s, msg, sizeof(msg)), 1);
+	assert_int_equal(s, PMAPS_SRC_PAGES);
+	assert_int_equal(pmaps_source_choose(p, F_PD, 0, 0, NULL, &s, msg, sizeof(msg)), 1);
+	assert_int_equal(s, PMAPS_SRC_SMAPS);
+	/* In total: uss, pss and swap from pages as root, else from smaps_rollup. */
+	assert_int_equal(pmaps_source_choose(p, F_PSS | F_SWAP, V_USS, 1, NULL, &s, msg,
+	                                     sizeof(msg)), 1);
+	assert_int_equal(s, root ? PMAPS_SRC_PAGES : PMAPS_SRC_ROLLUP);
+	/* Nothing but the maps text for addresses alone. */
+	assert_int_equal(pmaps_source_choose(p, 0, 0, 0, NULL, &s, msg, sizeof(msg)), 1);
+	assert_int_equal(s, PMAPS_SRC_MAPS);
+	/* A budget no source fits. */
+	{
+		struct pmaps_policy pol = {.size = sizeof(pol), .budget_ns = 1};
+		assert_int_equal(pmaps_source_choose(p, F_RSS, 0, 1, &pol, &s, msg, sizeof(msg)), 0);
+		assert_int_equal(s, PMAPS_SRC_STATUS);
+		expect_contains(msg, "budget");
+	}
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
+/* The estimate grows with what there is to walk, and says which sources hold the lock. */
+static void test_cost_estimate(void **state)
+{
+	struct pmaps_status st = {.size = sizeof(st)};
+	struct pmaps_cost small = {.size = sizeof(small)}, big = {.size = sizeof(big)},
+	                  rollup = {.size = sizeof(rollup)}, gentle = {.size = sizeof(gentle)};
+	struct pmaps_policy pol = {.size = sizeof(pol), .step_pages = 512};
+	(void)state;
+
+	st.present = 1ull << PMAPS_ST_VM_RSS | 1ull << PMAPS_ST_VM_PTE;
+	st.v[PMAPS_ST_VM_RSS] = 64ull << 20;
+	st.v[PMAPS_ST_VM_PTE] = 256ull << 10;
+	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_FAST, NULL, &small), 0);
+	st.v[PMAPS_ST_VM_RSS] = 64ull << 30;
+	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_FAST, NULL, &big), 0);
+	expect_gt(big.ns, small.ns);
+	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_ROLLUP, NULL, &rollup), 0);
+	/* smaps_rollup holds the lock for its whole read; a page walk for one step. */
+	assert_int_equal(rollup.hold_ns, rollup.ns);
+	expect_lt(big.hold_ns, rollup.hold_ns / 100);
+	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_FAST, &pol, &gentle), 0);
+	expect_lt(gentle.hold_ns, big.hold_ns);
+	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_COUNT, NULL, &big), -EINVAL);
+	big.size = 4;
+	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_FAST, NULL, &big), -EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -2286,6 +2736,13 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_sources_agree, teardown),
 		cmocka_unit_test_teardown(test_allocations, teardown),
 		cmocka_unit_test_teardown(test_pages_exact, teardown),
+		cmocka_unit_test_teardown(test_fast_agrees, teardown),
+		cmocka_unit_test_teardown(test_fast_totals, teardown),
+		cmocka_unit_test_teardown(test_fast_budget, teardown),
+		cmocka_unit_test_teardown(test_fast_allocations, teardown),
+		cmocka_unit_test_teardown(test_fast_exit_mid_read, teardown),
+		cmocka_unit_test_teardown(test_source_choose, teardown),
+		cmocka_unit_test(test_cost_estimate),
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_pages_resident_is_rss, teardown),
 		cmocka_unit_test_teardown(test_pages_reservation, teardown),
