@@ -93,6 +93,7 @@ struct reader {
 	uint64_t max_pages;        /* read_scan: per PAGEMAP_SCAN call, 0 = no cap */
 	long pause_ns;             /* read_scan: between calls */
 	int src;                   /* read_pmaps_maps: enum pmaps_source */
+	const struct pmaps_policy *policy; /* read_pmaps_maps: NULL for the default walk */
 	unsigned pages_opts;       /* read_pmaps_pages: PMAPS_PAGES_* */
 
 	int fd;                    /* -1 or open */
@@ -112,6 +113,14 @@ static int read_scan(struct reader *r, pid_t pid);
 static int read_pmaps_maps(struct reader *r, pid_t pid);
 static int read_pmaps_pages(struct reader *r, pid_t pid);
 
+/* pmaps --gentle's walk for the page sources. */
+static const struct pmaps_policy gentle = {
+	.size = sizeof(struct pmaps_policy),
+	.step_pages = PMAPS_POLICY_GENTLE_STEP,
+	.hold_us = PMAPS_POLICY_GENTLE_HOLD_US,
+	.pause_us = PMAPS_POLICY_GENTLE_PAUSE_US,
+};
+
 /* The readers, in the order they run. A new one is one line here. */
 #define READER(n, fn) .name = (n), .read_once = (fn)
 static struct reader readers[] = {
@@ -127,6 +136,9 @@ static struct reader readers[] = {
 	{ READER("pmaps rollup", read_pmaps_maps), .src = PMAPS_SRC_ROLLUP },
 	{ READER("pmaps pages", read_pmaps_pages) },
 	{ READER("pmaps pages --gentle", read_pmaps_pages), .pages_opts = PMAPS_PAGES_GENTLE },
+	{ READER("pmaps fast", read_pmaps_maps), .src = PMAPS_SRC_FAST },
+	{ READER("pmaps fast gentle", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle },
+	{ READER("pmaps pages-source", read_pmaps_maps), .src = PMAPS_SRC_PAGES },
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -285,7 +297,7 @@ static int pmaps_fail(struct reader *r, const char *what, int err, const char *m
 	return err;
 }
 
-/* Opens R's maps cursor on SRC the first time, rewinds it after. */
+/* Opens R's maps cursor on SRC (with R's policy) the first time, rewinds it after. */
 static int maps_start(struct reader *r, int src)
 {
 	int err;
@@ -298,6 +310,8 @@ static int maps_start(struct reader *r, int src)
 			r->maps = NULL;
 			return err;
 		}
+		if (r->policy && (err = pmaps_maps_set_policy(r->maps, r->policy)) < 0)
+			return pmaps_fail(r, "pmaps_maps_set_policy", err, pmaps_maps_errmsg(r->maps));
 		return 0;
 	}
 	err = pmaps_maps_rewind(r->maps);
