@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_fast.c - the page sources (fast, pages) against the bare kernel
+ * calls they are made of, and against smaps, on targets this program
+ * builds itself (bench/targets.c: N VMAs of 4 pages, two touched; a 64 GiB
+ * sparse region).
+ *
+ * The floor for the fast source is a bare loop that makes the same calls
+ * as the library and nothing else: the VMA list (PROCMAP_QUERY with names,
+ * or a read() loop over the maps text) and one walk of PAGEMAP_SCAN over
+ * the address space with the same vector, page cap and masks. Every figure
+ * is a median over interleaved repetitions (every other one in reverse
+ * order), printed beside the floor measured in the same run.
+ *
+ *   pmaps-bench-fast [--quick] [--vmas N[,N...]] [--reps R]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "pmaps.h"
+#include "testhooks.h"
+#include "uapi.h"
+#include "targets.h"
+
+static uint64_t n_allocs;
+
+static void *count_alloc(size_t n, void *ctx)
+{
+	(void)ctx;
+	n_allocs++;
+	return malloc(n);
+}
+
+static void count_free(void *p, void *ctx)
+{
+	(void)ctx;
+	free(p);
+}
+
+static uint64_t sink;
+static char rawbuf[64 * 1024];
+
+/* ---- the bare loops ---- */
+
+struct procmap_query {
+	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size;
+	uint64_t vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+
+static int open_or_die(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror(path);
+		exit(1);
+	}
+	return fd;
+}
+
+static double bare_read(const char *path)
+{
+	double t0 = now_ns();
+	int fd = open_or_die(path);
+	ssize_t n;
+
+	while ((n = read(fd, rawbuf, sizeof(rawbuf))) > 0)
+		sink += (uint64_t)n;
+	close(fd);
+	return now_ns() - t0;
+}
+
+/* The VMA list through PROCMAP_QUERY, names included, as the library asks. */
+static double bare_query(const char *maps, uint64_t *nvmas)
+{
+	static char name[8192];
+	double t0 = now_ns();
+	int fd = open_or_die(maps);
+	struct procmap_query q;
+	uint64_t addr = 0, n = 0;
+
+	for (;;) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = 0x10; /* COVERING_OR_NEXT_VMA */
+		q.query_addr = addr;
+		q.vma_name_addr = (uint64_t)(uintptr_t)name;
+		q.vma_name_size = sizeof(name);
+		if (ioctl(fd, PROCMAP_QUERY, &q) < 0)
+			break;
+		addr = q.vma_end;
+		n++;
+	}
+	close(fd);
+	sink += n;
+	*nvmas = n;
+	return now_ns() - t0;
+}
+
+/* One walk of PAGEMAP_SCAN over the address space, with the library's parameters. */
+static double bare_scan(const char *pagemap)
+{
+	static struct pmaps__page_region vec[1024];
+	double t0 = now_ns();
+	int fd = open_or_die(pagemap);
+	uint64_t start = 0, top = (1ull << 47) - 4096, pages = 0;
+
+	while (start < top) {
+		struct pmaps__pm_scan_arg a;
+		long n;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.start = start;
+		a.end = top;
+		a.vec = (uint64_t)(uintptr_t)vec;
+		a.vec_len = 1024;
+		a.max_pages = PMAPS__SCAN_MAX_PAGES;
+		a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
+		a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
+		                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | PMAPS__CAT_GUARD;
+		n = ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
+		if (n < 0) {
+			perror("PAGEMAP_SCAN");
+			exit(1);
+		}
+		for (long i = 0; i < n; i++)
+			pages += (vec[i].end - vec[i].start) >> 12;
+		start = a.walk_end;
+	}
+	close(fd);
+	sink += pages;
+	return now_ns() - t0;
+}
+
+/* ---- the library ---- */
+
+struct opstat {
+	double ns;
+	uint64_t allocs, rows;
+};
+
+static void die_lib(const char *what, int err, struct pmaps_maps *c)
+{
+	fprintf(stderr, "pmaps-bench-fast: %s: %s\n", what, c ? pmaps_maps_errmsg(c) : pmaps_strerror(err));
+	exit(1);
+}
+
+/* A cursor rewound and read whole, the fields a program asks of the fast source read. */
+static struct opstat scan(struct pmaps_maps *c)
+{
+	const struct pmaps_mapping *m;
+	struct opstat s = {0};
+	uint64_t a0 = n_allocs, sum = 0;
+	double t0 = now_ns();
+	int r;
+
+	if ((r = pmaps_maps_rewind(c)) < 0)
+		die_lib("rewind", r, c);
+	while ((r = pmaps_maps_next(c, &m)) > 0) {
+		sum += m->v[PMAPS_F_RSS] + m->v[PMAPS_F_ANONYMOUS] + m->v[PMAPS_F_SWAP] +
+		       m->v[PMAPS_F_ANON_HUGE_PAGES];
+		s.rows++;
+	}
+	s.ns = now_ns() - t0;
+	if (r < 0)
+		die_lib("scan", r, c);
+	s.allocs = n_allocs - a0;
+	sink += sum;
+	return s;
+}
+
+static struct opstat total(struct pmaps_proc *p, enum pmaps_source src)
+{
+	struct pmaps_group_row row;
+	struct opstat s = {0};
+	char msg[256];
+	double t0 = now_ns();
+	int r = pmaps_total_from(p, src, NULL, &row, sizeof(row), NULL, msg, sizeof(msg));
+
+	s.ns = now_ns() - t0;
+	if (r < 0) {
+		fprintf(stderr, "pmaps-bench-fast: total: %s\n", msg);
+		exit(1);
+	}
+	sink += row.v[PMAPS_F_RSS];
+	return s;
+}
+
+enum {
+	OP_SMAPS, OP_MAPS, OP_QUERY, OP_SCAN, OP_FLOOR, OP_FLOOR_TEXT, OP_FAST, OP_FAST_TEXT,
+	OP_PAGES, OP_ROLLUP, OP_TOTAL_FAST, OP_N
+};
+static const char *const names[OP_N] = {
+	"bare read() of smaps", "bare read() of maps", "bare PROCMAP_QUERY loop",
+	"bare PAGEMAP_SCAN walk", "floor: QUERY loop + SCAN walk", "floor: maps read + SCAN walk",
+	"pmaps fast per mapping", "pmaps fast, maps text", "pmaps pages per mapping",
+	"bare read() of smaps_rollup", "pmaps total from fast",
+};
+
+static void bench_target(long n, int reps, int whole)
+{
+	struct target t;
+	struct pmaps_proc *proc;
+	struct pmaps_maps *fast, *fast_text, *pages;
+	char smaps[64], maps[64], pagemap[64], rollup[64];
+	double v[OP_N][64];
+	struct opstat last[OP_N] = {{0}};
+	uint64_t nvmas = 0;
+	int r;
+
+	if (target_start(&t, n) < 0)
+		exit(1);
+	snprintf(smaps, sizeof(smaps), "/proc/%s/smaps", t.pidstr);
+	snprintf(maps, sizeof(maps), "/proc/%s/maps", t.pidstr);
+	snprintf(pagemap, sizeof(pagemap), "/proc/%s/pagemap", t.pidstr);
+	snprintf(rollup, sizeof(rollup), "/proc/%s/smaps_rollup", t.pidstr);
+	if ((r = pmaps_proc_open(&proc, NULL, t.pidstr)) < 0)
+		die_lib("open", r, NULL);
+	if ((r = pmaps_maps_open(&fast, proc, PMAPS_SRC_FAST, 0)) < 0)
+		die_lib("open fast", r, fast);
+	pmaps__no_procmap_query = 1;
+	if ((r = pmaps_maps_open(&fast_text, proc, PMAPS_SRC_FAST, 0)) < 0)
+		die_lib("open fast (maps text)", r, fast_text);
+	pmaps__no_procmap_query = 0;
+	if ((r = pmaps_maps_open(&pages, proc, PMAPS_SRC_PAGES, 0)) < 0)
+		die_lib("open pages", r, pages);
+	if (pmaps_maps_query(fast) != 1)
+		printf("note: no PROCMAP_QUERY here: the fast source reads the maps text\n");
+	/* Warm up. */
+	bare_read(smaps);
+	scan(fast);
+	scan(fast_text);
+	scan(pages);
+	for (int i = 0; i < reps; i++) {
+		for (int k = 0; k < OP_N; k++) {
+			int op = i % 2 ? OP_N - 1 - k : k;
+			switch (op) {
+			case OP_SMAPS: v[op][i] = bare_read(smaps); break;
+			case OP_MAPS: v[op][i] = bare_read(maps); break;
+			case OP_QUERY: v[op][i] = bare_query(maps, &nvmas); break;
+			case OP_SCAN: v[op][i] = bare_scan(pagemap); break;
+			case OP_FLOOR: v[op][i] = bare_query(maps, &nvmas) + bare_scan(pagemap); break;
+			case OP_FLOOR_TEXT: v[op][i] = bare_read(maps) + bare_scan(pagemap); break;
+			case OP_FAST: last[op] = scan(fast); v[op][i] = last[op].ns; break;
+			case OP_FAST_TEXT: last[op] = scan(fast_text); v[op][i] = last[op].ns; break;
+			case OP_PAGES: last[op] = scan(pages); v[op][i] = last[op].ns; break;
+			case OP_ROLLUP: v[op][i] = bare_read(rollup); break;
+			case OP_TOTAL_FAST: last[op] = total(proc, PMAPS_SRC_FAST); v[op][i] = last[op].ns; break;
+			}
+		}
+	}
+	double sm = median(v[OP_SMAPS], reps), fl = median(v[OP_FLOOR], reps);
+	double flt = median(v[OP_FLOOR_TEXT], reps);
+	printf("\n%ld VMAs (%llu listed by PROCMAP_QUERY), %d repetitions, %s\n", n,
+	       (unsigned long long)nvmas, reps, geteuid() == 0 ? "as root" : "unprivileged");
+	printf("  %-32s %10s %9s %9s %8s %11s\n", "operation", "median", "vs floor", "vs smaps",
+	       "allocs", "ns/mapping");
+	for (int op = 0; op < OP_N; op++) {
+		double med = median(v[op], reps);
+		double floor = op == OP_FAST_TEXT ? flt : fl;
+		printf("  %-32s %7.3f ms", names[op], med / 1e6);
+		if (op >= OP_FLOOR && op != OP_ROLLUP && op != OP_TOTAL_FAST)
+			printf(" %8.3fx", med / floor);
+		else
+			printf(" %9s", "");
+		printf(" %8.3fx", med / sm);
+		if (op >= OP_FAST && op != OP_ROLLUP && op != OP_TOTAL_FAST)
+			printf(" %8llu", (unsigned long long)last[op].allocs);
+		else
+			printf(" %8s", "");
+		printf(" %11.1f\n", med / (double)(nvmas ? nvmas : 1));
+	}
+	printf("  (pmaps fast, maps text is against the maps-text floor; pmaps total from fast "
+	       "%.3fx the bare smaps_rollup read)\n",
+	       median(v[OP_TOTAL_FAST], reps) / median(v[OP_ROLLUP], reps));
+	if (whole) {
+		char *fields[] = {PMAPS_TOOL_PATH, "maps", "--fields", "rss,anonymous,swap",
+		                  t.pidstr, NULL};
+		char *cat[] = {"/bin/cat", smaps, NULL};
+		double w[2][64];
+		long rss_tool = 0, rss_cat = 0;
+		for (int i = 0; i < reps; i++) {
+			int rev = i % 2;
+			w[rev][i] = run_cmd(rev ? fields : cat, rev ? &rss_tool : &rss_cat);
+			w[!rev][i] = run_cmd(rev ? cat : fields, rev ? &rss_cat : &rss_tool);
+		}
+		double c0 = median(w[0], reps), c1 = median(w[1], reps);
+		printf("  whole process, output to /dev/null:\n");
+		printf("  %-44s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "cat /proc/PID/smaps",
+		       c0 / 1e6, 1.0, rss_cat);
+		printf("  %-44s %9.3f ms %6.3fx   peak RSS %6ld KiB\n",
+		       "pmaps maps --fields rss,anonymous,swap PID", c1 / 1e6, c1 / c0, rss_tool);
+	}
+	pmaps_maps_close(pages);
+	pmaps_maps_close(fast_text);
+	pmaps_maps_close(fast);
+	pmaps_proc_close(proc);
+	target_stop(&t);
+}
+
+int main(int argc, char **argv)
+{
+	long sizes[8] = {100, 1000, 10000, 60000, -(4l << 30)};
+	int nsizes = 5, reps = 15, quick = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			quick = 1;
+			reps = 3;
+			nsizes = 2;
+		} else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+			reps = atoi(argv[++i]);
+			if (reps < 1 || reps > 64)
+				reps = 15;
+		} else if (strcmp(argv[i], "--vmas") == 0 && i + 1 < argc) {
+			char *s = argv[++i];
+			nsizes = 0;
+			while (*s && nsizes < 8) {
+				sizes[nsizes++] = strtol(s, &s, 10);
+				if (*s == ',')
+					s++;
+			}
+		} else {
+			fprintf(stderr, "usage: pmaps-bench-fast [--quick] [--vmas N[,N...]] [--reps R]\n"
+			                "  (a negative N: a 64 GiB sparse region with -N bytes resident)\n");
+			return 2;
+		}
+	}
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	printf("pmaps-bench-fast: the fast and pages sources against the bare calls they make\n"
+	       "(medians; floor = a bare loop making the same kernel calls, nothing else)\n");
+	for (int i = 0; i < nsizes; i++)
+		bench_target(sizes[i], reps, !quick && sizes[i] >= 10000);
+	return sink == 42 ? 3 : 0;
+}
