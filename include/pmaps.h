@@ -856,6 +856,8 @@ enum pmaps_xcol {
 	PMAPS_XC_LAZYFREE, PMAPS_XC_THP, PMAPS_XC_LOCKED, PMAPS_XC_SWAP, PMAPS_XC_PSS,
 	PMAPS_XC_SWAP_PSS,
 	PMAPS_XC_SHARED_CLEAN, /* the clean part of SHARED (so clean = PRIVATE_CLEAN + this) */
+	/* PRIVATE_DIRTY + PRIVATE_CLEAN: pages no other process maps (USS). Since 0.2.0 */
+	PMAPS_XC_PRIVATE,
 	PMAPS_XC_COUNT
 };
 /* Room for state columns in struct pmaps_explain. */
@@ -896,6 +898,17 @@ PMAPS_API const char *pmaps_xpage_key(enum pmaps_xpage p);
 
 enum {
 	PMAPS_EXPLAIN_PAGES = 1u << 0, /* also walk every mapping's pages (the pages layer) */
+	/*
+	 * Since 0.2.0: the mappings from the page sources (PMAPS_SRC_PAGES)
+	 * instead of smaps and smaps_rollup, which hold the target's mmap_lock
+	 * for whole walks: RSS, PRIVATE, SHARED, THP and SWAP (not of shared
+	 * memory) per category, and as root PSS and LAZYFREE; the clean/dirty
+	 * split, LOCKED and SWAP_PSS are unknown (the result's xc_known says),
+	 * and there is no smaps_rollup to reconcile with (status only).
+	 */
+	PMAPS_EXPLAIN_FAST = 1u << 1,
+	/* With FAST: walk gently (PMAPS_POLICY_GENTLE_*: bounded steps, pauses). */
+	PMAPS_EXPLAIN_GENTLE = 1u << 2,
 };
 
 /*
@@ -977,7 +990,7 @@ struct pmaps_explain {
 	uint64_t mappings[PMAPS_X_MAX];
 	uint64_t total[PMAPS_XC_MAX];         /* the sums over categories */
 	uint64_t nmappings;
-	uint64_t uss;            /* PRIVATE_DIRTY + PRIVATE_CLEAN of the total */
+	uint64_t uss;            /* the PRIVATE column's total (PRIVATE_DIRTY + PRIVATE_CLEAN) */
 	uint64_t effective_rss;  /* RSS - LAZYFREE: what stays when the kernel needs memory */
 	/* smaps_rollup, read right after smaps (0 when the kernel has none) */
 	int have_rollup;
@@ -1025,6 +1038,15 @@ struct pmaps_explain {
 	unsigned pages_known;    /* bit (1 << enum pmaps_xpage) of the columns the walk saw */
 	char pages_note[PMAPS_ERRMSG_SIZE_PUBLIC]; /* why no physical page state, or "" */
 	uint64_t pg[PMAPS_X_MAX][PMAPS_XP_MAX];
+	/* Since 0.2.0: */
+	enum pmaps_source source; /* where the mappings came from: smaps, or pages (FAST) */
+	/*
+	 * Bit (1 << enum pmaps_xcol) of the state columns the source knows: all
+	 * of them from smaps; the others read 0 but are unknown (show them as
+	 * absent). EFFECTIVE_RSS holds only when LAZYFREE is known, and USS
+	 * only when PRIVATE is.
+	 */
+	uint32_t xc_known;
 };
 
 /*

@@ -137,6 +137,7 @@ static const char *const xcol_keys[PMAPS_XC_COUNT] = {
 	[PMAPS_XC_PSS] = "pss",
 	[PMAPS_XC_SWAP_PSS] = "swap_pss",
 	[PMAPS_XC_SHARED_CLEAN] = "shared_clean",
+	[PMAPS_XC_PRIVATE] = "private",
 };
 
 const char *pmaps_xcol_key(enum pmaps_xcol c)
@@ -472,8 +473,10 @@ static inline void add_chk(int *ovf, uint64_t *a, uint64_t b)
  */
 struct pmaps_explain_session {
 	struct pmaps_proc *proc;
-	struct pmaps_maps *smaps, *rollup;
+	struct pmaps_maps *smaps, *rollup; /* with FAST: SMAPS reads PMAPS_SRC_PAGES, no ROLLUP */
 	int smaps_fresh;               /* opened and not read yet: no rewind needed */
+	int fast;                      /* PMAPS_EXPLAIN_FAST */
+	uint32_t xc_known;             /* the columns the source knows */
 	struct pmaps_pages *pages;     /* with PMAPS_EXPLAIN_PAGES */
 	int pages_err;                 /* its open's error, which every run reports */
 	/* Why the page cursor has no physical page state, as it said at open. */
@@ -547,6 +550,21 @@ static void columns(struct pass *ps, const struct pmaps_mapping *m, uint64_t mv[
 {
 	const uint64_t *v = m->v;
 
+	if (m->source == PMAPS_SRC_PAGES) {
+		/* What the page source saw; the rest is 0 and unknown (xc_known). */
+		memset(mv, 0, PMAPS_XC_COUNT * sizeof(mv[0]));
+		mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
+		pmaps_mapping_value(m, PMAPS_V_USS, &mv[PMAPS_XC_PRIVATE]);
+		pmaps_mapping_value(m, PMAPS_V_SHARED, &mv[PMAPS_XC_SHARED]);
+		mv[PMAPS_XC_LAZYFREE] = v[PMAPS_F_LAZY_FREE];
+		mv[PMAPS_XC_THP] = v[PMAPS_F_ANON_HUGE_PAGES];
+		add_chk(&ps->ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_SHMEM_PMD_MAPPED]);
+		add_chk(&ps->ovf, &mv[PMAPS_XC_THP], v[PMAPS_F_FILE_PMD_MAPPED]);
+		mv[PMAPS_XC_SWAP] = v[PMAPS_F_SWAP];
+		mv[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
+		return;
+	}
+
 	mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
 	mv[PMAPS_XC_PRIVATE_DIRTY] = v[PMAPS_F_PRIVATE_DIRTY];
 	mv[PMAPS_XC_PRIVATE_CLEAN] = v[PMAPS_F_PRIVATE_CLEAN];
@@ -561,6 +579,8 @@ static void columns(struct pass *ps, const struct pmaps_mapping *m, uint64_t mv[
 	mv[PMAPS_XC_PSS] = v[PMAPS_F_PSS];
 	mv[PMAPS_XC_SWAP_PSS] = v[PMAPS_F_SWAP_PSS];
 	mv[PMAPS_XC_SHARED_CLEAN] = v[PMAPS_F_SHARED_CLEAN];
+	mv[PMAPS_XC_PRIVATE] = v[PMAPS_F_PRIVATE_DIRTY];
+	add_chk(&ps->ovf, &mv[PMAPS_XC_PRIVATE], v[PMAPS_F_PRIVATE_CLEAN]);
 }
 
 /*
@@ -641,7 +661,8 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
 	enum pmaps_xcat cat;
 	int r;
 
-	if ((m->present & EXPLAIN_NEEDS) != EXPLAIN_NEEDS) {
+	if (m->source == PMAPS_SRC_PAGES ? !(m->present & (1ull << PMAPS_F_RSS))
+	                                 : (m->present & EXPLAIN_NEEDS) != EXPLAIN_NEEDS) {
 		/* An absent field is no 0: the attribution cannot be made. */
 		pmaps__msg(s->msg, sizeof(s->msg), "smaps: the mapping at line %u lacks Rss or one "
 		           "of its four parts (Shared/Private_Clean/Dirty): every kernel since 2.6 "
@@ -743,8 +764,9 @@ static void reconcile(struct pmaps_explain *x)
 	                       1ull << PMAPS_ST_RSS_FILE | 1ull << PMAPS_ST_RSS_SHMEM;
 
 	/* Parts of RSS, each no larger: neither sum nor difference can wrap. */
-	x->uss = t[PMAPS_XC_PRIVATE_DIRTY] + t[PMAPS_XC_PRIVATE_CLEAN];
-	x->effective_rss = t[PMAPS_XC_RSS] > t[PMAPS_XC_LAZYFREE]
+	x->uss = t[PMAPS_XC_PRIVATE];
+	x->effective_rss = !(x->xc_known & (1u << PMAPS_XC_LAZYFREE)) ? 0
+	                   : t[PMAPS_XC_RSS] > t[PMAPS_XC_LAZYFREE]
 	                       ? t[PMAPS_XC_RSS] - t[PMAPS_XC_LAZYFREE] : 0;
 	if (x->have_rollup)
 		x->rollup_apart = apart(x->rollup[PMAPS_F_RSS], t[PMAPS_XC_RSS]);
@@ -775,6 +797,8 @@ static void make_notes(struct pmaps_explain *x)
 	const uint64_t *heap = x->v[PMAPS_X_RUNTIME_HEAP], *t = x->total;
 	uint64_t file = 0, file_clean = 0, lazy = t[PMAPS_XC_LAZYFREE], dirty, stacks;
 	int go = x->runtime_kind == PMAPS_RUNTIME_GO;
+	/* A note whose figures the source does not know is not made: 0 is no "unknown". */
+#define KNOWN(col) (x->xc_known & (1u << (col)))
 
 	if (go && x->mappings[PMAPS_X_RUNTIME_HEAP])
 		note(x, PMAPS_NOTE_GO_HEAP, heap[PMAPS_XC_RSS], 0);
@@ -791,19 +815,19 @@ static void make_notes(struct pmaps_explain *x)
 	dirty = x->v[PMAPS_X_HEAP][PMAPS_XC_PRIVATE_DIRTY] +
 	        x->v[PMAPS_X_ANON][PMAPS_XC_PRIVATE_DIRTY] +
 	        x->v[PMAPS_X_ANON_NAMED][PMAPS_XC_PRIVATE_DIRTY];
-	if (dirty)
+	if (dirty && KNOWN(PMAPS_XC_PRIVATE_DIRTY))
 		note(x, PMAPS_NOTE_ANON_DIRTY, dirty, 0);
 	if (go)
 		lazy -= heap[PMAPS_XC_LAZYFREE]; /* told by GO_LAZYFREE */
-	if (lazy)
+	if (lazy && KNOWN(PMAPS_XC_LAZYFREE))
 		note(x, PMAPS_NOTE_LAZYFREE, lazy, 0);
 	for (int k = PMAPS_X_FILE_TEXT; k <= PMAPS_X_FILE_RO; k++) {
 		file += x->v[k][PMAPS_XC_RSS];
 		file_clean += x->v[k][PMAPS_XC_PRIVATE_CLEAN] + x->v[k][PMAPS_XC_SHARED_CLEAN];
 	}
-	if (file)
+	if (file && KNOWN(PMAPS_XC_PRIVATE_CLEAN) && KNOWN(PMAPS_XC_SHARED_CLEAN))
 		note(x, PMAPS_NOTE_FILE, file, file_clean);
-	if (x->v[PMAPS_X_SHMEM][PMAPS_XC_RSS])
+	if (x->v[PMAPS_X_SHMEM][PMAPS_XC_RSS] && KNOWN(PMAPS_XC_PSS))
 		note(x, PMAPS_NOTE_SHMEM, x->v[PMAPS_X_SHMEM][PMAPS_XC_RSS],
 		     x->v[PMAPS_X_SHMEM][PMAPS_XC_PSS]);
 	stacks = x->v[PMAPS_X_THREAD_STACK][PMAPS_XC_RSS] + x->v[PMAPS_X_MAIN_STACK][PMAPS_XC_RSS];
@@ -813,6 +837,7 @@ static void make_notes(struct pmaps_explain *x)
 		note(x, PMAPS_NOTE_THP, t[PMAPS_XC_THP], 0);
 	if (t[PMAPS_XC_SWAP])
 		note(x, PMAPS_NOTE_SWAP, t[PMAPS_XC_SWAP], 0);
+#undef KNOWN
 }
 
 /* ------------------------------------------------------------------ */
@@ -868,6 +893,8 @@ static void start_result(struct pmaps_explain_session *s)
 	memset(x, 0, sizeof(*x));
 	x->size = sizeof(*x);
 	x->status.size = sizeof(x->status);
+	x->source = s->fast ? PMAPS_SRC_PAGES : PMAPS_SRC_SMAPS;
+	x->xc_known = s->xc_known;
 	memset(&s->runs, 0, sizeof(s->runs));
 	s->hsperf.path[0] = '\0';
 	s->msg[0] = '\0';
@@ -942,8 +969,9 @@ static int read_once(struct pmaps_explain_session *s, int *overlap)
 	/*
 	 * The kernel's own sum, right after: equal on a process at rest. Opened
 	 * again each time: the thread it was opened through may have ended.
+	 * Not with the page sources, whose point is not to take that walk.
 	 */
-	r = pmaps_maps_rewind(s->rollup);
+	r = s->rollup ? pmaps_maps_rewind(s->rollup) : -ENOENT;
 	if (r == 0 && (r = pmaps_maps_next(s->rollup, &m)) > 0) {
 		memcpy(x->rollup, m->v, sizeof(x->rollup));
 		x->have_rollup = 1;
@@ -991,7 +1019,9 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 	int r;
 
 	*out = NULL;
-	if (!proc || (options & ~(unsigned)PMAPS_EXPLAIN_PAGES))
+	if (!proc || (options & ~(unsigned)(PMAPS_EXPLAIN_PAGES | PMAPS_EXPLAIN_FAST |
+	                                     PMAPS_EXPLAIN_GENTLE)) ||
+	    ((options & PMAPS_EXPLAIN_GENTLE) && !(options & PMAPS_EXPLAIN_FAST)))
 		return -EINVAL;
 	s = pmaps__alloc(sizeof(*s));
 	if (!s)
@@ -1003,13 +1033,34 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 	 * The cursors' process errors (gone, no access, no rollup) are the
 	 * runs' to report: a rewind opens the file again and says why not.
 	 */
-	r = pmaps_maps_open(&s->smaps, proc, PMAPS_SRC_SMAPS, 0);
+	s->fast = (options & PMAPS_EXPLAIN_FAST) != 0;
+	r = pmaps_maps_open(&s->smaps, proc, s->fast ? PMAPS_SRC_PAGES : PMAPS_SRC_SMAPS, 0);
 	s->smaps_fresh = r == 0;
-	if (r == -ENOMEM || r == -EINVAL)
+	if (r == -ENOMEM || r == -EINVAL || !s->smaps)
 		goto fail;
-	r = pmaps_maps_open(&s->rollup, proc, PMAPS_SRC_ROLLUP, 0);
-	if (r == -ENOMEM || r == -EINVAL)
-		goto fail;
+	if (s->fast) {
+		uint64_t kf, kv;
+		s->xc_known = 1u << PMAPS_XC_RSS | 1u << PMAPS_XC_SWAP;
+		pmaps__maps_fast_keys(s->smaps, &kf, &kv);
+		if (kv & (1ull << (PMAPS_V_USS - PMAPS_F_MAX)))
+			s->xc_known |= 1u << PMAPS_XC_PRIVATE | 1u << PMAPS_XC_SHARED;
+		if (kf & (1ull << PMAPS_F_ANON_HUGE_PAGES))
+			s->xc_known |= 1u << PMAPS_XC_THP;
+		if (kf & (1ull << PMAPS_F_PSS))
+			s->xc_known |= 1u << PMAPS_XC_PSS | 1u << PMAPS_XC_LAZYFREE;
+		if (options & PMAPS_EXPLAIN_GENTLE) {
+			struct pmaps_policy p = {.size = sizeof(p),
+			                         .step_pages = PMAPS_POLICY_GENTLE_STEP,
+			                         .hold_us = PMAPS_POLICY_GENTLE_HOLD_US,
+			                         .pause_us = PMAPS_POLICY_GENTLE_PAUSE_US};
+			pmaps_maps_set_policy(s->smaps, &p);
+		}
+	} else {
+		s->xc_known = (1u << PMAPS_XC_COUNT) - 1;
+		r = pmaps_maps_open(&s->rollup, proc, PMAPS_SRC_ROLLUP, 0);
+		if (r == -ENOMEM || r == -EINVAL)
+			goto fail;
+	}
 	if (options & PMAPS_EXPLAIN_PAGES) {
 		r = pmaps_pages_open(&s->pages, proc, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE);
 		if (!s->pages || r == -ENOMEM)

@@ -35,7 +35,7 @@ _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
 #define PMAPS__STATUS_SIZE0 sizeof(struct pmaps_status)
 #define PMAPS__SUMMARY_SIZE0 sizeof(struct pmaps_page_summary)
 #define PMAPS__GROUP_ROW_SIZE0 offsetof(struct pmaps_group_row, xpresent)
-#define PMAPS__EXPLAIN_SIZE0 sizeof(struct pmaps_explain)
+#define PMAPS__EXPLAIN_SIZE0 offsetof(struct pmaps_explain, source)
 /* Since 0.2.0, in ABI 0: their first size is the whole struct. */
 #define PMAPS__COST_SIZE0 sizeof(struct pmaps_cost)
 #define PMAPS__POLICY_SIZE0 sizeof(struct pmaps_policy)

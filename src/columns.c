@@ -111,6 +111,7 @@ const struct column columns[COL_COUNT] = {
 	[COL_XC0 + PMAPS_XC_PSS] = XCOL(PMAPS_XC_PSS, "pss", "Pss"),
 	[COL_XC0 + PMAPS_XC_SWAP_PSS] = XCOL(PMAPS_XC_SWAP_PSS, "swap_pss", "SwapPss"),
 	[COL_XC0 + PMAPS_XC_SHARED_CLEAN] = XCOL(PMAPS_XC_SHARED_CLEAN, "shared_clean", "ShClean"),
+	[COL_XC0 + PMAPS_XC_PRIVATE] = XCOL(PMAPS_XC_PRIVATE, "private", "Private"),
 	[COL_XPCT] = COL("rss_percent", "%RSS", 7, 0, UNIT_TEXT, REC_XCAT, -1),
 	[COL_XP0 + PMAPS_XP_RESIDENT] = XPAGE(PMAPS_XP_RESIDENT, "resident", "Resident"),
 	[COL_XP0 + PMAPS_XP_DIRTY] = XPAGE(PMAPS_XP_DIRTY, "dirty", "Dirty"),

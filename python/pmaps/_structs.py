@@ -135,6 +135,9 @@ class Explain(ctypes.Structure):
         ("pages_known", UINT),
         ("pages_note", ctypes.c_char * ERRMSG_SIZE),
         ("pg", (U64 * XP_MAX) * X_MAX),
+        # since 0.2.0
+        ("source", ENUM),
+        ("xc_known", U32),
     ]
 
 
