@@ -71,9 +71,12 @@ struct pmaps__fast {
 	size_t nvec, ivec;
 	uint64_t walked;
 	struct pmaps_pages *pages;
+	int win_open, have_run;      /* the page cursor's window, and a run read from it */
+	uint64_t win_end;
+	struct pmaps_page_range run;
 	unsigned see;
 	/* the row being read */
-	int row_open, row_seek, row_hugetlb;
+	int row_open, row_hugetlb;
 	uint64_t row_page_size;      /* the ioctl's page size of the mapping, or 0 */
 	uint64_t pos;
 	struct acc acc;
@@ -350,7 +353,7 @@ static int merged_row(struct pmaps__fast *f)
 	uint64_t e = f->row.end;
 
 	for (;;) {
-		uint64_t we = 0, from;
+		uint64_t we = 0, from, end;
 		int n;
 
 		while (f->ivec < f->nvec) {
@@ -376,8 +379,19 @@ static int merged_row(struct pmaps__fast *f)
 		if (n < 0)
 			return n;
 		from = f->walked > f->pos ? f->walked : f->pos;
-		n = scan_call(f, from, f->top > e ? f->top : e, &we);
-		if (n == -EFAULT && e <= f->top)
+		/*
+		 * At most SCAN_SPAN of address space per call, as the page cursor: a
+		 * sparse but populated range costs the walk of its page tables, not
+		 * only the pages reported. Past the row's end it takes in the rows
+		 * that follow closely; the gaps before far ones are never walked.
+		 */
+		end = from + PMAPS__SCAN_SPAN;
+		if (end < from || end > f->top)
+			end = f->top;
+		if (end <= from)
+			end = e;
+		n = scan_call(f, from, end, &we);
+		if (n == -EFAULT && e < end)
 			n = scan_call(f, from, e, &we);
 		if (n == -EFAULT) {
 			/* Past the user address space ([vsyscall] is no VMA): no pages. */
@@ -399,65 +413,113 @@ static int merged_row(struct pmaps__fast *f)
 	}
 }
 
-/* Counts the row's pages through the page cursor, sought to it. */
+/* A run's N pages (the part of it in the row) into the row's counts. */
+static void add_run(struct pmaps__fast *f, const struct pmaps_page_range *run, uint64_t n)
+{
+	struct acc *a = &f->acc;
+	uint64_t unit = f->page << PSS_SHIFT;
+	unsigned fl = run->flags;
+
+	if (fl & PMAPS_PG_PRESENT) {
+		if (fl & PMAPS_PG_ZERO) {
+			a->zero += n;
+			return;
+		}
+		a->rss += n;
+		if (!(fl & PMAPS_PG_FILE))
+			a->anon += n;
+		if (fl & PMAPS_PG_HUGE)
+			*(fl & PMAPS_PG_FILE ? &a->file_huge : &a->anon_huge) += n;
+		if (fl & PMAPS_PG_EXCLUSIVE)
+			a->excl += n;
+		if (run->kflags & PMAPS_KPF_LAZYFREE)
+			a->lazy += n;
+		/* smaps: a page mapped N >= 2 times adds 1/N of it; else all of it */
+		a->pss_fp += n * (run->mapcount >= 2 ? unit / run->mapcount : unit);
+	} else if ((fl & PMAPS_PG_SWAPPED) && !(fl & PMAPS_PG_GUARD)) {
+		a->swap += n;
+	}
+}
+
+/* What the page cursor spent on its window, added to the read's. */
+static void window_spent(struct pmaps__fast *f)
+{
+	uint64_t longest, pauses;
+
+	if (!f->win_open)
+		return;
+	pmaps__pages_spent(f->pages, &longest, &pauses);
+	f->page_calls += pmaps_pages_calls(f->pages);
+	f->page_pauses += pauses;
+	if (longest > f->page_longest)
+		f->page_longest = longest;
+	f->win_open = 0;
+}
+
+/*
+ * Counts the row's pages through the page cursor. With PAGEMAP_SCAN the
+ * cursor is sought to a window of WIN from the row's start, which the rows
+ * after it share while they start inside it: the mappings of a library or
+ * of a heap of many small mappings lie close together, and the ioctl skips
+ * the gaps between them, so a window costs a few calls where a seek per
+ * mapping costs two or three each. Reading pagemap alone, a gap is 8 bytes
+ * a page: the window is the row.
+ */
+#define WIN PMAPS__SCAN_SPAN
 static int cursor_row(struct pmaps__fast *f)
 {
 	const struct pmaps_page_range *run;
-	uint64_t unit = f->page << PSS_SHIFT;
+	uint64_t e = f->row.end;
 	int r;
 
-	if (f->row_seek) {
-		r = pmaps_pages_seek(f->pages, f->row.start, f->row.end);
-		if (r < 0)
-			return fail(f, r, "pagemap");
-		f->row_seek = 0;
-	}
 	for (;;) {
-		struct acc *a = &f->acc;
-		uint64_t n;
-		unsigned fl;
-
+		if (f->have_run) {
+			uint64_t rs, re;
+			run = &f->run;
+			if (run->start >= e)
+				break; /* the next rows' */
+			rs = run->start > f->pos ? run->start : f->pos;
+			re = run->end < e ? run->end : e;
+			if (re > rs && !f->row_hugetlb)
+				add_run(f, run, (re - rs) >> f->shift);
+			if (run->end > e) {
+				f->pos = e;
+				break; /* it goes on into the next row */
+			}
+			f->have_run = 0;
+			if (re > f->pos)
+				f->pos = re;
+		}
+		if (f->pos >= e)
+			break;
+		if (!f->win_open || f->win_end <= f->pos) {
+			uint64_t end = e;
+			if (pmaps_pages_strategy(f->pages) == PMAPS_PAGES_SCAN && e - f->pos < WIN &&
+			    f->pos + WIN > f->pos)
+				end = f->pos + WIN;
+			window_spent(f);
+			r = pmaps_pages_seek(f->pages, f->pos, end);
+			if (r < 0)
+				return fail(f, r, "pagemap");
+			f->win_open = 1;
+			f->win_end = end;
+		}
 		r = before_call(f, 0);
 		if (r < 0)
 			return r;
 		r = pmaps_pages_next(f->pages, &run);
-		if (r <= 0)
-			break;
-		if (f->row_hugetlb)
-			continue;
-		n = (run->end - run->start) >> f->shift;
-		fl = run->flags;
-		if (fl & PMAPS_PG_PRESENT) {
-			if (fl & PMAPS_PG_ZERO) {
-				a->zero += n;
-				continue;
-			}
-			a->rss += n;
-			if (!(fl & PMAPS_PG_FILE))
-				a->anon += n;
-			if (fl & PMAPS_PG_HUGE)
-				*(fl & PMAPS_PG_FILE ? &a->file_huge : &a->anon_huge) += n;
-			if (fl & PMAPS_PG_EXCLUSIVE)
-				a->excl += n;
-			if (run->kflags & PMAPS_KPF_LAZYFREE)
-				a->lazy += n;
-			/* smaps: a page mapped N >= 2 times adds 1/N of it; else all of it */
-			a->pss_fp += n * (run->mapcount >= 2 ? unit / run->mapcount : unit);
-		} else if ((fl & PMAPS_PG_SWAPPED) && !(fl & PMAPS_PG_GUARD)) {
-			a->swap += n;
+		if (r < 0) {
+			window_spent(f);
+			pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s", pmaps_pages_errmsg(f->pages));
+			return fail(f, r, NULL);
 		}
-	}
-	{
-		uint64_t longest, pauses;
-		pmaps__pages_spent(f->pages, &longest, &pauses);
-		f->page_calls += pmaps_pages_calls(f->pages);
-		f->page_pauses += pauses;
-		if (longest > f->page_longest)
-			f->page_longest = longest;
-	}
-	if (r < 0) {
-		pmaps__msg(f->errmsg, PMAPS_ERRMSG_SIZE, "%s", pmaps_pages_errmsg(f->pages));
-		return fail(f, r, NULL);
+		if (r == 0) {
+			/* The window is walked: what it did not report has no pages. */
+			f->pos = f->win_end < e ? f->win_end : e;
+			continue;
+		}
+		f->run = *run;
+		f->have_run = 1;
 	}
 	/* A cursor that found PFNs read as 0 (no CAP_SYS_ADMIN) stops joining. */
 	if ((f->see & SEE_KPAGE) && pmaps_pages_kpage(f->pages) != 1)
@@ -554,7 +616,6 @@ int pmaps__fast_next(struct pmaps__fast *f, const struct pmaps_mapping **row)
 		memset(&f->acc, 0, sizeof(f->acc));
 		f->pos = f->row.start;
 		f->row_open = 1;
-		f->row_seek = 1;
 	}
 	r = f->merged ? merged_row(f) : cursor_row(f);
 	if (r < 0)
@@ -598,6 +659,7 @@ static int open_read(struct pmaps__fast *f)
 	f->row_open = 0;
 	f->next_addr = f->prev_end = f->walked = 0;
 	f->nvec = f->ivec = 0;
+	f->win_open = f->have_run = 0;
 	f->line = 0;
 	f->pss_total_fp = 0;
 	f->del.linked = -1;
@@ -743,7 +805,7 @@ int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc)
 void pmaps__fast_cost(const struct pmaps__fast *f, struct pmaps_cost *out)
 {
 	out->ns = pmaps__now_ns() - f->t_read;
-	out->calls = f->calls + f->page_calls;
+	out->calls = f->calls + f->page_calls + (f->win_open ? pmaps_pages_calls(f->pages) : 0);
 	out->hold_ns = f->longest > f->page_longest ? f->longest : f->page_longest;
 	out->pauses = f->pauses + f->page_pauses;
 	if (f->text)
