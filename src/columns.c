@@ -65,6 +65,9 @@ const struct column columns[COL_COUNT] = {
 	[COL_SHARED] = COL("shared", "Shared", 7, 0, UNIT_BYTES, MG, PMAPS_V_SHARED),
 	[COL_MAPPINGS] = COL("mappings", "Maps", 6, 0, UNIT_COUNT, MG, PMAPS_V_MAPPINGS),
 	[COL_VSIZE] = COL("vsize", "VSize", 7, 0, UNIT_BYTES, MG, PMAPS_V_VSIZE),
+	[COL_USS] = COL("uss", "USS", 7, 0, UNIT_BYTES, MG, PMAPS_V_USS),
+	[COL_FILE_RSS] = COL("file_rss", "FileRss", 7, 0, UNIT_BYTES, MG, PMAPS_V_FILE_RSS),
+	[COL_ZERO_PAGE] = COL("zero_page", "ZeroPg", 7, 0, UNIT_BYTES, MG, PMAPS_V_ZERO_PAGE),
 	[COL_VMFLAGS] = COL("vm_flags", "VmFlags", 30, 1, UNIT_TEXT, REC_MAPPING, -1),
 	[COL_PATH] = COL("path", "Path", 0, 1, UNIT_TEXT, MG | REC_RUN | REC_SUMMARY, -1),
 
