@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sort.h"
@@ -29,6 +30,12 @@ static const char maps_usage[] =
 	"  -g, --group path|kind  one row per path (nameless mappings share one) or per kind\n"
 	"  -t, --total            one row: from smaps_rollup when the kernel has it, else\n"
 	"                         summed from smaps (the output says which)\n"
+	"      --source SOURCE    where the values come from: fast, pages, smaps, rollup\n"
+	"                         (--total only) or auto, the default: the cheapest for\n"
+	"                         the process that gives every column asked (Sources)\n"
+	"      --gentle           fast and pages: walk the page tables in small steps\n"
+	"                         with pauses, so that the process's mmap() gets in\n"
+	"  -v, --verbose          say which source was read, why, and what it cost\n"
 	"  -f, --fields LIST      table/CSV columns, comma-separated, or 'all'\n"
 	"  -s, --sort FIELD       sort rows by FIELD (not vm_flags): fields and sizes\n"
 	"                         largest first; addresses, names and kind ascending\n"
@@ -42,9 +49,20 @@ static const char maps_usage[] =
 	"Fields: any smaps field by kernel or snake_case name (rss, pss, pss_dirty,\n"
 	"shared_clean, shared_dirty, private_clean, private_dirty, referenced, anonymous,\n"
 	"ksm, lazy_free, anon_huge_pages, swap, swap_pss, locked, ...) and address, start,\n"
-	"end, perms, offset, dev, inode, kind, shared, mappings, vsize, vm_flags, path.\n"
-	"Default: address,perms,kind,rss,pss,private_dirty,private_clean,shared,swap,\n"
-	"lazy_free,path. A field the kernel does not report shows as '-'.\n"
+	"end, perms, offset, dev, inode, kind, shared, uss, file_rss, zero_page,\n"
+	"mappings, vsize, vm_flags, path. Default: address,perms,kind,rss,pss,\n"
+	"private_dirty,private_clean,shared,swap,lazy_free,path. A field the kernel or\n"
+	"the source does not report shows as '-'.\n"
+	"\n"
+	"Sources: smaps has every field, and holds the process's mmap_lock while the\n"
+	"kernel walks each mapping's pages; so does rollup, for the whole process at\n"
+	"once. fast (PROCMAP_QUERY and PAGEMAP_SCAN) gives size, rss, anonymous, swap,\n"
+	"anon_huge_pages, file/shmem_pmd_mapped, kernel_page_size, file_rss and\n"
+	"zero_page, walking in bounded steps; pages adds uss and shared from pagemap,\n"
+	"and as root pss and lazy_free from kpagecount and kpageflags. auto reads the\n"
+	"cheapest source that gives every column asked (the maps text alone for\n"
+	"addresses and names), and smaps for JSON without --fields, for -f all and for\n"
+	"vm_flags. Output not from smaps says so: a note, a JSON \"source\", a CSV column.\n"
 	"\n"
 	"Kinds: anon, anon-named, heap, stack, file-text, file-data, file-ro, shmem,\n"
 	"hugetlb, vdso, guard, other.\n"
@@ -61,6 +79,25 @@ struct maps_opts {
 	int ncols;
 	int cols[COL_MAPS_END];
 	int human;          /* table: human units (default); 0: bytes */
+	int every;          /* every field asked: JSON without --fields, or --fields all */
+	int source;         /* enum pmaps_source, PMAPS_SRC_AUTO by default */
+	int gentle;
+	int verbose;
+};
+
+/* The source chosen for a report, and what reading it cost. */
+struct reading {
+	enum pmaps_source src;
+	int classic_total;  /* --total through pmaps_total(): smaps_rollup, else smaps */
+	const struct pmaps_policy *policy; /* --gentle's, or NULL */
+	char why[300];      /* auto: why this source ("" when --source named it) */
+	struct pmaps_cost cost;
+	int have_cost;
+	uint64_t ns;        /* the wall time, when the library gave no cost */
+	uint64_t mappings;  /* rows read, or a total's mapping count */
+	int have_mappings;
+	int query;          /* pmaps_maps_query() of the cursor, -1 when not known */
+	uint64_t seen;      /* OR of the rows' present masks */
 };
 
 static void default_columns(struct maps_opts *o)
@@ -86,17 +123,40 @@ static void default_columns(struct maps_opts *o)
 	o->ncols = (int)n;
 }
 
-/* What a maps document holds, for the writers. */
-static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, const char *source)
+/* A page source: values counted from the page tables rather than smaps' text. */
+static int page_source(enum pmaps_source s)
 {
+	return s == PMAPS_SRC_FAST || s == PMAPS_SRC_PAGES;
+}
+
+/*
+ * The file a failure names: the text sources' own; a page source reads
+ * several (maps, pagemap, kpageflags), and its message says which.
+ */
+static const char *src_file(enum pmaps_source s)
+{
+	return page_source(s) ? NULL : pmaps_source_name(s);
+}
+
+/* What a maps document holds, for the writers. */
+static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, enum pmaps_source src)
+{
+	int has_path = 0;
+
 	memset(d, 0, sizeof(*d));
 	d->kind = o->group < 0 ? DOC_MAPPINGS : o->group == PMAPS_GROUP_TOTAL ? DOC_TOTAL : DOC_GROUPS;
 	d->by = o->group < 0 ? PMAPS_GROUP_PATH : (enum pmaps_group_by)o->group;
 	d->pid = pid;
-	d->source = source;
+	d->source = pmaps_source_name(src);
 	d->cols = o->cols;
 	d->ncols = o->ncols;
 	d->human = o->human;
+	d->measured = page_source(src);
+	/* smaps' CSV stays as it always was; a total's path column names its source already. */
+	for (int i = 0; i < o->ncols; i++)
+		has_path |= o->cols[i] == COL_PATH;
+	d->csv_source = src != PMAPS_SRC_SMAPS && src != PMAPS_SRC_ROLLUP &&
+	                !(d->kind == DOC_TOTAL && has_path);
 }
 
 /* A failed read: the document closed with the error where the format holds one. Returns ERR. */
@@ -111,53 +171,86 @@ static int fail(struct failure *f, struct writer *w, struct pmaps_maps *c, int e
 }
 
 /* A kernel thread: the note, and a document with no records. */
-static int no_memory(const struct maps_opts *o, struct out *out, int pid, const char *source)
+static int no_memory(const struct maps_opts *o, struct out *out, int pid, enum pmaps_source src)
 {
 	struct writer w;
 	struct doc d;
 
 	kernel_thread_note(pid);
-	maps_doc(&d, o, pid, source);
+	maps_doc(&d, o, pid, src);
 	w_begin(&w, out, o->fmt, &d);
 	w_end(&w, NULL);
 	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* What the cursor's read cost, and how it listed the mappings. */
+static void cursor_spent(struct reading *r, const struct pmaps_maps *c)
+{
+	r->cost.size = sizeof(r->cost);
+	r->have_cost = pmaps_maps_cost(c, &r->cost) == 0;
+	r->query = pmaps_maps_query(c);
 }
 
 /*
  * The reports below write one document to OUT and return 0, or a negative
  * errno with the failure in F (the document then closed with the error).
  */
-static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct out *out,
-                        struct failure *f)
+static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
+                        struct out *out, struct failure *f)
 {
 	struct pmaps_group_row row;
-	enum pmaps_source src;
+	enum pmaps_source src = r->src;
+	const char *file;
 	struct writer w;
 	struct doc d;
 	char msg[256];
-	int err = pmaps_total(proc, &row, sizeof(row), &src, msg, sizeof(msg));
-	const char *source = src == PMAPS_SRC_ROLLUP ? "smaps_rollup" : "smaps";
+	int err;
 
-	if (src == PMAPS_SRC_SMAPS)
-		note_msg("smaps_rollup is not provided by this kernel (needs Linux 4.14); "
-		         "summing smaps instead");
+	if (r->classic_total) {
+		/* As without --source: the kernel's sum, or smaps summed before Linux 4.14. */
+		uint64_t t0 = now_ns();
+		src = PMAPS_SRC_ROLLUP;
+		err = pmaps_total(proc, &row, sizeof(row), &src, msg, sizeof(msg));
+		r->ns = now_ns() - t0;
+		r->src = src;
+		if (src == PMAPS_SRC_SMAPS)
+			note_msg("smaps_rollup is not provided by this kernel (needs Linux 4.14); "
+			         "summing smaps instead");
+	} else {
+		r->cost.size = sizeof(r->cost);
+		err = pmaps_total_from(proc, src, r->policy, &row, sizeof(row), &r->cost, msg,
+		                       sizeof(msg));
+		r->have_cost = 1;
+	}
+	file = src_file(src);
 	if (err == -ENODATA)
-		return no_memory(o, out, pmaps_proc_pid(proc), source);
-	maps_doc(&d, o, pmaps_proc_pid(proc), source);
+		return no_memory(o, out, pmaps_proc_pid(proc), src);
+	maps_doc(&d, o, pmaps_proc_pid(proc), src);
 	if (err < 0) {
 		w_failed(out, o->fmt, &d, msg[0] ? msg : pmaps_strerror(err));
-		return failed(f, source, err, msg);
+		return failed(f, file, err, msg);
 	}
+	r->seen = row.present;
+	r->have_mappings = pmaps_group_value(&row, PMAPS_V_MAPPINGS, &r->mappings) == 1;
 	w_begin(&w, out, o->fmt, &d);
 	w_group(&w, &row);
 	w_end(&w, NULL);
 	return 0;
 }
 
-static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
+static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
                          struct pmaps_maps *c, struct out *out, struct failure *f)
 {
 	const struct pmaps_group_row **rows = NULL;
+	const char *file = src_file(r->src);
 	struct pmaps_group *g = NULL;
 	struct writer w;
 	struct doc d;
@@ -167,15 +260,16 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
 	if (pmaps_group_open(&g, (enum pmaps_group_by)o->group) < 0)
 		return failed(f, NULL, -ENOMEM, NULL);
 	err = pmaps_group_read(g, c);
+	cursor_spent(r, c);
 	n = pmaps_group_count(g);
 	if (err == -ENODATA && n == 0) {
 		pmaps_group_close(g);
-		return no_memory(o, out, pmaps_proc_pid(proc), "smaps");
+		return no_memory(o, out, pmaps_proc_pid(proc), r->src);
 	}
-	maps_doc(&d, o, pmaps_proc_pid(proc), "smaps");
+	maps_doc(&d, o, pmaps_proc_pid(proc), r->src);
 	rows = err < 0 ? NULL : calloc(n ? n : 1, sizeof(*rows));
 	if (!rows) {
-		err = fail(f, NULL, c, err < 0 ? err : -ENOMEM, "smaps");
+		err = fail(f, NULL, c, err < 0 ? err : -ENOMEM, file);
 		w_failed(out, o->fmt, &d, f->msg);
 		pmaps_group_close(g);
 		return err;
@@ -183,8 +277,12 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc,
 	w_begin(&w, out, o->fmt, &d);
 	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
 		kernel_thread_note(pmaps_proc_pid(proc));
-	for (size_t i = 0; i < n; i++)
+	r->have_mappings = 1;
+	for (size_t i = 0; i < n; i++) {
 		rows[i] = pmaps_group_get(g, i);
+		r->mappings += rows[i]->mappings;
+		r->seen |= rows[i]->present;
+	}
 	if (o->sort_col >= 0)
 		sort_groups(rows, n, o->sort_col);
 	for (size_t i = 0; i < n; i++)
@@ -200,6 +298,7 @@ struct sorted_read {
 	struct sorter *st;
 	const struct maps_opts *o;
 	uint64_t rows;
+	uint64_t seen;
 };
 
 static int keep_row(void *ctx, const struct pmaps_mapping *m)
@@ -207,6 +306,7 @@ static int keep_row(void *ctx, const struct pmaps_mapping *m)
 	struct sorted_read *r = ctx;
 
 	r->rows++;
+	r->seen |= m->present;
 	return sorter_add(r->st, m);
 }
 
@@ -218,6 +318,7 @@ static void start_over(void *ctx)
 	sorter_init(r->st, r->o->sort_col, r->o->fmt == FMT_JSON || r->o->fmt == FMT_JSONL,
 	            r->o->cols, r->o->ncols);
 	r->rows = 0;
+	r->seen = 0;
 }
 
 /*
@@ -225,20 +326,22 @@ static void start_over(void *ctx)
  * reads again when a row was listed twice or the thread read through ended.
  */
 static int read_sorted(struct sorter *st, const struct maps_opts *o, struct pmaps_maps *c,
-                       uint64_t *rows)
+                       struct reading *rd, uint64_t *rows)
 {
-	struct sorted_read r = {st, o, 0};
+	struct sorted_read r = {st, o, 0, 0};
 	int err = pmaps_maps_read_whole(c, keep_row, start_over, &r);
 
 	*rows = r.rows;
+	rd->seen = r.seen;
 	return err;
 }
 
-static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,
+static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
                            struct pmaps_maps *c, struct out *out, struct failure *f)
 {
 	const struct pmaps_mapping *m;
 	struct pmaps_mapping kept = {0};
+	const char *file = src_file(r->src);
 	struct sorter st;
 	struct writer w;
 	struct doc d;
@@ -246,31 +349,36 @@ static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc,
 	int err;
 
 	sorter_init(&st, o->sort_col, 0, NULL, 0);
-	maps_doc(&d, o, pmaps_proc_pid(proc), "smaps");
+	maps_doc(&d, o, pmaps_proc_pid(proc), r->src);
 	if (o->sort_col < 0) {
 		/* Streamed: what was written cannot be taken back, so it is never read again. */
 		w_begin(&w, out, o->fmt, &d);
 		while ((err = pmaps_maps_next(c, &m)) > 0) {
 			rows++;
 			overlaps += (m->flags & PMAPS_ROW_OVERLAP) != 0;
+			r->seen |= m->present;
 			w_mapping(&w, m);
 		}
+		cursor_spent(r, c);
 	} else {
-		err = read_sorted(&st, o, c, &rows);
+		err = read_sorted(&st, o, c, r, &rows);
+		cursor_spent(r, c);
 		if (err == -ENODATA && rows == 0) {
 			sorter_free(&st);
-			return no_memory(o, out, pmaps_proc_pid(proc), "smaps");
+			return no_memory(o, out, pmaps_proc_pid(proc), r->src);
 		}
 		if (err < 0) {
 			/* Nothing was written: the rows were held for sorting. */
-			fail(f, NULL, c, err, "smaps");
+			fail(f, NULL, c, err, file);
 			w_failed(out, o->fmt, &d, f->msg);
 			goto done;
 		}
 		w_begin(&w, out, o->fmt, &d);
 	}
+	r->mappings = rows;
+	r->have_mappings = 1;
 	if (err < 0) {
-		fail(f, &w, c, err, "smaps");
+		fail(f, &w, c, err, file);
 		goto done;
 	}
 	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
@@ -291,11 +399,221 @@ done:
 	return err < 0 ? err : 0;
 }
 
+/* ---- the source ---- */
+
+/* What the columns ask of a source: smaps fields, values, and VmFlags (smaps' alone). */
+static void asked_keys(const struct maps_opts *o, uint64_t *fields, uint64_t *values,
+                       int *vm_flags)
+{
+	*fields = *values = 0;
+	*vm_flags = 0;
+	for (int i = 0; i <= o->ncols; i++) {
+		/* The columns shown, and the one sorted by. */
+		int c = i < o->ncols ? o->cols[i] : o->sort_col, k = c >= 0 ? columns[c].lib : -1;
+		if (c == COL_VMFLAGS)
+			*vm_flags = 1;
+		else if (k < 0)
+			continue; /* addresses, names, kind: every source lists them */
+		else if (k < PMAPS_F_MAX)
+			*fields |= 1ull << k;
+		/* A total's mapping count and vsize: smaps_rollup never had them; not asked. */
+		else if (o->group != PMAPS_GROUP_TOTAL || (k != PMAPS_V_MAPPINGS && k != PMAPS_V_VSIZE))
+			*values |= 1ull << (k - PMAPS_F_MAX);
+	}
+}
+
+/* The keys of FIELDS and VALUES (and vm_flags) as "pss, private_dirty" into B; returns the count. */
+static int key_list(char *b, size_t bsz, uint64_t fields, uint64_t values, int vm_flags)
+{
+	size_t k = 0;
+	int n = 0;
+
+	b[0] = '\0';
+	for (int key = 0; key < PMAPS_V_COUNT; key++) {
+		int on = key < PMAPS_F_MAX ? (int)(fields >> key & 1)
+		                           : (int)(values >> (key - PMAPS_F_MAX) & 1);
+		const char *name = on ? pmaps_value_key(key) : NULL;
+		if (!name)
+			continue;
+		k += (size_t)snprintf(b + k, k < bsz ? bsz - k : 0, "%s%s", n ? ", " : "", name);
+		n++;
+		if (key < PMAPS_F_MAX && key + 1 == PMAPS_F_COUNT)
+			key = PMAPS_F_MAX - 1;
+	}
+	if (vm_flags) {
+		k += (size_t)snprintf(b + k, k < bsz ? bsz - k : 0, "%svm_flags", n ? ", " : "");
+		n++;
+	}
+	return n;
+}
+
+/* How a column SRC lacks is shown, in the output's format. */
+static const char *absent_as(enum fmt fmt)
+{
+	return fmt == FMT_TABLE ? "shown as '-'" : fmt == FMT_CSV ? "empty cells" : "absent keys";
+}
+
+/* How the source was chosen, for its note. */
+enum chosen { BY_OPTION, BY_AUTO, BY_AUTO_PARTLY };
+
+/*
+ * The one note about the values: which source a table's values come from
+ * when it is not smaps, and which columns asked the source read cannot
+ * give (with a source that has them, when --source chose one). BY_AUTO:
+ * auto found a source that gives every column; BY_AUTO_PARTLY: none does.
+ */
+static void source_note(const struct maps_opts *o, struct pmaps_proc *proc, enum pmaps_source src,
+                        enum chosen how)
+{
+	uint64_t af, av, kf = 0, kv = 0;
+	int avm, shows_values = 0, total = o->group == PMAPS_GROUP_TOTAL, n = 0;
+	const char *name = pmaps_source_name(src);
+	char lacks[512], who[160] = "";
+
+	asked_keys(o, &af, &av, &avm);
+	shows_values = af || av;
+	/* JSON without --fields has no columns: what a source lacks are absent keys. */
+	if (how != BY_AUTO && !(o->every && (o->fmt == FMT_JSON || o->fmt == FMT_JSONL)) &&
+	    pmaps_source_keys(proc, src, total, &kf, &kv) == 0)
+		n = key_list(lacks, sizeof(lacks), af & ~kf, av & ~kv, avm && src != PMAPS_SRC_SMAPS);
+	if (n && how == BY_OPTION) {
+		/* Who has them: what auto would read for these columns alone. */
+		enum pmaps_source other;
+		uint64_t mf = af & ~kf, mv = av & ~kv;
+		int r = mf || mv ? pmaps_source_choose(proc, mf, mv, total, NULL, &other, NULL, 0) : 1;
+		if (!(mf || mv))
+			other = PMAPS_SRC_SMAPS;
+		if (r == 1 && (!avm || src == PMAPS_SRC_SMAPS || other == PMAPS_SRC_SMAPS))
+			snprintf(who, sizeof(who), " (%s has %s)", pmaps_source_name(other),
+			         n > 1 ? "them" : "it");
+		else if (r == 1)
+			snprintf(who, sizeof(who), " (smaps has vm_flags, %s the others)",
+			         pmaps_source_name(other));
+	}
+	if (how == BY_AUTO_PARTLY && n)
+		note_msg("no source gives every column asked: reading %s, which gives no %s here: %s",
+		         name, lacks, absent_as(o->fmt));
+	else if (o->fmt == FMT_TABLE && shows_values && src != PMAPS_SRC_SMAPS &&
+	         src != PMAPS_SRC_ROLLUP)
+		note_msg("values from the %s source, not smaps%s%s%s%s%s", name,
+		         n ? "; it gives no " : "", n ? lacks : "", n ? " here: " : "",
+		         n ? absent_as(o->fmt) : "", who);
+	else if (n)
+		note_msg("the %s source gives no %s here: %s%s", name, lacks, absent_as(o->fmt), who);
+}
+
+/*
+ * The source of the report: --source's, or auto's choice for the columns
+ * asked. When the library cannot be asked (a kernel thread, no permission,
+ * a process gone), it is smaps, as without --source: reading it says what
+ * is wrong the way pmaps always has.
+ */
+static void choose_source(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r)
+{
+	int total = o->group == PMAPS_GROUP_TOTAL, vm_flags, got;
+	uint64_t fields, values;
+	enum pmaps_source src;
+	char msg[256];
+
+	r->why[0] = '\0';
+	if (o->source != PMAPS_SRC_AUTO) {
+		r->src = (enum pmaps_source)o->source;
+		source_note(o, proc, r->src, BY_OPTION);
+		return;
+	}
+	/* As without --source, which has always read smaps (and smaps_rollup for --total). */
+	r->src = total ? PMAPS_SRC_ROLLUP : PMAPS_SRC_SMAPS;
+	r->classic_total = total;
+	if (o->every) {
+		snprintf(r->why, sizeof(r->why), "auto: every field asked%s, which %s gives",
+		         o->fmt == FMT_JSON || o->fmt == FMT_JSONL ? " (JSON)" : "",
+		         pmaps_source_name(r->src));
+		return;
+	}
+	asked_keys(o, &fields, &values, &vm_flags);
+	if (vm_flags) {
+		snprintf(r->why, sizeof(r->why), "auto: vm_flags is smaps' alone");
+		return;
+	}
+	got = pmaps_source_choose(proc, fields, values, total, r->policy, &src, msg, sizeof(msg));
+	if (got < 0) {
+		snprintf(r->why, sizeof(r->why), "auto: the sources could not be asked (%s)",
+		         msg[0] ? msg : pmaps_strerror(got));
+		return;
+	}
+	if (got == 0 && src == PMAPS_SRC_STATUS) {
+		/* Not one source fits the policy: smaps, as without --source. */
+		snprintf(r->why, sizeof(r->why), "auto: %s", msg);
+		source_note(o, proc, r->src, BY_AUTO_PARTLY);
+		return;
+	}
+	r->src = src;
+	r->classic_total = total && src == PMAPS_SRC_ROLLUP;
+	if (got == 0)
+		snprintf(r->why, sizeof(r->why), "auto: %s", msg);
+	else if (src == PMAPS_SRC_SMAPS || src == PMAPS_SRC_ROLLUP)
+		snprintf(r->why, sizeof(r->why), "auto: no page source gives every column asked");
+	else
+		snprintf(r->why, sizeof(r->why), "auto: the columns asked need no smaps");
+	source_note(o, proc, src, got == 0 ? BY_AUTO_PARTLY : BY_AUTO);
+}
+
+/* What was read, from where and at what cost: -v's line. */
+static void verbose_note(struct pmaps_proc *proc, const char *root, const struct reading *r)
+{
+	char how[512], what[64] = "", cost[160] = "";
+	int query = r->query;
+
+	if (page_source(r->src) && query < 0) {
+		/* A total's cursor is the library's: ask one of the same source how it lists. */
+		struct pmaps_maps *c = NULL;
+		if (pmaps_maps_open(&c, proc, r->src, 0) == 0)
+			query = pmaps_maps_query(c);
+		pmaps_maps_close(c);
+	}
+	if (page_source(r->src))
+		/* PMD-mapped THP are seen by PAGEMAP_SCAN alone; kpagecount gives Pss. */
+		snprintf(how, sizeof(how), "%s + %s%s", query == 1 ? "PROCMAP_QUERY" : "maps",
+		         r->src == PMAPS_SRC_PAGES ? "pagemap"
+		         : r->seen & (1ull << PMAPS_F_ANON_HUGE_PAGES) ? "PAGEMAP_SCAN" : "pagemap",
+		         r->src == PMAPS_SRC_PAGES && (r->seen & (1ull << PMAPS_F_PSS))
+		         ? " + kpagecount/kpageflags" : "");
+	else
+		snprintf(how, sizeof(how), "%s/%d/%s", root ? root : "/proc", pmaps_proc_pid(proc),
+		         pmaps_source_name(r->src));
+	if (r->have_mappings)
+		snprintf(what, sizeof(what), "%llu mapping%s ", (unsigned long long)r->mappings,
+		         r->mappings == 1 ? "" : "s");
+	/* The longest call is the longest the process's mmap_lock was held: maps holds none. */
+	if (r->have_cost && page_source(r->src))
+		snprintf(cost, sizeof(cost), ", %llu kernel call%s, longest call %llu us, %llu pause%s",
+		         (unsigned long long)r->cost.calls, r->cost.calls == 1 ? "" : "s",
+		         (unsigned long long)(r->cost.hold_ns / 1000),
+		         (unsigned long long)r->cost.pauses, r->cost.pauses == 1 ? "" : "s");
+	else if (r->have_cost && r->src != PMAPS_SRC_MAPS)
+		snprintf(cost, sizeof(cost), ", %llu kernel call%s, longest call %llu us",
+		         (unsigned long long)r->cost.calls, r->cost.calls == 1 ? "" : "s",
+		         (unsigned long long)(r->cost.hold_ns / 1000));
+	else if (r->have_cost)
+		snprintf(cost, sizeof(cost), ", %llu kernel call%s", (unsigned long long)r->cost.calls,
+		         r->cost.calls == 1 ? "" : "s");
+	note_msg("source %s (%s): %sin %.2f ms%s%s%s", pmaps_source_name(r->src), how, what,
+	         (double)(r->have_cost ? r->cost.ns : r->ns) / 1e6, cost, r->why[0] ? "; " : "",
+	         r->why);
+}
+
 static int maps_report(const struct maps_opts *o)
 {
+	static const struct pmaps_policy gentle = {
+		.size = sizeof(struct pmaps_policy),
+		.step_pages = PMAPS_POLICY_GENTLE_STEP,
+		.hold_us = PMAPS_POLICY_GENTLE_HOLD_US,
+		.pause_us = PMAPS_POLICY_GENTLE_PAUSE_US,
+	};
 	char buf[OUT_FD_BUFSIZE];
 	struct pmaps_proc *proc = NULL;
 	struct pmaps_maps *c = NULL;
+	struct reading r = {.query = -1};
 	struct failure f;
 	struct out out;
 	int rc, err;
@@ -304,25 +622,34 @@ static int maps_report(const struct maps_opts *o)
 	rc = tool_proc_open(&proc, &o->t);
 	if (rc != 0)
 		return rc;
+	r.policy = o->gentle ? &gentle : NULL;
+	choose_source(o, proc, &r);
+	if (o->gentle && !page_source(r.src))
+		note_msg("--gentle: %s is read the way the kernel writes it (only the fast and pages "
+		         "sources walk gently)", r.classic_total ? "smaps_rollup" : pmaps_source_name(r.src));
 	if (o->group == PMAPS_GROUP_TOTAL)
-		err = report_total(o, proc, &out, &f);
-	else if ((err = pmaps_maps_open(&c, proc, PMAPS_SRC_SMAPS, 0)) == -ENODATA)
-		err = no_memory(o, &out, pmaps_proc_pid(proc), "smaps");
+		err = report_total(o, proc, &r, &out, &f);
+	else if ((err = pmaps_maps_open(&c, proc, r.src, 0)) == -ENODATA)
+		err = no_memory(o, &out, pmaps_proc_pid(proc), r.src);
 	else if (err < 0) {
 		struct doc d;
-		err = fail(&f, NULL, c, err, "smaps");
-		maps_doc(&d, o, pmaps_proc_pid(proc), "smaps");
+		err = fail(&f, NULL, c, err, src_file(r.src));
+		maps_doc(&d, o, pmaps_proc_pid(proc), r.src);
 		w_failed(&out, o->fmt, &d, f.msg);
+	} else {
+		pmaps_maps_set_policy(c, r.policy);
+		if (o->group >= 0)
+			err = report_groups(o, proc, &r, c, &out, &f);
+		else
+			err = report_mappings(o, proc, &r, c, &out, &f);
 	}
-	else if (o->group >= 0)
-		err = report_groups(o, proc, c, &out, &f);
-	else
-		err = report_mappings(o, proc, c, &out, &f);
 	if (err < 0) {
 		out_flush(&out); /* what was written goes before the message */
 		rc = tool_fail(&o->t, &f);
 	}
 	rc = finish_output(&out, err < 0 ? rc : EXIT_OK);
+	if (o->verbose && err >= 0)
+		verbose_note(proc, o->t.root, &r);
 	pmaps_maps_close(c);
 	pmaps_proc_close(proc);
 	return rc;
@@ -335,6 +662,9 @@ int cmd_maps(int argc, char **argv)
 		{"total", no_argument, NULL, 't'},
 		{"fields", required_argument, NULL, 'f'},
 		{"sort", required_argument, NULL, 's'},
+		{"source", required_argument, NULL, 'S'},
+		{"gentle", no_argument, NULL, 'G'},
+		{"verbose", no_argument, NULL, 'v'},
 		{"json", no_argument, NULL, 'j'},
 		{"jsonl", no_argument, NULL, 'L'},
 		{"csv", no_argument, NULL, 'C'},
@@ -343,13 +673,14 @@ int cmd_maps(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct maps_opts o = {.group = -1, .sort_col = -1, .human = 1, .fmt = FMT_TABLE};
+	struct maps_opts o = {.group = -1, .sort_col = -1, .human = 1, .fmt = FMT_TABLE,
+	                      .source = PMAPS_SRC_AUTO};
 	const char *fields = NULL, *sort = NULL;
 	int ch, total = 0;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "g:tf:s:jbh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "g:tf:s:vjbh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'g':
 			if (strcmp(optarg, "path") == 0)
@@ -364,6 +695,19 @@ int cmd_maps(int argc, char **argv)
 		case 't': total = 1; break;
 		case 'f': fields = optarg; break;
 		case 's': sort = optarg; break;
+		case 'S': {
+			int s = strcmp(optarg, "auto") == 0 ? PMAPS_SRC_AUTO
+			        : pmaps_source_lookup(optarg, strlen(optarg));
+			if (s != PMAPS_SRC_AUTO && s != PMAPS_SRC_FAST && s != PMAPS_SRC_PAGES &&
+			    s != PMAPS_SRC_SMAPS && s != PMAPS_SRC_ROLLUP) {
+				die_msg("--source takes fast, pages, smaps, rollup or auto, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			o.source = s;
+			break;
+		}
+		case 'G': o.gentle = 1; break;
+		case 'v': o.verbose = 1; break;
 		case 'j':
 		case 'L':
 		case 'C':
@@ -373,11 +717,15 @@ int cmd_maps(int argc, char **argv)
 		case 'b': o.human = 0; break;
 		case 'R': o.t.root = optarg; break;
 		case 'h': return print_usage(maps_usage);
-		default: return option_error("maps", argv, "g:tf:s:jbh", longopts);
+		default: return option_error("maps", argv, "g:tf:s:vjbh", longopts);
 		}
 	}
 	if (total && o.group >= 0) {
 		die_msg("--total and --group do not go together");
+		return EXIT_USAGE;
+	}
+	if (o.source == PMAPS_SRC_ROLLUP && !total) {
+		die_msg("--source rollup gives one row, the process's total: it needs --total");
 		return EXIT_USAGE;
 	}
 	if (total)
@@ -392,8 +740,10 @@ int cmd_maps(int argc, char **argv)
 		o.ncols = parse_columns(fields, o.cols, COL_MAPS_END, o.group >= 0);
 		if (o.ncols < 0)
 			return EXIT_USAGE;
+		o.every = strcmp(fields, "all") == 0;
 	} else {
 		default_columns(&o);
+		o.every = o.fmt == FMT_JSON || o.fmt == FMT_JSONL;
 	}
 	if (sort) {
 		int col = col_lookup(sort, strlen(sort));

@@ -2,7 +2,8 @@
 /*
  * out_csv.c - records as CSV (RFC 4180): a heading of column keys, then one
  * line per record. Sizes in bytes, addresses 0x... in hex, flags joined by
- * '|'. A value the kernel did not report is an empty cell, never 0.
+ * '|'. A value the kernel did not report is an empty cell, never 0. Maps
+ * rows not from smaps or smaps_rollup end with a column naming their source.
  */
 #include <string.h>
 
@@ -39,6 +40,8 @@ static void begin(struct writer *w)
 			sep(o, i);
 			out_mem(o, h.s, h.n);
 		}
+		if (d->csv_source)
+			out_str(o, d->ncols ? ",source" : "source");
 		break;
 	case DOC_RUNS:
 		out_str(o, "start,end,pages,flags,");
@@ -109,6 +112,10 @@ static void row(struct writer *w, const struct pmaps_mapping *m, const struct pm
 		if (g && w_blank(d, c))
 			continue;
 		cell(w->o, c, m, g);
+	}
+	if (d->csv_source) {
+		sep(w->o, d->ncols);
+		out_str(w->o, d->source);
 	}
 	out_ch(w->o, '\n');
 }

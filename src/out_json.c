@@ -2,8 +2,8 @@
 /*
  * out_json.c - records as JSON (one document: a header, then an array of
  * records, one per line) and as JSON Lines (one compact object per line,
- * each a record carrying "pid"; an error ends the stream with a line
- * {"pid":N,"error":"..."}).
+ * each a record carrying "pid", and for maps its "source"; an error ends
+ * the stream with a line {"pid":N,"error":"..."}).
  *
  * Sizes are bytes, keys the column table's, addresses "0x..." strings. A
  * field the kernel did not report is an absent key, never 0. Strings from
@@ -36,10 +36,17 @@ static void open_record(struct writer *w)
 
 static void close_record(struct writer *w)
 {
-	if (jsonl(w))
-		KEY(w->o, "}\n");
-	else
+	if (!jsonl(w)) {
 		out_ch(w->o, '}');
+		return;
+	}
+	/* A maps record names its source last (a total, first: it always has). */
+	if ((w->d->kind == DOC_MAPPINGS || w->d->kind == DOC_GROUPS) && w->d->source) {
+		KEY(w->o, ",\"source\":\"");
+		out_str(w->o, w->d->source);
+		out_ch(w->o, '"');
+	}
+	KEY(w->o, "}\n");
 }
 
 /* ,"key":V with the column's precomputed key: one fixed-size copy, then the digits. */
@@ -101,6 +108,20 @@ static void fields(struct out *o, const uint64_t *v, uint64_t present)
 		int f = __builtin_ctzll(p);
 		key_u64(o, f, v[f]);
 	}
+}
+
+/*
+ * What a page source measured, which no smaps field holds (present ones
+ * only): a smaps row's shared and uss are sums of the fields it gives.
+ */
+static void measured(struct out *o, const struct pmaps_mapping *m, const struct pmaps_group_row *g)
+{
+	static const int cols[] = {COL_SHARED, COL_USS, COL_FILE_RSS, COL_ZERO_PAGE};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (w_value(cols[i], m, g, &v) == 1)
+			key_u64(o, cols[i], v);
 }
 
 static void begin(struct writer *w)
@@ -235,6 +256,8 @@ static void mapping(struct writer *w, const struct pmaps_mapping *m)
 	                PMAPS_ROW_VMFLAGS_TRUNCATED))
 		KEY(o, ",\"fields_truncated\":true");
 	fields(o, m->v, m->present);
+	if (w->d->measured)
+		measured(o, m, NULL);
 	if (m->vm_flags_text.len || (m->vm_flags & (1ull << PMAPS_VM_UNKNOWN)))
 		vm_flags(o, m->vm_flags_text.ptr, m->vm_flags_text.len);
 	for (unsigned i = 0; i < m->n_unknown; i++) {
@@ -299,6 +322,8 @@ static void group(struct writer *w, const struct pmaps_group_row *g)
 		KEY(o, "\"mappings\":null");
 	}
 	fields(o, g->v, g->present);
+	if (w->d->measured)
+		measured(o, NULL, g);
 	if (kind == DOC_TOTAL && !jsonl(w))
 		out_ch(o, '}');
 	else

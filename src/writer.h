@@ -35,7 +35,13 @@ struct doc {
 	enum doc_kind kind;
 	int pid;
 	/* maps */
-	const char *source;       /* "smaps", "smaps_rollup" */
+	const char *source;       /* pmaps_source_name(): "smaps", "smaps_rollup", "fast", ... */
+	/*
+	 * The rows are a page source's (fast, pages): JSON gives the values it
+	 * measured (shared, uss, file_rss, zero_page), which no field holds.
+	 */
+	int measured;
+	int csv_source;           /* CSV: a last column names the source (not smaps) */
 	enum pmaps_group_by by;   /* DOC_GROUPS, DOC_TOTAL */
 	const int *cols;          /* table and CSV columns (enum col) */
 	int ncols;

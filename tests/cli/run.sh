@@ -300,6 +300,23 @@ I="--proc-root impossible/proc 101"
 t impossible-swap-group 1 maps --group kind $I
 t impossible-swap-explain 1 explain $I
 
+# --source: what each source gives, said where it is not smaps; usage errors
+t err-source 2 maps --source bogus $E
+t err-source-status 2 maps --source status $E
+t err-source-rollup 2 maps --source rollup $E
+t err-source-rollup-group 2 maps --source rollup -g kind $E
+t err-gentle-value 2 maps --gentle=yes $E
+t source-smaps-total 0 maps --source smaps --total $E
+t source-rollup-json 0 maps --source rollup -t --json $E; json source-rollup-json
+t source-rollup-jsonl 0 maps --source rollup -t --jsonl $E; jsonl source-rollup-jsonl
+t source-gentle-smaps 0 maps --gentle --source smaps -f rss,path $E
+# Columns every source lists: the mapping list alone is read, and CSV names it.
+t source-auto-maps-csv 0 maps --csv -f address,perms,path $E
+# The values USS and file_rss from smaps' fields; zero_page only the page sources see.
+t source-smaps-values 0 maps --source smaps -f address,rss,uss,file_rss,zero_page $E
+t source-sort-uss 0 maps --sort uss -f address,uss,shared,path $E
+t source-group-uss 0 maps -g kind -f kind,uss,file_rss,shared $E
+
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
 if "$PMAPS" maps --total --json self | grep -q '"source":"smaps_rollup"'; then ok; else bad "total self"; fi
@@ -313,6 +330,92 @@ if "$PMAPS" explain --pages --json self >"$TMP/out"; then json "explain pages js
 if "$PMAPS" explain --pages -v self | grep -q '^Page by page' ; then ok; else bad "explain --pages -v"; fi
 sleep 30 & sp=$!
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
+kill $sp; wait $sp 2>/dev/null
+# The page sources, on a sleep that does nothing while it is read.
+sleep 30 & sp=$!
+i=0
+while [ "$(cat /proc/$sp/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
+if [ -x /usr/bin/python3 ]; then
+	"$PMAPS" maps --source fast --json "$sp" >"$TMP/out" 2>"$TMP/err"
+	/usr/bin/python3 - "$TMP/out" "$sp" <<'PYEOF' && ok || bad "maps --source fast --json: $(cat "$TMP/err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ms = d["mappings"]
+assert d["source"] == "fast" and d["pid"] == int(sys.argv[2]), d["source"]
+assert ms and all("rss" in m and "anonymous" in m and "size" in m for m in ms), "rss missing"
+assert not any("private_dirty" in m or "pss" in m or "vm_flags" in m for m in ms), "smaps-only field"
+assert any(m["path"].endswith("/sleep") for m in ms)
+PYEOF
+	"$PMAPS" maps --source fast --jsonl "$sp" >"$TMP/out" 2>"$TMP/err"
+	/usr/bin/python3 - "$TMP/out" <<'PYEOF' && ok || bad "maps --source fast --jsonl"
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    assert list(o)[0] == "pid" and o["source"] == "fast", line[:80]
+PYEOF
+	# Totals agree with the kernel's own sum: Rss and Anonymous from the page
+	# tables, and (as root, where kpagecount can be read) USS from pagemap's
+	# exclusive bit against Private_Clean + Private_Dirty. Pss moves whenever
+	# a process sharing libc's pages starts or exits, so it is only checked to
+	# be near; each pair is read again when the process changed in between.
+	for what in fast pages; do
+		[ $what = pages ] && [ "$(id -u)" != 0 ] && { echo "skipped: pages totals need root"; continue; }
+		i=0 res=
+		while [ $i -lt 5 ]; do
+			if [ $what = fast ]; then
+				a=$("$PMAPS" maps --source fast --total --fields rss,anonymous --json "$sp" 2>/dev/null)
+			else
+				a=$("$PMAPS" maps --source pages --total --fields uss,pss --json "$sp" 2>/dev/null)
+			fi
+			b=$("$PMAPS" maps --source rollup --total --json "$sp")
+			res=$(/usr/bin/python3 - "$what" "$a" "$b" <<'PYEOF'
+import json, sys
+what, a, b = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+assert a["source"] == what and b["source"] == "smaps_rollup"
+a, b = a["total"], b["total"]
+if what == "fast":
+    ok = a["rss"] == b["rss"] and a["anonymous"] == b["anonymous"]
+else:
+    ok = a["uss"] == b["private_clean"] + b["private_dirty"] and abs(a["pss"] - b["pss"]) <= b["pss"] // 10
+print("ok" if ok else "%s: %s, rollup %s" % (what, a, b))
+PYEOF
+)
+			[ "$res" = ok ] && break
+			i=$((i + 1))
+		done
+		[ "$res" = ok ] && ok || bad "maps --source $what --total against smaps_rollup: $res"
+	done
+else
+	echo "skipped: the page sources' checks need /usr/bin/python3"
+fi
+# The issue's two promises: a table of rss, anonymous and swap reads no smaps,
+# and (as root) USS, Pss and Swap in total read neither smaps nor smaps_rollup.
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+	for args in "--fields rss,anonymous,swap" "--total --fields uss,pss,swap"; do
+		case $args in *uss*) [ "$(id -u)" = 0 ] || { echo "skipped: $args needs root"; continue; } ;; esac
+		strace -f -e trace=openat,open -o "$TMP/strace" "$PMAPS" maps $args "$sp" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		if [ $rc = 0 ] && [ -s "$TMP/out" ] && grep -q 'pagemap' "$TMP/strace" &&
+			! grep -Eq '/smaps(_rollup)?"' "$TMP/strace"; then
+			ok
+		else
+			bad "pmaps maps $args read smaps: exit $rc, $(grep smaps "$TMP/strace" | head -2)"
+		fi
+	done
+else
+	echo "skipped: the files read need strace"
+fi
+# -v names the source, and auto says why.
+"$PMAPS" maps -v --fields rss,anonymous "$sp" 2>&1 >/dev/null |
+	grep -q '^pmaps: note: source fast (.* + .*): [0-9]* mappings in .*auto: the columns asked need no smaps$' &&
+	ok || bad "maps -v: $("$PMAPS" maps -v --fields rss,anonymous "$sp" 2>&1 >/dev/null)"
+# --gentle pauses, and the output is the same rows.
+"$PMAPS" maps --source fast --gentle -v -f address,size,path "$sp" >"$TMP/g1" 2>"$TMP/err" &&
+	"$PMAPS" maps --source fast -f address,size,path "$sp" 2>/dev/null | cmp -s - "$TMP/g1" &&
+	grep -q ' pause' "$TMP/err" && ok || bad "maps --gentle: $(cat "$TMP/err")"
+# The default output is smaps', as it always was: no note, and vm_flags or JSON read smaps.
+"$PMAPS" maps "$sp" >/dev/null 2>"$TMP/err" && [ ! -s "$TMP/err" ] && ok || bad "maps: $(cat "$TMP/err")"
+"$PMAPS" maps --json "$sp" | grep -q '"source":"smaps"' && ok || bad "maps --json: not from smaps"
 kill $sp; wait $sp 2>/dev/null
 if [ -r /proc/2/stat ] && [ $(( $(cut -d' ' -f9 /proc/2/stat) & 0x200000 )) != 0 ]; then
 	# pid 2 is a kernel thread (kthreadd): every command gives a note, an
