@@ -1152,6 +1152,8 @@ enum {
 	 * has no mapping count and no vsize.
 	 */
 	PMAPS_GROUP_ROLLUP = 1u << 3,
+	/* The row is /proc/PID/status's (pmaps_total_best()): Rss and Swap, no count, no vsize. */
+	PMAPS_GROUP_STATUS = 1u << 4,
 };
 
 /* Value KEY of a group row, as pmaps_mapping_value(). */
@@ -1236,6 +1238,22 @@ PMAPS_API int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, 
  * cost. Returns 0 or a negative errno as pmaps_total(), with MSG.
  */
 PMAPS_API int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source,
+                               const struct pmaps_policy *policy, struct pmaps_group_row *row,
+                               size_t row_size, struct pmaps_cost *spent, char *msg,
+                               size_t msgsz);
+
+/*
+ * The best totals of PROC within POLICY (NULL: no limit), for a front end
+ * that visits many processes (top, serve): the source
+ * pmaps_source_choose() finds for FIELDS and VALUES in total, read into ROW
+ * (ROW_SIZE: Conventions), ROW->source saying which. When no source gives
+ * them all within the budget, the cheapest that fits is read, and when
+ * that is status (a process too large to walk within it), ROW holds Rss
+ * (VmRSS) and Swap (VmSwap) from /proc/PID/status alone, key "status".
+ * Returns 1 when ROW has every value asked, 0 when it has fewer (MSG says
+ * why), or a negative errno as pmaps_total_from().
+ */
+PMAPS_API int pmaps_total_best(struct pmaps_proc *proc, uint64_t fields, uint64_t values,
                                const struct pmaps_policy *policy, struct pmaps_group_row *row,
                                size_t row_size, struct pmaps_cost *spent, char *msg,
                                size_t msgsz);

@@ -461,3 +461,75 @@ int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source,
 		pmaps__copy_out(row, row_size, &whole, sizeof(whole));
 	return err;
 }
+
+/* Totals from status alone: Rss and Swap, what it has of a row's fields. */
+static int total_status(struct pmaps_proc *proc, struct pmaps_group_row *whole,
+                        struct pmaps_cost *spent, char *msg, size_t msgsz)
+{
+	struct pmaps_status st = {.size = sizeof(st)};
+	uint64_t t0 = pmaps__now_ns();
+	int err = pmaps_status_read(proc, &st, msg, msgsz);
+
+	if (err < 0)
+		return err;
+	if (!(st.present & (1ull << PMAPS_ST_VM_RSS))) {
+		err = pmaps_proc_is_kernel_thread(proc) == 1 ? -ENODATA : -ESRCH;
+		if (msg)
+			pmaps__msg(msg, msgsz, "status: %s", err == -ENODATA
+			           ? "a kernel thread has no user-space memory"
+			           : "no VmRSS: the process has exited or is a zombie");
+		return err;
+	}
+	memset(whole, 0, sizeof(*whole));
+	whole->present = 1ull << PMAPS_F_RSS;
+	whole->v[PMAPS_F_RSS] = st.v[PMAPS_ST_VM_RSS];
+	if (st.present & (1ull << PMAPS_ST_VM_SWAP)) {
+		whole->present |= 1ull << PMAPS_F_SWAP;
+		whole->v[PMAPS_F_SWAP] = st.v[PMAPS_ST_VM_SWAP];
+	}
+	whole->flags = PMAPS_GROUP_STATUS;
+	whole->source = PMAPS_SRC_STATUS;
+	whole->key.ptr = "status";
+	whole->key.len = 6;
+	spent->ns = pmaps__now_ns() - t0;
+	spent->calls = 1;
+	return 0;
+}
+
+int pmaps_total_best(struct pmaps_proc *proc, uint64_t fields, uint64_t values,
+                     const struct pmaps_policy *policy, struct pmaps_group_row *row,
+                     size_t row_size, struct pmaps_cost *spent, char *msg, size_t msgsz)
+{
+	struct pmaps_group_row whole;
+	struct pmaps_cost k;
+	enum pmaps_source src, used;
+	char why[PMAPS_ERRMSG_SIZE];
+	int all, err;
+
+	if (!row_size_ok(row, row_size, msg, msgsz))
+		return -EINVAL;
+	if (spent && !pmaps__size_ok(spent->size, PMAPS__COST_SIZE0))
+		return -EINVAL;
+	all = pmaps_source_choose(proc, fields, values, 1, policy, &src, why, sizeof(why));
+	if (all < 0) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "%s", why);
+		return all;
+	}
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	if (src == PMAPS_SRC_STATUS)
+		err = total_status(proc, &whole, &k, msg, msgsz);
+	else
+		err = total_read(proc, src, 0, policy, &whole, &used, &k, msg, msgsz);
+	if (spent) {
+		k.size = spent->size;
+		pmaps__copy_out(spent, spent->size, &k, sizeof(k));
+	}
+	if (err < 0)
+		return err;
+	pmaps__copy_out(row, row_size, &whole, sizeof(whole));
+	if (!all && msg)
+		pmaps__msg(msg, msgsz, "%s", why);
+	return all;
+}

@@ -2788,6 +2788,45 @@ static void test_source_choose(void **state)
 	stop_helper(&h);
 }
 
+/* The best totals within a budget: a page source when it fits, status when nothing does. */
+static void test_total_best(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p;
+	struct pmaps_group_row row, roll;
+	struct pmaps_cost k = {.size = sizeof(k)};
+	struct pmaps_policy none = {.size = sizeof(none), .budget_ns = 1};
+	enum pmaps_source used;
+	char msg[256];
+	uint64_t v;
+	const uint64_t F_RSS = 1ull << PMAPS_F_RSS, F_SWAP = 1ull << PMAPS_F_SWAP,
+	               V_USS = 1ull << (PMAPS_V_USS - PMAPS_F_MAX);
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_total(p, &roll, sizeof(roll), &used, msg, sizeof(msg)), 0);
+	assert_int_equal(pmaps_total_best(p, F_RSS | F_SWAP, V_USS, NULL, &row, sizeof(row), &k, msg,
+	                                  sizeof(msg)), 1);
+	assert_int_equal(row.source, PMAPS_SRC_PAGES);
+	assert_int_equal(row.v[PMAPS_F_RSS], roll.v[PMAPS_F_RSS]);
+	assert_int_equal(pmaps_group_value(&row, PMAPS_V_USS, &v), 1);
+	expect_ge(k.calls, 2);
+	/* No source fits 1 ns: status's Rss, no USS, no mapping count. */
+	assert_int_equal(pmaps_total_best(p, F_RSS, V_USS, &none, &row, sizeof(row), &k, msg,
+	                                  sizeof(msg)), 0);
+	assert_int_equal(row.source, PMAPS_SRC_STATUS);
+	assert_string_equal(row.key.ptr, "status");
+	expect_contains(msg, "budget");
+	assert_int_equal(pmaps_group_value(&row, PMAPS_F_RSS, &v), 1);
+	expect_gt(v, 0);
+	assert_int_equal(pmaps_group_value(&row, PMAPS_V_USS, &v), 0);
+	assert_int_equal(pmaps_group_value(&row, PMAPS_V_MAPPINGS, &v), 0);
+	assert_int_equal(k.calls, 1);
+	pmaps_proc_close(p);
+	stop_helper(&h);
+}
+
 /* The estimate grows with what there is to walk, and says which sources hold the lock. */
 static void test_cost_estimate(void **state)
 {
@@ -2828,6 +2867,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fast_allocations, teardown),
 		cmocka_unit_test_teardown(test_fast_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_source_choose, teardown),
+		cmocka_unit_test_teardown(test_total_best, teardown),
 		cmocka_unit_test(test_cost_estimate),
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_pages_resident_is_rss, teardown),
