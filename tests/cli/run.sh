@@ -409,7 +409,7 @@ fi
 "$PMAPS" maps -v --fields rss,anonymous "$sp" 2>&1 >/dev/null |
 	grep -q '^pmaps: note: source fast (.* + .*): [0-9]* mappings in .*auto: the columns asked need no smaps$' &&
 	ok || bad "maps -v: $("$PMAPS" maps -v --fields rss,anonymous "$sp" 2>&1 >/dev/null)"
-# --gentle pauses, and the output is the same rows.
+# --gentle walks in smaller steps (pausing when a walk is long): the same rows, and -v says so.
 "$PMAPS" maps --source fast --gentle -v -f address,size,path "$sp" >"$TMP/g1" 2>"$TMP/err" &&
 	"$PMAPS" maps --source fast -f address,size,path "$sp" 2>/dev/null | cmp -s - "$TMP/g1" &&
 	grep -q ' pause' "$TMP/err" && ok || bad "maps --gentle: $(cat "$TMP/err")"
