@@ -27,6 +27,16 @@
 #include "internal.h"
 #include "testhooks.h"
 
+/* Valgrind knows neither PROCMAP_QUERY nor PAGEMAP_SCAN: what they fill is marked written. */
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#endif
+#endif
+#ifndef VALGRIND_MAKE_MEM_DEFINED
+#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)(addr), (void)(len))
+#endif
+
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -195,7 +205,13 @@ static int query_call(struct pmaps__fast *f, struct pmaps__procmap_query *q, uin
 		r = ioctl(f->qfd, PROCMAP_QUERY, q);
 	while (r < 0 && errno == EINTR);
 	f->calls++;
-	return r < 0 ? -errno : 0;
+	if (r < 0)
+		return -errno;
+	VALGRIND_MAKE_MEM_DEFINED(q, sizeof(*q));
+	if (name_size && q->vma_name_size)
+		VALGRIND_MAKE_MEM_DEFINED(f->path, q->vma_name_size < name_size ? q->vma_name_size
+		                                                                 : name_size);
+	return 0;
 }
 
 /* The next mapping from PROCMAP_QUERY into the row. Returns 1, 0 at the end, or -errno. */
@@ -339,6 +355,8 @@ static int scan_call(struct pmaps__fast *f, uint64_t start, uint64_t end, uint64
 		f->longest = d;
 	if (n < 0)
 		return -errno;
+	VALGRIND_MAKE_MEM_DEFINED(&a, sizeof(a));
+	VALGRIND_MAKE_MEM_DEFINED(f->vec, (size_t)n * sizeof(f->vec[0]));
 	*walk_end = a.walk_end;
 	return (int)n;
 }

@@ -1058,6 +1058,8 @@ static struct pmaps_maps *alloc_cursor(enum pmaps_source source, size_t bufsize)
 	c->src = source;
 	c->fd = -1;
 	c->fast = NULL;
+	c->no_map_files = 0;
+	c->del.linked = -1;
 	c->guard.probe = -1;
 	c->row.n_unknown = 0;
 	c->row.source = source;
