@@ -222,8 +222,9 @@ enum pmaps_source {
 	 * before) and their pages from PAGEMAP_SCAN (6.7+; pagemap before):
 	 * Size, Rss, Anonymous, AnonHugePages, Swap (not of shared memory),
 	 * FilePmdMapped and ShmemPmdMapped where the backing is known,
-	 * KernelPageSize and MMUPageSize (PROCMAP_QUERY), and the values
-	 * FILE_RSS and ZERO_PAGE. No VmFlags. Every other field is absent.
+	 * KernelPageSize (PROCMAP_QUERY), and the values FILE_RSS and
+	 * ZERO_PAGE. No VmFlags. Every other field is absent. PROCMAP_QUERY
+	 * does not list [vsyscall], which is no VMA (and has no pages).
 	 */
 	PMAPS_SRC_FAST,
 	/*
@@ -482,6 +483,9 @@ struct pmaps_cost {
 	uint64_t hold_ns;
 	uint64_t calls;    /* kernel calls: read()s, ioctls, preads */
 	uint64_t pauses;   /* spent: pauses made for the target */
+	/* spent, by a page source: how it read (else -1) */
+	int query;         /* the VMA list: 1 PROCMAP_QUERY, 0 the maps text */
+	int strategy;      /* the pages: enum pmaps_pages_strategy (SCAN or PAGEMAP) */
 };
 
 /*
@@ -1094,6 +1098,12 @@ PMAPS_API int pmaps_explain_run(struct pmaps_explain_session *s, const struct pm
 
 /* The last error's message, or "". Valid until the next call on the session. */
 PMAPS_API const char *pmaps_explain_errmsg(const struct pmaps_explain_session *s);
+
+/*
+ * What the last run's read of the mappings (smaps, or the page source)
+ * cost, into OUT (SIZE set by the caller). Returns 0 or -EINVAL.
+ */
+PMAPS_API int pmaps_explain_cost(const struct pmaps_explain_session *s, struct pmaps_cost *out);
 
 /* Closes the session and its cursors. NULL is allowed. */
 PMAPS_API void pmaps_explain_close(struct pmaps_explain_session *s);

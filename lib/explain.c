@@ -1079,6 +1079,11 @@ fail:
 	return r;
 }
 
+int pmaps_explain_cost(const struct pmaps_explain_session *s, struct pmaps_cost *out)
+{
+	return pmaps_maps_cost(s->smaps, out);
+}
+
 const char *pmaps_explain_errmsg(const struct pmaps_explain_session *s)
 {
 	return s->msg;

@@ -828,6 +828,8 @@ void pmaps__fast_cost(const struct pmaps__fast *f, struct pmaps_cost *out)
 	out->pauses = f->pauses + f->page_pauses;
 	if (f->text)
 		out->calls += pmaps__maps_reads(f->text);
+	out->query = f->query == 1;
+	out->strategy = f->merged ? PMAPS_PAGES_SCAN : pmaps_pages_strategy(f->pages);
 }
 
 void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *values)

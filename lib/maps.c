@@ -1249,6 +1249,7 @@ int pmaps_maps_cost(const struct pmaps_maps *c, struct pmaps_cost *out)
 	if (!out || !pmaps__size_ok(out->size, PMAPS__COST_SIZE0))
 		return -EINVAL;
 	memset(&k, 0, sizeof(k));
+	k.query = k.strategy = -1;
 	if (c->fast) {
 		pmaps__fast_cost(c->fast, &k);
 	} else {

@@ -82,6 +82,11 @@ enum {
 	PG_KPAGE = 160,          /* kpageflags and kpagecount, per page */
 };
 
+/* The most a page source can give anywhere: a value beyond it rules the source out unopened. */
+#define PAGE_FIELDS (F(SIZE) | F(KERNEL_PAGE_SIZE) | F(RSS) | F(ANONYMOUS) | F(SWAP) | \
+	F(ANON_HUGE_PAGES) | F(FILE_PMD_MAPPED) | F(SHMEM_PMD_MAPPED) | F(PSS) | F(LAZY_FREE))
+#define PAGE_VALUES (V(SHARED) | V(USS) | V(VSIZE) | V(MAPPINGS) | V(FILE_RSS) | V(ZERO_PAGE))
+
 int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmaps_source source,
                         const struct pmaps_policy *policy, struct pmaps_cost *out)
 {
@@ -170,6 +175,13 @@ int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t value
 		uint64_t kf, kv;
 		int err, missing;
 
+		/*
+		 * A page source that cannot answer is not worth opening, unless a
+		 * budget may leave nothing better than a part of the answer.
+		 */
+		if ((s == PMAPS_SRC_FAST || s == PMAPS_SRC_PAGES) && !budget && !hold &&
+		    ((fields & ~PAGE_FIELDS) || (values & ~PAGE_VALUES)))
+			continue;
 		err = pmaps_source_keys(proc, s, total, &kf, &kv);
 		if (err < 0) {
 			if (err == -ESRCH || err == -EACCES || err == -ENODATA) {

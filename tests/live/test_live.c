@@ -890,6 +890,20 @@ static void test_explain_fast(void **state)
 			printf("note: %d shared-library figure(s) moved between the smaps reads\n", moved);
 	}
 	assert_int_equal(pmaps_explain(p, &f, PMAPS_EXPLAIN_GENTLE, msg, sizeof(msg)), -EINVAL);
+	{
+		/* A session says what its last run's read cost. */
+		struct pmaps_explain_session *xs;
+		const struct pmaps_explain *res;
+		struct pmaps_cost k = {.size = sizeof(k)};
+		assert_int_equal(pmaps_explain_open(&xs, p, PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE), 0);
+		assert_int_equal(pmaps_explain_run(xs, &res), 0);
+		assert_int_equal(pmaps_explain_cost(xs, &k), 0);
+		assert_int_equal(k.query, 1);
+		assert_int_equal(k.strategy, PMAPS_PAGES_SCAN);
+		expect_ge(k.calls, 2);
+		expect_ge(k.pauses, 0);
+		pmaps_explain_close(xs);
+	}
 	pmaps_proc_close(p);
 	kill(h.pid, SIGCONT);
 	stop_helper(&h);
@@ -2524,6 +2538,17 @@ static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps
 	if (moving)
 		printf("note: %s: %d value(s) moved between the two smaps reads (shared library "
 		       "pages), not compared\n", what, moving);
+	{
+		/* The cost says how it read. */
+		struct pmaps_cost k = {.size = sizeof(k)};
+		assert_int_equal(pmaps_maps_cost(c, &k), 0);
+		assert_int_equal(k.query, !no_query);
+		assert_int_equal(k.strategy, no_scan ? PMAPS_PAGES_PAGEMAP : PMAPS_PAGES_SCAN);
+		expect_ge(k.calls, 2);
+		assert_int_equal(pmaps_maps_cost(sm, &k), 0);
+		assert_int_equal(k.query, -1);
+		assert_int_equal(k.strategy, -1);
+	}
 	pmaps_maps_close(c);
 	pmaps_maps_close(sm);
 }
