@@ -260,8 +260,13 @@ static void bench_target(long n, int reps, int whole)
 	}
 	double sm = median(v[OP_SMAPS], reps), fl = median(v[OP_FLOOR], reps);
 	double flt = median(v[OP_FLOOR_TEXT], reps);
-	printf("\n%ld VMAs (%llu listed by PROCMAP_QUERY), %d repetitions, %s\n", n,
-	       (unsigned long long)nvmas, reps, geteuid() == 0 ? "as root" : "unprivileged");
+	if (n > 0)
+		printf("\n%ld VMAs (%llu listed by PROCMAP_QUERY), %d repetitions, %s\n", n,
+		       (unsigned long long)nvmas, reps, geteuid() == 0 ? "as root" : "unprivileged");
+	else
+		printf("\n64 GiB sparse region, %ld MiB resident in runs of 64 pages (%llu mappings), "
+		       "%d repetitions, %s\n", -n >> 20, (unsigned long long)nvmas, reps,
+		       geteuid() == 0 ? "as root" : "unprivileged");
 	printf("  %-32s %10s %9s %9s %8s %11s\n", "operation", "median", "vs floor", "vs smaps",
 	       "allocs", "ns/mapping");
 	for (int op = 0; op < OP_N; op++) {
@@ -282,6 +287,25 @@ static void bench_target(long n, int reps, int whole)
 	printf("  (pmaps fast, maps text is against the maps-text floor; pmaps total from fast "
 	       "%.3fx the bare smaps_rollup read)\n",
 	       median(v[OP_TOTAL_FAST], reps) / median(v[OP_ROLLUP], reps));
+	{
+		/* What pmaps_cost_estimate() says beforehand, against what was measured. */
+		struct pmaps_status st = {.size = sizeof(st)};
+		static const struct { enum pmaps_source s; int op; } est[] = {
+			{PMAPS_SRC_SMAPS, OP_SMAPS}, {PMAPS_SRC_ROLLUP, OP_ROLLUP},
+			{PMAPS_SRC_FAST, OP_FAST}, {PMAPS_SRC_PAGES, OP_PAGES}};
+		char msg[256];
+		if (pmaps_status_read(proc, &st, msg, sizeof(msg)) == 0) {
+			printf("  estimate before reading (pmaps_cost_estimate, from status and the "
+			       "mapping count) / measured:");
+			for (size_t i = 0; i < sizeof(est) / sizeof(est[0]); i++) {
+				struct pmaps_cost k = {.size = sizeof(k)};
+				pmaps_cost_estimate(&st, nvmas, est[i].s, NULL, &k);
+				printf(" %s %.2f", pmaps_source_name(est[i].s),
+				       (double)k.ns / median(v[est[i].op], reps));
+			}
+			printf("\n");
+		}
+	}
 	if (whole) {
 		char *fields[] = {PMAPS_TOOL_PATH, "maps", "--fields", "rss,anonymous,swap",
 		                  t.pidstr, NULL};

@@ -64,34 +64,32 @@ int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int tot
 	return err < 0 ? err : 0;
 }
 
-/* Prices, in ns, measured here (docs/internals/SOURCES.md). */
+/*
+ * Prices measured here (pmaps-bench-fast, Linux 6.18, docs/internals/SOURCES.md):
+ * per mapping, for the list and for the walk; per page-table entry walked
+ * (every source that walks page tables pays about the same: 64 ms for the
+ * 16M entries of a 64 GiB sparse region, smaps, smaps_rollup and
+ * PAGEMAP_SCAN alike); per resident page, what only the pages source
+ * reads (pagemap's entry, and as root the kpageflags/kpagecount join).
+ */
 enum {
 	NS_STATUS = 15000,       /* one read of status */
-	NS_MAPS_VMA = 350,       /* the maps text, per mapping */
-	NS_QUERY_VMA = 300,      /* PROCMAP_QUERY, per mapping */
-	NS_SCAN_VMA = 360,       /* the merged PAGEMAP_SCAN walk, per mapping */
-	NS_SMAPS_VMA = 1700,     /* the smaps text, per mapping */
-	NS_ROLLUP_VMA = 260,     /* smaps_rollup, per mapping */
+	NS_MAPS_VMA = 500,       /* the maps text, per mapping */
+	NS_QUERY_VMA = 700,      /* PROCMAP_QUERY, per mapping */
+	NS_SCAN_VMA = 350,       /* the fast walk, per mapping */
+	NS_SMAPS_VMA = 2850,     /* the smaps text, per mapping */
+	NS_ROLLUP_VMA = 330,     /* smaps_rollup, per mapping */
 	NS_CALL = 1500,          /* one ioctl or pread */
+	NS_PTE = 4,              /* one page-table entry walked */
+	NS_PAGEMAP = 4,          /* one pagemap entry read (the pages source) */
+	NS_KPAGE = 180,          /* one present page's kpageflags and kpagecount (root) */
 };
-/* Per resident page, in ns/16. */
-enum {
-	PG_SCAN = 8,             /* PAGEMAP_SCAN: merged present ranges */
-	PG_SMAPS = 160,          /* smaps and smaps_rollup account every page */
-	PG_PAGEMAP = 48,         /* pagemap's entries, 8 bytes a page */
-	PG_KPAGE = 160,          /* kpageflags and kpagecount, per page */
-};
-
-/* The most a page source can give anywhere: a value beyond it rules the source out unopened. */
-#define PAGE_FIELDS (F(SIZE) | F(KERNEL_PAGE_SIZE) | F(RSS) | F(ANONYMOUS) | F(SWAP) | \
-	F(ANON_HUGE_PAGES) | F(FILE_PMD_MAPPED) | F(SHMEM_PMD_MAPPED) | F(PSS) | F(LAZY_FREE))
-#define PAGE_VALUES (V(SHARED) | V(USS) | V(VSIZE) | V(MAPPINGS) | V(FILE_RSS) | V(ZERO_PAGE))
 
 int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmaps_source source,
                         const struct pmaps_policy *policy, struct pmaps_cost *out)
 {
 	struct pmaps_cost k;
-	uint64_t rss = 0, pte = 0, pages, step = 4096, walk, calls;
+	uint64_t rss = 0, pte = 0, pages, entries, step = 4096, per_call, walk, calls;
 	long ps = sysconf(_SC_PAGESIZE);
 
 	if (!st || !out || !pmaps__size_ok(out->size, PMAPS__COST_SIZE0) || ps <= 0)
@@ -100,13 +98,24 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 		rss = st->v[PMAPS_ST_VM_RSS];
 	if (st->present & (1ull << PMAPS_ST_VM_PTE))
 		pte = st->v[PMAPS_ST_VM_PTE];
+	pages = rss / (uint64_t)ps;
+	/* Entries walked: those of the page tables (VmPTE, 8 bytes each), or without it the pages. */
+	entries = pte ? pte / 8 : pages;
 	/* Unknown: a page-table page serves a couple of mappings, every process has a few dozen. */
 	if (!nmaps)
 		nmaps = pte / 4096 * 2 + 32;
-	pages = rss / (uint64_t)ps;
 	if (policy && policy->size >= sizeof(*policy) && policy->step_pages)
 		step = policy->step_pages;
+	/*
+	 * One PAGEMAP_SCAN call walks until it has reported STEP pages or
+	 * crossed 256 MiB: in sparse memory (few present pages per entry)
+	 * that is more entries than pages.
+	 */
+	per_call = pages && entries > pages ? step * (entries / pages) : step;
+	if (per_call > PMAPS__SCAN_SPAN / (uint64_t)ps)
+		per_call = PMAPS__SCAN_SPAN / (uint64_t)ps;
 	memset(&k, 0, sizeof(k));
+	k.query = k.strategy = -1;
 	switch (source) {
 	case PMAPS_SRC_STATUS:
 		k.ns = NS_STATUS;
@@ -118,28 +127,30 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 		break;
 	case PMAPS_SRC_SMAPS:
 	case PMAPS_SRC_ROLLUP:
-		walk = pages * PG_SMAPS / 16;
+		walk = entries * NS_PTE;
 		k.ns = nmaps * (source == PMAPS_SRC_SMAPS ? NS_SMAPS_VMA : NS_ROLLUP_VMA) + walk;
-		k.calls = source == PMAPS_SRC_SMAPS ? nmaps / 40 + 1 : 1;
+		k.calls = source == PMAPS_SRC_SMAPS ? nmaps / 25 + 1 : 1;
 		/*
 		 * The lock is held through a whole read(): all of smaps_rollup,
 		 * and for smaps the walk of every mapping one read prints, up to
 		 * the whole of the largest one. Without the sizes of the
 		 * mappings, the worst: all of it in one.
 		 */
-		k.hold_ns = source == PMAPS_SRC_ROLLUP ? k.ns : walk + 40 * NS_SMAPS_VMA;
+		k.hold_ns = source == PMAPS_SRC_ROLLUP ? k.ns : walk + 25 * NS_SMAPS_VMA;
 		break;
 	case PMAPS_SRC_FAST:
 	case PMAPS_SRC_PAGES:
-		calls = pages / step + nmaps / 1024 + 1;
-		walk = nmaps * (NS_QUERY_VMA + NS_SCAN_VMA) + pages * PG_SCAN / 16;
+		calls = entries / per_call + nmaps / 1024 + 1;
+		walk = nmaps * (NS_QUERY_VMA + NS_SCAN_VMA) + entries * NS_PTE;
 		if (source == PMAPS_SRC_PAGES) {
-			calls += nmaps + pages / 16384;
-			walk += pages * (PG_PAGEMAP + (geteuid() == 0 ? PG_KPAGE : 0)) / 16;
+			int root = geteuid() == 0;
+			/* As root, each stretch of present pages costs a kpageflags and a kpagecount read. */
+			calls += nmaps / 64 + pages / 16384 + (root ? 2 * nmaps : 0);
+			walk += pages * (NS_PAGEMAP + (root ? NS_KPAGE : 0));
 		}
 		k.ns = walk + calls * NS_CALL;
 		k.calls = calls;
-		k.hold_ns = step * PG_SCAN / 16 + NS_CALL;
+		k.hold_ns = per_call * NS_PTE + NS_CALL;
 		break;
 	default:
 		return -EINVAL;
@@ -148,6 +159,11 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 	pmaps__copy_out(out, out->size, &k, sizeof(k));
 	return 0;
 }
+
+/* The most a page source can give anywhere: a value beyond it rules the source out unopened. */
+#define PAGE_FIELDS (F(SIZE) | F(KERNEL_PAGE_SIZE) | F(RSS) | F(ANONYMOUS) | F(SWAP) | \
+	F(ANON_HUGE_PAGES) | F(FILE_PMD_MAPPED) | F(SHMEM_PMD_MAPPED) | F(PSS) | F(LAZY_FREE))
+#define PAGE_VALUES (V(SHARED) | V(USS) | V(VSIZE) | V(MAPPINGS) | V(FILE_RSS) | V(ZERO_PAGE))
 
 int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t values, int total,
                         const struct pmaps_policy *policy, enum pmaps_source *out, char *msg,

@@ -2866,6 +2866,7 @@ static void test_cost_estimate(void **state)
 	st.v[PMAPS_ST_VM_PTE] = 256ull << 10;
 	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_FAST, NULL, &small), 0);
 	st.v[PMAPS_ST_VM_RSS] = 64ull << 30;
+	st.v[PMAPS_ST_VM_PTE] = 128ull << 20;
 	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_FAST, NULL, &big), 0);
 	expect_gt(big.ns, small.ns);
 	assert_int_equal(pmaps_cost_estimate(&st, 1000, PMAPS_SRC_ROLLUP, NULL, &rollup), 0);
