@@ -113,15 +113,27 @@ static void fields(struct out *o, const uint64_t *v, uint64_t present)
 /*
  * What a page source measured, which no smaps field holds (present ones
  * only): a smaps row's shared and uss are sums of the fields it gives.
+ * One function each for mappings and groups: neither is ever NULL.
  */
-static void measured(struct out *o, const struct pmaps_mapping *m, const struct pmaps_group_row *g)
+static const int measured_cols[] = {COL_SHARED, COL_USS, COL_FILE_RSS, COL_ZERO_PAGE};
+#define NMEASURED (sizeof(measured_cols) / sizeof(measured_cols[0]))
+
+static void measured_mapping(struct out *o, const struct pmaps_mapping *m)
 {
-	static const int cols[] = {COL_SHARED, COL_USS, COL_FILE_RSS, COL_ZERO_PAGE};
 	uint64_t v;
 
-	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-		if (w_value(cols[i], m, g, &v) == 1)
-			key_u64(o, cols[i], v);
+	for (size_t i = 0; i < NMEASURED; i++)
+		if (pmaps_mapping_value(m, columns[measured_cols[i]].lib, &v) == 1)
+			key_u64(o, measured_cols[i], v);
+}
+
+static void measured_group(struct out *o, const struct pmaps_group_row *g)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < NMEASURED; i++)
+		if (pmaps_group_value(g, columns[measured_cols[i]].lib, &v) == 1)
+			key_u64(o, measured_cols[i], v);
 }
 
 static void begin(struct writer *w)
@@ -257,7 +269,7 @@ static void mapping(struct writer *w, const struct pmaps_mapping *m)
 		KEY(o, ",\"fields_truncated\":true");
 	fields(o, m->v, m->present);
 	if (w->d->measured)
-		measured(o, m, NULL);
+		measured_mapping(o, m);
 	if (m->vm_flags_text.len || (m->vm_flags & (1ull << PMAPS_VM_UNKNOWN)))
 		vm_flags(o, m->vm_flags_text.ptr, m->vm_flags_text.len);
 	for (unsigned i = 0; i < m->n_unknown; i++) {
@@ -323,7 +335,7 @@ static void group(struct writer *w, const struct pmaps_group_row *g)
 	}
 	fields(o, g->v, g->present);
 	if (w->d->measured)
-		measured(o, NULL, g);
+		measured_group(o, g);
 	if (kind == DOC_TOTAL && !jsonl(w))
 		out_ch(o, '}');
 	else
