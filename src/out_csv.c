@@ -3,7 +3,8 @@
  * out_csv.c - records as CSV (RFC 4180): a heading of column keys, then one
  * line per record. Sizes in bytes, addresses 0x... in hex, flags joined by
  * '|'. A value the kernel did not report is an empty cell, never 0. Maps
- * rows not from smaps or smaps_rollup end with a column naming their source.
+ * rows and explain's categories not from smaps or smaps_rollup end with a
+ * column naming their source.
  */
 #include <string.h>
 
@@ -189,10 +190,15 @@ static void summary(struct writer *w, const struct pmaps_page_summary *s,
 	out_ch(o, '\n');
 }
 
-/* The heading, a line per category that has mappings, then the total. */
+/*
+ * The heading, a line per category that has mappings, then the total. A
+ * state the source does not know is an empty cell; a result not from smaps
+ * names its source in a last column, as maps rows do.
+ */
 static void explain(struct writer *w, const struct pmaps_explain *x)
 {
 	struct out *o = w->o;
+	int named = x->source != PMAPS_SRC_SMAPS;
 
 	key(o, COL_XCAT);
 	out_ch(o, ',');
@@ -201,6 +207,8 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_ch(o, ',');
 		key(o, COL_XC0 + c);
 	}
+	if (named)
+		out_str(o, ",source");
 	out_ch(o, '\n');
 
 	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
@@ -212,7 +220,12 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_u64(o, k < PMAPS_X_COUNT ? x->mappings[k] : x->nmappings);
 		for (int c = 0; c < PMAPS_XC_COUNT; c++) {
 			out_ch(o, ',');
-			out_u64(o, v[c]);
+			if ((x->xc_known >> c) & 1)
+				out_u64(o, v[c]);
+		}
+		if (named) {
+			out_ch(o, ',');
+			out_str(o, pmaps_source_name(x->source));
 		}
 		out_ch(o, '\n');
 	}

@@ -2,8 +2,8 @@
 /*
  * out_json.c - records as JSON (one document: a header, then an array of
  * records, one per line) and as JSON Lines (one compact object per line,
- * each a record carrying "pid", and for maps its "source"; an error ends
- * the stream with a line {"pid":N,"error":"..."}).
+ * each a record carrying "pid", and for maps and explain its "source"; an
+ * error ends the stream with a line {"pid":N,"error":"..."}).
  *
  * Sizes are bytes, keys the column table's, addresses "0x..." strings. A
  * field the kernel did not report is an absent key, never 0. Strings from
@@ -420,6 +420,18 @@ static void status_json(struct out *o, const struct pmaps_status *st)
 	out_ch(o, '}');
 }
 
+/* Whether the explain result's source knows state column C. */
+#define XKNOWN(x, c) (((x)->xc_known >> (c)) & 1)
+
+/* ,"key":V of state column COL (COL_XC0 + enum pmaps_xcol) of V, when the source knows it. */
+static void xcol(struct out *o, const struct pmaps_explain *x, int col, const uint64_t *v)
+{
+	int c = col - COL_XC0;
+
+	if (XKNOWN(x, c))
+		key_u64(o, col, v[c]);
+}
+
 static void explain(struct writer *w, const struct pmaps_explain *x)
 {
 	const char *nl = jsonl(w) ? "" : "\n";
@@ -433,16 +445,24 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
 		out_u64(o, (uint64_t)w->d->pid);
 	}
+	KEY(o, ",\"source\":\"");
+	out_str(o, pmaps_source_name(x->source));
+	out_ch(o, '"');
 	if (w->d->kernel_thread)
 		KEY(o, ",\"kernel_thread\":true");
-	key_u64(o, COL_XC0 + PMAPS_XC_RSS, x->total[PMAPS_XC_RSS]);
-	KEY(o, ",\"effective_rss\":");
-	out_u64(o, x->effective_rss);
-	key_u64(o, COL_XC0 + PMAPS_XC_PSS, x->total[PMAPS_XC_PSS]);
-	KEY(o, ",\"uss\":");
-	out_u64(o, x->uss);
-	key_u64(o, COL_XC0 + PMAPS_XC_SWAP, x->total[PMAPS_XC_SWAP]);
-	key_u64(o, COL_XC0 + PMAPS_XC_SWAP_PSS, x->total[PMAPS_XC_SWAP_PSS]);
+	/* The totals the source knows: an unknown figure is an absent key, never 0. */
+	xcol(o, x, COL_XC0 + PMAPS_XC_RSS, x->total);
+	if (XKNOWN(x, PMAPS_XC_LAZYFREE)) {
+		KEY(o, ",\"effective_rss\":");
+		out_u64(o, x->effective_rss);
+	}
+	xcol(o, x, COL_XC0 + PMAPS_XC_PSS, x->total);
+	if (XKNOWN(x, PMAPS_XC_PRIVATE)) {
+		KEY(o, ",\"uss\":");
+		out_u64(o, x->uss);
+	}
+	xcol(o, x, COL_XC0 + PMAPS_XC_SWAP, x->total);
+	xcol(o, x, COL_XC0 + PMAPS_XC_SWAP_PSS, x->total);
 	KEY(o, ",\"mappings\":");
 	out_u64(o, x->nmappings);
 	if (x->status.present)
@@ -495,7 +515,7 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_ch(o, '"');
 		key_u64(o, COL_XMAPS, x->mappings[k]);
 		for (int c = 0; c < PMAPS_XC_COUNT; c++)
-			key_u64(o, COL_XC0 + c, x->v[k][c]);
+			xcol(o, x, COL_XC0 + c, x->v[k]);
 		out_ch(o, '}');
 	}
 	out_str(o, nl);

@@ -291,21 +291,47 @@ static const char *esc(char *e, size_t size, const char *s)
 	return e;
 }
 
-/* The state columns the category table shows: RSS to SWAP (PSS and SwapPss are JSON's). */
-#define XTABLE_COLS (PMAPS_XC_SWAP + 1)
+/* Whether the result's source knows state column C: an unknown one is absent, never 0. */
+static int known(const struct pmaps_explain *x, enum pmaps_xcol c)
+{
+	return (x->xc_known >> c) & 1;
+}
+
+/*
+ * The state columns the category table shows (PSS and SwapPss are JSON's):
+ * smaps' split of RSS, or the page sources' (pages no other process maps,
+ * and the others). The number of columns is returned.
+ */
+static int xtable_cols(const struct pmaps_explain *x, enum pmaps_xcol cols[PMAPS_XC_COUNT])
+{
+	static const enum pmaps_xcol smaps[] = {
+		PMAPS_XC_RSS, PMAPS_XC_PRIVATE_DIRTY, PMAPS_XC_PRIVATE_CLEAN, PMAPS_XC_SHARED,
+		PMAPS_XC_LAZYFREE, PMAPS_XC_THP, PMAPS_XC_LOCKED, PMAPS_XC_SWAP};
+	static const enum pmaps_xcol pages[] = {
+		PMAPS_XC_RSS, PMAPS_XC_PRIVATE, PMAPS_XC_SHARED, PMAPS_XC_LAZYFREE, PMAPS_XC_THP,
+		PMAPS_XC_SWAP};
+	int pg = x->source == PMAPS_SRC_PAGES;
+	size_t n = pg ? sizeof(pages) / sizeof(pages[0]) : sizeof(smaps) / sizeof(smaps[0]);
+
+	memcpy(cols, pg ? pages : smaps, n * sizeof(cols[0]));
+	return (int)n;
+}
 
 static void category_table(struct out *o, const struct pmaps_explain *x)
 {
 	const uint64_t rss = x->total[PMAPS_XC_RSS];
+	enum pmaps_xcol cols[PMAPS_XC_COUNT];
+	int ncols = xtable_cols(x, cols), unknown = 0;
 	char b[24];
 	size_t n;
 
 	title(o, COL_XCAT, 0);
 	out_ch(o, ' ');
 	title(o, COL_XMAPS, 0);
-	for (int c = 0; c < XTABLE_COLS; c++) {
+	for (int c = 0; c < ncols; c++) {
 		out_ch(o, ' ');
-		title(o, COL_XC0 + c, 0);
+		title(o, COL_XC0 + cols[c], 0);
+		unknown |= !known(x, cols[c]);
 	}
 	out_ch(o, ' ');
 	title(o, COL_XPCT, 0);
@@ -319,16 +345,21 @@ static void category_table(struct out *o, const struct pmaps_explain *x)
 		out_ch(o, ' ');
 		n = fmt_u64(b, k < PMAPS_X_COUNT ? x->mappings[k] : x->nmappings);
 		cell(o, COL_XMAPS, b, n, 0);
-		for (int c = 0; c < XTABLE_COLS; c++) {
+		for (int c = 0; c < ncols; c++) {
 			out_ch(o, ' ');
-			n = fmt_human(b, v[c]);
-			cell(o, COL_XC0 + c, b, n, 0);
+			n = size_str(b, v[cols[c]], known(x, cols[c]), 1);
+			cell(o, COL_XC0 + cols[c], b, n, 0);
 		}
 		out_ch(o, ' ');
 		n = fmt_percent(b, v[PMAPS_XC_RSS], rss);
 		cell(o, COL_XPCT, b, n, 0);
 		out_ch(o, '\n');
 	}
+	if (unknown)
+		out_printf(o, "('-': not known to the %s source here%s.)\n",
+		           pmaps_source_name(x->source),
+		           x->source == PMAPS_SRC_PAGES && !known(x, PMAPS_XC_LAZYFREE)
+		           ? "; LazyFree needs root" : "");
 }
 
 static void pages_table(struct out *o, const struct pmaps_explain *x)
@@ -437,7 +468,12 @@ static void note(struct out *o, const struct pmaps_explain *x, const struct pmap
 		           hu(a, nt->n[0]));
 		break;
 	case PMAPS_NOTE_SWAP:
-		out_printf(o, "- %s are swapped out: not in RSS, back in it when touched.\n", hu(a, nt->n[0]));
+		if (x->source != PMAPS_SRC_PAGES)
+			out_printf(o, "- %s are swapped out: not in RSS, back in it when touched.\n",
+			           hu(a, nt->n[0]));
+		else /* the page tables hold the swap entries of private memory only */
+			out_printf(o, "- %s of private memory are swapped out: not in RSS, back in it when\n"
+			           "  touched (shared memory's swap is not counted here).\n", hu(a, nt->n[0]));
 		break;
 	case PMAPS_NOTE_COUNT:
 		break;
@@ -449,6 +485,7 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	struct out *o = w->o;
 	const uint64_t *t = x->total;
 	char a[24], b[24], c[24], d[24];
+	const char *sep;
 	/* The runtime's evidence, escaped whole: 4 bytes for every byte at most. */
 	char e[4 * sizeof(x->runtime_evidence) + 4];
 
@@ -458,13 +495,30 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		return;
 	}
 	out_printf(o, "RSS %s: what ps and top show.", hu(a, t[PMAPS_XC_RSS]));
-	if (t[PMAPS_XC_LAZYFREE])
+	if (t[PMAPS_XC_LAZYFREE] && known(x, PMAPS_XC_LAZYFREE))
 		out_printf(o, " Effective RSS %s (minus %s LazyFree).", hu(a, x->effective_rss),
 		           hu(b, t[PMAPS_XC_LAZYFREE]));
 	out_ch(o, '\n');
-	out_printf(o, "PSS %s, USS %s (pages no other process maps), swap %s (SwapPss %s).\n",
-	           hu(a, t[PMAPS_XC_PSS]), hu(b, x->uss), hu(c, t[PMAPS_XC_SWAP]),
-	           hu(d, t[PMAPS_XC_SWAP_PSS]));
+	/* The figures the source knows, in one sentence. */
+	sep = "";
+	if (known(x, PMAPS_XC_PSS)) {
+		out_printf(o, "PSS %s", hu(a, t[PMAPS_XC_PSS]));
+		sep = ", ";
+	}
+	if (known(x, PMAPS_XC_PRIVATE)) {
+		out_printf(o, "%sUSS %s (pages no other process maps)", sep, hu(b, x->uss));
+		sep = ", ";
+	}
+	if (known(x, PMAPS_XC_SWAP)) {
+		out_printf(o, "%sswap %s", sep, hu(c, t[PMAPS_XC_SWAP]));
+		if (known(x, PMAPS_XC_SWAP_PSS))
+			out_printf(o, " (SwapPss %s)", hu(d, t[PMAPS_XC_SWAP_PSS]));
+		else if (x->source == PMAPS_SRC_PAGES)
+			out_str(o, " (not of shared memory)");
+		sep = ", ";
+	}
+	if (sep[0])
+		out_str(o, ".\n");
 	if (has(&x->status, PMAPS_ST_VM_HWM) && has(&x->status, PMAPS_ST_VM_PTE))
 		out_printf(o, "Peak RSS (VmHWM) %s, page tables (VmPTE) %s.\n",
 		           hu(a, x->status.v[PMAPS_ST_VM_HWM]), hu(b, x->status.v[PMAPS_ST_VM_PTE]));
@@ -475,11 +529,17 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_str(o, esc(e, sizeof(e), x->runtime_evidence));
 		out_str(o, ".\n");
 	}
-	out_printf(o, "\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
+	if (x->source == PMAPS_SRC_PAGES)
+		out_printf(o, "\nWhere it is (%llu mappings, counted from the page tables by the pages "
+		           "source, not smaps):\n", (unsigned long long)x->nmappings);
+	else
+		out_printf(o, "\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
 	category_table(o, x);
 	out_printf(o, "\nReconciled: the categories add up to %llu KiB of RSS",
 	           (unsigned long long)(t[PMAPS_XC_RSS] >> 10));
-	if (!x->have_rollup)
+	if (x->source == PMAPS_SRC_PAGES)
+		out_str(o, " (the pages source does not read smaps_rollup, the kernel's own sum).\n");
+	else if (!x->have_rollup)
 		out_str(o, " (this kernel has no smaps_rollup to compare with).\n");
 	else if (!x->rollup_apart)
 		out_str(o, "; smaps_rollup, the kernel's own sum, says the same.\n");
