@@ -19,11 +19,14 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # t NAME WANT_RC ARGS... : run in the data directory, compare with the goldens.
+# What -v says a read took (its time, its longest call) is no golden's: N.
 t() {
 	name=$1 want=$2
 	shift 2
-	(cd "$DATA" && "$PMAPS" "$@") >"$TMP/out" 2>"$TMP/err"
+	(cd "$DATA" && "$PMAPS" "$@") >"$TMP/out" 2>"$TMP/err.raw"
 	rc=$?
+	sed -E 's/ in [0-9.]+ ms, / in N ms, /; s/, longest call [0-9]+ us/, longest call N us/' \
+		"$TMP/err.raw" >"$TMP/err"
 	if [ "$UPDATE" = --update ]; then
 		cp "$TMP/out" "$EXP/$name.out"
 		if [ -s "$TMP/err" ]; then cp "$TMP/err" "$EXP/$name.err"; else rm -f "$EXP/$name.err"; fi
@@ -316,6 +319,20 @@ t source-auto-maps-csv 0 maps --csv -f address,perms,path $E
 t source-smaps-values 0 maps --source smaps -f address,rss,uss,file_rss,zero_page $E
 t source-sort-uss 0 maps --sort uss -f address,uss,shared,path $E
 t source-group-uss 0 maps -g kind -f kind,uss,file_rss,shared $E
+# explain --source: smaps, the default, byte for byte as without it; --gentle
+# walks nothing gently there, and says so; the pages source reads pagemap,
+# which a fixture tree lacks, and auto falls back to smaps.
+t err-explain-source 2 explain --source fast $C
+t err-explain-source-rollup 2 explain --source rollup $C
+t err-explain-gentle-value 2 explain --gentle=yes $C
+t err-explain-source-pages-fixture 1 explain --source pages $C
+t explain-gentle-smaps 0 explain --gentle $C
+t explain-source-auto-verbose 0 explain --source auto -v --jsonl $K61; jsonl explain-source-auto-verbose
+for args in :explain-capture --json:explain-capture-json --csv:explain-k61-csv --jsonl:explain-k61-jsonl; do
+	case ${args#*:} in *k61*) root=$K61 ;; *) root=$C ;; esac
+	(cd "$DATA" && "$PMAPS" explain --source smaps ${args%%:*} $root) 2>&1 | cmp -s - "$EXP/${args#*:}.out" &&
+		ok || bad "explain --source smaps ${args%%:*}: not the default's output"
+done
 
 # live processes
 if out=$("$PMAPS" maps self 2>&1) && echo "$out" | grep -q '\[stack\]'; then ok; else bad "maps self"; fi
@@ -327,8 +344,11 @@ if "$PMAPS" pages --strategy pagemap --gentle self '[stack]' | grep -q 'present'
 if out=$("$PMAPS" explain self 2>&1) && echo "$out" | grep -q '^Reconciled'; then ok; else bad "explain self"; fi
 if "$PMAPS" explain --json self >"$TMP/out"; then json "explain json self"; ok; else bad "explain json self"; fi
 if "$PMAPS" explain --pages --json self >"$TMP/out"; then json "explain pages json self"; ok; else bad "explain pages json"; fi
-if "$PMAPS" explain --pages -v self | grep -q '^Page by page' ; then ok; else bad "explain --pages -v"; fi
+if "$PMAPS" explain --pages -v self 2>/dev/null | grep -q '^Page by page' ; then ok; else bad "explain --pages -v"; fi
 sleep 30 & sp=$!
+# Until it has exec'd sleep, the child is a copy of this shell.
+i=0
+while [ "$(cat /proc/$sp/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
 kill $sp; wait $sp 2>/dev/null
 # The page sources, on a sleep that does nothing while it is read.
@@ -416,6 +436,108 @@ fi
 # The default output is smaps', as it always was: no note, and vm_flags or JSON read smaps.
 "$PMAPS" maps "$sp" >/dev/null 2>"$TMP/err" && [ ! -s "$TMP/err" ] && ok || bad "maps: $(cat "$TMP/err")"
 "$PMAPS" maps --json "$sp" | grep -q '"source":"smaps"' && ok || bad "maps --json: not from smaps"
+# explain --source pages: the categories from the page tables. What the
+# source does not know is no key (private_dirty), what it knows is (rss,
+# private); the table heads Private, not PrDirty.
+if [ -x /usr/bin/python3 ]; then
+	"$PMAPS" explain --source pages --json "$sp" >"$TMP/out" 2>"$TMP/err"
+	/usr/bin/python3 - "$TMP/out" "$sp" <<'PYEOF' && ok || bad "explain --source pages --json: $(cat "$TMP/err")"
+import json, sys
+x = json.load(open(sys.argv[1]))
+cs = x["categories"]
+assert x["source"] == "pages" and x["pid"] == int(sys.argv[2]), x.get("source")
+assert cs and all("rss" in c and "private" in c and "shared" in c for c in cs), "rss or private missing"
+assert not any(k in c for c in cs for k in ("private_dirty", "private_clean", "locked", "swap_pss")), \
+    "a state the pages source does not know"
+assert "smaps_rollup" not in x and "swap_pss" not in x and "uss" in x
+assert ("effective_rss" in x) == ("lazy_free" in cs[0]), "effective_rss without lazy_free"
+assert sum(c["rss"] for c in cs) == x["rss"]
+PYEOF
+	"$PMAPS" explain --source pages --jsonl "$sp" >"$TMP/out" 2>"$TMP/err"
+	/usr/bin/python3 - "$TMP/out" <<'PYEOF' && ok || bad "explain --source pages --jsonl"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+o = json.loads(lines[0])
+assert len(lines) == 1 and list(o)[:3] == ["pid", "pmaps_version", "source"] and o["source"] == "pages"
+PYEOF
+	# Per category, the page tables' Rss is smaps' on a sleep at rest. The map
+	# counts of shared library pages move as other processes come and go:
+	# both are read again when they differ.
+	i=0 res=
+	while [ $i -lt 5 ]; do
+		a=$("$PMAPS" explain --source pages --json "$sp" 2>/dev/null)
+		b=$("$PMAPS" explain --source smaps --json "$sp" 2>/dev/null)
+		res=$(/usr/bin/python3 - "$a" "$b" <<'PYEOF'
+import json, sys
+a, b = (json.loads(s) for s in sys.argv[1:3])
+ra = {c["category"]: c["rss"] for c in a["categories"]}
+rb = {c["category"]: c["rss"] for c in b["categories"]}
+print("ok" if a["source"] == "pages" and b["source"] == "smaps" and ra == rb
+      else "pages %s, smaps %s" % (ra, rb))
+PYEOF
+)
+		[ "$res" = ok ] && break
+		i=$((i + 1))
+	done
+	[ "$res" = ok ] && ok || bad "explain --source pages: rss by category differs from smaps': $res"
+	# CSV: the states it does not know are empty cells, and a last column names the source.
+	"$PMAPS" explain --source pages --csv "$sp" >"$TMP/out" 2>"$TMP/err"
+	/usr/bin/python3 - "$TMP/out" <<'PYEOF' && ok || bad "explain --source pages --csv: $(cat "$TMP/err")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and rows[-1]["category"] == "total"
+assert all(r["source"] == "pages" and r["private_dirty"] == "" and r["rss"] != "" and
+           r["private"] != "" for r in rows), rows[0]
+PYEOF
+	# With the page evidence too (--pages): both walks, one document.
+	"$PMAPS" explain --source pages --pages --json "$sp" >"$TMP/out" 2>"$TMP/err"
+	/usr/bin/python3 - "$TMP/out" <<'PYEOF' && ok || bad "explain --source pages --pages: $(cat "$TMP/err")"
+import json, sys
+x = json.load(open(sys.argv[1]))
+assert x["source"] == "pages" and x["pages"]["categories"]
+PYEOF
+else
+	echo "skipped: explain --source pages's JSON checks need /usr/bin/python3"
+fi
+"$PMAPS" explain --source pages "$sp" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 0 ] && grep -q '^Category .* Rss  *Private  *Shared ' "$TMP/out" && ! grep -q 'PrDirty' "$TMP/out" &&
+	grep -q '^Where it is (.*pages source' "$TMP/out" && ! grep -q 'smaps_rollup says\|says the same' "$TMP/out"; then
+	ok
+else
+	bad "explain --source pages table: exit $rc, $(head -12 "$TMP/out") $(cat "$TMP/err")"
+fi
+# The point of it: neither smaps nor smaps_rollup is opened, pagemap is.
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+	for args in "--source pages" "--source pages --gentle --json"; do
+		strace -f -e trace=openat,open -o "$TMP/strace" "$PMAPS" explain $args "$sp" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		if [ $rc = 0 ] && [ -s "$TMP/out" ] && grep -q '"pagemap"' "$TMP/strace" &&
+			! grep -Eq 'smaps(_rollup)?"' "$TMP/strace"; then
+			ok
+		else
+			bad "pmaps explain $args read smaps: exit $rc, $(grep smaps "$TMP/strace" | head -2)"
+		fi
+	done
+else
+	echo "skipped: the files explain reads need strace"
+fi
+# -v: one line on the source and its cost; with --gentle, the pauses made.
+"$PMAPS" explain --source pages --gentle -v "$sp" >/dev/null 2>"$TMP/err" &&
+	grep -q '^pmaps: note: source pages (.* + .*): [0-9]* mappings in [0-9.]* ms, [0-9]* kernel calls, longest call [0-9]* us, [0-9]* pauses\?$' "$TMP/err" &&
+	ok || bad "explain --source pages --gentle -v: $(cat "$TMP/err")"
+"$PMAPS" explain -v "$sp" >/dev/null 2>"$TMP/err" &&
+	grep -q "^pmaps: note: source smaps (/proc/$sp/smaps): [0-9]* mappings in [0-9.]* ms, [0-9]* kernel calls, longest call [0-9]* us$" "$TMP/err" &&
+	ok || bad "explain -v: $(cat "$TMP/err")"
+# auto: pages as root (which gives pss and lazy_free), smaps otherwise; -v says why.
+want=smaps
+[ "$(id -u)" = 0 ] && want=pages
+"$PMAPS" explain --source auto -v --json "$sp" >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "\"source\":\"$want\"" "$TMP/out" && grep -q "^pmaps: note: source $want .*; auto: " "$TMP/err" &&
+	ok || bad "explain --source auto as uid $(id -u): $(cat "$TMP/err")"
+# The default is smaps, as it always was: no note.
+"$PMAPS" explain --json "$sp" 2>"$TMP/err" | grep -q '"source":"smaps"' && [ ! -s "$TMP/err" ] &&
+	ok || bad "explain --json: not from smaps, or a note: $(cat "$TMP/err")"
 kill $sp; wait $sp 2>/dev/null
 if [ -r /proc/2/stat ] && [ $(( $(cut -d' ' -f9 /proc/2/stat) & 0x200000 )) != 0 ]; then
 	# pid 2 is a kernel thread (kthreadd): every command gives a note, an
@@ -435,6 +557,8 @@ if [ -r /proc/2/stat ] && [ $(( $(cut -d' ' -f9 /proc/2/stat) & 0x200000 )) != 0
 	t kthread-maps-jsonl 0 maps --jsonl 2
 	t kthread-pages-jsonl 0 pages -s --jsonl 2
 	t kthread-explain-jsonl 0 explain --jsonl 2; jsonl kthread-explain-jsonl
+	t kthread-explain-pages-json 0 explain --source pages --json 2; json kthread-explain-pages-json
+	t kthread-explain-pages-verbose 0 explain --source pages -v 2
 else
 	echo "skipped: pid 2 is not a kernel thread here"
 fi
@@ -567,7 +691,8 @@ if [ -x "$PY" ]; then
 		"pages --csv" "pages --summary" "pages --summary --json" "pages --summary --csv" \
 		"explain" "explain -v" "explain --json" "explain --pages" "explain --pages --json" \
 		"maps --jsonl" "maps -g path --jsonl" "pages --jsonl" "pages --summary --jsonl" \
-		"explain --jsonl" "explain --csv"; do
+		"explain --jsonl" "explain --csv" "explain --source pages" "explain --source pages --json" \
+		"explain --source pages --csv" "explain --source pages --jsonl"; do
 		n=$((n + 1))
 		"$PMAPS" $args $hp >"$TMP/h$n.out" 2>"$TMP/h$n.err"
 		rc=$?
