@@ -500,8 +500,8 @@ struct pmaps_cost {
 struct pmaps_policy {
 	uint32_t size;       /* sizeof(struct pmaps_policy): the caller's (Conventions) */
 	uint32_t step_pages; /* pages reported per call, at most (0: 4096) */
-	uint32_t hold_us;    /* walking between two pauses (0: no pause) */
-	uint32_t pause_us;   /* each pause */
+	uint32_t hold_us;    /* walking between two pauses (0: a pause after every call) */
+	uint32_t pause_us;   /* each pause (0: none); under 50 us a wait on the clock */
 	/*
 	 * Time one read may take (0: no limit). pmaps_source_choose() leaves
 	 * out sources whose estimate passes it; a page walk that passes it
@@ -510,10 +510,14 @@ struct pmaps_policy {
 	 */
 	uint64_t budget_ns;
 };
-/* The gentle policy (pmaps --gentle): steps of 512 pages, 50 us pauses after 200 us. */
+/*
+ * The gentle policy (pmaps --gentle): steps of 512 pages, and a pause of
+ * 100 us after every call, long enough for a writer that had to sleep to
+ * wake and take the lock (bench/README.md, "Target stall").
+ */
 #define PMAPS_POLICY_GENTLE_STEP 512u
-#define PMAPS_POLICY_GENTLE_HOLD_US 200u
-#define PMAPS_POLICY_GENTLE_PAUSE_US 50u
+#define PMAPS_POLICY_GENTLE_HOLD_US 0u
+#define PMAPS_POLICY_GENTLE_PAUSE_US 100u
 
 /*
  * An estimate of what reading SOURCE costs the process whose status is ST

@@ -664,9 +664,13 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
 	if (m->source == PMAPS_SRC_PAGES ? !(m->present & (1ull << PMAPS_F_RSS))
 	                                 : (m->present & EXPLAIN_NEEDS) != EXPLAIN_NEEDS) {
 		/* An absent field is no 0: the attribution cannot be made. */
-		pmaps__msg(s->msg, sizeof(s->msg), "smaps: the mapping at line %u lacks Rss or one "
-		           "of its four parts (Shared/Private_Clean/Dirty): every kernel since 2.6 "
-		           "prints them", m->line);
+		if (m->source == PMAPS_SRC_PAGES)
+			pmaps__msg(s->msg, sizeof(s->msg), "pages: the mapping at %llx has no Rss",
+			           (unsigned long long)m->start);
+		else
+			pmaps__msg(s->msg, sizeof(s->msg), "smaps: the mapping at line %u lacks Rss or "
+			           "one of its four parts (Shared/Private_Clean/Dirty): every kernel "
+			           "since 2.6 prints them", m->line);
 		return -EBADMSG;
 	}
 	cat = categorize(s, ps, m);
@@ -962,8 +966,9 @@ static int read_once(struct pmaps_explain_session *s, int *overlap)
 		for (int col = 0; col < PMAPS_XC_COUNT; col++)
 			add_chk(&ps.ovf, &x->total[col], x->v[k][col]);
 	if (ps.ovf) {
-		pmaps__msg(s->msg, sizeof(s->msg), "smaps: values whose sum passes 2^64 bytes (the "
-		           "Swap of shared memory objects, or the THP fields): no kernel prints them");
+		pmaps__msg(s->msg, sizeof(s->msg), "%s: values whose sum passes 2^64 bytes (the "
+		           "Swap of shared memory objects, or the THP fields): no kernel prints them",
+		           s->fast ? "pages" : "smaps");
 		return -EBADMSG;
 	}
 	/*
@@ -1006,9 +1011,9 @@ int pmaps_explain_run(struct pmaps_explain_session *s, const struct pmaps_explai
 			return r;
 		}
 	}
-	pmaps__msg(s->msg, sizeof(s->msg), "smaps: the process kept changing its mappings while "
+	pmaps__msg(s->msg, sizeof(s->msg), "%s: the process kept changing its mappings while "
 	           "they were read (a mapping grew and was listed twice, %d reads in a row): try "
-	           "again", PMAPS_MAX_READS);
+	           "again", s->fast ? "pages" : "smaps", PMAPS_MAX_READS);
 	return -EAGAIN;
 }
 

@@ -93,7 +93,7 @@ struct pmaps__fast {
 	uint64_t pss_total_fp;
 	/* the policy, and what the read spent */
 	struct pmaps_policy pol;
-	uint64_t t_read, t_slice, last_pause;
+	uint64_t t_read, t_end, t_slice, last_pause; /* T_END: the read ended (0 while not) */
 	uint64_t slice_steps;        /* steps made in this slice of the budget */
 	uint64_t calls, longest, pauses, walk_ns;
 	uint64_t page_calls, page_longest, page_pauses; /* the page cursor's, mappings before */
@@ -144,7 +144,7 @@ static int before_call(struct pmaps__fast *f, int pause)
 {
 	uint64_t now;
 
-	if (!f->pol.budget_ns && !f->pol.hold_us)
+	if (!f->pol.budget_ns && !f->pol.pause_us)
 		return 0;
 	now = pmaps__now_ns();
 	/* Past the budget, once the slice has made progress: the next call resumes. */
@@ -154,10 +154,10 @@ static int before_call(struct pmaps__fast *f, int pause)
 		return -ETIME;
 	}
 	f->slice_steps++;
-	if (pause && f->pol.hold_us && f->pol.pause_us &&
+	/* HOLD_US 0: a pause before every call but the read's first */
+	if (pause && f->pol.pause_us && f->calls &&
 	    now - f->last_pause >= f->pol.hold_us * 1000ull) {
-		struct timespec ts = {0, (long)f->pol.pause_us * 1000};
-		nanosleep(&ts, NULL);
+		pmaps__pause(f->pol.pause_us * 1000ull);
 		f->pauses++;
 		f->last_pause = pmaps__now_ns();
 	}
@@ -339,8 +339,14 @@ static int scan_call(struct pmaps__fast *f, uint64_t start, uint64_t end, uint64
 	a.start = start;
 	a.end = end;
 	a.vec = (uint64_t)(uintptr_t)f->vec;
-	a.vec_len = VEC;
 	a.max_pages = f->pol.step_pages ? f->pol.step_pages : PMAPS__SCAN_MAX_PAGES;
+	/*
+	 * With pauses, few regions a call too: a region has a page at least,
+	 * but a call that visits many small mappings holds the lock longest.
+	 */
+	a.vec_len = !f->pol.pause_us ? VEC : a.max_pages / 16 < 8 ? 8 : a.max_pages / 16;
+	if (a.vec_len > VEC)
+		a.vec_len = VEC;
 	a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
 	a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
 	                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | f->guard_cat;
@@ -512,9 +518,11 @@ static int cursor_row(struct pmaps__fast *f)
 			break;
 		if (!f->win_open || f->win_end <= f->pos) {
 			uint64_t end = e;
+			/* Never past the end of user space, where the whole call would fail. */
+			uint64_t top = e > PMAPS__USER_TOP47 ? e : PMAPS__USER_TOP47;
 			if (pmaps_pages_strategy(f->pages) == PMAPS_PAGES_SCAN && e - f->pos < WIN &&
 			    f->pos + WIN > f->pos)
-				end = f->pos + WIN;
+				end = f->pos + WIN < top ? f->pos + WIN : top;
 			window_spent(f);
 			r = pmaps_pages_seek(f->pages, f->pos, end);
 			if (r < 0)
@@ -629,6 +637,7 @@ int pmaps__fast_next(struct pmaps__fast *f, const struct pmaps_mapping **row)
 		if (r <= 0) {
 			if (r == 0)
 				f->done = 1;
+			f->t_end = pmaps__now_ns();
 			return r;
 		}
 		memset(&f->acc, 0, sizeof(f->acc));
@@ -636,8 +645,11 @@ int pmaps__fast_next(struct pmaps__fast *f, const struct pmaps_mapping **row)
 		f->row_open = 1;
 	}
 	r = f->merged ? merged_row(f) : cursor_row(f);
-	if (r < 0)
+	if (r < 0) {
+		if (r != -ETIME)
+			f->t_end = pmaps__now_ns();
 		return r; /* -ETIME: the row stays open, to go on with */
+	}
 	f->row_open = 0;
 	f->prev_end = f->row.end;
 	finish_row(f);
@@ -685,6 +697,7 @@ static int open_read(struct pmaps__fast *f)
 	f->page_calls = f->page_longest = f->page_pauses = 0;
 	f->errmsg[0] = '\0';
 	f->t_read = pmaps__now_ns();
+	f->t_end = 0;
 	slice_start(f);
 	if (f->qfd >= 0)
 		close(f->qfd);
@@ -828,8 +841,12 @@ void pmaps__fast_cost(const struct pmaps__fast *f, struct pmaps_cost *out)
 	out->pauses = f->pauses + f->page_pauses;
 	if (f->text)
 		out->calls += pmaps__maps_reads(f->text);
-	out->query = f->query == 1;
-	out->strategy = f->merged ? PMAPS_PAGES_SCAN : pmaps_pages_strategy(f->pages);
+	/* Not yet probed (an open that failed before): -1 */
+	out->query = f->query < 0 ? -1 : f->query;
+	out->strategy = f->merged > 0 ? PMAPS_PAGES_SCAN
+	                : f->merged == 0 && f->pages ? (int)pmaps_pages_strategy(f->pages) : -1;
+	if (f->t_end)
+		out->ns = f->t_end - f->t_read;
 }
 
 void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *values)

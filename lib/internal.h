@@ -247,6 +247,14 @@ int pmaps__maps_pss_total(const struct pmaps_maps *c, uint64_t *pss);
 /* A maps cursor's read()s since it was opened or rewound. */
 uint64_t pmaps__maps_reads(const struct pmaps_maps *c);
 
+/*
+ * A pause of NS for a target waiting for its mmap_lock: a sleep, or under
+ * PMAPS__SPIN_NS (a sleep that short is not kept: timer slack is 50 us) a
+ * wait on the clock.
+ */
+#define PMAPS__SPIN_NS 50000u
+void pmaps__pause(uint64_t ns);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pmaps__now_ns(void);
 

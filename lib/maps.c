@@ -335,6 +335,7 @@ struct pmaps_maps {
 	int bad_row;                 /* finish_row found an impossible value: the error to return */
 	uint64_t rows;               /* rows handed out since the read began */
 	uint64_t reads, longest_ns, t_read; /* read()s, the longest one, and when the read began */
+	uint64_t t_end;              /* when it ended (0 while it goes on) */
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
 	char raw[PMAPS_PATH_BUF];    /* a name as /proc/PID/map_files gives it */
@@ -362,6 +363,7 @@ static const char *src_file(enum pmaps_source s)
 static int fail(struct pmaps_maps *c, int err)
 {
 	c->err = err;
+	c->t_end = pmaps__now_ns();
 	if (!c->errmsg[0])
 		pmaps__msg(c->errmsg, sizeof(c->errmsg), "%s: %s", src_file(c->src),
 		           pmaps_strerror(err));
@@ -975,7 +977,7 @@ static void start_scan(struct pmaps_maps *c)
 	c->prev_end = 0;
 	c->bad_row = 0;
 	c->rows = 0;
-	c->reads = c->longest_ns = 0;
+	c->reads = c->longest_ns = c->t_end = 0;
 	c->t_read = pmaps__now_ns();
 }
 
@@ -1253,7 +1255,7 @@ int pmaps_maps_cost(const struct pmaps_maps *c, struct pmaps_cost *out)
 	if (c->fast) {
 		pmaps__fast_cost(c->fast, &k);
 	} else {
-		k.ns = pmaps__now_ns() - c->t_read;
+		k.ns = (c->t_end ? c->t_end : pmaps__now_ns()) - c->t_read;
 		k.calls = c->reads;
 		/* smaps and smaps_rollup hold the mmap_lock through a read(); maps (6.17+) does not */
 		k.hold_ns = c->src == PMAPS_SRC_MAPS ? 0 : c->longest_ns;
@@ -1551,6 +1553,7 @@ int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row)
 			if (r < 0)
 				return c->err ? c->err : r;
 			c->done = 1;
+			c->t_end = pmaps__now_ns();
 			if (c->in_record)
 				return emit(c, row);
 			return 0;

@@ -194,16 +194,29 @@ uint64_t pmaps__now_ns(void)
  * is back-to-back calls all the same), pause PAUSE_NS so that a waiting
  * mmap()/munmap() gets the lock.
  */
+void pmaps__pause(uint64_t ns)
+{
+	if (ns < PMAPS__SPIN_NS) {
+		/* Shorter than a sleep is kept (timer slack): wait on the clock. */
+		uint64_t until = pmaps__now_ns() + ns;
+		while (pmaps__now_ns() < until)
+			__builtin_ia32_pause();
+	} else {
+		struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void gentle(struct pmaps_pages *c)
 {
 	uint64_t now;
 
-	if (!c->hold_ns)
+	if (!c->pause_ns)
 		return;
 	now = pmaps__now_ns();
-	if (now - c->last_pause >= c->hold_ns) {
-		struct timespec ts = {0, (long)c->pause_ns};
-		nanosleep(&ts, NULL);
+	/* HOLD_NS 0: after every call (the first of a walk excepted) */
+	if (c->calls && now - c->last_pause >= c->hold_ns) {
+		pmaps__pause(c->pause_ns);
 		c->pauses++;
 		c->last_pause = pmaps__now_ns();
 	}
@@ -213,7 +226,7 @@ void pmaps__pages_policy(struct pmaps_pages *c, uint32_t step_pages, uint64_t ho
                          uint64_t pause_ns)
 {
 	c->step_pages = step_pages ? step_pages : SCAN_MAX_PAGES;
-	c->hold_ns = pause_ns ? hold_ns : 0;
+	c->hold_ns = hold_ns;
 	c->pause_ns = pause_ns;
 }
 
@@ -255,7 +268,8 @@ static int scan_call(struct pmaps_pages *c, uint64_t start, uint64_t end, uint64
 	a.start = start;
 	a.end = end;
 	a.vec = (uint64_t)(uintptr_t)c->vec;
-	a.vec_len = SCAN_VEC;
+	/* A region has a page at least: a small step bounds the mappings one call visits too. */
+	a.vec_len = c->step_pages < SCAN_VEC ? c->step_pages : SCAN_VEC;
 	a.max_pages = c->step_pages;
 	a.category_anyof_mask = anyof;
 	a.return_mask = CAT_WRITTEN | CAT_FILE | CAT_PRESENT | CAT_SWAPPED | CAT_PFNZERO | CAT_HUGE |
@@ -559,6 +573,12 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			 */
 			n = scan_call(c, c->walked, stop, &we,
 			              CAT_PRESENT | CAT_SWAPPED | CAT_SOFT_DIRTY | c->guard_cat);
+			if (n == -EFAULT && c->walked < PMAPS__USER_TOP47 && stop > PMAPS__USER_TOP47) {
+				/* A range that crosses the end of user space: the part below it. */
+				stop = PMAPS__USER_TOP47;
+				n = scan_call(c, c->walked, stop, &we,
+				              CAT_PRESENT | CAT_SWAPPED | CAT_SOFT_DIRTY | c->guard_cat);
+			}
 			if (n == -EFAULT) {
 				/*
 				 * Past the user address space ([vsyscall] is no VMA): no

@@ -38,6 +38,12 @@ struct pmaps__pm_scan_arg {
 #define PMAPS__SCAN_MAX_PAGES 4096      /* pages reported per call */
 #define PMAPS__SCAN_SPAN (256ull << 20) /* address space walked per call, at most */
 #define PMAPS__PM_ENTRIES 16384         /* pagemap entries per pread: 128 KiB */
+/*
+ * The end of x86-64's 4-level user address space (TASK_SIZE_MAX):
+ * PAGEMAP_SCAN fails with EFAULT for a range that passes the real end, so a
+ * range that crosses this one is cut here before it is given up.
+ */
+#define PMAPS__USER_TOP47 ((1ull << 47) - 4096)
 
 /* Task flags, the 9th field of /proc/PID/stat (PF_*: no header exports them). */
 #define PMAPS__PF_EXITING 0x00000004u   /* in do_exit() */

@@ -2271,6 +2271,17 @@ static void test_kernel_thread(void **state)
 		assert_string_equal(pmaps_pages_errmsg(pg), "pagemap: a kernel thread has no user-space memory");
 		pmaps_pages_close(pg);
 	}
+	/* The page sources too; what such a cursor spent is nothing, and how it read unknown. */
+	for (int src = PMAPS_SRC_FAST; src <= PMAPS_SRC_PAGES; src++) {
+		struct pmaps_cost k = {.size = sizeof(k)};
+		assert_int_equal(pmaps_maps_open(&c, p, (enum pmaps_source)src, 0), -ENODATA);
+		expect_contains(pmaps_maps_errmsg(c), "a kernel thread has no user-space memory");
+		assert_int_equal(pmaps_maps_cost(c, &k), 0);
+		assert_int_equal(k.query, -1);
+		assert_int_equal(k.strategy, -1);
+		assert_int_equal(k.calls, 0);
+		pmaps_maps_close(c);
+	}
 	pmaps_proc_close(p);
 	/* This process is not one. */
 	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
@@ -2692,6 +2703,55 @@ static void test_fast_budget(void **state)
 	stop_helper(&h);
 }
 
+/*
+ * A mapping close below the end of user space: a walk that reads on past a
+ * row must stop at that end, where PAGEMAP_SCAN refuses the whole call.
+ */
+static void test_fast_top_of_space(void **state)
+{
+	char *r = MAP_FAILED;
+	struct pmaps_proc *p;
+	(void)state;
+
+	for (uint64_t at = PMAPS__USER_TOP47 - 16 * PG; at > PMAPS__USER_TOP47 - (250ull << 20);
+	     at -= 1ull << 20) {
+		r = mmap((void *)(uintptr_t)at, 4 * PG, PROT_READ | PROT_WRITE,
+		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (r != MAP_FAILED && (uint64_t)(uintptr_t)r == at)
+			break;
+		if (r != MAP_FAILED)
+			munmap(r, 4 * PG);
+		r = MAP_FAILED;
+	}
+	if (r == MAP_FAILED) {
+		printf("skipped: no room within 250 MiB of the end of user space\n");
+		skip();
+	}
+	r[0] = 1;
+	r[2 * PG] = 1;
+	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
+	for (int src = PMAPS_SRC_FAST; src <= PMAPS_SRC_PAGES; src++) {
+		struct pmaps_maps *c;
+		const struct pmaps_mapping *m;
+		int rc, found = 0;
+		assert_int_equal(pmaps_maps_open(&c, p, (enum pmaps_source)src, 0), 0);
+		while ((rc = pmaps_maps_next(c, &m)) > 0) {
+			if (m->start != (uint64_t)(uintptr_t)r)
+				continue;
+			found = 1;
+			if (m->v[PMAPS_F_RSS] != 2 * PG)
+				fail_msg("%s: the mapping at %p has Rss %llu, want %llu",
+				         pmaps_source_name((enum pmaps_source)src), (void *)r,
+				         (unsigned long long)m->v[PMAPS_F_RSS], 2 * PG);
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(found, 1);
+		pmaps_maps_close(c);
+	}
+	pmaps_proc_close(p);
+	munmap(r, 4 * PG);
+}
+
 /* Opening allocates; reading and reading again allocate nothing. */
 static void test_fast_allocations(void **state)
 {
@@ -2891,6 +2951,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fast_totals, teardown),
 		cmocka_unit_test_teardown(test_fast_budget, teardown),
 		cmocka_unit_test_teardown(test_fast_allocations, teardown),
+		cmocka_unit_test(test_fast_top_of_space),
 		cmocka_unit_test_teardown(test_fast_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_source_choose, teardown),
 		cmocka_unit_test_teardown(test_total_best, teardown),
