@@ -28,10 +28,10 @@ __all__ = ["memory_maps", "memory_full_info", "pages", "explain", "Error", "NoSu
            "ZombieProcess", "AccessDenied", "pmmap_grouped", "pmmap_ext", "pfullmem", "PageRun",
            "library_path", "library_version"]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _cdll, library_path, _loaded = _lib.load()
-#: The version of the libpmaps loaded ("0.1.0").
+#: The version of the libpmaps loaded ("0.2.0").
 library_version = _lib.version_str(_loaded)
 
 _L = _handles.Lib(_cdll)
@@ -44,6 +44,7 @@ pfullmem = namedtuple("pfullmem", "rss vms shared text lib data dirty uss pss sw
 PageRun = namedtuple("PageRun", "start end flags kflags mapcount path")
 
 _SRC_MAPS = 0
+_SRC_SMAPS = 1
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -309,7 +310,10 @@ def explain(pid, pages=False, *, proc_root=None):
             if err == 0:
                 err = c.pmaps_explain_run(s, ctypes.byref(out))
             if err == -_errno.ENODATA:
+                # A kernel thread: no user-space memory, as smaps would say of every state.
                 x = _structs.Explain()
+                x.source = _SRC_SMAPS
+                x.xc_known = (1 << len(_EXPLAIN.xc_keys)) - 1
                 return _EXPLAIN.to_dict(x, real_pid, library_version, kernel_thread=True)
             if err < 0:
                 raise _L.fail(err, pid, c.pmaps_explain_errmsg(s) if s else None, "explain")

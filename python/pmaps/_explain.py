@@ -33,6 +33,7 @@ class Explain:
         self.cats = _names(c.pmaps_xcat_name, S.X_MAX)
         self.xc_keys = _names(c.pmaps_xcol_key, S.XC_MAX)
         self.xc = {k: i for i, k in enumerate(self.xc_keys)}
+        self.sources = _names(c.pmaps_source_name, 16)
         self.xpages = _names(c.pmaps_xpage_key, S.XP_MAX)
         self.runtimes = _names(c.pmaps_runtime_name, 64)
         self.notes = _names(c.pmaps_note_key, S.NOTE_MAX)
@@ -45,15 +46,20 @@ class Explain:
     def to_dict(self, x, pid, version, kernel_thread=False):
         """Result X (a _structs.Explain) as `pmaps explain --json` prints it for PID."""
         t = x.total
-        d = {"pmaps_version": version, "pid": pid}
+
+        def known(key):
+            # A state column the source does not know is absent, never 0.
+            return (x.xc_known >> self.xc[key]) & 1
+
+        d = {"pmaps_version": version, "pid": pid, "source": self.sources[x.source]}
         if kernel_thread:
             d["kernel_thread"] = True
-        d["rss"] = t[self.xc["rss"]]
-        d["effective_rss"] = x.effective_rss
-        d["pss"] = t[self.xc["pss"]]
-        d["uss"] = x.uss
-        d["swap"] = t[self.xc["swap"]]
-        d["swap_pss"] = t[self.xc["swap_pss"]]
+        for key, value in (("rss", t[self.xc["rss"]]), ("effective_rss", x.effective_rss),
+                           ("pss", t[self.xc["pss"]]), ("uss", x.uss),
+                           ("swap", t[self.xc["swap"]]), ("swap_pss", t[self.xc["swap_pss"]])):
+            need = {"effective_rss": "lazy_free", "uss": "private"}.get(key, key)
+            if known(need):
+                d[key] = value
         d["mappings"] = x.nmappings
         st = x.status
         if st.present:
@@ -77,7 +83,7 @@ class Explain:
         cats = []
         for k in shown:
             row = {"category": self.cats[k], "mappings": x.mappings[k]}
-            row.update(zip(self.xc_keys, x.v[k]))
+            row.update((key, v) for key, v in zip(self.xc_keys, x.v[k]) if known(key))
             cats.append(row)
         d["categories"] = cats
         if x.pages:

@@ -16,7 +16,7 @@ found and where: its functions or records may not be the ones declared here.
 import ctypes
 import os
 
-WRITTEN_FOR = 100  # 0.1.0
+WRITTEN_FOR = 200  # 0.2.0
 SONAME = "libpmaps.so.0"
 
 
@@ -108,6 +108,7 @@ PROTOTYPES = {
     "pmaps_runtime_name": (_S, [_I]),
     "pmaps_xpage_key": (_S, [_I]),
     "pmaps_xcol_key": (_S, [_I]),
+    "pmaps_source_name": (_S, [_I]),
     "pmaps_note_key": (_S, [_I]),
     "pmaps_note_value_key": (_S, [_I, _U]),
     "pmaps_explain_open": (_I, [_PP, _P, _U]),
