@@ -69,6 +69,8 @@ bench: deps
 	cmake --build --preset release -j2
 	./build/release/pmaps-bench
 	pt=$$(bench/page-types.sh) || pt=; ./build/release/pmaps-bench-pages $${pt:+--page-types $$pt}
+	./build/release/pmaps-bench-fast
+	./build/release/pmaps-bench-stall
 
 fuzz: deps fuzz-deps
 	cmake --preset fuzz

@@ -121,6 +121,14 @@ static const struct pmaps_policy gentle = {
 	.pause_us = PMAPS_POLICY_GENTLE_PAUSE_US,
 };
 
+/* Gentler still: the same steps, longer pauses (a slower walk, a rarer wait for the target). */
+static const struct pmaps_policy gentle_1ms = {
+	.size = sizeof(struct pmaps_policy), .step_pages = PMAPS_POLICY_GENTLE_STEP, .pause_us = 1000,
+};
+static const struct pmaps_policy gentle_5ms = {
+	.size = sizeof(struct pmaps_policy), .step_pages = PMAPS_POLICY_GENTLE_STEP, .pause_us = 5000,
+};
+
 /* The readers, in the order they run. A new one is one line here. */
 #define READER(n, fn) .name = (n), .read_once = (fn)
 static struct reader readers[] = {
@@ -138,7 +146,10 @@ static struct reader readers[] = {
 	{ READER("pmaps pages --gentle", read_pmaps_pages), .pages_opts = PMAPS_PAGES_GENTLE },
 	{ READER("pmaps fast", read_pmaps_maps), .src = PMAPS_SRC_FAST },
 	{ READER("pmaps fast gentle", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle },
+	{ READER("pmaps fast, 1 ms pauses", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_1ms },
+	{ READER("pmaps fast, 5 ms pauses", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_5ms },
 	{ READER("pmaps pages-source", read_pmaps_maps), .src = PMAPS_SRC_PAGES },
+	{ READER("pmaps pages-source gentle", read_pmaps_maps), .src = PMAPS_SRC_PAGES, .policy = &gentle },
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -632,14 +643,14 @@ static void print_row(const char *name, const struct reader *r, const struct sta
 	char reads[24] = "-", ms[24] = "-";
 
 	if (r && (r->failed || r->unsupported)) {
-		printf("%-22s %s\n", name, r->failed ? "failed" : "unsupported");
+		printf("%-26s %s\n", name, r->failed ? "failed" : "unsupported");
 		return;
 	}
 	if (r) {
 		snprintf(reads, sizeof(reads), "%llu", (unsigned long long)r->reads);
 		snprintf(ms, sizeof(ms), "%.3f", r->ms_median);
 	}
-	printf("%-22s %7s %9s %8.1f %8.1f %9.1f %9.1f %9.1f %9.1f %8.1f %7.0f%s\n", name, reads, ms,
+	printf("%-26s %7s %9s %8.1f %8.1f %9.1f %9.1f %9.1f %9.1f %8.1f %7.0f%s\n", name, reads, ms,
 	       us(st->mmap_p50), us(st->mmap_p99), us(st->mmap_p999), us(st->munmap_p999),
 	       us(st->fault_p999), us(st->max), base_p999 > 0 ? us(st->mmap_p999) / base_p999 : 0,
 	       st->secs > 0 ? (double)st->loops / st->secs / 1e3 : 0,
@@ -800,9 +811,9 @@ int main(int argc, char **argv)
 	       "latencies in us; max = the worst single mmap(), fault or munmap(); "
 	       "x base = mmap p99.9 / the mean of both baselines'\n\n",
 	       (long)vmas, (long)mib, secs, un.release, sysconf(_SC_NPROCESSORS_ONLN));
-	printf("%-22s %7s %9s %8s %8s %9s %9s %9s %9s %8s %7s\n", "reader", "reads", "ms/read",
+	printf("%-26s %7s %9s %8s %8s %9s %9s %9s %9s %8s %7s\n", "reader", "reads", "ms/read",
 	       "mmap p50", "p99", "p99.9", "munmap", "fault", "max", "x base", "kloop/s");
-	printf("%-22s %7s %9s %8s %8s %9s %9s %9s\n", "", "", "(median)", "", "", "", "p99.9",
+	printf("%-26s %7s %9s %8s %8s %9s %9s %9s\n", "", "", "(median)", "", "", "", "p99.9",
 	       "p99.9");
 	print_row("baseline", NULL, &base[0], base_p999);
 	rc = 0;

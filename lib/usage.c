@@ -144,8 +144,11 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 		walk = nmaps * (NS_QUERY_VMA + NS_SCAN_VMA) + entries * NS_PTE;
 		if (source == PMAPS_SRC_PAGES) {
 			int root = geteuid() == 0;
-			/* As root, each stretch of present pages costs a kpageflags and a kpagecount read. */
-			calls += nmaps / 64 + pages / 16384 + (root ? 2 * nmaps : 0);
+			/*
+			 * As root, frames scattered over memory cost kpageflags and
+			 * kpagecount reads of their own: about one for three mappings.
+			 */
+			calls += nmaps / 64 + pages / 16384 + (root ? nmaps / 3 : 0);
 			walk += pages * (NS_PAGEMAP + (root ? NS_KPAGE : 0));
 		}
 		k.ns = walk + calls * NS_CALL;
