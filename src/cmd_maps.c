@@ -562,20 +562,15 @@ static void choose_source(const struct maps_opts *o, struct pmaps_proc *proc, st
 static void verbose_note(struct pmaps_proc *proc, const char *root, const struct reading *r)
 {
 	char how[512], what[64] = "", cost[160] = "";
-	int query = r->query;
+	/* How a page source read, as its cost says (-1: not known). */
+	int query = r->have_cost ? r->cost.query : r->query;
+	int scan = r->have_cost && r->cost.strategy == PMAPS_PAGES_SCAN;
 
-	if (page_source(r->src) && query < 0) {
-		/* A total's cursor is the library's: ask one of the same source how it lists. */
-		struct pmaps_maps *c = NULL;
-		if (pmaps_maps_open(&c, proc, r->src, 0) == 0)
-			query = pmaps_maps_query(c);
-		pmaps_maps_close(c);
-	}
 	if (page_source(r->src))
-		/* PMD-mapped THP are seen by PAGEMAP_SCAN alone; kpagecount gives Pss. */
-		snprintf(how, sizeof(how), "%s + %s%s", query == 1 ? "PROCMAP_QUERY" : "maps",
-		         r->src == PMAPS_SRC_PAGES ? "pagemap"
-		         : r->seen & (1ull << PMAPS_F_ANON_HUGE_PAGES) ? "PAGEMAP_SCAN" : "pagemap",
+		/* The pages source reads pagemap over what PAGEMAP_SCAN found; kpagecount gives Pss. */
+		snprintf(how, sizeof(how), "%s + %s%s%s", query == 1 ? "PROCMAP_QUERY" : "maps",
+		         scan ? "PAGEMAP_SCAN" : "pagemap",
+		         r->src == PMAPS_SRC_PAGES && scan ? " + pagemap" : "",
 		         r->src == PMAPS_SRC_PAGES && (r->seen & (1ull << PMAPS_F_PSS))
 		         ? " + kpagecount/kpageflags" : "");
 	else
