@@ -48,13 +48,6 @@ static char rawbuf[64 * 1024];
 
 /* ---- the bare loops ---- */
 
-struct procmap_query {
-	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size;
-	uint64_t vma_offset, inode;
-	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-	uint64_t vma_name_addr, build_id_addr;
-};
-#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
 
 static int open_or_die(const char *path)
 {
@@ -85,17 +78,17 @@ static double bare_query(const char *maps, uint64_t *nvmas)
 	static char name[8192];
 	double t0 = now_ns();
 	int fd = open_or_die(maps);
-	struct procmap_query q;
+	struct pmaps__procmap_query q;
 	uint64_t addr = 0, n = 0;
 
 	for (;;) {
 		memset(&q, 0, sizeof(q));
 		q.size = sizeof(q);
-		q.query_flags = 0x10; /* COVERING_OR_NEXT_VMA */
+		q.query_flags = PMAPS__QUERY_COVERING_OR_NEXT_VMA;
 		q.query_addr = addr;
 		q.vma_name_addr = (uint64_t)(uintptr_t)name;
 		q.vma_name_size = sizeof(name);
-		if (ioctl(fd, PROCMAP_QUERY, &q) < 0)
+		if (ioctl(fd, PMAPS_PROCMAP_QUERY, &q) < 0)
 			break;
 		addr = q.vma_end;
 		n++;
@@ -112,7 +105,7 @@ static double bare_scan(const char *pagemap)
 	static struct pmaps__page_region vec[1024];
 	double t0 = now_ns();
 	int fd = open_or_die(pagemap);
-	uint64_t start = 0, top = (1ull << 47) - 4096, pages = 0;
+	uint64_t start = 0, top = PMAPS__USER_TOP47, pages = 0;
 
 	while (start < top) {
 		struct pmaps__pm_scan_arg a;

@@ -45,20 +45,9 @@
 
 #include "uapi.h"
 
-/* PROCMAP_QUERY (Linux 6.11), from linux/fs.h, which the installed headers may predate. */
-struct procmap_query {
-	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size;
-	uint64_t vma_offset, inode;
-	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-	uint64_t vma_name_addr, build_id_addr;
-};
-_Static_assert(sizeof(struct procmap_query) == 104, "struct procmap_query is 104 bytes");
-#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
-#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
 
-#define USER_END 0x800000000000ull /* end of x86-64 user space; [vsyscall] lies above */
-/* PAGEMAP_SCAN's end: EFAULT past TASK_SIZE_MAX, the last page below USER_END. */
-#define SCAN_END (USER_END - 4096)
+/* PAGEMAP_SCAN's end: EFAULT past TASK_SIZE_MAX, the last page below 2^47 on x86-64. */
+#define SCAN_END PMAPS__USER_TOP47
 #define LOOP_BYTES (64u << 10)     /* what the victim maps and unmaps */
 #define MAX_READS (1u << 20)       /* read durations kept per phase, for the median */
 
@@ -235,7 +224,7 @@ static int read_text(struct reader *r, pid_t pid)
 /* Every VMA, its name included, one PROCMAP_QUERY ioctl each. */
 static int read_query(struct reader *r, pid_t pid)
 {
-	struct procmap_query q;
+	struct pmaps__procmap_query q;
 	uint64_t addr = 0;
 
 	if (r->fd < 0) {
@@ -246,11 +235,11 @@ static int read_query(struct reader *r, pid_t pid)
 	for (;;) {
 		memset(&q, 0, sizeof(q));
 		q.size = sizeof(q);
-		q.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+		q.query_flags = PMAPS__QUERY_COVERING_OR_NEXT_VMA;
 		q.query_addr = addr;
 		q.vma_name_addr = (uint64_t)(uintptr_t)name_buf;
 		q.vma_name_size = sizeof(name_buf);
-		if (ioctl(r->fd, PROCMAP_QUERY, &q) < 0) {
+		if (ioctl(r->fd, PMAPS_PROCMAP_QUERY, &q) < 0) {
 			if (errno == ENOENT)
 				return 0;
 			if (errno == EINTR)
@@ -370,7 +359,7 @@ static int read_pmaps_pages(struct reader *r, pid_t pid)
 	if (err < 0)
 		return err;
 	while ((err = pmaps_maps_next(r->maps, &m)) > 0) {
-		if (m->start >= USER_END)
+		if (m->start >= SCAN_END)
 			continue; /* [vsyscall]: no page tables to walk */
 		memset(&sum, 0, sizeof(sum));
 		sum.size = sizeof(sum);

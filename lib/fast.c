@@ -27,15 +27,6 @@
 #include "internal.h"
 #include "testhooks.h"
 
-/* Valgrind knows neither PROCMAP_QUERY nor PAGEMAP_SCAN: what they fill is marked written. */
-#if defined(__has_include)
-#if __has_include(<valgrind/memcheck.h>)
-#include <valgrind/memcheck.h>
-#endif
-#endif
-#ifndef VALGRIND_MAKE_MEM_DEFINED
-#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)(addr), (void)(len))
-#endif
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -177,16 +168,6 @@ void pmaps__fast_policy(struct pmaps__fast *f, const struct pmaps_policy *p)
 
 /* ---- the VMA list ---- */
 
-/* PROCMAP_QUERY (Linux 6.11): struct procmap_query. */
-struct pmaps__procmap_query {
-	uint64_t size, query_flags, query_addr, vma_start, vma_end, vma_flags, vma_page_size;
-	uint64_t vma_offset, inode;
-	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
-	uint64_t vma_name_addr, build_id_addr;
-};
-#define PROCMAP_QUERY _IOWR('f', 17, struct pmaps__procmap_query)
-#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
-_Static_assert(sizeof(struct pmaps__procmap_query) == 104, "struct procmap_query");
 
 static int query_call(struct pmaps__fast *f, struct pmaps__procmap_query *q, uint64_t addr,
                       size_t name_size)
@@ -196,13 +177,13 @@ static int query_call(struct pmaps__fast *f, struct pmaps__procmap_query *q, uin
 	/* Not timed: the ioctl takes no lock that a target's mmap() waits for (6.16+). */
 	memset(q, 0, sizeof(*q));
 	q->size = sizeof(*q);
-	q->query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+	q->query_flags = PMAPS__QUERY_COVERING_OR_NEXT_VMA;
 	q->query_addr = addr;
 	/* A name buffer, or none: the kernel refuses an address without a size */
 	q->vma_name_addr = name_size ? (uint64_t)(uintptr_t)f->path : 0;
 	q->vma_name_size = (uint32_t)name_size;
 	do
-		r = ioctl(f->qfd, PROCMAP_QUERY, q);
+		r = ioctl(f->qfd, PMAPS_PROCMAP_QUERY, q);
 	while (r < 0 && errno == EINTR);
 	f->calls++;
 	if (r < 0)

@@ -35,20 +35,6 @@
 
 #include "internal.h"
 
-/*
- * Valgrind (3.19, Debian 12) does not know PAGEMAP_SCAN: it cannot see the
- * kernel fill the region vector and would call every read of it
- * uninitialised. Under valgrind the vector is marked written; elsewhere the
- * client request is a few instructions that do nothing.
- */
-#if defined(__has_include)
-#if __has_include(<valgrind/memcheck.h>)
-#include <valgrind/memcheck.h>
-#endif
-#endif
-#ifndef VALGRIND_MAKE_MEM_DEFINED
-#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)(addr), (void)(len))
-#endif
 
 #define CAT_WRITTEN PMAPS__CAT_WRITTEN
 #define CAT_FILE PMAPS__CAT_FILE
