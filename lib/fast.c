@@ -311,41 +311,21 @@ static inline void add_scan(struct pmaps__fast *f, uint64_t cat, uint64_t n)
 
 static int scan_call(struct pmaps__fast *f, uint64_t start, uint64_t end, uint64_t *walk_end)
 {
-	struct pmaps__pm_scan_arg a;
-	uint64_t t0, d;
-	long n;
+	struct pmaps__scan_step step = {f->pol.step_pages ? f->pol.step_pages
+	                                                  : PMAPS__SCAN_MAX_PAGES,
+	                                f->pol.pause_us != 0};
+	uint64_t t0 = pmaps__now_ns(), d;
+	int n = pmaps__scan(f->pmfd, f->vec, VEC, start, end, &step,
+	                    PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED,
+	                    PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
+	                    PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | f->guard_cat, walk_end);
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.start = start;
-	a.end = end;
-	a.vec = (uint64_t)(uintptr_t)f->vec;
-	a.max_pages = f->pol.step_pages ? f->pol.step_pages : PMAPS__SCAN_MAX_PAGES;
-	/*
-	 * With pauses, few regions a call too: a region has a page at least,
-	 * but a call that visits many small mappings holds the lock longest.
-	 */
-	a.vec_len = !f->pol.pause_us ? VEC : a.max_pages / 16 < 8 ? 8 : a.max_pages / 16;
-	if (a.vec_len > VEC)
-		a.vec_len = VEC;
-	a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
-	a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
-	                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | f->guard_cat;
-	t0 = pmaps__now_ns();
-	do
-		n = ioctl(f->pmfd, PMAPS_PAGEMAP_SCAN, &a);
-	while (n < 0 && errno == EINTR);
 	d = pmaps__now_ns() - t0;
 	f->calls++;
 	f->walk_ns += d;
 	if (d > f->longest)
 		f->longest = d;
-	if (n < 0)
-		return -errno;
-	VALGRIND_MAKE_MEM_DEFINED(&a, sizeof(a));
-	VALGRIND_MAKE_MEM_DEFINED(f->vec, (size_t)n * sizeof(f->vec[0]));
-	*walk_end = a.walk_end;
-	return (int)n;
+	return n;
 }
 
 /*

@@ -255,6 +255,21 @@ uint64_t pmaps__maps_reads(const struct pmaps_maps *c);
 #define PMAPS__SPIN_NS 50000u
 void pmaps__pause(uint64_t ns);
 
+/*
+ * One PAGEMAP_SCAN call on FD over [START, END), into VEC (CAP regions):
+ * EINTR retried, what the kernel wrote marked for valgrind. A step reports
+ * PAGES pages at most, and when PACED (a walk that pauses for its target)
+ * visits few regions too (PAGES / 16, at least 8). Returns the regions
+ * written, with *WALK_END, or -errno.
+ */
+struct pmaps__scan_step {
+	uint64_t pages;
+	int paced;
+};
+int pmaps__scan(int fd, struct pmaps__page_region *vec, size_t cap, uint64_t start, uint64_t end,
+                const struct pmaps__scan_step *step, uint64_t anyof, uint64_t ret,
+                uint64_t *walk_end);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pmaps__now_ns(void);
 

@@ -242,34 +242,50 @@ static int gone(struct pmaps_pages *c, int err)
 	return err ? fail(c, err, "pagemap") : 0;
 }
 
-static int scan_call(struct pmaps_pages *c, uint64_t start, uint64_t end, uint64_t *walk_end,
-                     uint64_t anyof)
+int pmaps__scan(int fd, struct pmaps__page_region *vec, size_t cap, uint64_t start, uint64_t end,
+                const struct pmaps__scan_step *step, uint64_t anyof, uint64_t ret,
+                uint64_t *walk_end)
 {
 	struct pmaps__pm_scan_arg a;
-	uint64_t t0;
 	long n;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.start = start;
 	a.end = end;
-	a.vec = (uint64_t)(uintptr_t)c->vec;
-	/* A region has a page at least: a small step bounds the mappings one call visits too. */
-	a.vec_len = c->step_pages < SCAN_VEC ? c->step_pages : SCAN_VEC;
-	a.max_pages = c->step_pages;
+	a.vec = (uint64_t)(uintptr_t)vec;
+	a.max_pages = step->pages;
+	/*
+	 * With pauses, few regions a call too: a region has a page at least,
+	 * but a call that visits many small mappings holds the lock longest.
+	 */
+	a.vec_len = !step->paced ? cap : step->pages / 16 < 8 ? 8 : step->pages / 16;
+	if (a.vec_len > cap)
+		a.vec_len = cap;
 	a.category_anyof_mask = anyof;
-	a.return_mask = CAT_WRITTEN | CAT_FILE | CAT_PRESENT | CAT_SWAPPED | CAT_PFNZERO | CAT_HUGE |
-	                CAT_SOFT_DIRTY | c->guard_cat;
-	t0 = pmaps__now_ns();
+	a.return_mask = ret;
 	do
-		n = ioctl(c->fd, PMAPS_PAGEMAP_SCAN, &a);
+		n = ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
 	while (n < 0 && errno == EINTR);
-	timed(c, t0);
 	if (n < 0)
 		return -errno;
-	VALGRIND_MAKE_MEM_DEFINED(c->vec, (size_t)n * sizeof(c->vec[0]));
+	VALGRIND_MAKE_MEM_DEFINED(&a, sizeof(a));
+	VALGRIND_MAKE_MEM_DEFINED(vec, (size_t)n * sizeof(vec[0]));
 	*walk_end = a.walk_end;
 	return (int)n;
+}
+
+static int scan_call(struct pmaps_pages *c, uint64_t start, uint64_t end, uint64_t *walk_end,
+                     uint64_t anyof)
+{
+	struct pmaps__scan_step step = {c->step_pages, c->pause_ns != 0};
+	uint64_t t0 = pmaps__now_ns();
+	int n = pmaps__scan(c->fd, c->vec, SCAN_VEC, start, end, &step, anyof,
+	                    CAT_WRITTEN | CAT_FILE | CAT_PRESENT | CAT_SWAPPED | CAT_PFNZERO |
+	                    CAT_HUGE | CAT_SOFT_DIRTY | c->guard_cat, walk_end);
+
+	timed(c, t0);
+	return n;
 }
 
 /* Does this kernel take PAGEMAP_SCAN, and the GUARD category? */
