@@ -246,10 +246,15 @@ def compare_explain(psutil, pmaps, pid, tally, idle_name=None):
         mi, fi = theirs
         st, ro = doc.get("status", {}), doc.get("smaps_rollup", {})
         diffs, moving = [], []
+        # explain's uss is of its RSS, Private_Clean + Private_Dirty: the kernel keeps
+        # hugetlb pages out of Rss (explain shows them as their own category), while
+        # psutil's uss adds Private_Hugetlb.
+        hugetlb = before.get("Private_Hugetlb", 0) * 1024
         split_diffs("explain field ", (
             ("status.vm_rss", st.get("vm_rss"), mi.rss, ("statm",)),
             ("rss", doc.get("rss"), mi.rss, ("statm", "Rss")),
-            ("uss", doc.get("uss"), fi.uss, ("Private_Clean", "Private_Dirty", "Private_Hugetlb")),
+            ("uss", doc.get("uss"), fi.uss - hugetlb,
+             ("Private_Clean", "Private_Dirty", "Private_Hugetlb")),
             ("smaps_rollup.rss", ro.get("rss"), mi.rss, ("statm", "Rss")),
             ("smaps_rollup.pss", ro.get("pss"), fi.pss, ("Pss",)),
             ("smaps_rollup.swap", ro.get("swap"), fi.swap, ("Swap",))),
