@@ -1168,6 +1168,12 @@ enum {
 	PMAPS_GROUP_ROLLUP = 1u << 3,
 	/* The row is /proc/PID/status's (pmaps_total_best()): Rss and Swap, no count, no vsize. */
 	PMAPS_GROUP_STATUS = 1u << 4,
+	/*
+	 * The row has the members added in 0.2.0 (XPRESENT, XV, SOURCE): every
+	 * row the library hands out or fills, unless a caller's ROW_SIZE (a
+	 * program built with 0.1.0) stops short of them.
+	 */
+	PMAPS_GROUP_SINCE_0_2 = 1u << 5,
 };
 
 /* Value KEY of a group row, as pmaps_mapping_value(). */
@@ -1209,7 +1215,8 @@ PMAPS_API void pmaps_group_close(struct pmaps_group *g);
  * Reads cursor C (freshly opened or rewound) whole, for a caller that keeps
  * every row (sums, a sort): RESET(CTX) is called before each read, ROW(CTX,
  * M) for each row (M valid only during the call; a negative errno from ROW
- * stops the read and is returned). When a row was listed twice
+ * stops the read and is returned). A budget's -ETIME (pmaps_policy) is not
+ * an end: the walk goes on. When a row was listed twice
  * (PMAPS_ROW_OVERLAP: a mapping grew during the read) or the thread read
  * through ended (-EAGAIN), C is rewound and read again, PMAPS_MAX_READS
  * reads in all. Returns 0, or a negative errno as pmaps_maps_next() with the

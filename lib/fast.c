@@ -722,7 +722,8 @@ static int open_read(struct pmaps__fast *f)
 		unsigned opt = f->src == PMAPS_SRC_PAGES ? PMAPS_PAGES_EXCLUSIVE : 0;
 		enum pmaps_pages_strategy st = pmaps__no_pagemap_scan ? PMAPS_PAGES_PAGEMAP
 		                                                       : PMAPS_PAGES_AUTO;
-		if (f->src == PMAPS_SRC_PAGES && f->proc->live && geteuid() == 0)
+		/* The join where this process's privilege allows it (the cursor finds out). */
+		if (f->src == PMAPS_SRC_PAGES)
 			opt |= PMAPS_PAGES_KPAGE;
 		/* Reopened (a rewind): its fd is on the address space of the last read. */
 		r = f->pages ? pmaps__pages_reopen(f->pages, f->proc)

@@ -128,6 +128,7 @@ static void add_to(struct pmaps_group_row *r, const struct pmaps_mapping *m)
 
 	if (r->mappings == 0)
 		r->source = m->flags & PMAPS_ROW_SINCE_0_2 ? m->source : PMAPS_SRC_SMAPS;
+	r->flags |= PMAPS_GROUP_SINCE_0_2;
 	r->xpresent |= xp;
 	for (uint64_t q = xp; q; q &= q - 1) {
 		unsigned k = (unsigned)__builtin_ctzll(q);
@@ -403,6 +404,19 @@ out:
 	return err;
 }
 
+/*
+ * Copies the library's whole row to the caller's, of ROW_SIZE bytes: a row
+ * that stops short of the members added in 0.2.0 does not claim them.
+ */
+static void row_out(struct pmaps_group_row *row, size_t row_size,
+                    const struct pmaps_group_row *whole)
+{
+	pmaps__copy_out(row, row_size, whole, sizeof(*whole));
+	if (row_size >= offsetof(struct pmaps_group_row, flags) + sizeof(row->flags) &&
+	    row_size < offsetof(struct pmaps_group_row, source) + sizeof(whole->source))
+		row->flags &= ~(unsigned)PMAPS_GROUP_SINCE_0_2;
+}
+
 static int row_size_ok(struct pmaps_group_row *row, size_t row_size, char *msg, size_t msgsz)
 {
 	if (msg && msgsz)
@@ -426,7 +440,7 @@ int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row
 		return -EINVAL;
 	err = total_read(proc, PMAPS_SRC_ROLLUP, 1, NULL, &whole, source, NULL, msg, msgsz);
 	if (err == 0)
-		pmaps__copy_out(row, row_size, &whole, sizeof(whole));
+		row_out(row, row_size, &whole);
 	return err;
 }
 
@@ -458,7 +472,7 @@ int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source,
 		pmaps__copy_out(spent, spent->size, &k, sizeof(k));
 	}
 	if (err == 0)
-		pmaps__copy_out(row, row_size, &whole, sizeof(whole));
+		row_out(row, row_size, &whole);
 	return err;
 }
 
@@ -487,7 +501,7 @@ static int total_status(struct pmaps_proc *proc, struct pmaps_group_row *whole,
 		whole->present |= 1ull << PMAPS_F_SWAP;
 		whole->v[PMAPS_F_SWAP] = st.v[PMAPS_ST_VM_SWAP];
 	}
-	whole->flags = PMAPS_GROUP_STATUS;
+	whole->flags = PMAPS_GROUP_STATUS | PMAPS_GROUP_SINCE_0_2;
 	whole->source = PMAPS_SRC_STATUS;
 	whole->key.ptr = "status";
 	whole->key.len = 6;
@@ -528,7 +542,7 @@ int pmaps_total_best(struct pmaps_proc *proc, uint64_t fields, uint64_t values,
 	}
 	if (err < 0)
 		return err;
-	pmaps__copy_out(row, row_size, &whole, sizeof(whole));
+	row_out(row, row_size, &whole);
 	if (!all && msg)
 		pmaps__msg(msg, msgsz, "%s", why);
 	return all;

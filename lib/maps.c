@@ -1177,7 +1177,10 @@ int pmaps_maps_read_whole(struct pmaps_maps *c,
 	for (int attempt = 1;; attempt++) {
 		int overlaps = 0;
 		reset(ctx);
-		while ((err = pmaps_maps_next(c, &m)) > 0) {
+		/* A budget's -ETIME is a pause in the walk, which a whole read goes on from. */
+		while ((err = pmaps_maps_next(c, &m)) > 0 || err == -ETIME) {
+			if (err == -ETIME)
+				continue;
 			overlaps |= (m->flags & PMAPS_ROW_OVERLAP) != 0;
 			err = row(ctx, m);
 			if (err < 0)

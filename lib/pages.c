@@ -185,8 +185,13 @@ void pmaps__pause(uint64_t ns)
 	if (ns < PMAPS__SPIN_NS) {
 		/* Shorter than a sleep is kept (timer slack): wait on the clock. */
 		uint64_t until = pmaps__now_ns() + ns;
-		while (pmaps__now_ns() < until)
+		while (pmaps__now_ns() < until) {
+#if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
+#elif defined(__aarch64__)
+			__asm__ volatile("yield");
+#endif
+		}
 	} else {
 		struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
 		nanosleep(&ts, NULL);
@@ -305,6 +310,27 @@ static int probe_scan(struct pmaps_pages *c)
 }
 
 /* Opens /proc/kpageflags and kpagecount; where it cannot, says why and carries on. */
+/*
+ * Whether a pagemap this process opens shows frame numbers: the kernel
+ * checks CAP_SYS_ADMIN in the initial user namespace at open (root in a
+ * container, or without that capability, reads PFNs as 0). Asked of this
+ * process's own pagemap, at the address of a byte on its stack.
+ */
+static int pfns_visible(void)
+{
+	volatile char here = 1;
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t e = 0;
+	ssize_t n;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || ps <= 0)
+		return fd < 0 ? 0 : (close(fd), 0);
+	n = pread(fd, &e, sizeof(e), (off_t)((uintptr_t)&here / (uintptr_t)ps * sizeof(e)));
+	close(fd);
+	return here && n == (ssize_t)sizeof(e) && (e & PM_PRESENT) && (e & PFN_MASK);
+}
+
 static int open_kpage(struct pmaps_pages *c)
 {
 	int e = 0;
@@ -325,6 +351,17 @@ static int open_kpage(struct pmaps_pages *c)
 		           : e == ENOENT      ? "not in this proc tree (CONFIG_PROC_PAGE_MONITOR)"
 		           : e == EBADMSG     ? "not a regular file"
 		                              : strerror(e));
+		return 0;
+	}
+	if (c->proc->live && !pfns_visible()) {
+		/* The files open, but pagemap would hide the frames to look up in them. */
+		close(c->kpf_fd);
+		close(c->kpc_fd);
+		c->kpf_fd = c->kpc_fd = -1;
+		c->kpage = -EPERM;
+		pmaps__msg(c->errmsg, sizeof(c->errmsg),
+		           "pagemap: PFNs read as 0: needs root (CAP_SYS_ADMIN): showing pagemap "
+		           "flags only");
 		return 0;
 	}
 	if (!c->pm)

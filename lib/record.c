@@ -151,7 +151,8 @@ int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v)
 
 int pmaps_group_value(const struct pmaps_group_row *g, int key, uint64_t *v)
 {
-	int r = common_value(g->present, g->v, g->xpresent, g->xv, key, v);
+	int r = common_value(g->present, g->v,
+	                     g->flags & PMAPS_GROUP_SINCE_0_2 ? g->xpresent : 0, g->xv, key, v);
 
 	if (r != 2)
 		return r;

@@ -275,7 +275,7 @@ static union {
 static union {
 	max_align_t align;
 	unsigned char b[sizeof(struct pmaps_explain)];
-} whole;
+} whole, want;
 
 enum which { STATUS, SUMMARY, TOTAL, EXPLAIN };
 
@@ -368,11 +368,19 @@ static void expect_prefix(enum which w, size_t size)
 	if (i != sizeof(buf.b))
 		fail_msg("%s of size %zu: byte %zu past it written: %#x, expected %#x", names[w], size,
 		         i, buf.b[i], CANARY);
-	for (i = skip; i < fill && buf.b[i] == whole.b[i]; i++)
+	memcpy(want.b, whole.b, sizeof(want.b));
+	if (w == TOTAL && size >= offsetof(struct pmaps_group_row, flags) + sizeof(unsigned) &&
+	    size < offsetof(struct pmaps_group_row, source) + sizeof(enum pmaps_source)) {
+		/* A row short of the members of 0.2.0 does not claim them. */
+		struct pmaps_group_row *g = (struct pmaps_group_row *)want.b;
+		expect_set(g->flags, PMAPS_GROUP_SINCE_0_2);
+		g->flags &= ~(unsigned)PMAPS_GROUP_SINCE_0_2;
+	}
+	for (i = skip; i < fill && buf.b[i] == want.b[i]; i++)
 		;
 	if (i != fill)
 		fail_msg("%s of size %zu: byte %zu is %#x, the full call's %#x", names[w], size, i,
-		         buf.b[i], whole.b[i]);
+		         buf.b[i], want.b[i]);
 	if (w != TOTAL) {
 		memcpy(&got_size, buf.b, sizeof(got_size));
 		assert_int_equal(got_size, size);

@@ -842,17 +842,17 @@ static void test_group_saturates(void **state)
 	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_TOTAL), 0);
 	assert_int_equal(pmaps_group_add(g, &m), 0);
 	r = pmaps_group_get(g, 0);
-	assert_int_equal(r->flags, 0);
+	assert_int_equal(r->flags, PMAPS_GROUP_SINCE_0_2);
 	assert_int_equal(r->v[PMAPS_F_RSS], 1ull << 63);
 	assert_int_equal(pmaps_group_add(g, &m), 0); /* 2^63 + 2^63 does not fit */
 	r = pmaps_group_get(g, 0);
 	assert_int_equal(r->v[PMAPS_F_RSS], UINT64_MAX);
 	assert_int_equal(r->vsize, UINT64_MAX);
 	assert_int_equal(r->v[PMAPS_F_SWAP], 2);
-	assert_int_equal(r->flags, PMAPS_GROUP_SATURATED);
+	assert_int_equal(r->flags, PMAPS_GROUP_SATURATED | PMAPS_GROUP_SINCE_0_2);
 	pmaps_group_reset(g);
 	assert_int_equal(pmaps_group_add(g, &m), 0);
-	assert_int_equal(pmaps_group_get(g, 0)->flags, 0);
+	assert_int_equal(pmaps_group_get(g, 0)->flags, PMAPS_GROUP_SINCE_0_2);
 	pmaps_group_close(g);
 }
 
@@ -882,13 +882,13 @@ static void test_group_cut_paths(void **state)
 	assert_int_equal(pmaps_group_count(g), 3);
 	r = pmaps_group_get(g, 0);
 	assert_int_equal(r->mappings, 2);
-	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED);
+	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED | PMAPS_GROUP_SINCE_0_2);
 	r = pmaps_group_get(g, 1);
 	assert_int_equal(r->mappings, 1);
-	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED);
+	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED | PMAPS_GROUP_SINCE_0_2);
 	r = pmaps_group_get(g, 2);
 	assert_int_equal(r->mappings, 1);
-	assert_int_equal(r->flags, 0);
+	assert_int_equal(r->flags, PMAPS_GROUP_SINCE_0_2);
 	pmaps_group_close(g);
 }
 
