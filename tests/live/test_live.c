@@ -2752,6 +2752,55 @@ static void test_fast_top_of_space(void **state)
 	munmap(r, 4 * PG);
 }
 
+/*
+ * Root without CAP_SYS_ADMIN (a container, a dropped capability) can open
+ * kpageflags, but its pagemap hides the frames: the pages source says at
+ * open that it has no Pss or LazyFree, never shows them as 0.
+ */
+static void test_kpage_without_sys_admin(void **state)
+{
+	pid_t kid;
+	int st;
+	(void)state;
+
+	if (geteuid() != 0) {
+		printf("skipped: needs root (to drop CAP_SYS_ADMIN from)\n");
+		skip();
+	}
+	kid = fork();
+	expect_sys(kid);
+	if (kid == 0) {
+		struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+		struct __user_cap_data_struct d[2];
+		struct pmaps_proc *p;
+		struct pmaps_pages *pg;
+		uint64_t kf, kv;
+		if (syscall(SYS_capget, &h, d) != 0)
+			_exit(10);
+		d[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+		d[CAP_SYS_ADMIN / 32].permitted &= ~(1u << (CAP_SYS_ADMIN % 32));
+		if (syscall(SYS_capset, &h, d) != 0)
+			_exit(11);
+		if (pmaps_proc_open(&p, NULL, "self") != 0)
+			_exit(12);
+		if (pmaps_source_keys(p, PMAPS_SRC_PAGES, 0, &kf, &kv) != 0)
+			_exit(13);
+		if (kf & (1ull << PMAPS_F_PSS | 1ull << PMAPS_F_LAZY_FREE))
+			_exit(20); /* it promised what it cannot give */
+		if (!(kv & (1ull << (PMAPS_V_USS - PMAPS_F_MAX))))
+			_exit(21); /* USS needs no privilege */
+		if (pmaps_pages_open(&pg, p, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE) != 0)
+			_exit(14);
+		if (pmaps_pages_kpage(pg) != -EPERM || !strstr(pmaps_pages_errmsg(pg), "CAP_SYS_ADMIN"))
+			_exit(22);
+		pmaps_pages_close(pg);
+		pmaps_proc_close(p);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	expect_exited(st, 0);
+}
+
 /* Opening allocates; reading and reading again allocate nothing. */
 static void test_fast_allocations(void **state)
 {
@@ -2952,6 +3001,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fast_budget, teardown),
 		cmocka_unit_test_teardown(test_fast_allocations, teardown),
 		cmocka_unit_test(test_fast_top_of_space),
+		cmocka_unit_test(test_kpage_without_sys_admin),
 		cmocka_unit_test_teardown(test_fast_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_source_choose, teardown),
 		cmocka_unit_test_teardown(test_total_best, teardown),
