@@ -224,7 +224,9 @@ enum pmaps_source {
 	 * FilePmdMapped and ShmemPmdMapped where the backing is known,
 	 * KernelPageSize (PROCMAP_QUERY), and the values FILE_RSS and
 	 * ZERO_PAGE. No VmFlags. Every other field is absent. PROCMAP_QUERY
-	 * does not list [vsyscall], which is no VMA (and has no pages).
+	 * does not list [vsyscall], which is no VMA (and has no pages). Where
+	 * it reads pagemap instead of PAGEMAP_SCAN (before 6.7) it has USS and
+	 * shared too, and no huge pages (pmaps_source_keys() says).
 	 */
 	PMAPS_SRC_FAST,
 	/*
@@ -536,7 +538,8 @@ PMAPS_API int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps,
  * and LazyFree from PMAPS_SRC_PAGES need CAP_SYS_ADMIN), per mapping
  * (TOTAL 0) or in total (TOTAL 1): bit (1 << f) of enum pmaps_field in
  * *FIELDS, bit (1 << (k - PMAPS_F_MAX)) of enum pmaps_value in *VALUES.
- * Returns 0 or -EINVAL.
+ * Returns 0, or -EINVAL, or for a page source (which it opens to find out)
+ * the errors of pmaps_maps_open(): -ESRCH, -EACCES, -ENODATA, ...
  */
 PMAPS_API int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int total,
                                 uint64_t *fields, uint64_t *values);
@@ -587,7 +590,9 @@ PMAPS_API int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc,
  * read again), -EIO, -ENOMEM. They are checked before the last row is handed
  * out: a caller that stops at the first error has never been given the last
  * row of a cut-short read.
- * After an error the cursor stays in error until rewound.
+ * After an error the cursor stays in error until rewound. A page source
+ * with a budget (pmaps_maps_set_policy()) also returns -ETIME, which is no
+ * error: the next call goes on from where the walk stopped.
  */
 PMAPS_API int pmaps_maps_next(struct pmaps_maps *c, const struct pmaps_mapping **row);
 
@@ -708,9 +713,10 @@ enum pmaps_pages_strategy {
 };
 
 enum {
-	/* Pause 50 us after every 200 us of walking (bounded calls, across
-	 * mappings), so that a target's mmap()/munmap() waiting for its
-	 * mmap_lock get in (docs/internals/PAGES.md, "Gentle"). */
+	/* Walk as PMAPS_POLICY_GENTLE_* says: calls of 512 pages, a 100 us
+	 * pause after each (across mappings), so that a target's
+	 * mmap()/munmap() waiting for its mmap_lock get in
+	 * (docs/internals/PAGES.md, "Gentle"). */
 	PMAPS_PAGES_GENTLE = 1u << 0,
 	/* Join /proc/kpageflags and /proc/kpagecount for present pages. Needs
 	 * root (CAP_SYS_ADMIN: without it PFNs read as 0 and the files are
