@@ -90,6 +90,11 @@ struct pmaps__fast {
 	uint64_t page_calls, page_longest, page_pauses; /* the page cursor's, mappings before */
 	struct pmaps__del_cache del;
 	int no_map_files;
+	/* the process's tmpfs devices (read_mounts()) */
+#define SHM_MAX 64
+	uint64_t shm[SHM_MAX];
+	unsigned nshm;
+	int shm_known;
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
 };
@@ -514,22 +519,115 @@ static int cursor_row(struct pmaps__fast *f)
 	return 0;
 }
 
+/* ---- which files are shared memory ---- */
+
+#define SHM_DEV(maj, min) ((uint64_t)(maj) << 32 | (min))
+
+/*
+ * The devices of the process's tmpfs mounts, from /proc/PID/mountinfo (its
+ * own mount namespace): a file there is shared memory, whose swapped pages
+ * the page tables do not show. Read when the cursor is opened or pointed at
+ * another process, through the name buffer; SHM_KNOWN stays 0 where it
+ * cannot be read whole (a fixture tree, more tmpfs mounts than SHM_MAX),
+ * and then every device-less file counts as maybe shared memory.
+ */
+/* The third field of a mountinfo line, MAJOR:MINOR (the first two are numbers). */
+static int dev_field(const char *p, unsigned *maj, unsigned *min)
+{
+	unsigned v[2] = {0, 0};
+
+	for (int skip = 0; skip < 2; skip++) {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p++ != ' ')
+			return 0;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *d = p;
+		while (*p >= '0' && *p <= '9' && v[k] < 1u << 24)
+			v[k] = v[k] * 10 + (unsigned)(*p++ - '0');
+		if (p == d || *p++ != (k ? ' ' : ':'))
+			return 0;
+	}
+	*maj = v[0];
+	*min = v[1];
+	return 1;
+}
+
+static void read_mounts(struct pmaps__fast *f)
+{
+	char *buf = f->path;
+	size_t cap = sizeof(f->path) - 1, have = 0;
+	int fd, ok = 1;
+
+	f->nshm = 0;
+	f->shm_known = 0;
+	if (!f->proc->live || (fd = pmaps__openat(f->proc, "mountinfo")) < 0)
+		return;
+	for (;;) {
+		ssize_t n = pmaps__read(fd, buf + have, cap - have);
+		char *line = buf, *nl;
+		if (n < 0) {
+			ok = 0;
+			break;
+		}
+		have += (size_t)n;
+		buf[have] = '\0';
+		while ((nl = memchr(line, '\n', have - (size_t)(line - buf))) != NULL) {
+			/* ID PARENT MAJOR:MINOR ROOT POINT OPTIONS [TAGS...] - FSTYPE SOURCE ... */
+			unsigned maj, min;
+			char *sep;
+			*nl = '\0';
+			sep = strstr(line, " - ");
+			if (sep && strncmp(sep + 3, "tmpfs ", 6) == 0 && dev_field(line, &maj, &min)) {
+				if (f->nshm == SHM_MAX) {
+					ok = 0;
+					break;
+				}
+				f->shm[f->nshm++] = SHM_DEV(maj, min);
+			}
+			line = nl + 1;
+		}
+		if (!ok)
+			break;
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (n == 0 || have == cap) {
+			ok = n == 0 && have == 0; /* ended on a whole line; a longer one is no mount */
+			break;
+		}
+	}
+	close(fd);
+	f->shm_known = ok;
+}
+
+static int is_shm_dev(const struct pmaps__fast *f, uint32_t maj, uint32_t min)
+{
+	for (unsigned i = 0; i < f->nshm; i++)
+		if (f->shm[i] == SHM_DEV(maj, min))
+			return 1;
+	return 0;
+}
+
 /*
  * What the row's backing lets a page count mean. Shared memory's swapped
  * pages are in its object, not in the page tables (smaps asks the object):
- * Swap is known only for private anonymous memory and files on a block
- * device (their private copies); tmpfs and other device-less files may be
- * shared memory. A huge page of a file is FilePmdMapped, of shared memory
- * ShmemPmdMapped: told apart only where the backing is known.
+ * Swap is known for private anonymous memory and for files that are not
+ * shared memory (their private copies' swap entries are in the page
+ * tables); shared memory is the shmem kinds and the files on tmpfs mounts
+ * (every device-less file when the mounts are not known). A huge page of a
+ * file is FilePmdMapped, of shared memory ShmemPmdMapped.
  */
 static void finish_row(struct pmaps__fast *f)
 {
 	struct pmaps_mapping *m = &f->row;
 	const struct acc *a = &f->acc;
 	unsigned sh = f->shift;
-	int shmem = m->kind == PMAPS_KIND_SHMEM;
+	int shmem = m->kind == PMAPS_KIND_SHMEM ||
+	            (m->inode && m->dev_major == 0 && f->shm_known &&
+	             is_shm_dev(f, m->dev_major, m->dev_minor));
 	int anon = m->inode == 0 && !(m->perms & PMAPS_PERM_SHARED);
-	int devfile = m->inode != 0 && m->dev_major != 0;
+	int devfile = m->inode != 0 && !shmem && (m->dev_major != 0 || f->shm_known);
 	uint64_t pres = m->present;
 
 	/*
@@ -777,6 +875,7 @@ int pmaps__fast_open(struct pmaps__fast **out, struct pmaps_proc *proc, enum pma
 	f->row.source = source;
 	pmaps__fast_policy(f, NULL);
 	*out = f;
+	read_mounts(f);
 	if (f->merged) {
 		f->vec = pmaps__alloc(VEC * sizeof(*f->vec));
 		if (!f->vec)
@@ -791,6 +890,7 @@ int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc)
 		f->proc = proc;
 		f->no_map_files = 0;
 		f->query = proc->live ? (f->query == 0 ? 0 : 1) : 0;
+		read_mounts(f);
 	}
 	return open_read(f);
 }

@@ -19,9 +19,11 @@
 #include <linux/capability.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -2801,6 +2803,83 @@ static void test_kpage_without_sys_admin(void **state)
 	expect_exited(st, 0);
 }
 
+/*
+ * Swap from the page tables, where they hold it: a private copy of a file
+ * page is swapped through the page tables, a page of shared memory (a tmpfs
+ * file) through its object. The fast source tells them apart by the
+ * process's tmpfs mounts: a file on ramfs (device-less too, but no shared
+ * memory) has Swap, one on tmpfs has not.
+ */
+static char swap_dirs[2][32];
+
+/* The mounts of test_fast_swap_known(), gone however it ended. */
+static int unmount_dirs(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		if (!swap_dirs[i][0])
+			continue;
+		umount2(swap_dirs[i], MNT_DETACH);
+		rmdir(swap_dirs[i]);
+		swap_dirs[i][0] = '\0';
+	}
+	return 0;
+}
+
+static void test_fast_swap_known(void **state)
+{
+	static const char *const fs[2] = {"ramfs", "tmpfs"};
+	char (*dirs)[32] = swap_dirs;
+	char path[sizeof(swap_dirs[0]) + 8];
+	char *maps[2];
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	int rc, seen = 0;
+	(void)state;
+
+	for (int i = 0; i < 2; i++) {
+		int fd;
+		snprintf(dirs[i], sizeof(dirs[i]), "/tmp/pmaps-%s-XXXXXX", fs[i]);
+		assert_non_null(mkdtemp(dirs[i]));
+		if (mount(fs[i], dirs[i], fs[i], 0, NULL) != 0) {
+			int e = errno;
+			rmdir(dirs[i]);
+			dirs[i][0] = '\0';
+			printf("skipped: mounting %s: %s (needs CAP_SYS_ADMIN)\n", fs[i], strerror(e));
+			skip();
+		}
+		snprintf(path, sizeof(path), "%s/f", dirs[i]);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		expect_sys(fd);
+		assert_int_equal(ftruncate(fd, 4 * PG), 0);
+		maps[i] = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		assert_true(maps[i] != MAP_FAILED);
+		maps[i][0] = 1;
+		close(fd);
+	}
+	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_FAST, 0), 0);
+	while ((rc = pmaps_maps_next(c, &m)) > 0) {
+		uint64_t v;
+		int has = pmaps_mapping_value(m, PMAPS_F_SWAP, &v);
+		for (int i = 0; i < 2; i++) {
+			if (m->start != (uintptr_t)maps[i])
+				continue;
+			seen++;
+			if (has != !i)
+				fail_msg("a private mapping of a %s file: Swap %s, want %s", fs[i],
+				         has ? "given" : "absent", i ? "absent" : "given");
+		}
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(seen, 2);
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	for (int i = 0; i < 2; i++)
+		munmap(maps[i], 4 * PG);
+}
+
 /* Opening allocates; reading and reading again allocate nothing. */
 static void test_fast_allocations(void **state)
 {
@@ -3002,6 +3081,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fast_allocations, teardown),
 		cmocka_unit_test(test_fast_top_of_space),
 		cmocka_unit_test(test_kpage_without_sys_admin),
+		cmocka_unit_test_teardown(test_fast_swap_known, unmount_dirs),
 		cmocka_unit_test_teardown(test_fast_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_source_choose, teardown),
 		cmocka_unit_test_teardown(test_total_best, teardown),
