@@ -2830,7 +2830,7 @@ static void test_fast_swap_known(void **state)
 {
 	static const char *const fs[2] = {"ramfs", "tmpfs"};
 	char (*dirs)[32] = swap_dirs;
-	char path[sizeof(swap_dirs[0]) + 8];
+	char path[96];
 	char *maps[2];
 	struct pmaps_proc *p;
 	struct pmaps_maps *c;
