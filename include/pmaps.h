@@ -1061,7 +1061,21 @@ struct pmaps_explain {
 	 * only when PRIVATE is.
 	 */
 	uint32_t xc_known;
+	/*
+	 * Bit (1 << enum pmaps_xcat) of the categories holding a mapping whose
+	 * Swap the source cannot see (shared memory, from the pages source:
+	 * its swapped pages are in its object, not in the page tables): their
+	 * SWAP, and the total's, are unknown. pmaps_explain_known() applies both.
+	 */
+	uint32_t swap_unknown;
 };
+
+/*
+ * 1 when state column COL of category CAT (enum pmaps_xcat, or -1 for the
+ * total) is known to X's source (xc_known, swap_unknown), else 0: show it
+ * as absent, never as 0.
+ */
+PMAPS_API int pmaps_explain_known(const struct pmaps_explain *x, int cat, enum pmaps_xcol col);
 
 /*
  * An explain session, in the prepare/step/reset habit: opened once on a

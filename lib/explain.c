@@ -681,6 +681,8 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
 	ps->prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
 	ps->prev_end = m->end;
 	columns(ps, m, mv);
+	if (m->source == PMAPS_SRC_PAGES && !(m->present & (1ull << PMAPS_F_SWAP)))
+		x->swap_unknown |= 1u << cat;
 	for (int col = 0; col < PMAPS_XC_COUNT; col++)
 		add_chk(&ps->ovf, &x->v[cat][col], mv[col]);
 	x->mappings[cat]++;
@@ -1082,6 +1084,16 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 fail:
 	pmaps__msg(s->msg, sizeof(s->msg), "%s", pmaps_strerror(r));
 	return r;
+}
+
+int pmaps_explain_known(const struct pmaps_explain *x, int cat, enum pmaps_xcol col)
+{
+	if (!x || (unsigned)col >= PMAPS_XC_COUNT || !(x->xc_known & (1u << col)) ||
+	    cat >= PMAPS_X_COUNT)
+		return 0;
+	if (col == PMAPS_XC_SWAP && (cat < 0 ? x->swap_unknown : (x->swap_unknown >> cat) & 1))
+		return 0;
+	return 1;
 }
 
 int pmaps_explain_cost(const struct pmaps_explain_session *s, struct pmaps_cost *out)

@@ -220,7 +220,7 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_u64(o, k < PMAPS_X_COUNT ? x->mappings[k] : x->nmappings);
 		for (int c = 0; c < PMAPS_XC_COUNT; c++) {
 			out_ch(o, ',');
-			if ((x->xc_known >> c) & 1)
+			if (pmaps_explain_known(x, k < PMAPS_X_COUNT ? k : -1, (enum pmaps_xcol)c))
 				out_u64(o, v[c]);
 		}
 		if (named) {

@@ -423,12 +423,16 @@ static void status_json(struct out *o, const struct pmaps_status *st)
 /* Whether the explain result's source knows state column C. */
 #define XKNOWN(x, c) (((x)->xc_known >> (c)) & 1)
 
-/* ,"key":V of state column COL (COL_XC0 + enum pmaps_xcol) of V, when the source knows it. */
-static void xcol(struct out *o, const struct pmaps_explain *x, int col, const uint64_t *v)
+/*
+ * ,"key":V of state column COL (COL_XC0 + enum pmaps_xcol) of V, category
+ * CAT's (-1: the total), when the source knows it.
+ */
+static void xcol(struct out *o, const struct pmaps_explain *x, int cat, int col,
+                 const uint64_t *v)
 {
 	int c = col - COL_XC0;
 
-	if (XKNOWN(x, c))
+	if (pmaps_explain_known(x, cat, (enum pmaps_xcol)c))
 		key_u64(o, col, v[c]);
 }
 
@@ -451,18 +455,18 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	if (w->d->kernel_thread)
 		KEY(o, ",\"kernel_thread\":true");
 	/* The totals the source knows: an unknown figure is an absent key, never 0. */
-	xcol(o, x, COL_XC0 + PMAPS_XC_RSS, x->total);
+	xcol(o, x, -1, COL_XC0 + PMAPS_XC_RSS, x->total);
 	if (XKNOWN(x, PMAPS_XC_LAZYFREE)) {
 		KEY(o, ",\"effective_rss\":");
 		out_u64(o, x->effective_rss);
 	}
-	xcol(o, x, COL_XC0 + PMAPS_XC_PSS, x->total);
+	xcol(o, x, -1, COL_XC0 + PMAPS_XC_PSS, x->total);
 	if (XKNOWN(x, PMAPS_XC_PRIVATE)) {
 		KEY(o, ",\"uss\":");
 		out_u64(o, x->uss);
 	}
-	xcol(o, x, COL_XC0 + PMAPS_XC_SWAP, x->total);
-	xcol(o, x, COL_XC0 + PMAPS_XC_SWAP_PSS, x->total);
+	xcol(o, x, -1, COL_XC0 + PMAPS_XC_SWAP, x->total);
+	xcol(o, x, -1, COL_XC0 + PMAPS_XC_SWAP_PSS, x->total);
 	KEY(o, ",\"mappings\":");
 	out_u64(o, x->nmappings);
 	if (x->status.present)
@@ -515,7 +519,7 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_ch(o, '"');
 		key_u64(o, COL_XMAPS, x->mappings[k]);
 		for (int c = 0; c < PMAPS_XC_COUNT; c++)
-			xcol(o, x, COL_XC0 + c, x->v[k]);
+			xcol(o, x, k, COL_XC0 + c, x->v[k]);
 		out_ch(o, '}');
 	}
 	out_str(o, nl);

@@ -291,10 +291,10 @@ static const char *esc(char *e, size_t size, const char *s)
 	return e;
 }
 
-/* Whether the result's source knows state column C: an unknown one is absent, never 0. */
+/* Whether the result's source knows the total's state column C: an unknown one is absent. */
 static int known(const struct pmaps_explain *x, enum pmaps_xcol c)
 {
-	return (x->xc_known >> c) & 1;
+	return pmaps_explain_known(x, -1, c);
 }
 
 /*
@@ -331,7 +331,7 @@ static void category_table(struct out *o, const struct pmaps_explain *x)
 	for (int c = 0; c < ncols; c++) {
 		out_ch(o, ' ');
 		title(o, COL_XC0 + cols[c], 0);
-		unknown |= !known(x, cols[c]);
+		unknown |= !known(x, cols[c]) || (cols[c] == PMAPS_XC_SWAP && x->swap_unknown);
 	}
 	out_ch(o, ' ');
 	title(o, COL_XPCT, 0);
@@ -347,7 +347,8 @@ static void category_table(struct out *o, const struct pmaps_explain *x)
 		cell(o, COL_XMAPS, b, n, 0);
 		for (int c = 0; c < ncols; c++) {
 			out_ch(o, ' ');
-			n = size_str(b, v[cols[c]], known(x, cols[c]), 1);
+			n = size_str(b, v[cols[c]],
+			             pmaps_explain_known(x, k < PMAPS_X_COUNT ? k : -1, cols[c]), 1);
 			cell(o, COL_XC0 + cols[c], b, n, 0);
 		}
 		out_ch(o, ' ');
@@ -356,10 +357,12 @@ static void category_table(struct out *o, const struct pmaps_explain *x)
 		out_ch(o, '\n');
 	}
 	if (unknown)
-		out_printf(o, "('-': not known to the %s source here%s.)\n",
+		out_printf(o, "('-': not known to the %s source here%s%s.)\n",
 		           pmaps_source_name(x->source),
 		           x->source == PMAPS_SRC_PAGES && !known(x, PMAPS_XC_LAZYFREE)
-		           ? "; LazyFree needs root" : "");
+		           ? "; LazyFree needs root" : "",
+		           x->swap_unknown ? "; shared memory's swap is in its object, not the page "
+		                             "tables" : "");
 }
 
 static void pages_table(struct out *o, const struct pmaps_explain *x)

@@ -6,6 +6,8 @@ library's keys: categories, state columns, notes, page columns, status and
 smaps fields, asked of it at import.
 """
 
+import ctypes
+
 from . import _structs as S
 from ._text import json_named
 
@@ -47,9 +49,12 @@ class Explain:
         """Result X (a _structs.Explain) as `pmaps explain --json` prints it for PID."""
         t = x.total
 
-        def known(key):
-            # A state column the source does not know is absent, never 0.
-            return (x.xc_known >> self.xc[key]) & 1
+        ref = ctypes.byref(x)
+
+        def known(key, cat=-1):
+            # A state column the source does not know (for category CAT, or
+            # the total) is absent, never 0.
+            return self.lib.c.pmaps_explain_known(ref, cat, self.xc[key])
 
         d = {"pmaps_version": version, "pid": pid, "source": self.sources[x.source]}
         if kernel_thread:
@@ -83,7 +88,7 @@ class Explain:
         cats = []
         for k in shown:
             row = {"category": self.cats[k], "mappings": x.mappings[k]}
-            row.update((key, v) for key, v in zip(self.xc_keys, x.v[k]) if known(key))
+            row.update((key, v) for key, v in zip(self.xc_keys, x.v[k]) if known(key, k))
             cats.append(row)
         d["categories"] = cats
         if x.pages:

@@ -109,6 +109,7 @@ PROTOTYPES = {
     "pmaps_xpage_key": (_S, [_I]),
     "pmaps_xcol_key": (_S, [_I]),
     "pmaps_source_name": (_S, [_I]),
+    "pmaps_explain_known": (_I, [_P, _I, _I]),
     "pmaps_note_key": (_S, [_I]),
     "pmaps_note_value_key": (_S, [_I, _U]),
     "pmaps_explain_open": (_I, [_PP, _P, _U]),

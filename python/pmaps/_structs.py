@@ -138,6 +138,7 @@ class Explain(ctypes.Structure):
         # since 0.2.0
         ("source", ENUM),
         ("xc_known", U32),
+        ("swap_unknown", U32),
     ]
 
 

@@ -881,6 +881,15 @@ static void test_explain_fast(void **state)
 			assert_int_equal(f.effective_rss, f.total[PMAPS_XC_RSS] - f.total[PMAPS_XC_LAZYFREE]);
 		else
 			assert_int_equal(f.effective_rss, 0);
+		/* The memfd and the shared region: their swap is their objects', unknown here. */
+		assert_int_equal(a.swap_unknown, 0);
+		expect_set(f.swap_unknown, 1u << PMAPS_X_SHMEM);
+		assert_int_equal(pmaps_explain_known(&f, PMAPS_X_SHMEM, PMAPS_XC_SWAP), 0);
+		assert_int_equal(pmaps_explain_known(&f, PMAPS_X_ANON, PMAPS_XC_SWAP), 1);
+		assert_int_equal(pmaps_explain_known(&f, -1, PMAPS_XC_SWAP), 0);
+		assert_int_equal(pmaps_explain_known(&f, -1, PMAPS_XC_RSS), 1);
+		assert_int_equal(pmaps_explain_known(&a, -1, PMAPS_XC_SWAP), 1);
+		assert_int_equal(pmaps_explain_known(&f, -1, PMAPS_XC_PRIVATE_DIRTY), 0);
 		/* The smaps result's PRIVATE is its clean and dirty parts. */
 		assert_int_equal(a.total[PMAPS_XC_PRIVATE],
 		                 a.total[PMAPS_XC_PRIVATE_DIRTY] + a.total[PMAPS_XC_PRIVATE_CLEAN]);
