@@ -139,9 +139,15 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 		k.hold_ns = source == PMAPS_SRC_ROLLUP ? k.ns : walk + 25 * NS_SMAPS_VMA;
 		break;
 	case PMAPS_SRC_FAST:
-	case PMAPS_SRC_PAGES:
-		calls = entries / per_call + nmaps / 1024 + 1;
+	case PMAPS_SRC_PAGES: {
+		/* A paced walk's calls take few regions each, and each is followed by a pause. */
+		int paced = policy && policy->size >= sizeof(*policy) && policy->pause_us;
+		uint64_t regions = paced ? (step / 16 < 8 ? 8 : step / 16) : 1024;
+		calls = entries / per_call + nmaps / regions + 1;
 		walk = nmaps * (NS_QUERY_VMA + NS_SCAN_VMA) + entries * NS_PTE;
+		if (paced)
+			k.pauses = policy->hold_us ? (walk + calls * NS_CALL) / (policy->hold_us * 1000ull)
+			                           : calls;
 		if (source == PMAPS_SRC_PAGES) {
 			int root = geteuid() == 0;
 			/*
@@ -151,10 +157,11 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 			calls += nmaps / 64 + pages / 16384 + (root ? nmaps / 3 : 0);
 			walk += pages * (NS_PAGEMAP + (root ? NS_KPAGE : 0));
 		}
-		k.ns = walk + calls * NS_CALL;
-		k.calls = calls;
+		k.ns = walk + calls * NS_CALL + (paced ? k.pauses * policy->pause_us * 1000ull : 0);
+		k.calls = calls + nmaps; /* and a PROCMAP_QUERY call a mapping */
 		k.hold_ns = per_call * NS_PTE + NS_CALL;
 		break;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -168,6 +175,27 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 	F(ANON_HUGE_PAGES) | F(FILE_PMD_MAPPED) | F(SHMEM_PMD_MAPPED) | F(PSS) | F(LAZY_FREE))
 #define PAGE_VALUES (V(SHARED) | V(USS) | V(VSIZE) | V(MAPPINGS) | V(FILE_RSS) | V(ZERO_PAGE))
 
+/*
+ * How many mappings PROC has, for an estimate: the lines of its maps text,
+ * read through a fixed buffer (a read that takes no lock its writers wait
+ * for, on 6.17+). 0 when it cannot be read (the estimate guesses then).
+ */
+static uint64_t count_mappings(struct pmaps_proc *proc)
+{
+	char buf[16384];
+	uint64_t n = 0;
+	ssize_t got;
+	int fd = pmaps__openat(proc, "maps");
+
+	if (fd < 0)
+		return 0;
+	while ((got = pmaps__read(fd, buf, sizeof(buf))) > 0)
+		for (const char *p = buf; (p = memchr(p, '\n', (size_t)(buf + got - p))) != NULL; p++)
+			n++;
+	close(fd);
+	return got < 0 ? 0 : n;
+}
+
 int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t values, int total,
                         const struct pmaps_policy *policy, enum pmaps_source *out, char *msg,
                         size_t msgsz)
@@ -178,7 +206,8 @@ int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t value
 	                                             PMAPS_SRC_ROLLUP, PMAPS_SRC_SMAPS};
 	const enum pmaps_source *order = total ? in_total : per_mapping;
 	struct pmaps_status st = {.size = sizeof(st)};
-	int have_st = 0, best = -1, best_missing = 65;
+	int have_st = 0, best = -1, best_missing = 65, counted = 0;
+	uint64_t nmaps = 0;
 	uint64_t budget = 0, hold = 0;
 
 	if (msg && msgsz)
@@ -218,7 +247,11 @@ int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t value
 					return err;
 				have_st = 1;
 			}
-			pmaps_cost_estimate(&st, 0, s, policy, &k);
+			if (!counted) {
+				nmaps = count_mappings(proc);
+				counted = 1;
+			}
+			pmaps_cost_estimate(&st, nmaps, s, policy, &k);
 			if ((budget && k.ns > budget) || (hold && k.hold_ns > hold))
 				continue;
 		}

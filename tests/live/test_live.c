@@ -3034,6 +3034,16 @@ static void test_total_best(void **state)
 	assert_int_equal(row.v[PMAPS_F_RSS], roll.v[PMAPS_F_RSS]);
 	assert_int_equal(pmaps_group_value(&row, PMAPS_V_USS, &v), 1);
 	expect_ge(k.calls, 2);
+	/* A budget it fits (the walk is sliced by it, and goes on), with pauses. */
+	{
+		struct pmaps_policy fits = {.size = sizeof(fits), .step_pages = 64, .pause_us = 10,
+		                            .budget_ns = 5000000000ull};
+		assert_int_equal(pmaps_total_best(p, F_RSS | F_SWAP, V_USS, &fits, &row, sizeof(row),
+		                                  &k, msg, sizeof(msg)), 1);
+		assert_int_equal(row.source, PMAPS_SRC_PAGES);
+		assert_int_equal(row.v[PMAPS_F_RSS], roll.v[PMAPS_F_RSS]);
+		expect_ge(k.pauses, 1);
+	}
 	/* No source fits 1 ns: status's Rss, no USS, no mapping count. */
 	assert_int_equal(pmaps_total_best(p, F_RSS, V_USS, &none, &row, sizeof(row), &k, msg,
 	                                  sizeof(msg)), 0);
