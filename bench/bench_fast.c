@@ -28,20 +28,6 @@
 #include "uapi.h"
 #include "targets.h"
 
-static uint64_t n_allocs;
-
-static void *count_alloc(size_t n, void *ctx)
-{
-	(void)ctx;
-	n_allocs++;
-	return malloc(n);
-}
-
-static void count_free(void *p, void *ctx)
-{
-	(void)ctx;
-	free(p);
-}
 
 static uint64_t sink;
 static char rawbuf[64 * 1024];
@@ -152,7 +138,7 @@ static struct opstat scan(struct pmaps_maps *c)
 {
 	const struct pmaps_mapping *m;
 	struct opstat s = {0};
-	uint64_t a0 = n_allocs, sum = 0;
+	uint64_t a0 = bench_allocs, sum = 0;
 	double t0 = now_ns();
 	int r;
 
@@ -166,7 +152,7 @@ static struct opstat scan(struct pmaps_maps *c)
 	s.ns = now_ns() - t0;
 	if (r < 0)
 		die_lib("scan", r, c);
-	s.allocs = n_allocs - a0;
+	s.allocs = bench_allocs - a0;
 	sink += sum;
 	return s;
 }
@@ -339,20 +325,14 @@ int main(int argc, char **argv)
 			if (reps < 1 || reps > 64)
 				reps = 15;
 		} else if (strcmp(argv[i], "--vmas") == 0 && i + 1 < argc) {
-			char *s = argv[++i];
-			nsizes = 0;
-			while (*s && nsizes < 8) {
-				sizes[nsizes++] = strtol(s, &s, 10);
-				if (*s == ',')
-					s++;
-			}
+			nsizes = bench_sizes(argv[++i], sizes, 8);
 		} else {
 			fprintf(stderr, "usage: pmaps-bench-fast [--quick] [--vmas N[,N...]] [--reps R]\n"
 			                "  (a negative N: a 64 GiB sparse region with -N bytes resident)\n");
 			return 2;
 		}
 	}
-	pmaps_set_allocator(count_alloc, count_free, NULL);
+	pmaps_set_allocator(bench_alloc, bench_free, NULL);
 	printf("pmaps-bench-fast: the fast and pages sources against the bare calls they make\n"
 	       "(medians; floor = a bare loop making the same kernel calls, nothing else)\n");
 	for (int i = 0; i < nsizes; i++)

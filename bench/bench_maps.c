@@ -33,21 +33,6 @@
 
 static size_t BUFSZ = PMAPS_DEFAULT_BUFSIZE;
 
-static uint64_t n_allocs, n_bytes;
-
-static void *count_alloc(size_t n, void *ctx)
-{
-	(void)ctx;
-	n_allocs++;
-	n_bytes += n;
-	return malloc(n);
-}
-
-static void count_free(void *p, void *ctx)
-{
-	(void)ctx;
-	free(p);
-}
 
 
 
@@ -104,7 +89,7 @@ static struct opstat scan(struct pmaps_maps *c, struct pmaps_group *g)
 {
 	const struct pmaps_mapping *m;
 	struct opstat s = {0};
-	uint64_t a0 = n_allocs, b0 = n_bytes, rss = 0;
+	uint64_t a0 = bench_allocs, b0 = bench_alloc_bytes, rss = 0;
 	double t0 = now_ns();
 	int r;
 
@@ -122,8 +107,8 @@ static struct opstat scan(struct pmaps_maps *c, struct pmaps_group *g)
 	s.ns = now_ns() - t0;
 	if (r < 0)
 		die_lib("scan", r, c);
-	s.allocs = n_allocs - a0;
-	s.bytes = n_bytes - b0;
+	s.allocs = bench_allocs - a0;
+	s.bytes = bench_alloc_bytes - b0;
 	sink += rss;
 	return s;
 }
@@ -136,7 +121,7 @@ static struct opstat explain(struct pmaps_explain_session *x)
 {
 	const struct pmaps_explain *res;
 	struct opstat s = {0};
-	uint64_t a0 = n_allocs, b0 = n_bytes;
+	uint64_t a0 = bench_allocs, b0 = bench_alloc_bytes;
 	double t0 = now_ns();
 	int r = pmaps_explain_run(x, &res);
 
@@ -146,8 +131,8 @@ static struct opstat explain(struct pmaps_explain_session *x)
 		exit(1);
 	}
 	s.rows = res->nmappings;
-	s.allocs = n_allocs - a0;
-	s.bytes = n_bytes - b0;
+	s.allocs = bench_allocs - a0;
+	s.bytes = bench_alloc_bytes - b0;
 	sink += res->total[PMAPS_XC_RSS];
 	return s;
 }
@@ -164,14 +149,14 @@ static void bench_target(long n, int reps, int whole)
 	char smaps[64], rollup[64];
 	double v[OP_N][64];
 	struct opstat last[OP_N] = {{0}};
-	uint64_t open_allocs;
+	uint64_t opebench_allocs;
 	int r;
 
 	if (target_start(&t, n) < 0)
 		exit(1);
 	snprintf(smaps, sizeof(smaps), "/proc/%s/smaps", t.pidstr);
 	snprintf(rollup, sizeof(rollup), "/proc/%s/smaps_rollup", t.pidstr);
-	n_allocs = 0;
+	bench_allocs = 0;
 	if ((r = pmaps_proc_open(&proc, NULL, t.pidstr)) < 0)
 		die_lib("open", r, NULL);
 	if ((r = pmaps_maps_open(&cs, proc, PMAPS_SRC_SMAPS, BUFSZ)) < 0)
@@ -182,7 +167,7 @@ static void bench_target(long n, int reps, int whole)
 		die_lib("group", r, NULL);
 	if ((r = pmaps_explain_open(&xs, proc, 0)) < 0)
 		die_lib("explain session", r, NULL);
-	open_allocs = n_allocs;
+	opebench_allocs = bench_allocs;
 	/* Warm up: page the text in, let the group table reach its size. */
 	bare_read(smaps);
 	scan(cs, NULL);
@@ -210,7 +195,7 @@ static void bench_target(long n, int reps, int whole)
 	printf("\n%ld VMAs, smaps %.1f MB, %d repetitions (%llu rows per scan; %llu allocations "
 	       "to open handle, 2 cursors, a group and an explain session)\n",
 	       n, (double)bytes_of(smaps) / 1e6, reps, (unsigned long long)last[OP_MAP].rows,
-	       (unsigned long long)open_allocs);
+	       (unsigned long long)opebench_allocs);
 	printf("  %-30s %12s %7s %10s %9s %11s\n", "operation", "median", "ratio", "allocs/op",
 	       "B/op", "ns/mapping");
 	for (int op = 0; op < OP_N; op++) {
@@ -293,19 +278,13 @@ int main(int argc, char **argv)
 			if (reps < 1 || reps > 64)
 				reps = 15;
 		} else if (strcmp(argv[i], "--vmas") == 0 && i + 1 < argc) {
-			char *s = argv[++i];
-			nsizes = 0;
-			while (*s && nsizes < 8) {
-				sizes[nsizes++] = strtol(s, &s, 10);
-				if (*s == ',')
-					s++;
-			}
+			nsizes = bench_sizes(argv[++i], sizes, 8);
 		} else {
 			fprintf(stderr, "usage: pmaps-bench [--quick] [--vmas N[,N...]] [--reps R] [--bufsize KiB] | --hold N\n");
 			return 2;
 		}
 	}
-	pmaps_set_allocator(count_alloc, count_free, NULL);
+	pmaps_set_allocator(bench_alloc, bench_free, NULL);
 	rawbuf = malloc(BUFSZ);
 	if (!rawbuf)
 		return 1;

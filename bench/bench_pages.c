@@ -26,20 +26,6 @@
 #include "internal.h"
 #include "targets.h"
 
-static uint64_t n_allocs;
-
-static void *count_alloc(size_t n, void *ctx)
-{
-	(void)ctx;
-	n_allocs++;
-	return malloc(n);
-}
-
-static void count_free(void *p, void *ctx)
-{
-	(void)ctx;
-	free(p);
-}
 
 struct vma {
 	uint64_t start, end;
@@ -157,7 +143,7 @@ static struct libstat lib_walk(struct pmaps_pages *c)
 {
 	struct libstat s = {0};
 	const struct pmaps_page_range *r;
-	uint64_t a0 = n_allocs;
+	uint64_t a0 = bench_allocs;
 	double t0 = now_ns();
 	int rc;
 
@@ -172,7 +158,7 @@ static struct libstat lib_walk(struct pmaps_pages *c)
 			die("page cursor", pmaps_pages_errmsg(c));
 	}
 	s.ns = now_ns() - t0;
-	s.allocs = n_allocs - a0;
+	s.allocs = bench_allocs - a0;
 	return s;
 }
 
@@ -334,7 +320,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	pmaps_set_allocator(count_alloc, count_free, NULL);
+	pmaps_set_allocator(bench_alloc, bench_free, NULL);
 	pm = malloc(PMAPS__PM_ENTRIES * 8);
 	if (!pm)
 		return 1;

@@ -182,3 +182,33 @@ void target_stop(struct target *t)
 	waitpid(t->pid, &st, 0);
 }
 
+
+uint64_t bench_allocs, bench_alloc_bytes;
+
+void *bench_alloc(size_t n, void *ctx)
+{
+	(void)ctx;
+	bench_allocs++;
+	bench_alloc_bytes += n;
+	return malloc(n);
+}
+
+void bench_free(void *p, void *ctx)
+{
+	(void)ctx;
+	free(p);
+}
+
+int bench_sizes(const char *s, long *sizes, int max)
+{
+	int n = 0;
+
+	while (*s && n < max) {
+		char *end;
+		sizes[n++] = strtol(s, &end, 10);
+		s = *end == ',' ? end + 1 : end;
+		if (end == s && *s)
+			break;
+	}
+	return n;
+}

@@ -5,6 +5,7 @@
 #ifndef PMAPS_BENCH_TARGETS_H
 #define PMAPS_BENCH_TARGETS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -25,6 +26,17 @@ int target_start(struct target *t, long n);
 void target_stop(struct target *t);
 
 double now_ns(void);
+
+/*
+ * The library's allocations, counted: pmaps_set_allocator(bench_alloc,
+ * bench_free, NULL) and read bench_allocs and bench_alloc_bytes.
+ */
+extern uint64_t bench_allocs, bench_alloc_bytes;
+void *bench_alloc(size_t n, void *ctx);
+void bench_free(void *p, void *ctx);
+
+/* "N[,N...]" (--vmas) into SIZES, MAX at most. Returns how many. */
+int bench_sizes(const char *s, long *sizes, int max);
 double median(double *v, int n);
 /* Runs ARGV with output to /dev/null: wall ns; *MAXRSS_KB its peak RSS. */
 double run_cmd(char *const argv[], long *maxrss_kb);
