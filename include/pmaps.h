@@ -197,6 +197,15 @@ enum pmaps_field {
 };
 /* Room for smaps fields in a row's v[] (and bits in its present mask). */
 #define PMAPS_F_MAX 64
+/*
+ * Smaps fields stay below this index of v[] (and bit of PRESENT); from it
+ * on, a row holds the values a page source measures that no smaps field
+ * holds (enum pmaps_value key K at PMAPS_F_MEASURED + K - PMAPS_F_MAX):
+ * USS and shared from pagemap's exclusive bit, ZERO_PAGE. Read them through
+ * pmaps_mapping_value(), which prefers them to sums of smaps fields.
+ * Since 0.2.0, inside ABI 0's v[].
+ */
+#define PMAPS_F_MEASURED 48
 
 /* The kernel's name of a field ("Private_Dirty"), or NULL when out of range. */
 PMAPS_API const char *pmaps_field_name(enum pmaps_field f);
@@ -324,20 +333,15 @@ enum {
 	 * the overlap twice: read again for totals (pmaps does).
 	 */
 	PMAPS_ROW_OVERLAP = 1u << 6,
-	/*
-	 * The row has the members added in 0.2.0 (SOURCE, XPRESENT, XV): every
-	 * row from a cursor of 0.2.0 or later. A row a program builds and hands
-	 * to pmaps_group_add() sets it only when it fills them (a program built
-	 * with an older header has no such members: they are not read).
-	 */
-	PMAPS_ROW_SINCE_0_2 = 1u << 7,
 };
-
 /*
- * Room for the values a reader measures that no smaps field holds, in a
- * row's xv[] (USS and shared from the page sources, ZERO_PAGE): frozen.
+ * The reader that gave a row (a mapping's, or a group's first member's),
+ * kept in bits 24 to 27 of its FLAGS as the source plus 1, so that a row a
+ * program builds (0 there) has none: PMAPS_ROW_SOURCE(flags) is the enum
+ * pmaps_source, or -1. Since 0.2.0, inside ABI 0's FLAGS.
  */
-#define PMAPS_XV_MAX 16
+#define PMAPS_ROW_SOURCE_SHIFT 24
+#define PMAPS_ROW_SOURCE(flags) ((int)(((flags) >> PMAPS_ROW_SOURCE_SHIFT) & 0xfu) - 1)
 
 /* Unknown fields a row keeps: frozen for ABI 0. */
 #define PMAPS_MAX_UNKNOWN 16
@@ -370,22 +374,13 @@ struct pmaps_mapping {
 	 */
 	struct pmaps_view path;
 	uint64_t present;        /* bit (1 << f) set when field f was reported */
-	uint64_t v[PMAPS_F_MAX]; /* values by enum pmaps_field; 0 when absent */
+	/* values by enum pmaps_field, 0 when absent; measured ones from PMAPS_F_MEASURED */
+	uint64_t v[PMAPS_F_MAX];
 	uint64_t vm_flags;       /* bit (1 << enum pmaps_vmflag) */
 	struct pmaps_view vm_flags_text; /* the VmFlags codes as printed, trimmed */
 	unsigned n_unknown;
 	struct pmaps_unknown unknown[PMAPS_MAX_UNKNOWN];
 	unsigned line;           /* line number of the mapping's header, from 1 */
-	/* Since 0.2.0: */
-	enum pmaps_source source; /* the reader that gave the row */
-	/*
-	 * Values a page source measured (enum pmaps_value, key K at
-	 * xv[K - PMAPS_F_MAX], bit 1 << (K - PMAPS_F_MAX) in XPRESENT): USS and
-	 * shared from pagemap's exclusive bit, ZERO_PAGE. pmaps_mapping_value()
-	 * prefers them to the sums smaps' fields give; read values through it.
-	 */
-	uint64_t xpresent;
-	uint64_t xv[PMAPS_XV_MAX];
 };
 
 /*
@@ -1157,18 +1152,17 @@ struct pmaps_group_row {
 	uint64_t mappings;      /* how many mappings were added to the group */
 	uint64_t vsize;         /* sum of end - start */
 	uint64_t present;       /* OR of the members' present masks */
-	/* Sums; the largest for the page sizes, THP_ELIGIBLE and PROTECTION_KEY. */
+	/*
+	 * Sums (measured values too, from PMAPS_F_MEASURED); the largest for the
+	 * page sizes, THP_ELIGIBLE and PROTECTION_KEY.
+	 */
 	uint64_t v[PMAPS_F_MAX];
 	/*
 	 * PMAPS_GROUP_SATURATED: a sum (vsize or a field) would have passed
 	 * 2^64 - 1 and stays there. Rows from a cursor never do (mappings do not
 	 * overlap and no count exceeds its mapping); rows a program builds can.
 	 */
-	unsigned flags;
-	/* Since 0.2.0: sums of the members' measured values (struct pmaps_mapping) */
-	uint64_t xpresent;
-	uint64_t xv[PMAPS_XV_MAX];
-	enum pmaps_source source; /* the first member's source */
+	unsigned flags;          /* PMAPS_GROUP_*, and the source (PMAPS_ROW_SOURCE()) */
 };
 
 enum {
@@ -1188,12 +1182,6 @@ enum {
 	PMAPS_GROUP_ROLLUP = 1u << 3,
 	/* The row is /proc/PID/status's (pmaps_total_best()): Rss and Swap, no count, no vsize. */
 	PMAPS_GROUP_STATUS = 1u << 4,
-	/*
-	 * The row has the members added in 0.2.0 (XPRESENT, XV, SOURCE): every
-	 * row the library hands out or fills, unless a caller's ROW_SIZE (a
-	 * program built with 0.1.0) stops short of them.
-	 */
-	PMAPS_GROUP_SINCE_0_2 = 1u << 5,
 };
 
 /* Value KEY of a group row, as pmaps_mapping_value(). */
@@ -1287,7 +1275,8 @@ PMAPS_API int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source
  * The best totals of PROC within POLICY (NULL: no limit), for a front end
  * that visits many processes (top, serve): the source
  * pmaps_source_choose() finds for FIELDS and VALUES in total, read into ROW
- * (ROW_SIZE: Conventions), ROW->source saying which. When no source gives
+ * (ROW_SIZE: Conventions), PMAPS_ROW_SOURCE(ROW->flags) saying which.
+ * When no source gives
  * them all within the budget, the cheapest that fits is read, and when
  * that is status (a process too large to walk within it), ROW holds Rss
  * (VmRSS) and Swap (VmSwap) from /proc/PID/status alone, key "status".

@@ -550,7 +550,7 @@ static void columns(struct pass *ps, const struct pmaps_mapping *m, uint64_t mv[
 {
 	const uint64_t *v = m->v;
 
-	if (m->source == PMAPS_SRC_PAGES) {
+	if (PMAPS_ROW_SOURCE(m->flags) == PMAPS_SRC_PAGES) {
 		/* What the page source saw; the rest is 0 and unknown (xc_known). */
 		memset(mv, 0, PMAPS_XC_COUNT * sizeof(mv[0]));
 		mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
@@ -661,10 +661,10 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
 	enum pmaps_xcat cat;
 	int r;
 
-	if (m->source == PMAPS_SRC_PAGES ? !(m->present & (1ull << PMAPS_F_RSS))
+	if (PMAPS_ROW_SOURCE(m->flags) == PMAPS_SRC_PAGES ? !(m->present & (1ull << PMAPS_F_RSS))
 	                                 : (m->present & EXPLAIN_NEEDS) != EXPLAIN_NEEDS) {
 		/* An absent field is no 0: the attribution cannot be made. */
-		if (m->source == PMAPS_SRC_PAGES)
+		if (PMAPS_ROW_SOURCE(m->flags) == PMAPS_SRC_PAGES)
 			pmaps__msg(s->msg, sizeof(s->msg), "pages: the mapping at %llx has no Rss",
 			           (unsigned long long)m->start);
 		else
@@ -681,7 +681,7 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
 	ps->prev_guard = m->kind == PMAPS_KIND_GUARD && m->path.len == 0;
 	ps->prev_end = m->end;
 	columns(ps, m, mv);
-	if (m->source == PMAPS_SRC_PAGES && !(m->present & (1ull << PMAPS_F_SWAP)))
+	if (PMAPS_ROW_SOURCE(m->flags) == PMAPS_SRC_PAGES && !(m->present & (1ull << PMAPS_F_SWAP)))
 		x->swap_unknown |= 1u << cat;
 	for (int col = 0; col < PMAPS_XC_COUNT; col++)
 		add_chk(&ps->ovf, &x->v[cat][col], mv[col]);

@@ -19,6 +19,7 @@
  * What a source cannot see is absent from the row's present mask, never 0.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -90,11 +91,11 @@ struct pmaps__fast {
 	uint64_t page_calls, page_longest, page_pauses; /* the page cursor's, mappings before */
 	struct pmaps__del_cache del;
 	int no_map_files;
-	/* the process's tmpfs devices (read_mounts()) */
-#define SHM_MAX 64
-	uint64_t shm[SHM_MAX];
-	unsigned nshm;
-	int shm_known;
+	/* the device-less mounts that are not shared memory (read_mounts()) */
+#define NONSHM_MAX 64
+	int mifd;                    /* mountinfo, kept open to poll */
+	uint64_t nonshm[NONSHM_MAX];
+	unsigned nnonshm;
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
 };
@@ -209,7 +210,7 @@ static int query_next(struct pmaps__fast *f)
 	int r;
 
 	r = query_call(f, &q, f->next_addr, sizeof(f->path));
-	m->flags = PMAPS_ROW_SINCE_0_2;
+	m->flags = PMAPS__ROW_SRC(f->src);
 	if (r == -ENAMETOOLONG) {
 		/* No name the kernel makes is that long; keep the row, without it. */
 		r = query_call(f, &q, f->next_addr, 0);
@@ -283,7 +284,7 @@ static int text_next(struct pmaps__fast *f)
 	m->dev_major = t->dev_major;
 	m->dev_minor = t->dev_minor;
 	m->perms = t->perms;
-	m->flags = t->flags | PMAPS_ROW_SINCE_0_2;
+	m->flags = (t->flags & ~PMAPS__ROW_SRC_MASK) | PMAPS__ROW_SRC(f->src);
 	m->kind = t->kind;
 	m->path = t->path; /* valid until the text cursor's next call: the next row */
 	m->line = t->line;
@@ -524,13 +525,25 @@ static int cursor_row(struct pmaps__fast *f)
 #define SHM_DEV(maj, min) ((uint64_t)(maj) << 32 | (min))
 
 /*
- * The devices of the process's tmpfs mounts, from /proc/PID/mountinfo (its
- * own mount namespace): a file there is shared memory, whose swapped pages
- * the page tables do not show. Read when the cursor is opened or pointed at
- * another process, through the name buffer; SHM_KNOWN stays 0 where it
- * cannot be read whole (a fixture tree, more tmpfs mounts than SHM_MAX),
- * and then every device-less file counts as maybe shared memory.
+ * Device-less filesystems whose files are not shared memory: a private
+ * copy of their pages is swapped through the page tables. Shared memory
+ * (tmpfs, devtmpfs, the kernel's own shm mount, an overlay over tmpfs)
+ * keeps its swapped pages in its object, which smaps asks and the page
+ * tables do not show.
  */
+static int not_shmem_fs(const char *t)
+{
+	static const char *const names[] = {"btrfs ", "zfs ", "bcachefs ", "nfs ", "nfs4 ",
+	                                    "cifs ", "smb3 ", "ceph ", "9p ", "virtiofs ",
+	                                    "ramfs ", "fuse ", "fuseblk ", "fuse.", "squashfs ",
+	                                    "erofs "};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(t, names[i], strlen(names[i])) == 0)
+			return 1;
+	return 0;
+}
+
 /* The third field of a mountinfo line, MAJOR:MINOR (the first two are numbers). */
 static int dev_field(const char *p, unsigned *maj, unsigned *min)
 {
@@ -554,23 +567,37 @@ static int dev_field(const char *p, unsigned *maj, unsigned *min)
 	return 1;
 }
 
+/*
+ * The device-less mounts of the process's mount namespace that are known
+ * not to be shared memory, from /proc/PID/mountinfo, read through the name
+ * buffer. Only a file on one of them (or on a block device) has its Swap
+ * counted from the page tables: a mount this list misses (a line longer
+ * than the buffer, more than NONSHM_MAX of them, a mount made elsewhere)
+ * leaves the answer absent, never wrong. The file stays open, and a read
+ * reads it again when poll() says the mounts changed (a device number
+ * freed by an unmount is given to the next mount, tmpfs or not).
+ */
 static void read_mounts(struct pmaps__fast *f)
 {
 	char *buf = f->path;
 	size_t cap = sizeof(f->path) - 1, have = 0;
-	int fd, ok = 1;
 
-	f->nshm = 0;
-	f->shm_known = 0;
-	if (!f->proc->live || (fd = pmaps__openat(f->proc, "mountinfo")) < 0)
+	f->nnonshm = 0;
+	if (!f->proc->live)
+		return;
+	if (f->mifd < 0)
+		f->mifd = pmaps__openat(f->proc, "mountinfo");
+	else if (lseek(f->mifd, 0, SEEK_SET) != 0) {
+		close(f->mifd);
+		f->mifd = -1;
+	}
+	if (f->mifd < 0)
 		return;
 	for (;;) {
-		ssize_t n = pmaps__read(fd, buf + have, cap - have);
+		ssize_t n = pmaps__read(f->mifd, buf + have, cap - have);
 		char *line = buf, *nl;
-		if (n < 0) {
-			ok = 0;
+		if (n <= 0)
 			break;
-		}
 		have += (size_t)n;
 		buf[have] = '\0';
 		while ((nl = memchr(line, '\n', have - (size_t)(line - buf))) != NULL) {
@@ -579,32 +606,30 @@ static void read_mounts(struct pmaps__fast *f)
 			char *sep;
 			*nl = '\0';
 			sep = strstr(line, " - ");
-			if (sep && strncmp(sep + 3, "tmpfs ", 6) == 0 && dev_field(line, &maj, &min)) {
-				if (f->nshm == SHM_MAX) {
-					ok = 0;
-					break;
-				}
-				f->shm[f->nshm++] = SHM_DEV(maj, min);
-			}
+			if (sep && f->nnonshm < NONSHM_MAX && not_shmem_fs(sep + 3) &&
+			    dev_field(line, &maj, &min) && maj == 0)
+				f->nonshm[f->nnonshm++] = SHM_DEV(maj, min);
 			line = nl + 1;
 		}
-		if (!ok)
-			break;
 		have -= (size_t)(line - buf);
 		memmove(buf, line, have);
-		if (n == 0 || have == cap) {
-			ok = n == 0 && have == 0; /* ended on a whole line; a longer one is no mount */
-			break;
-		}
+		if (have == cap)
+			have = 0; /* a line longer than the buffer: its mount is left out */
 	}
-	close(fd);
-	f->shm_known = ok;
 }
 
-static int is_shm_dev(const struct pmaps__fast *f, uint32_t maj, uint32_t min)
+/* Whether the mounts changed since they were read (poll() on mountinfo). */
+static int mounts_changed(struct pmaps__fast *f)
 {
-	for (unsigned i = 0; i < f->nshm; i++)
-		if (f->shm[i] == SHM_DEV(maj, min))
+	struct pollfd p = {.fd = f->mifd, .events = POLLPRI};
+
+	return f->mifd < 0 || poll(&p, 1, 0) != 0;
+}
+
+static int not_shmem_dev(const struct pmaps__fast *f, uint32_t maj, uint32_t min)
+{
+	for (unsigned i = 0; i < f->nnonshm; i++)
+		if (f->nonshm[i] == SHM_DEV(maj, min))
 			return 1;
 	return 0;
 }
@@ -612,22 +637,21 @@ static int is_shm_dev(const struct pmaps__fast *f, uint32_t maj, uint32_t min)
 /*
  * What the row's backing lets a page count mean. Shared memory's swapped
  * pages are in its object, not in the page tables (smaps asks the object):
- * Swap is known for private anonymous memory and for files that are not
- * shared memory (their private copies' swap entries are in the page
- * tables); shared memory is the shmem kinds and the files on tmpfs mounts
- * (every device-less file when the mounts are not known). A huge page of a
- * file is FilePmdMapped, of shared memory ShmemPmdMapped.
+ * Swap is known for private anonymous memory and for files that are
+ * positively not shared memory, on a block device or on a device-less
+ * filesystem of read_mounts()'s list (their private copies' swap entries
+ * are in the page tables). A huge page of such a file is FilePmdMapped; of
+ * the shmem kinds, ShmemPmdMapped; of other files, either: both absent.
  */
 static void finish_row(struct pmaps__fast *f)
 {
 	struct pmaps_mapping *m = &f->row;
 	const struct acc *a = &f->acc;
 	unsigned sh = f->shift;
-	int shmem = m->kind == PMAPS_KIND_SHMEM ||
-	            (m->inode && m->dev_major == 0 && f->shm_known &&
-	             is_shm_dev(f, m->dev_major, m->dev_minor));
+	int shmem = m->kind == PMAPS_KIND_SHMEM;
 	int anon = m->inode == 0 && !(m->perms & PMAPS_PERM_SHARED);
-	int devfile = m->inode != 0 && !shmem && (m->dev_major != 0 || f->shm_known);
+	int devfile = m->inode != 0 && !shmem &&
+	              (m->dev_major != 0 || not_shmem_dev(f, m->dev_major, m->dev_minor));
 	uint64_t pres = m->present;
 
 	/*
@@ -639,13 +663,12 @@ static void finish_row(struct pmaps__fast *f)
 	m->v[PMAPS_F_RSS] = m->v[PMAPS_F_ANONYMOUS] = m->v[PMAPS_F_SWAP] = 0;
 	m->v[PMAPS_F_ANON_HUGE_PAGES] = m->v[PMAPS_F_FILE_PMD_MAPPED] = 0;
 	m->v[PMAPS_F_SHMEM_PMD_MAPPED] = m->v[PMAPS_F_PSS] = m->v[PMAPS_F_LAZY_FREE] = 0;
-	m->xpresent = 0;
-	m->xv[PMAPS_V_ZERO_PAGE - PMAPS_F_MAX] = m->xv[PMAPS_V_USS - PMAPS_F_MAX] = 0;
-	m->xv[PMAPS_V_SHARED - PMAPS_F_MAX] = 0;
+	m->v[PMAPS__MEASURED(PMAPS_V_ZERO_PAGE)] = m->v[PMAPS__MEASURED(PMAPS_V_USS)] = 0;
+	m->v[PMAPS__MEASURED(PMAPS_V_SHARED)] = 0;
 	if (f->row_hugetlb) {
 		/* smaps counts hugetlb pages apart (Private/Shared_Hugetlb), never in Rss */
 		pres |= 1ull << PMAPS_F_RSS | 1ull << PMAPS_F_ANONYMOUS |
-		        1ull << PMAPS_F_ANON_HUGE_PAGES;
+		        1ull << PMAPS_F_ANON_HUGE_PAGES | 1ull << PMAPS_F_SWAP; /* never swapped */
 		m->present = pres;
 		return;
 	}
@@ -653,8 +676,8 @@ static void finish_row(struct pmaps__fast *f)
 		pres |= 1ull << PMAPS_F_RSS | 1ull << PMAPS_F_ANONYMOUS;
 		m->v[PMAPS_F_RSS] = a->rss << sh;
 		m->v[PMAPS_F_ANONYMOUS] = a->anon << sh;
-		m->xpresent |= 1ull << (PMAPS_V_ZERO_PAGE - PMAPS_F_MAX);
-		m->xv[PMAPS_V_ZERO_PAGE - PMAPS_F_MAX] = a->zero << sh;
+		pres |= 1ull << PMAPS__MEASURED(PMAPS_V_ZERO_PAGE);
+		m->v[PMAPS__MEASURED(PMAPS_V_ZERO_PAGE)] = a->zero << sh;
 	}
 	if (!shmem && (m->inode == 0 || devfile)) {
 		pres |= 1ull << PMAPS_F_SWAP;
@@ -669,9 +692,9 @@ static void finish_row(struct pmaps__fast *f)
 		}
 	}
 	if ((f->see & (SEE_RSS | SEE_EXCL)) == (SEE_RSS | SEE_EXCL)) {
-		m->xpresent |= 1ull << (PMAPS_V_USS - PMAPS_F_MAX) | 1ull << (PMAPS_V_SHARED - PMAPS_F_MAX);
-		m->xv[PMAPS_V_USS - PMAPS_F_MAX] = a->excl << sh;
-		m->xv[PMAPS_V_SHARED - PMAPS_F_MAX] = (a->rss - a->excl) << sh;
+		pres |= 1ull << PMAPS__MEASURED(PMAPS_V_USS) | 1ull << PMAPS__MEASURED(PMAPS_V_SHARED);
+		m->v[PMAPS__MEASURED(PMAPS_V_USS)] = a->excl << sh;
+		m->v[PMAPS__MEASURED(PMAPS_V_SHARED)] = (a->rss - a->excl) << sh;
 	}
 	if ((f->see & (SEE_RSS | SEE_KPAGE)) == (SEE_RSS | SEE_KPAGE)) {
 		pres |= 1ull << PMAPS_F_PSS | 1ull << PMAPS_F_LAZY_FREE;
@@ -768,6 +791,8 @@ static int open_read(struct pmaps__fast *f)
 	                       PMAPS_ERRMSG_SIZE);
 	if (r < 0)
 		return fail(f, r, NULL);
+	if (mounts_changed(f))
+		read_mounts(f);
 	/* The VMA list. */
 	if (f->query != 0) {
 		fd = pmaps__open_file(f->proc, f->proc->memfd, "maps", f->errmsg, PMAPS_ERRMSG_SIZE);
@@ -868,14 +893,12 @@ int pmaps__fast_open(struct pmaps__fast **out, struct pmaps_proc *proc, enum pma
 	f->errmsg = errmsg;
 	f->page = (uint64_t)ps;
 	f->shift = (unsigned)__builtin_ctzl((unsigned long)ps);
-	f->qfd = f->pmfd = -1;
+	f->qfd = f->pmfd = f->mifd = -1;
 	f->guard.probe = -1;
 	f->query = f->proc->live ? -1 : 0;    /* -1: not probed yet */
 	f->merged = source == PMAPS_SRC_FAST ? -1 : 0;
-	f->row.source = source;
 	pmaps__fast_policy(f, NULL);
 	*out = f;
-	read_mounts(f);
 	if (f->merged) {
 		f->vec = pmaps__alloc(VEC * sizeof(*f->vec));
 		if (!f->vec)
@@ -890,7 +913,9 @@ int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc)
 		f->proc = proc;
 		f->no_map_files = 0;
 		f->query = proc->live ? (f->query == 0 ? 0 : 1) : 0;
-		read_mounts(f);
+		if (f->mifd >= 0)
+			close(f->mifd);
+		f->mifd = -1;
 	}
 	return open_read(f);
 }
@@ -953,6 +978,8 @@ void pmaps__fast_close(struct pmaps__fast *f)
 		close(f->qfd);
 	if (f->pmfd >= 0)
 		close(f->pmfd);
+	if (f->mifd >= 0)
+		close(f->mifd);
 	pmaps__guard_end(&f->guard);
 	pmaps_maps_close(f->text);
 	pmaps_pages_close(f->pages);

@@ -124,16 +124,12 @@ static void add_sat(struct pmaps_group_row *r, uint64_t *sum, uint64_t v)
 
 static void add_to(struct pmaps_group_row *r, const struct pmaps_mapping *m)
 {
-	uint64_t xp = m->flags & PMAPS_ROW_SINCE_0_2 ? m->xpresent : 0;
-
 	if (r->mappings == 0)
-		r->source = m->flags & PMAPS_ROW_SINCE_0_2 ? m->source : PMAPS_SRC_SMAPS;
-	r->flags |= PMAPS_GROUP_SINCE_0_2;
-	r->xpresent |= xp;
-	for (uint64_t q = xp; q; q &= q - 1) {
-		unsigned k = (unsigned)__builtin_ctzll(q);
-		if (k < PMAPS_XV_MAX)
-			add_sat(r, &r->xv[k], m->xv[k]);
+		r->flags |= m->flags & PMAPS__ROW_SRC_MASK; /* the first member's source */
+	/* The measured values, summed as the fields are. */
+	for (uint64_t q = m->present >> PMAPS_F_MEASURED; q; q &= q - 1) {
+		unsigned k = PMAPS_F_MEASURED + (unsigned)__builtin_ctzll(q);
+		add_sat(r, &r->v[k], m->v[k]);
 	}
 	r->mappings++;
 	r->kinds |= 1u << m->kind;
@@ -391,7 +387,7 @@ static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallba
 	/* Pss from pages: summed in the kernel's fixed point, rounded to kB once, as smaps_rollup. */
 	if (pmaps__maps_pss_total(c, &pss))
 		whole->v[PMAPS_F_PSS] = pss;
-	whole->source = src;
+	whole->flags = (whole->flags & ~PMAPS__ROW_SRC_MASK) | PMAPS__ROW_SRC(src);
 	whole->key.ptr = pmaps_source_name(src);
 	whole->key.len = strlen(whole->key.ptr);
 out:
@@ -404,17 +400,11 @@ out:
 	return err;
 }
 
-/*
- * Copies the library's whole row to the caller's, of ROW_SIZE bytes: a row
- * that stops short of the members added in 0.2.0 does not claim them.
- */
+/* Copies the library's whole row to the caller's, of ROW_SIZE bytes. */
 static void row_out(struct pmaps_group_row *row, size_t row_size,
                     const struct pmaps_group_row *whole)
 {
 	pmaps__copy_out(row, row_size, whole, sizeof(*whole));
-	if (row_size >= offsetof(struct pmaps_group_row, flags) + sizeof(row->flags) &&
-	    row_size < offsetof(struct pmaps_group_row, source) + sizeof(whole->source))
-		row->flags &= ~(unsigned)PMAPS_GROUP_SINCE_0_2;
 }
 
 static int row_size_ok(struct pmaps_group_row *row, size_t row_size, char *msg, size_t msgsz)
@@ -501,8 +491,7 @@ static int total_status(struct pmaps_proc *proc, struct pmaps_group_row *whole,
 		whole->present |= 1ull << PMAPS_F_SWAP;
 		whole->v[PMAPS_F_SWAP] = st.v[PMAPS_ST_VM_SWAP];
 	}
-	whole->flags = PMAPS_GROUP_STATUS | PMAPS_GROUP_SINCE_0_2;
-	whole->source = PMAPS_SRC_STATUS;
+	whole->flags = PMAPS_GROUP_STATUS | PMAPS__ROW_SRC(PMAPS_SRC_STATUS);
 	whole->key.ptr = "status";
 	whole->key.len = 6;
 	spent->ns = pmaps__now_ns() - t0;

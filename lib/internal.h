@@ -18,7 +18,16 @@
  * What this version knows fits the frozen capacities of ABI 0, and each
  * bit mask over an enum has a bit for every entry of its array.
  */
-_Static_assert(PMAPS_F_COUNT <= PMAPS_F_MAX && PMAPS_F_MAX <= 64, "smaps fields");
+_Static_assert(PMAPS_F_COUNT <= PMAPS_F_MEASURED && PMAPS_F_MAX <= 64, "smaps fields");
+_Static_assert(PMAPS_V_COUNT - PMAPS_F_MAX <= PMAPS_F_MAX - PMAPS_F_MEASURED,
+               "measured values fit v[] above the smaps fields");
+_Static_assert(PMAPS_SRC_COUNT + 1 <= 0xf, "a source fits its 4 bits of a row's flags");
+
+/* A row's FLAGS bits that name SOURCE (PMAPS_ROW_SOURCE()). */
+#define PMAPS__ROW_SRC(source) ((unsigned)((source) + 1) << PMAPS_ROW_SOURCE_SHIFT)
+#define PMAPS__ROW_SRC_MASK (0xfu << PMAPS_ROW_SOURCE_SHIFT)
+/* The index in v[] (and bit of PRESENT) of measured value KEY. */
+#define PMAPS__MEASURED(key) (PMAPS_F_MEASURED + (key) - PMAPS_F_MAX)
 _Static_assert(PMAPS_ST_COUNT <= PMAPS_ST_MAX && PMAPS_ST_MAX <= 64, "status figures");
 _Static_assert(PMAPS_PC_COUNT <= PMAPS_PC_MAX && PMAPS_PC_MAX <= 64, "page counts");
 _Static_assert(PMAPS_X_COUNT <= PMAPS_X_MAX, "explain categories");
@@ -34,7 +43,7 @@ _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
  */
 #define PMAPS__STATUS_SIZE0 sizeof(struct pmaps_status)
 #define PMAPS__SUMMARY_SIZE0 sizeof(struct pmaps_page_summary)
-#define PMAPS__GROUP_ROW_SIZE0 offsetof(struct pmaps_group_row, xpresent)
+#define PMAPS__GROUP_ROW_SIZE0 sizeof(struct pmaps_group_row)
 #define PMAPS__EXPLAIN_SIZE0 offsetof(struct pmaps_explain, source)
 /* Since 0.2.0, in ABI 0: their first size is the whole struct. */
 #define PMAPS__COST_SIZE0 sizeof(struct pmaps_cost)

@@ -475,7 +475,7 @@ static void reset_row(struct pmaps_maps *c)
 	struct pmaps_mapping *m = &c->row;
 
 	/* v[] is zeroed where absent when the row is finished, not here. */
-	m->flags = PMAPS_ROW_SINCE_0_2;
+	m->flags = PMAPS__ROW_SRC(c->src);
 	m->present = 0;
 	m->vm_flags = 0;
 	m->vm_flags_text.ptr = c->vmf;
@@ -1064,9 +1064,6 @@ static struct pmaps_maps *alloc_cursor(enum pmaps_source source, size_t bufsize)
 	c->del.linked = -1;
 	c->guard.probe = -1;
 	c->row.n_unknown = 0;
-	c->row.source = source;
-	c->row.xpresent = 0;
-	memset(c->row.xv, 0, sizeof(c->row.xv));
 	init_pats(c->pat);
 	c->errmsg[0] = '\0';
 	init_order(c);

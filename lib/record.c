@@ -23,7 +23,6 @@ static const char *const derived_keys[PMAPS_V_COUNT - PMAPS_F_MAX] = {
 	[PMAPS_V_FILE_RSS - PMAPS_F_MAX] = "file_rss",
 	[PMAPS_V_ZERO_PAGE - PMAPS_F_MAX] = "zero_page",
 };
-_Static_assert(PMAPS_V_COUNT - PMAPS_F_MAX <= PMAPS_XV_MAX, "measured values fit xv[]");
 
 static const char *const source_names[PMAPS_SRC_COUNT] = {
 	[PMAPS_SRC_MAPS] = "maps",     [PMAPS_SRC_SMAPS] = "smaps",
@@ -86,12 +85,11 @@ static int sum2(uint64_t present, const uint64_t *vals, int fa, int fb, uint64_t
 }
 
 /*
- * The values both rows have, from their present mask and values, and the
- * values a page source measured (XPRESENT, XV), which come first; 1, 0, or
- * -1 (out of range), or 2: KEY is VSIZE or MAPPINGS, the caller's to give.
+ * The values both rows have, from their present mask and values, the
+ * values a page source measured (from PMAPS_F_MEASURED) first; 1, 0, or -1
+ * (out of range), or 2: KEY is VSIZE or MAPPINGS, the caller's to give.
  */
-static int common_value(uint64_t present, const uint64_t *vals, uint64_t xpresent,
-                        const uint64_t *xv, int key, uint64_t *v)
+static int common_value(uint64_t present, const uint64_t *vals, int key, uint64_t *v)
 {
 	unsigned k;
 
@@ -104,9 +102,9 @@ static int common_value(uint64_t present, const uint64_t *vals, uint64_t xpresen
 		*v = vals[key];
 		return 1;
 	}
-	k = (unsigned)key - PMAPS_F_MAX; /* a value key: PMAPS_F_MAX <= KEY < PMAPS_V_COUNT */
-	if (xpresent & (1ull << k)) {
-		*v = xv[k];
+	k = (unsigned)PMAPS__MEASURED(key); /* a value key: PMAPS_F_MAX <= KEY < PMAPS_V_COUNT */
+	if (present & (1ull << k)) {
+		*v = vals[k];
 		return 1;
 	}
 	switch (key) {
@@ -131,8 +129,7 @@ static int common_value(uint64_t present, const uint64_t *vals, uint64_t xpresen
 
 int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v)
 {
-	int r = common_value(m->present, m->v, m->flags & PMAPS_ROW_SINCE_0_2 ? m->xpresent : 0,
-	                     m->xv, key, v);
+	int r = common_value(m->present, m->v, key, v);
 
 	if (r != 2)
 		return r;
@@ -151,8 +148,7 @@ int pmaps_mapping_value(const struct pmaps_mapping *m, int key, uint64_t *v)
 
 int pmaps_group_value(const struct pmaps_group_row *g, int key, uint64_t *v)
 {
-	int r = common_value(g->present, g->v,
-	                     g->flags & PMAPS_GROUP_SINCE_0_2 ? g->xpresent : 0, g->xv, key, v);
+	int r = common_value(g->present, g->v, key, v);
 
 	if (r != 2)
 		return r;

@@ -106,14 +106,13 @@ void sorter_init(struct sorter *s, int col, int keep_all, const int *cols, int n
 	if (keep_all) {
 		s->keep = ~0u;
 		s->fields = ~0ull;
-		s->xvals = ~0ull;
 		return;
 	}
 	for (int i = 0; i < ncols; i++) {
 		int c = cols[i];
 		/* A value: what the library makes it of, and what a page source measured. */
 		if (columns[c].lib >= PMAPS_F_MAX)
-			s->xvals |= 1ull << (columns[c].lib - PMAPS_F_MAX);
+			s->fields |= 1ull << (PMAPS_F_MEASURED + columns[c].lib - PMAPS_F_MAX);
 		if (c < PMAPS_F_COUNT)
 			s->fields |= 1ull << c;
 		else if (c == COL_SHARED)
@@ -181,8 +180,6 @@ int sorter_add(struct sorter *s, const struct pmaps_mapping *m)
 {
 	struct buf *b = &s->rec;
 	uint64_t present = m->present & s->fields, path = 0;
-	uint64_t xp = m->flags & PMAPS_ROW_SINCE_0_2
-	              ? m->xpresent & s->xvals & ((1ull << PMAPS_XV_MAX) - 1) : 0;
 	int e = 0;
 
 	if (s->n == s->cap) {
@@ -219,11 +216,6 @@ int sorter_add(struct sorter *s, const struct pmaps_mapping *m)
 	e |= buf_varint(b, present);
 	for (uint64_t p = present; p; p &= p - 1)
 		e |= buf_varint(b, m->v[__builtin_ctzll(p)]);
-	if (m->flags & PMAPS_ROW_SINCE_0_2) {
-		e |= buf_varint(b, (uint64_t)m->source) | buf_varint(b, xp);
-		for (uint64_t p = xp; p; p &= p - 1)
-			e |= buf_varint(b, m->xv[__builtin_ctzll(p)]);
-	}
 	if (s->keep & KEEP_ALL) {
 		e |= buf_varint(b, m->vm_flags) | buf_varint(b, m->n_unknown);
 		for (unsigned i = 0; i < m->n_unknown; i++) {
@@ -264,16 +256,9 @@ void sorter_get(const struct sorter *s, size_t i, struct pmaps_mapping *m)
 		m->vm_flags_text = get_bytes(&p);
 	m->flags = (unsigned)get_varint(&p);
 	m->present = get_varint(&p);
-	for (int f = 0; f < PMAPS_F_COUNT; f++)
+	/* The smaps fields and, from PMAPS_F_MEASURED, a page source's measured values. */
+	for (int f = 0; f < PMAPS_F_MAX; f++)
 		m->v[f] = m->present & (1ull << f) ? get_varint(&p) : 0;
-	m->source = PMAPS_SRC_SMAPS;
-	m->xpresent = 0;
-	if (m->flags & PMAPS_ROW_SINCE_0_2) {
-		m->source = (enum pmaps_source)get_varint(&p);
-		m->xpresent = get_varint(&p);
-		for (int k = 0; k < PMAPS_XV_MAX; k++)
-			m->xv[k] = m->xpresent & (1ull << k) ? get_varint(&p) : 0;
-	}
 	if (s->keep & KEEP_ALL) {
 		m->vm_flags = get_varint(&p);
 		m->n_unknown = (unsigned)get_varint(&p);

@@ -37,7 +37,6 @@ struct sorter {
 	int col, desc;
 	unsigned keep;
 	uint64_t fields;   /* bit (1 << f) of the smaps fields kept */
-	uint64_t xvals;    /* bit (1 << (k - PMAPS_F_MAX)) of the measured values kept */
 	struct skey *keys;
 	size_t n, cap;
 	struct buf rec;    /* the packed rows */

@@ -369,13 +369,6 @@ static void expect_prefix(enum which w, size_t size)
 		fail_msg("%s of size %zu: byte %zu past it written: %#x, expected %#x", names[w], size,
 		         i, buf.b[i], CANARY);
 	memcpy(want.b, whole.b, sizeof(want.b));
-	if (w == TOTAL && size >= offsetof(struct pmaps_group_row, flags) + sizeof(unsigned) &&
-	    size < offsetof(struct pmaps_group_row, source) + sizeof(enum pmaps_source)) {
-		/* A row short of the members of 0.2.0 does not claim them. */
-		struct pmaps_group_row *g = (struct pmaps_group_row *)want.b;
-		expect_set(g->flags, PMAPS_GROUP_SINCE_0_2);
-		g->flags &= ~(unsigned)PMAPS_GROUP_SINCE_0_2;
-	}
 	for (i = skip; i < fill && buf.b[i] == want.b[i]; i++)
 		;
 	if (i != fill)

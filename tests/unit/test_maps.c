@@ -100,12 +100,12 @@ static void test_edge_rows(void **state)
 	assert_view(m->path, "/opt/my app/bin/server with spaces");
 	assert_int_equal(m->v[PMAPS_F_RSS], 4 * KB);
 	assert_int_equal(m->v[PMAPS_F_PRIVATE_CLEAN], 4 * KB);
-	assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2);
+	assert_int_equal(m->flags, PMAPS__ROW_SRC(PMAPS_SRC_SMAPS));
 	assert_int_equal(m->line, 1);
 
 	m = next_row(c); /* an escaped newline and a deleted file */
 	assert_view(m->path, "/tmp/new\nline (deleted)");
-	assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2 | PMAPS_ROW_DELETED | PMAPS_ROW_PATH_ESCAPED);
+	assert_int_equal(m->flags, PMAPS__ROW_SRC(PMAPS_SRC_SMAPS) | PMAPS_ROW_DELETED | PMAPS_ROW_PATH_ESCAPED);
 	assert_int_equal(m->offset, 0x1000);
 	assert_int_equal(m->kind, PMAPS_KIND_FILE_DATA);
 
@@ -445,7 +445,7 @@ static void test_long_lines(void **state)
 	assert_int_equal(m->v[PMAPS_F_RSS], 8 * KB);
 	m = next_row(c);
 	assert_view(m->path, "/b");
-	assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2);
+	assert_int_equal(m->flags, PMAPS__ROW_SRC(PMAPS_SRC_SMAPS));
 	assert_int_equal(m->v[PMAPS_F_RSS], 4 * KB);
 	assert_int_equal(pmaps_maps_next(c, &m), 0);
 	pmaps_maps_close(c);
@@ -709,12 +709,12 @@ static void test_impossible_values(void **state)
 		struct pmaps_maps *c;
 		const struct pmaps_mapping *m;
 		assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, t, sizeof(t) - 1, 0), 0);
-		assert_int_equal(next_row(c)->flags, PMAPS_ROW_SINCE_0_2);
+		assert_int_equal(next_row(c)->flags, PMAPS__ROW_SRC(PMAPS_SRC_MAPS));
 		m = next_row(c);
 		assert_int_equal(m->start, 0x401000);
-		assert_int_equal(m->flags, PMAPS_ROW_SINCE_0_2 | PMAPS_ROW_OVERLAP);
+		assert_int_equal(m->flags, PMAPS__ROW_SRC(PMAPS_SRC_MAPS) | PMAPS_ROW_OVERLAP);
 		/* HDR2 starts at 0x402000, inside the row before (to 0x403000): flagged too. */
-		assert_int_equal(next_row(c)->flags, PMAPS_ROW_SINCE_0_2 | PMAPS_ROW_OVERLAP);
+		assert_int_equal(next_row(c)->flags, PMAPS__ROW_SRC(PMAPS_SRC_MAPS) | PMAPS_ROW_OVERLAP);
 		assert_int_equal(pmaps_maps_next(c, &m), 0);
 		pmaps_maps_close(c);
 	}
@@ -842,17 +842,17 @@ static void test_group_saturates(void **state)
 	assert_int_equal(pmaps_group_open(&g, PMAPS_GROUP_TOTAL), 0);
 	assert_int_equal(pmaps_group_add(g, &m), 0);
 	r = pmaps_group_get(g, 0);
-	assert_int_equal(r->flags, PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(r->flags, 0);
 	assert_int_equal(r->v[PMAPS_F_RSS], 1ull << 63);
 	assert_int_equal(pmaps_group_add(g, &m), 0); /* 2^63 + 2^63 does not fit */
 	r = pmaps_group_get(g, 0);
 	assert_int_equal(r->v[PMAPS_F_RSS], UINT64_MAX);
 	assert_int_equal(r->vsize, UINT64_MAX);
 	assert_int_equal(r->v[PMAPS_F_SWAP], 2);
-	assert_int_equal(r->flags, PMAPS_GROUP_SATURATED | PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(r->flags, PMAPS_GROUP_SATURATED);
 	pmaps_group_reset(g);
 	assert_int_equal(pmaps_group_add(g, &m), 0);
-	assert_int_equal(pmaps_group_get(g, 0)->flags, PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(pmaps_group_get(g, 0)->flags, 0);
 	pmaps_group_close(g);
 }
 
@@ -882,13 +882,13 @@ static void test_group_cut_paths(void **state)
 	assert_int_equal(pmaps_group_count(g), 3);
 	r = pmaps_group_get(g, 0);
 	assert_int_equal(r->mappings, 2);
-	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED | PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED);
 	r = pmaps_group_get(g, 1);
 	assert_int_equal(r->mappings, 1);
-	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED | PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(r->flags, PMAPS_GROUP_PATH_TRUNCATED);
 	r = pmaps_group_get(g, 2);
 	assert_int_equal(r->mappings, 1);
-	assert_int_equal(r->flags, PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(r->flags, 0);
 	pmaps_group_close(g);
 }
 

@@ -241,7 +241,7 @@ static void test_total_rollup(void **state)
 	assert_string_equal(msg, "");
 	assert_int_equal(row.key.len, 12);
 	assert_memory_equal(row.key.ptr, "smaps_rollup", 12);
-	assert_int_equal(row.flags, PMAPS_GROUP_ROLLUP | PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(row.flags, PMAPS_GROUP_ROLLUP | PMAPS__ROW_SRC(PMAPS_SRC_ROLLUP));
 	assert_int_equal(row.kind, PMAPS_KIND_ROLLUP);
 	assert_string_equal(pmaps_group_kind_name(&row), "rollup");
 	assert_int_equal(row.mappings, 0);
@@ -274,7 +274,7 @@ static void test_total_no_rollup(void **state)
 	assert_int_equal(src, PMAPS_SRC_SMAPS);
 	assert_int_equal(row.key.len, 5);
 	assert_memory_equal(row.key.ptr, "smaps", 5);
-	assert_int_equal(row.flags, PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(row.flags, PMAPS__ROW_SRC(PMAPS_SRC_SMAPS));
 	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 1, 37);
 	ASSERT_GVAL(row, PMAPS_V_VSIZE, 1, 2994176);
 	ASSERT_GVAL(row, PMAPS_F_SIZE, 1, 2994176);
@@ -407,7 +407,7 @@ static void test_group_read_again(void **state)
 	assert_string_equal(pmaps_maps_errmsg(c), "");
 	assert_int_equal(pmaps_group_count(g), 1);
 	row = pmaps_group_get(g, 0);
-	assert_int_equal(row->flags, PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(row->flags, PMAPS__ROW_SRC(PMAPS_SRC_SMAPS));
 	assert_int_equal(row->mappings, 2);
 	assert_int_equal(row->vsize, 16 * KB);
 	assert_int_equal(row->v[PMAPS_F_RSS], 16 * KB);
@@ -432,7 +432,7 @@ static void test_group_read_kept_changing(void **state)
 		fail_msg("message '%s' does not start with '%s'", pmaps_maps_errmsg(c), want);
 	/* The last read's groups stay, marked: the caller may show them as such. */
 	assert_int_equal(pmaps_group_count(g), 1);
-	assert_int_equal(pmaps_group_get(g, 0)->flags, PMAPS_GROUP_OVERLAP | PMAPS_GROUP_SINCE_0_2);
+	assert_int_equal(pmaps_group_get(g, 0)->flags, PMAPS_GROUP_OVERLAP | PMAPS__ROW_SRC(PMAPS_SRC_SMAPS));
 	assert_int_equal(pmaps_group_get(g, 0)->mappings, 3);
 	pmaps_group_close(g);
 	pmaps_maps_close(c);
