@@ -145,9 +145,6 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 		uint64_t regions = paced ? (step / 16 < 8 ? 8 : step / 16) : 1024;
 		calls = entries / per_call + nmaps / regions + 1;
 		walk = nmaps * (NS_QUERY_VMA + NS_SCAN_VMA) + entries * NS_PTE;
-		if (paced)
-			k.pauses = policy->hold_us ? (walk + calls * NS_CALL) / (policy->hold_us * 1000ull)
-			                           : calls;
 		if (source == PMAPS_SRC_PAGES) {
 			int root = geteuid() == 0;
 			/*
@@ -157,6 +154,9 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 			calls += nmaps / 64 + pages / 16384 + (root ? nmaps / 3 : 0);
 			walk += pages * (NS_PAGEMAP + (root ? NS_KPAGE : 0));
 		}
+		if (paced)
+			k.pauses = policy->hold_us ? (walk + calls * NS_CALL) / (policy->hold_us * 1000ull)
+			                           : calls;
 		k.ns = walk + calls * NS_CALL + (paced ? k.pauses * policy->pause_us * 1000ull : 0);
 		k.calls = calls + nmaps; /* and a PROCMAP_QUERY call a mapping */
 		k.hold_ns = per_call * NS_PTE + NS_CALL;
