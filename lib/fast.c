@@ -87,7 +87,7 @@ struct pmaps__fast {
 	struct pmaps_policy pol;
 	uint64_t t_read, t_end, t_slice, last_pause; /* T_END: the read ended (0 while not) */
 	uint64_t slice_steps;        /* steps made in this slice of the budget */
-	uint64_t calls, longest, pauses, walk_ns;
+	uint64_t calls, longest, pauses;
 	uint64_t page_calls, page_longest, page_pauses; /* the page cursor's, mappings before */
 	struct pmaps__del_cache del;
 	int no_map_files;
@@ -296,21 +296,34 @@ static int text_next(struct pmaps__fast *f)
 
 /* ---- pages ---- */
 
-static inline void add_scan(struct pmaps__fast *f, uint64_t cat, uint64_t n)
+/*
+ * N pages of state FL (PMAPS_PG_*; KFLAGS and MAPCOUNT from the kpage
+ * join, else 0), the part of a region or run inside the row, into the
+ * row's counts: one set of rules for both walks.
+ */
+static void count(struct pmaps__fast *f, unsigned fl, uint64_t kflags, uint64_t mapcount,
+                  uint64_t n)
 {
 	struct acc *a = &f->acc;
+	uint64_t unit = f->page << PSS_SHIFT;
 
-	if (cat & PMAPS__CAT_PRESENT) {
-		if (cat & PMAPS__CAT_PFNZERO) {
+	if (fl & PMAPS_PG_PRESENT) {
+		if (fl & PMAPS_PG_ZERO) {
 			a->zero += n;
 			return;
 		}
 		a->rss += n;
-		if (!(cat & PMAPS__CAT_FILE))
+		if (!(fl & PMAPS_PG_FILE))
 			a->anon += n;
-		if (cat & PMAPS__CAT_HUGE)
-			*(cat & PMAPS__CAT_FILE ? &a->file_huge : &a->anon_huge) += n;
-	} else if ((cat & PMAPS__CAT_SWAPPED) && !(cat & f->guard_cat)) {
+		if (fl & PMAPS_PG_HUGE)
+			*(fl & PMAPS_PG_FILE ? &a->file_huge : &a->anon_huge) += n;
+		if (fl & PMAPS_PG_EXCLUSIVE)
+			a->excl += n;
+		if (kflags & PMAPS_KPF_LAZYFREE)
+			a->lazy += n;
+		/* smaps: a page mapped N >= 2 times adds 1/N of it; else all of it */
+		a->pss_fp += n * (mapcount >= 2 ? unit / mapcount : unit);
+	} else if ((fl & PMAPS_PG_SWAPPED) && !(fl & PMAPS_PG_GUARD)) {
 		a->swap += n;
 	}
 }
@@ -328,7 +341,6 @@ static int scan_call(struct pmaps__fast *f, uint64_t start, uint64_t end, uint64
 
 	d = pmaps__now_ns() - t0;
 	f->calls++;
-	f->walk_ns += d;
 	if (d > f->longest)
 		f->longest = d;
 	return n;
@@ -355,7 +367,7 @@ static int merged_row(struct pmaps__fast *f)
 			rs = r->start > f->pos ? r->start : f->pos;
 			re = r->end < e ? r->end : e;
 			if (re > rs && !f->row_hugetlb)
-				add_scan(f, r->categories, (re - rs) >> f->shift);
+				count(f, pmaps__scan_flags(r->categories), 0, 0, (re - rs) >> f->shift);
 			if (r->end > e) {
 				f->pos = e;
 				return 0; /* it goes on into the next row */
@@ -404,34 +416,6 @@ static int merged_row(struct pmaps__fast *f)
 	}
 }
 
-/* A run's N pages (the part of it in the row) into the row's counts. */
-static void add_run(struct pmaps__fast *f, const struct pmaps_page_range *run, uint64_t n)
-{
-	struct acc *a = &f->acc;
-	uint64_t unit = f->page << PSS_SHIFT;
-	unsigned fl = run->flags;
-
-	if (fl & PMAPS_PG_PRESENT) {
-		if (fl & PMAPS_PG_ZERO) {
-			a->zero += n;
-			return;
-		}
-		a->rss += n;
-		if (!(fl & PMAPS_PG_FILE))
-			a->anon += n;
-		if (fl & PMAPS_PG_HUGE)
-			*(fl & PMAPS_PG_FILE ? &a->file_huge : &a->anon_huge) += n;
-		if (fl & PMAPS_PG_EXCLUSIVE)
-			a->excl += n;
-		if (run->kflags & PMAPS_KPF_LAZYFREE)
-			a->lazy += n;
-		/* smaps: a page mapped N >= 2 times adds 1/N of it; else all of it */
-		a->pss_fp += n * (run->mapcount >= 2 ? unit / run->mapcount : unit);
-	} else if ((fl & PMAPS_PG_SWAPPED) && !(fl & PMAPS_PG_GUARD)) {
-		a->swap += n;
-	}
-}
-
 /* What the page cursor spent on its window, added to the read's. */
 static void window_spent(struct pmaps__fast *f)
 {
@@ -472,7 +456,7 @@ static int cursor_row(struct pmaps__fast *f)
 			rs = run->start > f->pos ? run->start : f->pos;
 			re = run->end < e ? run->end : e;
 			if (re > rs && !f->row_hugetlb)
-				add_run(f, run, (re - rs) >> f->shift);
+				count(f, run->flags, run->kflags, run->mapcount, (re - rs) >> f->shift);
 			if (run->end > e) {
 				f->pos = e;
 				break; /* it goes on into the next row */
@@ -757,7 +741,7 @@ static int probe_scan(struct pmaps__fast *f)
 			r = scan_call(f, tops[i] - f->page, tops[i], &we);
 		}
 	}
-	f->calls = f->longest = f->walk_ns = 0;
+	f->calls = f->longest = 0;
 	return r < 0 ? r : 0;
 }
 
@@ -775,7 +759,7 @@ static int open_read(struct pmaps__fast *f)
 	f->line = 0;
 	f->pss_total_fp = 0;
 	f->del.linked = -1;
-	f->calls = f->longest = f->pauses = f->walk_ns = 0;
+	f->calls = f->longest = f->pauses = 0;
 	f->page_calls = f->page_longest = f->page_pauses = 0;
 	f->errmsg[0] = '\0';
 	f->t_read = pmaps__now_ns();
@@ -803,7 +787,7 @@ static int open_read(struct pmaps__fast *f)
 			/* First read: does the kernel have the ioctl? */
 			r = pmaps__no_procmap_query ? -ENOTTY : query_call(f, &q, 0, 0);
 			f->query = r == -ENOTTY ? 0 : 1;
-			f->calls = f->walk_ns = 0;
+			f->calls = 0;
 			if (!f->query) {
 				close(f->qfd);
 				f->qfd = -1;

@@ -279,6 +279,9 @@ int pmaps__scan(int fd, struct pmaps__page_region *vec, size_t cap, uint64_t sta
                 const struct pmaps__scan_step *step, uint64_t anyof, uint64_t ret,
                 uint64_t *walk_end);
 
+/* The PMAPS_PG_* flags of a PAGEMAP_SCAN region's categories. */
+unsigned pmaps__scan_flags(uint64_t cat);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pmaps__now_ns(void);
 

@@ -536,7 +536,7 @@ uint64_t pmaps_pages_calls(const struct pmaps_pages *c)
 	return c->calls;
 }
 
-static unsigned from_categories(uint64_t cat)
+unsigned pmaps__scan_flags(uint64_t cat)
 {
 	unsigned f = 0;
 
@@ -596,7 +596,7 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 				continue;
 			it->start = rs;
 			it->end = re;
-			it->flags = from_categories(r->categories);
+			it->flags = pmaps__scan_flags(r->categories);
 			c->emitted = re;
 			return 1;
 		}
