@@ -103,12 +103,7 @@ static int read_pmaps_maps(struct reader *r, pid_t pid);
 static int read_pmaps_pages(struct reader *r, pid_t pid);
 
 /* pmaps --gentle's walk for the page sources. */
-static const struct pmaps_policy gentle = {
-	.size = sizeof(struct pmaps_policy),
-	.step_pages = PMAPS_POLICY_GENTLE_STEP,
-	.hold_us = PMAPS_POLICY_GENTLE_HOLD_US,
-	.pause_us = PMAPS_POLICY_GENTLE_PAUSE_US,
-};
+static const struct pmaps_policy gentle = PMAPS_POLICY_GENTLE;
 
 /* Gentler still: the same steps, longer pauses (a slower walk, a rarer wait for the target). */
 static const struct pmaps_policy gentle_1ms = {

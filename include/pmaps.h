@@ -515,6 +515,10 @@ struct pmaps_policy {
 #define PMAPS_POLICY_GENTLE_STEP 512u
 #define PMAPS_POLICY_GENTLE_HOLD_US 0u
 #define PMAPS_POLICY_GENTLE_PAUSE_US 100u
+/* An initializer of that policy: struct pmaps_policy p = PMAPS_POLICY_GENTLE; */
+#define PMAPS_POLICY_GENTLE                                                                  \
+	{sizeof(struct pmaps_policy), PMAPS_POLICY_GENTLE_STEP, PMAPS_POLICY_GENTLE_HOLD_US,      \
+	 PMAPS_POLICY_GENTLE_PAUSE_US, 0}
 
 /*
  * An estimate of what reading SOURCE costs the process whose status is ST

@@ -1056,10 +1056,7 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 		if (kf & (1ull << PMAPS_F_PSS))
 			s->xc_known |= 1u << PMAPS_XC_PSS | 1u << PMAPS_XC_LAZYFREE;
 		if (options & PMAPS_EXPLAIN_GENTLE) {
-			struct pmaps_policy p = {.size = sizeof(p),
-			                         .step_pages = PMAPS_POLICY_GENTLE_STEP,
-			                         .hold_us = PMAPS_POLICY_GENTLE_HOLD_US,
-			                         .pause_us = PMAPS_POLICY_GENTLE_PAUSE_US};
+			struct pmaps_policy p = PMAPS_POLICY_GENTLE;
 			pmaps_maps_set_policy(s->smaps, &p);
 		}
 	} else {

@@ -599,12 +599,7 @@ static void verbose_note(struct pmaps_proc *proc, const char *root, const struct
 
 static int maps_report(const struct maps_opts *o)
 {
-	static const struct pmaps_policy gentle = {
-		.size = sizeof(struct pmaps_policy),
-		.step_pages = PMAPS_POLICY_GENTLE_STEP,
-		.hold_us = PMAPS_POLICY_GENTLE_HOLD_US,
-		.pause_us = PMAPS_POLICY_GENTLE_PAUSE_US,
-	};
+	static const struct pmaps_policy gentle = PMAPS_POLICY_GENTLE;
 	char buf[OUT_FD_BUFSIZE];
 	struct pmaps_proc *proc = NULL;
 	struct pmaps_maps *c = NULL;
