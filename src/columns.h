@@ -51,7 +51,17 @@ enum col {
 	COL_XPCT = COL_XC0 + PMAPS_XC_COUNT,
 	/* explain's page evidence per category: enum pmaps_xpage */
 	COL_XP0,
-	COL_COUNT = COL_XP0 + PMAPS_XP_COUNT
+	/* pmaps top: a process (a survey row) or a group of them */
+	COL_PID = COL_XP0 + PMAPS_XP_COUNT,
+	COL_USER,
+	COL_COMMAND,
+	COL_SV0,                            /* enum pmaps_survey_value */
+	COL_PROCS = COL_SV0 + PMAPS_SV_COUNT, /* a group's process count */
+	COL_PSOURCE,                        /* the costly figures' source */
+	COL_AGE,                            /* their age, when older than this refresh */
+	COL_MARK,                           /* one letter: skipped, denied, large, partial */
+	COL_CGROUP,
+	COL_COUNT
 };
 
 /* What a column holds. */
@@ -65,6 +75,8 @@ enum {
 	REC_SUMMARY = 1u << 3, /* a mapping's page counts */
 	REC_XCAT = 1u << 4,    /* an explain category */
 	REC_XPAGE = 1u << 5,   /* an explain category's page evidence */
+	REC_PROC = 1u << 6,    /* a process of pmaps top */
+	REC_PGROUP = 1u << 7,  /* a user's or a cgroup's processes in pmaps top */
 };
 
 /* A string with its length, so that no writer calls strlen on a key. */
