@@ -1332,6 +1332,229 @@ PMAPS_API int pmaps_procs_rewind(struct pmaps_procs *it);
 /* Closes the enumerator. NULL is allowed. */
 PMAPS_API void pmaps_procs_close(struct pmaps_procs *it);
 
+/* ------------------------------------------------------------------ */
+/* Machine figures: /proc/meminfo                                      */
+
+/* The lines of /proc/meminfo the library reads (bytes). */
+enum pmaps_meminfo_field {
+	PMAPS_MI_MEM_TOTAL,
+	PMAPS_MI_MEM_FREE,
+	PMAPS_MI_MEM_AVAILABLE, /* 3.14 */
+	PMAPS_MI_BUFFERS,
+	PMAPS_MI_CACHED,        /* the page cache, less swap cache and buffers */
+	PMAPS_MI_SWAP_CACHED,
+	PMAPS_MI_ANON_PAGES,
+	PMAPS_MI_MAPPED,
+	PMAPS_MI_SHMEM,
+	PMAPS_MI_KRECLAIMABLE,
+	PMAPS_MI_SLAB,
+	PMAPS_MI_PAGE_TABLES,
+	PMAPS_MI_SWAP_TOTAL,
+	PMAPS_MI_SWAP_FREE,
+	PMAPS_MI_DIRTY,
+	PMAPS_MI_ANON_HUGE_PAGES,
+	PMAPS_MI_HUGETLB,       /* 4.16: every huge page pool's size */
+	PMAPS_MI_COUNT
+};
+#define PMAPS_MI_MAX 32
+
+struct pmaps_meminfo {
+	uint32_t size;    /* sizeof(struct pmaps_meminfo): the caller's (Conventions) */
+	uint64_t present; /* bit (1 << enum pmaps_meminfo_field) when the line was read */
+	uint64_t v[PMAPS_MI_MAX];
+};
+
+/* The snake_case key of a meminfo field ("mem_available"), or NULL. */
+PMAPS_API const char *pmaps_meminfo_key(enum pmaps_meminfo_field f);
+
+/*
+ * Reads PROC_ROOT/meminfo (NULL: /proc) into MI through a fixed buffer.
+ * Returns 0, or a negative errno with MSG: -EINVAL (MI->size too small),
+ * -ENOENT, -EACCES, -EBADMSG (a value that is not "N kB"), -EIO.
+ */
+PMAPS_API int pmaps_meminfo_read(const char *proc_root, struct pmaps_meminfo *mi, char *msg,
+                                 size_t msgsz);
+
+/* ------------------------------------------------------------------ */
+/* Survey: every process's totals, refreshed again and again (top, serve) */
+
+/*
+ * A survey lists every process under a proc root with its memory in total,
+ * refresh after refresh, at a bounded cost to the machine and to each
+ * process. Each refresh reads every process's status (cheap: it walks
+ * nothing, and takes no lock a process's mmap() waits for) and, for the
+ * figures only a walk of the page tables gives (Pss, USS), a costly source:
+ *
+ *   - only for the processes that need it: new ones, those whose status
+ *     figures (VmRSS, RssAnon, RssFile, RssShmem, VmSwap) moved, those whose
+ *     figures are older than MAX_AGE_NS (Pss moves when another process
+ *     maps or drops shared pages), and those a budget left last time;
+ *   - from smaps_rollup, unless reading it would hold the process's
+ *     mmap_lock longer than HOLD_NS (a large process, priced from VmRSS and
+ *     VmPTE by pmaps_cost_estimate()): then from the gentle page walk
+ *     (PMAPS_SRC_PAGES with PMAPS_POLICY_GENTLE), which gives USS, and Pss
+ *     with CAP_SYS_ADMIN; and never more than BUDGET_NS of reading in one
+ *     refresh: what the budget leaves keeps its older figures, or status
+ *     alone, marked, and goes first in the next refresh.
+ *
+ * Kernel threads are skipped; a process that exits during a refresh is
+ * left out of it. Memory: the survey allocates its tables at open and
+ * grows them only when there are more processes than ever before; a
+ * refresh allocates nothing else.
+ */
+struct pmaps_survey;
+
+/* pmaps_survey_opts.flags */
+enum {
+	/* No budget and no hold limit: every process from smaps_rollup, every refresh. */
+	PMAPS_SURVEY_EXACT = 1u << 0,
+	/* Read each process's cgroup (the v2 path of /proc/PID/cgroup). */
+	PMAPS_SURVEY_CGROUP = 1u << 1,
+	/* Also read /proc/meminfo at each refresh (pmaps_survey_meminfo()). */
+	PMAPS_SURVEY_MEMINFO = 1u << 2,
+};
+
+/* Defaults of struct pmaps_survey_opts (0 in a field means its default). */
+#define PMAPS_SURVEY_BUDGET_NS (100ull * 1000000ull)  /* reading per refresh: 100 ms */
+#define PMAPS_SURVEY_HOLD_NS (5ull * 1000000ull)      /* one smaps_rollup read: 5 ms */
+#define PMAPS_SURVEY_MAX_AGE_NS (10ull * 1000000000ull) /* 10 s */
+
+struct pmaps_survey_opts {
+	uint32_t size;       /* sizeof(struct pmaps_survey_opts): the caller's (Conventions) */
+	uint32_t flags;      /* PMAPS_SURVEY_* */
+	uint64_t budget_ns;  /* costly reading in one refresh, in all (wall time, pauses excluded) */
+	uint64_t hold_ns;    /* the longest a smaps_rollup read may hold one process's lock */
+	uint64_t max_age_ns; /* costly figures are read again at least this often */
+};
+
+/* The figures of a survey row (enum pmaps_survey_value), in bytes. */
+enum pmaps_survey_value {
+	PMAPS_SV_RSS,      /* status VmRSS, of this refresh */
+	PMAPS_SV_PSS,      /* Pss from the costly source (smaps_rollup, pages as root) */
+	PMAPS_SV_USS,      /* Private_Clean + Private_Dirty, or pages' exclusive pages */
+	PMAPS_SV_SWAP,     /* status VmSwap, of this refresh */
+	PMAPS_SV_SWAP_PSS, /* SwapPss from smaps_rollup */
+	PMAPS_SV_ANON,     /* status RssAnon */
+	PMAPS_SV_FILE,     /* status RssFile */
+	PMAPS_SV_SHMEM,    /* status RssShmem */
+	PMAPS_SV_LAZYFREE, /* LazyFree from the costly source */
+	PMAPS_SV_VSIZE,    /* status VmSize */
+	PMAPS_SV_COUNT
+};
+#define PMAPS_SV_MAX 16
+
+/* The snake_case key of a survey value ("pss"), or NULL. */
+PMAPS_API const char *pmaps_survey_value_key(enum pmaps_survey_value k);
+
+/* struct pmaps_survey_row.flags */
+enum {
+	PMAPS_SURVEY_NEW = 1u << 0,     /* first seen in this refresh */
+	PMAPS_SURVEY_FRESH = 1u << 1,   /* the costly figures were read in this refresh */
+	/*
+	 * Due a costly read that the budget left to a later refresh: the
+	 * costly figures are older (AGE_NS), or absent when never read.
+	 */
+	PMAPS_SURVEY_SKIPPED = 1u << 2,
+	/*
+	 * Its memory files are not readable by this reader (another user's
+	 * process: ptrace-read access, CAP_SYS_PTRACE as root, is needed):
+	 * status figures only.
+	 */
+	PMAPS_SURVEY_DENIED = 1u << 3,
+	/* Too large for one smaps_rollup read within HOLD_NS: walked gently, or left. */
+	PMAPS_SURVEY_LARGE = 1u << 4,
+	/* The source gave fewer figures than smaps_rollup would (pages without CAP_SYS_ADMIN: no Pss). */
+	PMAPS_SURVEY_PARTIAL = 1u << 5,
+	/* The cgroup path was longer than the row's room: CGROUP is its start. */
+	PMAPS_SURVEY_CGROUP_TRUNCATED = 1u << 6,
+};
+
+/* One process of a survey. Valid until the next refresh or close. */
+struct pmaps_survey_row {
+	int pid;
+	uint32_t uid;            /* the real uid (status Uid:) */
+	char state;              /* status State: R S D T t X I */
+	uint32_t flags;          /* PMAPS_SURVEY_* row flags */
+	enum pmaps_source source; /* of the costly figures: ROLLUP, SMAPS, PAGES, or STATUS (none) */
+	uint64_t present;        /* bit (1 << enum pmaps_survey_value) when V holds it */
+	uint64_t v[PMAPS_SV_MAX];
+	uint64_t age_ns;         /* since the costly figures were read (0: in this refresh) */
+	uint64_t cost_ns;        /* what their read took (wall time, pauses excluded) */
+	/* The command name (status Name:, as the kernel escapes it); bytes the target chose. */
+	struct pmaps_view comm;
+	/* The cgroup v2 path, with PMAPS_SURVEY_CGROUP; else empty. Bytes the target's manager chose. */
+	struct pmaps_view cgroup;
+	/* Everything the costly source gave (pmaps_group_value()), or NULL when never read. */
+	const struct pmaps_group_row *total;
+	/* This refresh's status (pmaps_status). */
+	const struct pmaps_status *status;
+};
+
+/* What the last refresh did. */
+struct pmaps_survey_stats {
+	uint32_t size;           /* sizeof(struct pmaps_survey_stats): the caller's (Conventions) */
+	uint64_t refreshes;      /* so far */
+	uint64_t wall_ns;        /* the last refresh, in all */
+	uint64_t read_ns;        /* its costly reads (what the budget counts) */
+	uint64_t budget_ns;      /* the budget it had (0: none) */
+	uint64_t hold_ns;        /* the hold limit it had (0: none) */
+	uint32_t processes;      /* rows */
+	uint32_t read;           /* costly reads made */
+	uint32_t kept;           /* rows whose figures were still good (status did not move) */
+	uint32_t skipped;        /* rows PMAPS_SURVEY_SKIPPED */
+	uint32_t denied;         /* rows PMAPS_SURVEY_DENIED */
+	uint32_t large;          /* rows PMAPS_SURVEY_LARGE */
+	uint32_t vanished;       /* processes that exited during the refresh */
+	uint32_t kernel_threads; /* skipped */
+	uint32_t allocations;    /* allocations made in the refresh (the tables growing) */
+};
+
+/*
+ * Opens a survey of the processes under PROC_ROOT (NULL: /proc) with OPTS
+ * (NULL: the defaults). Reads nothing yet. Returns 0 and *OUT, or -EINVAL,
+ * -ENOENT, -EACCES, -ENOMEM.
+ */
+PMAPS_API int pmaps_survey_open(struct pmaps_survey **out, const char *proc_root,
+                                const struct pmaps_survey_opts *opts);
+
+/*
+ * One refresh. Returns the number of rows (sorted by pid), or a negative
+ * errno with pmaps_survey_errmsg(): -ENOMEM (the tables could not grow: the
+ * rows are the last refresh's), -EIO (the proc root could not be listed).
+ */
+PMAPS_API int pmaps_survey_refresh(struct pmaps_survey *s);
+
+PMAPS_API size_t pmaps_survey_count(const struct pmaps_survey *s);
+/* Row I (0 <= I < count), in pid order, or NULL. */
+PMAPS_API const struct pmaps_survey_row *pmaps_survey_get(const struct pmaps_survey *s, size_t i);
+/* The row of PID, or NULL. */
+PMAPS_API const struct pmaps_survey_row *pmaps_survey_find(const struct pmaps_survey *s, int pid);
+/* /proc/meminfo of the last refresh (PMAPS_SURVEY_MEMINFO), or NULL. */
+PMAPS_API const struct pmaps_meminfo *pmaps_survey_meminfo(const struct pmaps_survey *s);
+/* What the last refresh did, into OUT (SIZE set). Returns 0 or -EINVAL. */
+PMAPS_API int pmaps_survey_stats(const struct pmaps_survey *s, struct pmaps_survey_stats *out);
+PMAPS_API const char *pmaps_survey_errmsg(const struct pmaps_survey *s);
+/* Closes the survey. NULL is allowed. */
+PMAPS_API void pmaps_survey_close(struct pmaps_survey *s);
+
+/*
+ * A sum of survey rows (a user's, a cgroup's): SUM->v[k] += ROW->v[k] for
+ * each figure ROW has, saturating at 2^64 - 1 (SUM->saturated then set).
+ * PRESENT has the figures every row added had: a figure in SEEN but not in
+ * PRESENT is the sum over the rows that had it, a part of the whole. Start
+ * from a zeroed sum with SIZE set. Returns 0, or -EINVAL.
+ */
+struct pmaps_survey_sum {
+	uint32_t size;       /* sizeof(struct pmaps_survey_sum): the caller's (Conventions) */
+	uint32_t processes;  /* rows added */
+	uint64_t present;    /* bit (1 << enum pmaps_survey_value): in every row added */
+	uint64_t seen;       /* bit (1 << enum pmaps_survey_value): in some row added */
+	uint64_t v[PMAPS_SV_MAX];
+	uint32_t saturated;  /* a sum stopped at 2^64 - 1 */
+};
+PMAPS_API int pmaps_survey_sum_add(struct pmaps_survey_sum *sum,
+                                   const struct pmaps_survey_row *row);
+
 #ifdef __cplusplus
 }
 #endif

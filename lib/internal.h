@@ -253,6 +253,13 @@ void pmaps__pages_spent(const struct pmaps_pages *c, uint64_t *longest_ns, uint6
 int pmaps__pages_reopen(struct pmaps_pages *c, struct pmaps_proc *proc);
 /* A page source's Pss in total, rounded once (pmaps__fast_pss_total()): 1, or 0 when it has none. */
 int pmaps__maps_pss_total(const struct pmaps_maps *c, uint64_t *pss);
+/*
+ * A cursor opened over text in memory (pmaps__maps_open_mem(), testhooks.h)
+ * pointed at other text, LEN bytes at DATA (kept by the caller), and
+ * rewound: one cursor parses one smaps_rollup after another. -EINVAL for a
+ * cursor over a file.
+ */
+int pmaps__maps_set_mem(struct pmaps_maps *c, const void *data, size_t len);
 /* A maps cursor's read()s since it was opened or rewound. */
 uint64_t pmaps__maps_reads(const struct pmaps_maps *c);
 

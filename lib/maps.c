@@ -1120,6 +1120,16 @@ int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source, cons
 	return 0;
 }
 
+int pmaps__maps_set_mem(struct pmaps_maps *c, const void *data, size_t len)
+{
+	if (!c->mem)
+		return -EINVAL;
+	c->mem = data;
+	c->mem_len = len;
+	start_scan(c);
+	return 0;
+}
+
 void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n)
 {
 	c->mem_chunk = n;

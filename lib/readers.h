@@ -80,6 +80,22 @@ uint64_t pmaps__jvm_heap_size(const struct pmaps_proc *proc, const struct pmaps_
  */
 int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz);
 
+/* What a survey reads of status besides the figures: who the process is. */
+struct pmaps__status_who {
+	char name[64];     /* Name: as the kernel printed it (it escapes \n and \\) */
+	size_t name_len;
+	char state;        /* State: R S D Z T t X I; 0 when not read */
+	int kthread;       /* Kthread: 1 (6.9+), or 0 */
+};
+/* pmaps__status_parse() that also fills WHO. */
+int pmaps__status_parse_who(int fd, struct pmaps_status *st, struct pmaps__status_who *who,
+                            char *msg, size_t msgsz);
+
+/* ---- meminfo.c ---- */
+
+/* pmaps_meminfo_read() of an open meminfo file FD (not closed here). */
+int pmaps__meminfo_parse(int fd, struct pmaps_meminfo *mi, char *msg, size_t msgsz);
+
 /* ---- task.c ---- */
 
 /*

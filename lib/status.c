@@ -95,9 +95,37 @@ static int uid_line(struct pmaps_status *st, const char *q, const char *nl)
 	return 0;
 }
 
-/* One line, [P, NL). Returns BAD_NONE, or what is wrong with a line read here. */
-static enum bad status_line(struct pmaps_status *st, const char *p, const char *nl)
+/* Name:, State: and Kthread:, for a caller that asked. */
+static void who_line(struct pmaps__status_who *who, const char *p, const char *nl)
 {
+	const char *q;
+
+	if (nl - p > 5 && memcmp(p, "Name:", 5) == 0) {
+		q = p + 5;
+		if (q < nl && *q == '\t')
+			q++;
+		who->name_len = (size_t)(nl - q) < sizeof(who->name) ? (size_t)(nl - q)
+		                                                      : sizeof(who->name) - 1;
+		memcpy(who->name, q, who->name_len);
+		who->name[who->name_len] = '\0';
+	} else if (nl - p > 6 && memcmp(p, "State:", 6) == 0) {
+		q = p + 6;
+		skip_blanks(&q, nl);
+		if (q < nl)
+			who->state = *q;
+	} else if (nl - p > 8 && memcmp(p, "Kthread:", 8) == 0) {
+		q = p + 8;
+		skip_blanks(&q, nl);
+		who->kthread = q < nl && *q == '1';
+	}
+}
+
+/* One line, [P, NL). Returns BAD_NONE, or what is wrong with a line read here. */
+static enum bad status_line(struct pmaps_status *st, const char *p, const char *nl,
+                            struct pmaps__status_who *who)
+{
+	if (who && (*p == 'N' || *p == 'S' || *p == 'K'))
+		who_line(who, p, nl);
 	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
 		size_t kl = strlen(lines[k].name);
 		const char *q = p + kl;
@@ -143,6 +171,12 @@ static const char *bad_msg(enum bad b)
 
 int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz)
 {
+	return pmaps__status_parse_who(fd, st, NULL, msg, msgsz);
+}
+
+int pmaps__status_parse_who(int fd, struct pmaps_status *st, struct pmaps__status_who *who,
+                            char *msg, size_t msgsz)
+{
 	char buf[4096];
 	size_t have = 0;
 	int skip = 0;
@@ -150,6 +184,8 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
+	if (who)
+		memset(who, 0, sizeof(*who));
 	for (;;) {
 		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
 		const char *p = buf, *end, *nl;
@@ -162,14 +198,14 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 			return err;
 		}
 		if (n == 0) {
-			if (have && !skip && (b = status_line(st, buf, buf + have)) != BAD_NONE &&
+			if (have && !skip && (b = status_line(st, buf, buf + have, who)) != BAD_NONE &&
 			    bad == BAD_NONE)
 				bad = b;
 			break;
 		}
 		end = buf + have + n;
 		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			if (!skip && (b = status_line(st, p, nl)) != BAD_NONE && bad == BAD_NONE)
+			if (!skip && (b = status_line(st, p, nl, who)) != BAD_NONE && bad == BAD_NONE)
 				bad = b;
 			skip = 0;
 			p = nl + 1;

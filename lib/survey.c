@@ -1,0 +1,797 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * survey.c - every process's memory in total, refreshed again and again
+ * (pmaps top, pmaps serve), at a bounded cost to the machine and to each
+ * process.
+ *
+ * A refresh lists the proc root and, for every process, opens its
+ * directory once and reads through it:
+ *
+ *   status         always: who it is (Name, State, Uid, Kthread) and the
+ *                  figures the kernel keeps as counters (VmRSS, RssAnon,
+ *                  RssFile, RssShmem, VmSwap, VmPTE). Reading it walks
+ *                  nothing and takes no lock the process's mmap() waits for.
+ *   smaps_rollup   when the costly figures (Pss, USS, SwapPss, LazyFree)
+ *                  are due: the process is new, its counters moved since
+ *                  they were read, they are older than max_age (Pss moves
+ *                  when another process maps or drops shared pages), or
+ *                  the budget left them last time. The kernel walks every
+ *                  page table of the process under its mmap_lock in one
+ *                  read(); the text is parsed from memory by a maps cursor
+ *                  over it, so the read is the bare open/read/close.
+ *   pages          instead of smaps_rollup for a process whose walk would
+ *                  hold its lock longer than hold_ns (priced from VmRSS and
+ *                  VmPTE): the gentle page walk (PMAPS_SRC_PAGES), which
+ *                  gives USS, and Pss with CAP_SYS_ADMIN.
+ *
+ * The budget counts the costly reads' time (a walk's pauses excluded).
+ * Once it is spent, what is still due keeps its older figures (or has
+ * status alone) and is marked SKIPPED; the next refresh reads those first.
+ * A refresh is one pass while nothing waits from the last one; otherwise
+ * the waiting ones are read in the pass and the rest after it, oldest
+ * first, each process's directory opened again for that.
+ *
+ * Rows are kept in two tables, this refresh's and the last one's (looked
+ * up by pid, binary search; a different Name under the same pid is a new
+ * process), swapped after each refresh. They grow only when there are
+ * more processes than ever before; nothing else is allocated after the
+ * first refresh, except the page-walk cursor, on the first process that
+ * needs one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "readers.h"
+#include "testhooks.h"
+
+#define DIR_BUF (32u * 1024u)
+#define ROLLUP_BUF 8192u   /* smaps_rollup is about 1 KiB of text */
+#define CGROUP_ROOM 256u
+
+/* The status counters whose move makes the costly figures due. */
+static const enum pmaps_status_field watched[] = {
+	PMAPS_ST_VM_RSS, PMAPS_ST_RSS_ANON, PMAPS_ST_RSS_FILE, PMAPS_ST_RSS_SHMEM, PMAPS_ST_VM_SWAP,
+};
+#define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
+
+struct slot {
+	struct pmaps_survey_row row;
+	struct pmaps_status st;
+	struct pmaps_group_row total;
+	uint64_t read_at;            /* when TOTAL was read (monotonic ns); 0: never */
+	uint64_t at_read[N_WATCHED]; /* the watched counters then */
+	int has_total;
+	int denied;                  /* its memory files refused this reader */
+	int due;                     /* a costly read is due in this refresh */
+	char comm[64];
+	char cgroup[CGROUP_ROOM];
+};
+
+struct pmaps_survey {
+	int rootfd;
+	int live;
+	struct pmaps__dir dir;
+	struct pmaps_survey_opts o;
+	struct slot *cur, *prev;     /* this refresh's rows, the last one's */
+	size_t n, nprev, cap;
+	uint32_t *waiting;           /* indexes into CUR of reads left to after the pass */
+	size_t nwaiting;
+	uint32_t backlog;            /* rows the budget left in the last refresh */
+	uint64_t spent;              /* this refresh's costly reading */
+	struct pmaps_maps *rollup;   /* a cursor over ROLLUP_TEXT */
+	struct pmaps_group *group;
+	struct pmaps_maps *walk;     /* the page walk, opened on first use */
+	struct pmaps_proc proc;      /* re-pointed at each process the walk reads */
+	struct pmaps_meminfo mi;
+	int have_mi;
+	struct pmaps_survey_stats stats;
+	char errmsg[PMAPS_ERRMSG_SIZE];
+	char rollup_text[ROLLUP_BUF];
+	char dirbuf[DIR_BUF];
+};
+
+static const char *const value_keys[PMAPS_SV_COUNT] = {
+	[PMAPS_SV_RSS] = "rss",
+	[PMAPS_SV_PSS] = "pss",
+	[PMAPS_SV_USS] = "uss",
+	[PMAPS_SV_SWAP] = "swap",
+	[PMAPS_SV_SWAP_PSS] = "swap_pss",
+	[PMAPS_SV_ANON] = "anon",
+	[PMAPS_SV_FILE] = "file",
+	[PMAPS_SV_SHMEM] = "shmem",
+	[PMAPS_SV_LAZYFREE] = "lazyfree",
+	[PMAPS_SV_VSIZE] = "vsize",
+};
+
+const char *pmaps_survey_value_key(enum pmaps_survey_value k)
+{
+	return (unsigned)k < PMAPS_SV_COUNT ? value_keys[k] : NULL;
+}
+
+int pmaps_survey_open(struct pmaps_survey **out, const char *proc_root,
+                      const struct pmaps_survey_opts *opts)
+{
+	struct pmaps_survey *s;
+	int fd, err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (opts && !pmaps__size_ok(opts->size, sizeof(struct pmaps_survey_opts)))
+		return -EINVAL;
+	fd = open(proc_root ? proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	s = pmaps__alloc(sizeof(*s));
+	if (!s) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memset(s, 0, offsetof(struct pmaps_survey, rollup_text));
+	s->rootfd = fd;
+	s->live = pmaps__is_procfs(fd);
+	s->o.size = sizeof(s->o);
+	if (opts)
+		pmaps__copy_out(&s->o, sizeof(s->o), opts, opts->size);
+	s->o.size = sizeof(s->o);
+	if (s->o.flags & PMAPS_SURVEY_EXACT) {
+		s->o.budget_ns = 0;
+		s->o.hold_ns = 0;
+	} else {
+		if (!s->o.budget_ns)
+			s->o.budget_ns = PMAPS_SURVEY_BUDGET_NS;
+		if (!s->o.hold_ns)
+			s->o.hold_ns = PMAPS_SURVEY_HOLD_NS;
+	}
+	if (!s->o.max_age_ns)
+		s->o.max_age_ns = PMAPS_SURVEY_MAX_AGE_NS;
+	s->proc.rootfd = fd;
+	s->proc.dirfd = s->proc.memfd = s->proc.statfd = -1;
+	s->proc.live = s->live;
+	err = pmaps__dir_open(&s->dir, fd, ".", s->dirbuf, sizeof(s->dirbuf));
+	if (err == 0)
+		err = pmaps__maps_open_mem(&s->rollup, PMAPS_SRC_ROLLUP, s->rollup_text, 0, 4096);
+	if (err == 0)
+		err = pmaps_group_open(&s->group, PMAPS_GROUP_TOTAL);
+	if (err < 0) {
+		pmaps_survey_close(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void pmaps_survey_close(struct pmaps_survey *s)
+{
+	if (!s)
+		return;
+	pmaps_maps_close(s->walk);
+	pmaps_maps_close(s->rollup);
+	pmaps_group_close(s->group);
+	pmaps__dir_close(&s->dir);
+	close(s->rootfd);
+	pmaps__free(s->cur);
+	pmaps__free(s->prev);
+	pmaps__free(s->waiting);
+	pmaps__free(s);
+}
+
+/* Room for at least N rows in both tables. Returns 0 or -ENOMEM (the tables as they were). */
+static int grow(struct pmaps_survey *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 256;
+	struct slot *cur, *prev;
+	uint32_t *waiting;
+
+	while (cap < n)
+		cap += cap / 2;
+	if (cap > UINT32_MAX)
+		return -ENOMEM;
+	cur = pmaps__alloc(cap * sizeof(*cur));
+	prev = pmaps__alloc(cap * sizeof(*prev));
+	waiting = pmaps__alloc(cap * sizeof(*waiting));
+	if (!cur || !prev || !waiting) {
+		pmaps__free(cur);
+		pmaps__free(prev);
+		pmaps__free(waiting);
+		return -ENOMEM;
+	}
+	s->stats.allocations += 3;
+	if (s->n)
+		memcpy(cur, s->cur, s->n * sizeof(*cur));
+	if (s->nprev)
+		memcpy(prev, s->prev, s->nprev * sizeof(*prev));
+	if (s->nwaiting)
+		memcpy(waiting, s->waiting, s->nwaiting * sizeof(*waiting));
+	pmaps__free(s->cur);
+	pmaps__free(s->prev);
+	pmaps__free(s->waiting);
+	s->cur = cur;
+	s->prev = prev;
+	s->waiting = waiting;
+	s->cap = cap;
+	return 0;
+}
+
+/* The last refresh's slot of PID, or NULL. PREV is sorted by pid. */
+static const struct slot *find_prev(const struct pmaps_survey *s, int pid)
+{
+	size_t lo = 0, hi = s->nprev;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int p = s->prev[mid].row.pid;
+		if (p == pid)
+			return &s->prev[mid];
+		if (p < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Reads the v2 path of DFD's cgroup file into SL. */
+static void read_cgroup(struct pmaps_survey *s, struct slot *sl, int dfd)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = pmaps__open_regular(dfd, "cgroup", s->live, NULL, 0);
+	const char *p, *end, *nl;
+
+	sl->row.cgroup.len = 0;
+	if (fd < 0)
+		return;
+	n = pmaps__read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0)
+		return;
+	/* "0::/path": the unified hierarchy's line. */
+	for (p = buf, end = buf + n; p < end; p = nl + 1) {
+		size_t len;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (nl - p < 3 || memcmp(p, "0::", 3) != 0)
+			continue;
+		p += 3;
+		len = (size_t)(nl - p);
+		if (len >= sizeof(sl->cgroup)) {
+			len = sizeof(sl->cgroup) - 1;
+			sl->row.flags |= PMAPS_SURVEY_CGROUP_TRUNCATED;
+		}
+		memcpy(sl->cgroup, p, len);
+		sl->cgroup[len] = '\0';
+		sl->row.cgroup.len = len;
+		return;
+	}
+}
+
+/* The costly figures of SL from its total, into the row. */
+static void total_values(struct slot *sl)
+{
+	struct pmaps_survey_row *r = &sl->row;
+	const struct pmaps_group_row *t = &sl->total;
+	static const struct {
+		enum pmaps_survey_value sv;
+		int key;
+	} from_total[] = {
+		{PMAPS_SV_PSS, PMAPS_F_PSS},
+		{PMAPS_SV_USS, PMAPS_V_USS},
+		{PMAPS_SV_SWAP_PSS, PMAPS_F_SWAP_PSS},
+		{PMAPS_SV_LAZYFREE, PMAPS_F_LAZY_FREE},
+	};
+
+	for (size_t i = 0; i < sizeof(from_total) / sizeof(from_total[0]); i++) {
+		uint64_t v;
+		r->present &= ~(1ull << from_total[i].sv);
+		r->v[from_total[i].sv] = 0;
+		if (sl->has_total && pmaps_group_value(t, from_total[i].key, &v) == 1) {
+			r->v[from_total[i].sv] = v;
+			r->present |= 1ull << from_total[i].sv;
+		}
+	}
+	r->source = sl->has_total ? PMAPS_ROW_SOURCE(t->flags) : PMAPS_SRC_STATUS;
+	if (sl->has_total && !(t->present & (1ull << PMAPS_F_PSS)))
+		r->flags |= PMAPS_SURVEY_PARTIAL;
+}
+
+/* The status figures of SL into its row. */
+static void status_values(struct slot *sl)
+{
+	static const struct {
+		enum pmaps_survey_value sv;
+		enum pmaps_status_field f;
+	} from_status[] = {
+		{PMAPS_SV_RSS, PMAPS_ST_VM_RSS},     {PMAPS_SV_SWAP, PMAPS_ST_VM_SWAP},
+		{PMAPS_SV_ANON, PMAPS_ST_RSS_ANON},  {PMAPS_SV_FILE, PMAPS_ST_RSS_FILE},
+		{PMAPS_SV_SHMEM, PMAPS_ST_RSS_SHMEM}, {PMAPS_SV_VSIZE, PMAPS_ST_VM_SIZE},
+	};
+	struct pmaps_survey_row *r = &sl->row;
+
+	for (size_t i = 0; i < sizeof(from_status) / sizeof(from_status[0]); i++) {
+		if (sl->st.present & (1ull << from_status[i].f)) {
+			r->v[from_status[i].sv] = sl->st.v[from_status[i].f];
+			r->present |= 1ull << from_status[i].sv;
+		}
+	}
+}
+
+enum read_result { READ_OK, READ_DENIED, READ_GONE, READ_LEFT, READ_FAILED };
+
+/* smaps_rollup of the process under DFD into SL->total. */
+static enum read_result read_rollup(struct pmaps_survey *s, struct slot *sl, int dfd)
+{
+	const struct pmaps_mapping *m;
+	size_t have = 0;
+	ssize_t n;
+	int fd, r;
+
+	fd = pmaps__open_regular(dfd, "smaps_rollup", s->live, NULL, 0);
+	if (fd == -EACCES || fd == -EPERM)
+		return READ_DENIED;
+	if (fd == -ENOENT && s->live)
+		return READ_GONE; /* 4.14+ has it: the process has gone */
+	if (fd < 0)
+		return fd == -ESRCH ? READ_GONE : READ_FAILED;
+	while ((n = pmaps__read(fd, s->rollup_text + have, sizeof(s->rollup_text) - have)) > 0) {
+		have += (size_t)n;
+		if (have == sizeof(s->rollup_text))
+			break;
+	}
+	close(fd);
+	if (n < 0)
+		return errno == ESRCH ? READ_GONE : errno == EACCES ? READ_DENIED : READ_FAILED;
+	if (have == 0)
+		return READ_GONE; /* no mm: it exited, or is exiting */
+	if (have == sizeof(s->rollup_text))
+		return READ_FAILED; /* no kernel writes that much */
+	pmaps__maps_set_mem(s->rollup, s->rollup_text, have);
+	r = pmaps_maps_next(s->rollup, &m);
+	if (r != 1)
+		return READ_FAILED;
+	pmaps_group_reset(s->group);
+	if (pmaps_group_add(s->group, m) < 0 || pmaps_group_count(s->group) != 1)
+		return READ_FAILED;
+	memcpy(&sl->total, pmaps_group_get(s->group, 0), sizeof(sl->total));
+	sl->total.flags |= PMAPS_GROUP_ROLLUP;
+	sl->total.flags = (sl->total.flags & ~PMAPS__ROW_SRC_MASK) | PMAPS__ROW_SRC(PMAPS_SRC_ROLLUP);
+	sl->total.mappings = 0;
+	sl->total.vsize = 0;
+	sl->total.key.ptr = "smaps_rollup";
+	sl->total.key.len = 12;
+	return READ_OK;
+}
+
+/*
+ * The gentle page walk of the process under DFD into SL->total, within
+ * LEFT of the budget (0: none). READ_LEFT when it would not fit.
+ */
+static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_t left)
+{
+	struct pmaps_policy pol = PMAPS_POLICY_GENTLE;
+	struct pmaps_cost k = {.size = sizeof(k)};
+	const struct pmaps_mapping *m;
+	struct pmaps_proc *p = &s->proc;
+	enum read_result res = READ_OK;
+	uint64_t pss;
+	int r;
+
+	pmaps_cost_estimate(&sl->st, 0, PMAPS_SRC_PAGES, &pol, &k);
+	if (left && k.ns > left)
+		return READ_LEFT;
+	p->dirfd = p->memfd = dfd;
+	p->tid = 0;
+	p->statfd = -1;
+	p->pid = sl->row.pid;
+	pmaps__msg(p->pidname, sizeof(p->pidname), "%d", sl->row.pid);
+	if (!s->walk) {
+		r = pmaps_maps_open(&s->walk, p, PMAPS_SRC_PAGES, 0);
+		s->stats.allocations++;
+		if (r < 0) {
+			/* Opened again for the next large process. */
+			pmaps_maps_close(s->walk);
+			s->walk = NULL;
+		}
+	} else {
+		r = pmaps_maps_retarget(s->walk, p);
+	}
+	if (r == 0) {
+		pol.budget_ns = 0;
+		r = pmaps_maps_set_policy(s->walk, &pol);
+	}
+	if (r == 0) {
+		pmaps_group_reset(s->group);
+		while ((r = pmaps_maps_next(s->walk, &m)) > 0) {
+			if ((m->flags & PMAPS_ROW_OVERLAP) || pmaps_group_add(s->group, m) < 0) {
+				r = -EAGAIN;
+				break;
+			}
+		}
+	}
+	if (r == 0 && pmaps_group_count(s->group) == 1) {
+		memcpy(&sl->total, pmaps_group_get(s->group, 0), sizeof(sl->total));
+		if (pmaps__maps_pss_total(s->walk, &pss))
+			sl->total.v[PMAPS_F_PSS] = pss;
+		sl->total.flags =
+			(sl->total.flags & ~PMAPS__ROW_SRC_MASK) | PMAPS__ROW_SRC(PMAPS_SRC_PAGES);
+		sl->total.key.ptr = "pages";
+		sl->total.key.len = 5;
+	} else if (r == 0) {
+		res = READ_GONE; /* no mapping at all: it exited */
+	} else {
+		res = r == -EACCES || r == -EPERM ? READ_DENIED
+		      : r == -ESRCH || r == -ENODATA ? READ_GONE : READ_FAILED;
+	}
+	if (s->walk) {
+		pmaps_maps_cost(s->walk, &k);
+		/* What the walk took of the budget: its time less its pauses. */
+		uint64_t paused = k.pauses * (uint64_t)PMAPS_POLICY_GENTLE_PAUSE_US * 1000u;
+		s->spent += k.ns > paused ? k.ns - paused : 0;
+		sl->row.cost_ns = k.ns > paused ? k.ns - paused : 0;
+	}
+	/* The walk's cursor may have moved to a live thread's directory: that fd is its own. */
+	if (p->memfd != dfd && p->memfd >= 0)
+		close(p->memfd);
+	if (p->statfd >= 0)
+		close(p->statfd);
+	p->dirfd = p->memfd = p->statfd = -1;
+	return res;
+}
+
+/*
+ * The costly read of SL through DFD, if the budget allows. Returns 0, or
+ * -ESRCH when the process has gone (its row is dropped).
+ */
+static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_t now)
+{
+	const struct pmaps_survey_opts *o = &s->o;
+	enum read_result res;
+	uint64_t t0, left = 0;
+	int large = 0;
+
+	if (o->budget_ns) {
+		if (s->spent >= o->budget_ns) {
+			sl->row.flags |= PMAPS_SURVEY_SKIPPED;
+			return 0;
+		}
+		left = o->budget_ns - s->spent;
+	}
+	if (o->hold_ns) {
+		struct pmaps_cost k = {.size = sizeof(k)};
+		pmaps_cost_estimate(&sl->st, 0, PMAPS_SRC_ROLLUP, NULL, &k);
+		large = k.hold_ns > o->hold_ns;
+	}
+	t0 = pmaps__now_ns();
+	if (large) {
+		sl->row.flags |= PMAPS_SURVEY_LARGE;
+		res = read_walk(s, sl, dfd, left);
+	} else {
+		res = read_rollup(s, sl, dfd);
+		sl->row.cost_ns = pmaps__now_ns() - t0;
+		s->spent += sl->row.cost_ns;
+	}
+	switch (res) {
+	case READ_OK:
+		sl->has_total = 1;
+		sl->denied = 0;
+		sl->read_at = now;
+		for (size_t i = 0; i < N_WATCHED; i++)
+			sl->at_read[i] = sl->st.v[watched[i]];
+		sl->row.flags |= PMAPS_SURVEY_FRESH;
+		s->stats.read++;
+		return 0;
+	case READ_DENIED:
+		sl->has_total = 0;
+		sl->denied = 1;
+		sl->read_at = now;
+		for (size_t i = 0; i < N_WATCHED; i++)
+			sl->at_read[i] = sl->st.v[watched[i]];
+		return 0;
+	case READ_GONE:
+		return -ESRCH;
+	case READ_LEFT:
+	case READ_FAILED:
+		break;
+	}
+	sl->row.flags |= PMAPS_SURVEY_SKIPPED;
+	return 0;
+}
+
+/* Whether SL's costly figures are due. */
+static int is_due(const struct pmaps_survey *s, const struct slot *sl, uint64_t now)
+{
+	if (!sl->read_at)
+		return 1;
+	if (now - sl->read_at >= s->o.max_age_ns)
+		return 1;
+	for (size_t i = 0; i < N_WATCHED; i++)
+		if (sl->at_read[i] != sl->st.v[watched[i]])
+			return 1;
+	return 0;
+}
+
+/*
+ * Status of the process under DFD into SL. Returns 1 for a process to
+ * list, 0 to leave out (a kernel thread, one gone or with no memory left).
+ */
+static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
+{
+	struct pmaps__status_who who;
+	int fd, r;
+
+	fd = pmaps__open_regular(dfd, "status", s->live, NULL, 0);
+	if (fd < 0)
+		return 0;
+	r = pmaps__status_parse_who(fd, &sl->st, &who, NULL, 0);
+	close(fd);
+	if (r < 0)
+		return 0;
+	if (who.kthread) {
+		s->stats.kernel_threads++;
+		return 0;
+	}
+	if (!(sl->st.present & (1ull << PMAPS_ST_VM_RSS))) {
+		/* No memory: a kernel thread before 6.9 says Kthread nowhere; or a zombie. */
+		if (who.state != 'Z' && who.state != 'X' && !(sl->st.present & (1ull << PMAPS_ST_VM_SIZE)))
+			s->stats.kernel_threads++;
+		return 0;
+	}
+	memcpy(sl->comm, who.name, who.name_len + 1);
+	sl->row.comm.len = who.name_len;
+	sl->row.state = who.state;
+	sl->row.uid = (uint32_t)sl->st.v[PMAPS_ST_UID];
+	return 1;
+}
+
+/* Points the row's views at its own slot (after the slots moved). */
+static void fix_views(struct slot *sl)
+{
+	sl->row.comm.ptr = sl->comm;
+	sl->row.cgroup.ptr = sl->cgroup;
+	sl->row.status = &sl->st;
+	sl->row.total = sl->has_total ? &sl->total : NULL;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	int x = ((const struct slot *)a)->row.pid, y = ((const struct slot *)b)->row.pid;
+	return (x > y) - (x < y);
+}
+
+/* Waiting reads: never read first, then the oldest. */
+static int by_age(const void *a, const void *b, void *ctx)
+{
+	const struct slot *cur = ctx;
+	const struct slot *x = &cur[*(const uint32_t *)a];
+	const struct slot *y = &cur[*(const uint32_t *)b];
+	return (x->read_at > y->read_at) - (x->read_at < y->read_at);
+}
+
+int pmaps_survey_refresh(struct pmaps_survey *s)
+{
+	uint64_t t0 = pmaps__now_ns(), now = t0;
+	uint32_t allocations = 0, backlog = s->backlog;
+	const char *name;
+	int sorted = 1, last_pid = 0, r;
+
+	memset(&s->stats.processes, 0,
+	       sizeof(s->stats) - offsetof(struct pmaps_survey_stats, processes));
+	s->stats.allocations = 0;
+	s->errmsg[0] = '\0';
+	s->spent = 0;
+	s->nwaiting = 0;
+	s->n = 0;
+	r = pmaps__dir_rewind(&s->dir);
+	while (r >= 0 && (r = pmaps__dir_next(&s->dir, &name)) > 0) {
+		struct slot *sl;
+		const struct slot *old;
+		int pid = pmaps__parse_pid(name), dfd;
+		if (pid <= 0)
+			continue;
+		if (s->n == s->cap && (r = grow(s, s->n + 1)) < 0)
+			break;
+		dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (dfd < 0) {
+			if (errno == ENOENT || errno == ESRCH)
+				s->stats.vanished++;
+			continue; /* gone, or hidden from this reader (hidepid=) */
+		}
+		sl = &s->cur[s->n];
+		memset(&sl->row, 0, sizeof(sl->row));
+		sl->row.pid = pid;
+		if (!read_status(s, sl, dfd)) {
+			close(dfd);
+			continue;
+		}
+		old = find_prev(s, pid);
+		if (old && old->row.comm.len == sl->row.comm.len &&
+		    memcmp(old->comm, sl->comm, sl->row.comm.len) == 0) {
+			sl->total = old->total;
+			sl->read_at = old->read_at;
+			memcpy(sl->at_read, old->at_read, sizeof(sl->at_read));
+			sl->has_total = old->has_total;
+			sl->denied = old->denied;
+			sl->row.cost_ns = old->row.cost_ns;
+			sl->row.flags = old->row.flags & PMAPS_SURVEY_LARGE;
+		} else {
+			sl->read_at = 0;
+			sl->has_total = sl->denied = 0;
+			sl->row.flags = PMAPS_SURVEY_NEW;
+		}
+		if (s->o.flags & PMAPS_SURVEY_CGROUP)
+			read_cgroup(s, sl, dfd);
+		sl->due = is_due(s, sl, now);
+		if (sl->due) {
+			/* While reads wait from the last refresh, they go first. */
+			int waited = old && (old->row.flags & PMAPS_SURVEY_SKIPPED);
+			if (backlog == 0 || waited) {
+				sl->row.flags &= ~PMAPS_SURVEY_LARGE;
+				if (read_costly(s, sl, dfd, now) < 0) {
+					s->stats.vanished++;
+					close(dfd);
+					continue;
+				}
+			} else {
+				s->waiting[s->nwaiting++] = (uint32_t)s->n;
+			}
+		} else {
+			s->stats.kept++;
+		}
+		close(dfd);
+		if (pid < last_pid)
+			sorted = 0;
+		last_pid = pid;
+		s->n++;
+	}
+	if (r < 0) {
+		/* Keep the last refresh's rows: swap nothing. */
+		if (r == -ENOMEM)
+			pmaps__msg(s->errmsg, sizeof(s->errmsg), "survey: no memory for %zu rows",
+			           s->n + 1);
+		else
+			pmaps__msg(s->errmsg, sizeof(s->errmsg), "survey: listing the proc root: %s",
+			           pmaps_strerror(r));
+		s->n = 0;
+		return r == -ENOMEM ? r : -EIO;
+	}
+	/* The reads left waiting, oldest first, as far as the budget goes. */
+	qsort_r(s->waiting, s->nwaiting, sizeof(*s->waiting), by_age, s->cur);
+	for (size_t i = 0; i < s->nwaiting; i++) {
+		struct slot *sl = &s->cur[s->waiting[i]];
+		char pidname[16];
+		int dfd;
+		if (s->o.budget_ns && s->spent >= s->o.budget_ns) {
+			sl->row.flags |= PMAPS_SURVEY_SKIPPED;
+			continue;
+		}
+		pmaps__msg(pidname, sizeof(pidname), "%d", sl->row.pid);
+		dfd = openat(s->rootfd, pidname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		sl->row.flags &= ~PMAPS_SURVEY_LARGE;
+		if (dfd < 0 || read_costly(s, sl, dfd, now) < 0) {
+			sl->row.pid = -1; /* gone: dropped below */
+			s->stats.vanished++;
+		}
+		if (dfd >= 0)
+			close(dfd);
+	}
+	/* Drop the rows of processes that went during the late reads, and order by pid. */
+	{
+		size_t j = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->cur[i].row.pid < 0)
+				continue;
+			if (i != j)
+				s->cur[j] = s->cur[i];
+			j++;
+		}
+		s->n = j;
+	}
+	if (!sorted)
+		qsort(s->cur, s->n, sizeof(*s->cur), by_pid);
+	now = pmaps__now_ns();
+	s->backlog = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct slot *sl = &s->cur[i];
+		fix_views(sl);
+		if (sl->denied)
+			sl->row.flags |= PMAPS_SURVEY_DENIED;
+		status_values(sl);
+		total_values(sl);
+		sl->row.age_ns = sl->read_at && !(sl->row.flags & PMAPS_SURVEY_FRESH)
+		                 ? now - sl->read_at : 0;
+		if (sl->row.flags & PMAPS_SURVEY_SKIPPED) {
+			s->stats.skipped++;
+			s->backlog++;
+		}
+		if (sl->row.flags & PMAPS_SURVEY_DENIED)
+			s->stats.denied++;
+		if (sl->row.flags & PMAPS_SURVEY_LARGE)
+			s->stats.large++;
+	}
+	/* This refresh's rows become the last one's; the next builds in the other table. */
+	{
+		struct slot *t = s->prev;
+		s->prev = s->cur;
+		s->nprev = s->n;
+		s->cur = t;
+	}
+	s->have_mi = 0;
+	if (s->o.flags & PMAPS_SURVEY_MEMINFO) {
+		int fd = pmaps__open_regular(s->rootfd, "meminfo", s->live, NULL, 0);
+		if (fd >= 0) {
+			s->have_mi = pmaps__meminfo_parse(fd, &s->mi, NULL, 0) == 0;
+			close(fd);
+		}
+	}
+	allocations = s->stats.allocations;
+	s->stats.refreshes++;
+	s->stats.processes = (uint32_t)s->nprev;
+	s->stats.read_ns = s->spent;
+	s->stats.budget_ns = s->o.budget_ns;
+	s->stats.hold_ns = s->o.hold_ns;
+	s->stats.allocations = allocations;
+	s->stats.wall_ns = pmaps__now_ns() - t0;
+	return (int)s->nprev;
+}
+
+size_t pmaps_survey_count(const struct pmaps_survey *s)
+{
+	return s ? s->nprev : 0;
+}
+
+const struct pmaps_survey_row *pmaps_survey_get(const struct pmaps_survey *s, size_t i)
+{
+	return s && i < s->nprev ? &s->prev[i].row : NULL;
+}
+
+const struct pmaps_survey_row *pmaps_survey_find(const struct pmaps_survey *s, int pid)
+{
+	const struct slot *sl = s ? find_prev(s, pid) : NULL;
+
+	return sl ? &sl->row : NULL;
+}
+
+const struct pmaps_meminfo *pmaps_survey_meminfo(const struct pmaps_survey *s)
+{
+	return s && s->have_mi ? &s->mi : NULL;
+}
+
+int pmaps_survey_stats(const struct pmaps_survey *s, struct pmaps_survey_stats *out)
+{
+	struct pmaps_survey_stats st;
+
+	if (!s || !out || !pmaps__size_ok(out->size, sizeof(struct pmaps_survey_stats)))
+		return -EINVAL;
+	st = s->stats;
+	st.size = out->size;
+	pmaps__copy_out(out, out->size, &st, sizeof(st));
+	return 0;
+}
+
+const char *pmaps_survey_errmsg(const struct pmaps_survey *s)
+{
+	return s ? s->errmsg : "";
+}
+
+int pmaps_survey_sum_add(struct pmaps_survey_sum *sum, const struct pmaps_survey_row *row)
+{
+	if (!sum || !row || !pmaps__size_ok(sum->size, sizeof(struct pmaps_survey_sum)))
+		return -EINVAL;
+	for (unsigned k = 0; k < PMAPS_SV_COUNT; k++) {
+		if (!(row->present & (1ull << k)))
+			continue;
+		if (__builtin_add_overflow(sum->v[k], row->v[k], &sum->v[k])) {
+			sum->v[k] = UINT64_MAX;
+			sum->saturated = 1;
+		}
+	}
+	sum->present = sum->processes ? sum->present & row->present : row->present;
+	sum->seen |= row->present;
+	sum->processes++;
+	return 0;
+}

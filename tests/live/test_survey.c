@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_survey.c - the survey of every process (pmaps top, pmaps serve)
+ * against children this test starts, whose memory it knows: each maps
+ * private pages and pages it shares with its siblings, then waits on a
+ * pipe. A byte on the pipe makes it touch more pages (its status moves);
+ * closing the pipe makes it exit.
+ *
+ * Exact values come from each child's own smaps_rollup, read and parsed
+ * here as text, never through the library.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pmaps.h"
+#include "../count_alloc.h"
+
+#define KIDS 6
+#define SHARED_PAGES 64
+#define PRIVATE_PAGES 32
+#define MORE_PAGES 16
+
+struct kid {
+	pid_t pid;
+	int wr; /* its pipe: a byte touches MORE_PAGES more; close: exit */
+	int ack; /* it writes a byte here when the touching is done */
+};
+
+static struct kid kids[KIDS];
+static int nkids;
+static long page;
+
+static void kid_main(unsigned char *shared, int rd, int ack)
+{
+	unsigned char *priv, *more;
+	char c;
+	size_t off = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	priv = mmap(NULL, PRIVATE_PAGES * page, PROT_READ | PROT_WRITE,
+	            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	more = mmap(NULL, 64 * MORE_PAGES * page, PROT_READ | PROT_WRITE,
+	            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (priv == MAP_FAILED || more == MAP_FAILED)
+		_exit(2);
+	for (long i = 0; i < PRIVATE_PAGES; i++)
+		priv[i * page] = 1;
+	for (long i = 0; i < SHARED_PAGES; i++)
+		(void)*(volatile unsigned char *)&shared[i * page];
+	if (write(ack, "r", 1) != 1)
+		_exit(3);
+	while (read(rd, &c, 1) == 1) {
+		for (long i = 0; i < MORE_PAGES && off < 64u * MORE_PAGES; i++, off++)
+			more[off * page] = 1;
+		if (write(ack, "t", 1) != 1)
+			_exit(3);
+	}
+	_exit(0);
+}
+
+static void start_kids(int n)
+{
+	unsigned char *shared;
+
+	page = sysconf(_SC_PAGESIZE);
+	shared = mmap(NULL, SHARED_PAGES * page, PROT_READ | PROT_WRITE,
+	              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(shared != MAP_FAILED);
+	memset(shared, 7, SHARED_PAGES * page);
+	for (int i = 0; i < n; i++) {
+		int p[2], a[2];
+		char c;
+		assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+		assert_int_equal(pipe2(a, O_CLOEXEC), 0);
+		kids[i].pid = fork();
+		assert_true(kids[i].pid >= 0);
+		if (kids[i].pid == 0) {
+			/* The other children's pipes are theirs: closing one must end its child. */
+			for (int j = 0; j < i; j++) {
+				close(kids[j].wr);
+				close(kids[j].ack);
+			}
+			close(p[1]);
+			close(a[0]);
+			kid_main(shared, p[0], a[1]);
+		}
+		close(p[0]);
+		close(a[1]);
+		kids[i].wr = p[1];
+		kids[i].ack = a[0];
+		assert_int_equal(read(a[0], &c, 1), 1);
+		nkids = i + 1;
+	}
+	munmap(shared, SHARED_PAGES * page);
+}
+
+static void touch_more(int i)
+{
+	char c;
+
+	assert_int_equal(write(kids[i].wr, "m", 1), 1);
+	assert_int_equal(read(kids[i].ack, &c, 1), 1);
+}
+
+static void end_kid(int i)
+{
+	int st;
+
+	if (kids[i].pid <= 0)
+		return;
+	close(kids[i].wr);
+	close(kids[i].ack);
+	waitpid(kids[i].pid, &st, 0);
+	kids[i].pid = 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < nkids; i++)
+		end_kid(i);
+	nkids = 0;
+	pmaps_set_allocator(NULL, NULL, NULL);
+	return 0;
+}
+
+/* Pss and USS (Private_Clean + Private_Dirty) of PID's smaps_rollup, in bytes. */
+static void rollup_of(pid_t pid, uint64_t *pss, uint64_t *uss)
+{
+	char path[64], line[256];
+	unsigned long long kb;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	*pss = *uss = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Pss: %llu kB", &kb) == 1)
+			*pss = kb << 10;
+		else if (sscanf(line, "Private_Clean: %llu kB", &kb) == 1 ||
+		         sscanf(line, "Private_Dirty: %llu kB", &kb) == 1)
+			*uss += kb << 10;
+	}
+	fclose(f);
+}
+
+static uint64_t status_kb(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	unsigned long long kb = 0;
+	size_t kl = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
+			sscanf(line + kl + 1, " %llu", &kb);
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
+static const struct pmaps_survey_row *row_of(struct pmaps_survey *s, pid_t pid)
+{
+	const struct pmaps_survey_row *r = pmaps_survey_find(s, pid);
+
+	if (!r)
+		fail_msg("no row for pid %d among %zu", (int)pid, pmaps_survey_count(s));
+	return r;
+}
+
+#define EQ(what, pid, got, want)                                                            \
+	do {                                                                                    \
+		uint64_t g_ = (got), w_ = (want);                                                   \
+		if (g_ != w_)                                                                       \
+			fail_msg("pid %d %s: survey %llu, kernel %llu", (int)(pid), what,               \
+			         (unsigned long long)g_, (unsigned long long)w_);                       \
+	} while (0)
+
+/*
+ * The children's Pss counts their share of libc's pages, which moves
+ * whenever any process on the machine maps or drops libc. So a comparison
+ * with the kernel is made only when the children's smaps_rollup read the
+ * same just before and just after the survey's read.
+ */
+struct kernel_view {
+	uint64_t pss[KIDS], uss[KIDS], rss[KIDS];
+};
+
+static void kernel_now(struct kernel_view *k, int n)
+{
+	memset(k, 0, sizeof(*k));
+	for (int i = 0; i < n; i++) {
+		if (kids[i].pid <= 0)
+			continue;
+		rollup_of(kids[i].pid, &k->pss[i], &k->uss[i]);
+		k->rss[i] = status_kb(kids[i].pid, "VmRSS");
+	}
+}
+
+/*
+ * REFRESH(S) (or, when REFRESH is NULL, pmaps_survey_refresh), with the
+ * children's figures read before and after into *K; retried until the two
+ * agree. BEFORE(ARG) runs before each try (a child touching more pages).
+ */
+static void bracketed(struct pmaps_survey *s, int n, struct kernel_view *k,
+                      void (*before)(int), int arg)
+{
+	struct kernel_view k2;
+
+	for (int tries = 0;; tries++) {
+		if (before)
+			before(arg);
+		kernel_now(k, n);
+		assert_true(pmaps_survey_refresh(s) > n);
+		kernel_now(&k2, n);
+		if (memcmp(k, &k2, sizeof(k2)) == 0)
+			return;
+		if (tries == 20) {
+			for (int i = 0; i < n; i++)
+				printf("child %d: pss %llu/%llu uss %llu/%llu rss %llu/%llu\n", i,
+				       (unsigned long long)k->pss[i], (unsigned long long)k2.pss[i],
+				       (unsigned long long)k->uss[i], (unsigned long long)k2.uss[i],
+				       (unsigned long long)k->rss[i], (unsigned long long)k2.rss[i]);
+			fail_msg("the children's smaps_rollup kept moving during 20 refreshes");
+		}
+	}
+}
+
+static void same_as_kernel(const struct pmaps_survey_row *r, const struct kernel_view *k, int i)
+{
+	assert_true(r->present & (1u << PMAPS_SV_PSS));
+	assert_true(r->present & (1u << PMAPS_SV_USS));
+	EQ("pss", r->pid, r->v[PMAPS_SV_PSS], k->pss[i]);
+	EQ("uss", r->pid, r->v[PMAPS_SV_USS], k->uss[i]);
+	EQ("rss", r->pid, r->v[PMAPS_SV_RSS], k->rss[i]);
+	assert_int_equal(r->source, PMAPS_SRC_ROLLUP);
+	assert_non_null(r->total);
+	assert_non_null(r->status);
+	assert_int_equal(r->comm.len, strlen("test_survey"));
+	assert_memory_equal(r->comm.ptr, "test_survey", r->comm.len);
+}
+
+/* Every child's Pss and USS are its smaps_rollup's; a second refresh reads none of them again. */
+static void test_survey_exact(void **state)
+{
+	struct pmaps_survey_opts o = {.size = sizeof(o), .flags = PMAPS_SURVEY_MEMINFO};
+	struct pmaps_survey_stats st = {.size = sizeof(st)};
+	struct pmaps_survey *s = NULL;
+	const struct pmaps_survey_row *r;
+	struct kernel_view k;
+	uint64_t pss0[KIDS];
+	int n;
+	(void)state;
+
+	start_kids(KIDS);
+	/* A new survey for each try: the first refresh is the one asserted. */
+	for (int tries = 0;; tries++) {
+		struct kernel_view k2;
+		pmaps_survey_close(s);
+		assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+		kernel_now(&k, KIDS);
+		n = pmaps_survey_refresh(s);
+		kernel_now(&k2, KIDS);
+		if (memcmp(&k, &k2, sizeof(k)) == 0)
+			break;
+		if (tries == 20)
+			fail_msg("the children's smaps_rollup kept moving");
+	}
+	assert_true(n > KIDS);
+	assert_int_equal((size_t)n, pmaps_survey_count(s));
+	for (int i = 0; i < KIDS; i++) {
+		r = row_of(s, kids[i].pid);
+		same_as_kernel(r, &k, i);
+		assert_true(r->flags & PMAPS_SURVEY_NEW);
+		assert_true(r->flags & PMAPS_SURVEY_FRESH);
+		assert_int_equal(r->age_ns, 0);
+		/* They share SHARED_PAGES among KIDS: Pss below Rss. */
+		assert_true(r->v[PMAPS_SV_PSS] < r->v[PMAPS_SV_RSS]);
+		pss0[i] = r->v[PMAPS_SV_PSS];
+	}
+	/* Rows in pid order; no kernel thread (kthreadd, pid 2, is one). */
+	for (size_t i = 1; i < pmaps_survey_count(s); i++)
+		assert_true(pmaps_survey_get(s, i - 1)->pid < pmaps_survey_get(s, i)->pid);
+	assert_null(pmaps_survey_find(s, 2));
+	assert_int_equal(pmaps_survey_stats(s, &st), 0);
+	assert_true(st.kernel_threads > 0);
+	assert_true(st.read >= KIDS);
+	assert_non_null(pmaps_survey_meminfo(s));
+	assert_true(pmaps_survey_meminfo(s)->v[PMAPS_MI_MEM_TOTAL] > 0);
+
+	/* Nothing of theirs moved: the children's rows are kept, older, with the same figures. */
+	n = pmaps_survey_refresh(s);
+	assert_true(n > KIDS);
+	for (int i = 0; i < KIDS; i++) {
+		r = row_of(s, kids[i].pid);
+		assert_false(r->flags & (PMAPS_SURVEY_FRESH | PMAPS_SURVEY_NEW));
+		assert_true(r->age_ns > 0);
+		EQ("pss kept", r->pid, r->v[PMAPS_SV_PSS], pss0[i]);
+	}
+	assert_int_equal(pmaps_survey_stats(s, &st), 0);
+	assert_true(st.kept >= KIDS);
+
+	/* One child touches more pages: its status moved, so it alone of them is read again. */
+	bracketed(s, KIDS, &k, touch_more, 2);
+	for (int i = 0; i < KIDS; i++) {
+		r = row_of(s, kids[i].pid);
+		if (i == 2) {
+			assert_true(r->flags & PMAPS_SURVEY_FRESH);
+			same_as_kernel(r, &k, i);
+		} else {
+			assert_false(r->flags & PMAPS_SURVEY_FRESH);
+			EQ("pss kept", r->pid, r->v[PMAPS_SV_PSS], pss0[i]);
+		}
+	}
+
+	/* A child that exited is gone from the next refresh. */
+	pid_t gone = kids[4].pid;
+	end_kid(4);
+	pmaps_survey_refresh(s);
+	assert_null(pmaps_survey_find(s, gone));
+	pmaps_survey_close(s);
+}
+
+/* After the first refresh, refreshes allocate nothing. */
+static void test_survey_allocations(void **state)
+{
+	struct pmaps_survey_opts o = {.size = sizeof(o),
+	                              .flags = PMAPS_SURVEY_MEMINFO | PMAPS_SURVEY_CGROUP};
+	struct pmaps_survey_stats st = {.size = sizeof(st)};
+	struct pmaps_survey *s;
+	(void)state;
+
+	start_kids(KIDS);
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	assert_true(pmaps_survey_refresh(s) > KIDS);
+	for (int round = 0; round < 20; round++) {
+		unsigned long before = allocs;
+		touch_more(round % KIDS);
+		assert_true(pmaps_survey_refresh(s) > KIDS);
+		if (allocs != before)
+			fail_msg("refresh %d: %lu allocations, want 0", round + 2, allocs - before);
+		assert_int_equal(pmaps_survey_stats(s, &st), 0);
+		assert_int_equal(st.allocations, 0);
+	}
+	pmaps_survey_close(s);
+	pmaps_set_allocator(NULL, NULL, NULL);
+}
+
+/*
+ * A budget of 1 ns: each refresh reads one process (the budget is checked
+ * before a read), marks the others SKIPPED with status figures only, and
+ * the next refresh reads the skipped ones first: in as many refreshes as
+ * there are processes, every row has been read.
+ */
+static void test_survey_budget(void **state)
+{
+	struct pmaps_survey_opts o = {.size = sizeof(o), .budget_ns = 1};
+	struct pmaps_survey_stats st = {.size = sizeof(st)};
+	struct pmaps_survey *s;
+	int n, reads = 0;
+	(void)state;
+
+	start_kids(KIDS);
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	n = pmaps_survey_refresh(s);
+	assert_int_equal(pmaps_survey_stats(s, &st), 0);
+	/* One read: of a process, or the attempt on one whose files are denied. */
+	assert_true(st.read <= 1);
+	assert_int_equal(st.budget_ns, 1);
+	assert_true(st.skipped >= (uint32_t)n - 1 - st.denied);
+	for (int i = 0; i < KIDS; i++) {
+		const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
+		if (r->flags & PMAPS_SURVEY_FRESH)
+			continue;
+		assert_true(r->flags & PMAPS_SURVEY_SKIPPED);
+		assert_int_equal(r->source, PMAPS_SRC_STATUS);
+		assert_false(r->present & (1u << PMAPS_SV_PSS));
+		assert_true(r->present & (1u << PMAPS_SV_RSS));
+		assert_null(r->total);
+	}
+	for (int round = 0; round < n + 8; round++) {
+		int unread = 0;
+		pmaps_survey_refresh(s);
+		reads++;
+		for (int i = 0; i < KIDS; i++)
+			unread += !(row_of(s, kids[i].pid)->present & (1u << PMAPS_SV_PSS));
+		if (!unread)
+			break;
+	}
+	for (int i = 0; i < KIDS; i++) {
+		const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
+		assert_int_equal(r->source, PMAPS_SRC_ROLLUP);
+		assert_true(r->present & (1u << PMAPS_SV_PSS));
+	}
+	printf("every child read after %d budgeted refreshes of %d processes\n", reads + 1, n);
+	assert_true(reads <= n + 4);
+	pmaps_survey_close(s);
+}
+
+/*
+ * A hold limit of 1 ns makes every process too large for one smaps_rollup
+ * read: the gentle page walk reads them, USS from pagemap's exclusive bit
+ * (and Pss as root, from kpagecount), equal to smaps_rollup's.
+ */
+static void test_survey_large(void **state)
+{
+	struct pmaps_survey_opts o = {.size = sizeof(o), .hold_ns = 1, .budget_ns = 10000000000ull,
+	                              .max_age_ns = 1};
+	struct pmaps_survey *s;
+	(void)state;
+
+	struct kernel_view k;
+
+	start_kids(3);
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	/* Each refresh walks them again: their status moves with each touch. */
+	bracketed(s, 3, &k, NULL, 0);
+	for (int i = 0; i < 3; i++) {
+		const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
+		uint64_t pss = k.pss[i], uss = k.uss[i];
+		assert_true(r->flags & PMAPS_SURVEY_LARGE);
+		assert_true(r->flags & PMAPS_SURVEY_FRESH);
+		assert_int_equal(r->source, PMAPS_SRC_PAGES);
+		EQ("uss (pages)", r->pid, r->v[PMAPS_SV_USS], uss);
+		if (r->present & (1u << PMAPS_SV_PSS)) {
+			EQ("pss (pages)", r->pid, r->v[PMAPS_SV_PSS], pss);
+			assert_false(r->flags & PMAPS_SURVEY_PARTIAL);
+		} else {
+			/* Without CAP_SYS_ADMIN pages have no Pss: said, not guessed. */
+			assert_true(r->flags & PMAPS_SURVEY_PARTIAL);
+			assert_true(geteuid() != 0);
+		}
+	}
+	pmaps_survey_close(s);
+}
+
+/* Another user's processes: status figures, and DENIED; never an error. */
+static void test_survey_denied(void **state)
+{
+	pid_t kid;
+	int st;
+	(void)state;
+
+	if (geteuid() != 0) {
+		printf("skipped: needs root to drop to another user and survey a root process\n");
+		skip();
+	}
+	start_kids(1);
+	kid = fork();
+	if (kid == 0) {
+		struct pmaps_survey *s;
+		struct pmaps_survey_stats stats = {.size = sizeof(stats)};
+		const struct pmaps_survey_row *r;
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		if (pmaps_survey_open(&s, NULL, NULL) != 0 || pmaps_survey_refresh(s) <= 0)
+			_exit(11);
+		r = pmaps_survey_find(s, kids[0].pid);
+		if (!r)
+			_exit(12);
+		if (!(r->flags & PMAPS_SURVEY_DENIED) || r->source != PMAPS_SRC_STATUS)
+			_exit(13);
+		if (!(r->present & (1u << PMAPS_SV_RSS)) || (r->present & (1u << PMAPS_SV_PSS)))
+			_exit(14);
+		if (r->v[PMAPS_SV_RSS] == 0)
+			_exit(15);
+		if (pmaps_survey_stats(s, &stats) != 0 || stats.denied == 0)
+			_exit(16);
+		pmaps_survey_close(s);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* Sums saturate rather than wrap, and say which figures every row had. */
+static void test_survey_sum(void **state)
+{
+	struct pmaps_survey_row a = {0}, b = {0};
+	struct pmaps_survey_sum sum = {.size = sizeof(sum)};
+	(void)state;
+
+	a.present = 1u << PMAPS_SV_RSS | 1u << PMAPS_SV_PSS;
+	a.v[PMAPS_SV_RSS] = UINT64_MAX - 5;
+	a.v[PMAPS_SV_PSS] = 100;
+	b.present = 1u << PMAPS_SV_RSS;
+	b.v[PMAPS_SV_RSS] = 10;
+	assert_int_equal(pmaps_survey_sum_add(&sum, &a), 0);
+	assert_int_equal(pmaps_survey_sum_add(&sum, &b), 0);
+	assert_int_equal(sum.processes, 2);
+	assert_true(sum.v[PMAPS_SV_RSS] == UINT64_MAX);
+	assert_int_equal(sum.saturated, 1);
+	assert_int_equal(sum.v[PMAPS_SV_PSS], 100);
+	assert_int_equal(sum.present, 1u << PMAPS_SV_RSS);
+	assert_int_equal(sum.seen, 1u << PMAPS_SV_RSS | 1u << PMAPS_SV_PSS);
+	sum.size = 4;
+	assert_int_equal(pmaps_survey_sum_add(&sum, &a), -EINVAL);
+}
+
+/* meminfo: every field read here, from the machine's own file, equal to what it says. */
+static void test_meminfo(void **state)
+{
+	struct pmaps_meminfo mi = {.size = sizeof(mi)};
+	char line[256], name[64];
+	unsigned long long kb;
+	FILE *f;
+	int checked = 0;
+	(void)state;
+
+	assert_int_equal(pmaps_meminfo_read(NULL, &mi, NULL, 0), 0);
+	f = fopen("/proc/meminfo", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63[^:]: %llu kB", name, &kb) != 2)
+			continue;
+		if (strcmp(name, "MemTotal") == 0 || strcmp(name, "SwapTotal") == 0) {
+			enum pmaps_meminfo_field k = name[0] == 'M' ? PMAPS_MI_MEM_TOTAL
+			                                             : PMAPS_MI_SWAP_TOTAL;
+			assert_true(mi.present & (1ull << k));
+			EQ(name, 0, mi.v[k], (uint64_t)kb << 10);
+			checked++;
+		}
+	}
+	fclose(f);
+	assert_int_equal(checked, 2);
+	assert_string_equal(pmaps_meminfo_key(PMAPS_MI_MEM_AVAILABLE), "mem_available");
+	assert_null(pmaps_meminfo_key(PMAPS_MI_COUNT));
+	mi.size = 8;
+	assert_int_equal(pmaps_meminfo_read(NULL, &mi, NULL, 0), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_survey_exact, teardown),
+		cmocka_unit_test_teardown(test_survey_allocations, teardown),
+		cmocka_unit_test_teardown(test_survey_budget, teardown),
+		cmocka_unit_test_teardown(test_survey_large, teardown),
+		cmocka_unit_test_teardown(test_survey_denied, teardown),
+		cmocka_unit_test(test_survey_sum),
+		cmocka_unit_test(test_meminfo),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
