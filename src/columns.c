@@ -23,7 +23,10 @@
 #define XCOL(k, key, title) COL(key, title, 8, 0, UNIT_BYTES, REC_XCAT, k)
 #define XPAGE(k, key, title) COL(key, title, 9, 0, UNIT_BYTES, REC_XPAGE, k)
 
-enum { MG = REC_MAPPING | REC_GROUP };
+/* A figure of pmaps top's processes and groups: right-aligned in 7 columns. */
+#define SURVEY(k, key, title) COL(key, title, 7, 0, UNIT_BYTES, REC_PROC | REC_PGROUP, k)
+
+enum { MG = REC_MAPPING | REC_GROUP, PP = REC_PROC | REC_PGROUP };
 
 const struct column columns[COL_COUNT] = {
 	[PMAPS_F_SIZE] = FIELD(PMAPS_F_SIZE, "size", "Size", UNIT_BYTES),
@@ -122,6 +125,29 @@ const struct column columns[COL_COUNT] = {
 	[COL_XP0 + PMAPS_XP_SHARED] = XPAGE(PMAPS_XP_SHARED, "shared", "Shared"),
 	[COL_XP0 + PMAPS_XP_THP] = XPAGE(PMAPS_XP_THP, "thp", "THP"),
 	[COL_XP0 + PMAPS_XP_ZERO] = XPAGE(PMAPS_XP_ZERO, "zero", "Zero"),
+
+	[COL_REFRESH] = COL("refresh", "Refresh", 7, 0, UNIT_COUNT, PP, -1),
+	[COL_PID] = COL("pid", "PID", 7, 0, UNIT_COUNT, REC_PROC, -1),
+	[COL_USER] = COL("user", "User", 8, 1, UNIT_TEXT, PP, -1),
+	[COL_UID] = COL("uid", "UID", 6, 0, UNIT_COUNT, PP, -1),
+	[COL_STATE] = COL("state", "S", 1, 1, UNIT_TEXT, REC_PROC, -1),
+	[COL_COMMAND] = COL("command", "Command", 15, 1, UNIT_TEXT, REC_PROC, -1),
+	[COL_SV0 + PMAPS_SV_RSS] = SURVEY(PMAPS_SV_RSS, "rss", "RSS"),
+	[COL_SV0 + PMAPS_SV_PSS] = SURVEY(PMAPS_SV_PSS, "pss", "PSS"),
+	[COL_SV0 + PMAPS_SV_USS] = SURVEY(PMAPS_SV_USS, "uss", "USS"),
+	[COL_SV0 + PMAPS_SV_SWAP] = SURVEY(PMAPS_SV_SWAP, "swap", "Swap"),
+	[COL_SV0 + PMAPS_SV_SWAP_PSS] = SURVEY(PMAPS_SV_SWAP_PSS, "swap_pss", "SwapPss"),
+	[COL_SV0 + PMAPS_SV_ANON] = SURVEY(PMAPS_SV_ANON, "anon", "Anon"),
+	[COL_SV0 + PMAPS_SV_FILE] = SURVEY(PMAPS_SV_FILE, "file", "File"),
+	[COL_SV0 + PMAPS_SV_SHMEM] = SURVEY(PMAPS_SV_SHMEM, "shmem", "Shmem"),
+	[COL_SV0 + PMAPS_SV_LAZYFREE] = SURVEY(PMAPS_SV_LAZYFREE, "lazyfree", "LazyFree"),
+	[COL_SV0 + PMAPS_SV_VSIZE] = SURVEY(PMAPS_SV_VSIZE, "vsize", "VSize"),
+	[COL_PROCS] = COL("processes", "Procs", 5, 0, UNIT_COUNT, REC_PGROUP, -1),
+	[COL_PARTIAL] = COL("partial", "Partial", 7, 1, UNIT_TEXT, REC_PGROUP, -1),
+	[COL_PSOURCE] = COL("source", "Source", 6, 1, UNIT_TEXT, REC_PROC, -1),
+	[COL_AGE] = COL("age_s", "Age", 5, 0, UNIT_TEXT, REC_PROC, -1),
+	[COL_MARK] = COL("flags", "M", 1, 1, UNIT_TEXT, REC_PROC, -1),
+	[COL_CGROUP] = COL("cgroup", "Cgroup", 0, 1, UNIT_TEXT, PP, -1),
 };
 
 int col_lookup(const char *s, size_t n)
@@ -142,5 +168,15 @@ int col_sort_desc(int col)
 {
 	if (col < 0 || col >= COL_COUNT)
 		return 0;
-	return columns[col].unit == UNIT_BYTES || col < PMAPS_F_COUNT || col == COL_MAPPINGS;
+	return columns[col].unit == UNIT_BYTES || col < PMAPS_F_COUNT || col == COL_MAPPINGS ||
+	       col == COL_PROCS;
+}
+
+int col_top_lookup(const char *s, size_t n, unsigned records)
+{
+	for (int c = COL_REFRESH; c < COL_COUNT; c++)
+		if ((columns[c].records & records) && columns[c].key.n == n &&
+		    strncasecmp(columns[c].key.s, s, n) == 0)
+			return c;
+	return -1;
 }

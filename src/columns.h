@@ -52,14 +52,18 @@ enum col {
 	/* explain's page evidence per category: enum pmaps_xpage */
 	COL_XP0,
 	/* pmaps top: a process (a survey row) or a group of them */
-	COL_PID = COL_XP0 + PMAPS_XP_COUNT,
+	COL_REFRESH = COL_XP0 + PMAPS_XP_COUNT, /* the refresh's number (JSON Lines, CSV) */
+	COL_PID,
 	COL_USER,
+	COL_UID,
+	COL_STATE,                          /* status State: one letter */
 	COL_COMMAND,
 	COL_SV0,                            /* enum pmaps_survey_value */
 	COL_PROCS = COL_SV0 + PMAPS_SV_COUNT, /* a group's process count */
-	COL_PSOURCE,                        /* the costly figures' source */
+	COL_PARTIAL,                        /* a group's figures summed over only some of them */
+	COL_PSOURCE,                        /* where the costly figures came from */
 	COL_AGE,                            /* their age, when older than this refresh */
-	COL_MARK,                           /* one letter: skipped, denied, large, partial */
+	COL_MARK,                           /* the row's flags: a letter in the table */
 	COL_CGROUP,
 	COL_COUNT
 };
@@ -114,5 +118,7 @@ extern const struct column columns[COL_COUNT];
 int col_lookup(const char *s, size_t n);
 /* Whether rows sort by the column largest first (sizes and counts) rather than ascending. */
 int col_sort_desc(int col);
+/* The column of pmaps top named S (N bytes, any case) that RECORDS (REC_PROC, REC_PGROUP) have, or -1. */
+int col_top_lookup(const char *s, size_t n, unsigned records);
 
 #endif

@@ -60,6 +60,15 @@ static void begin(struct writer *w)
 		break;
 	case DOC_EXPLAIN:
 		return; /* the heading comes with the result: a failed run writes nothing */
+	case DOC_PROCS:
+		/* Snapshots after the first continue the same table: one heading. */
+		if (!d->csv_header)
+			return;
+		for (int i = 0; i < d->ncols; i++) {
+			sep(o, i);
+			key(o, d->cols[i]);
+		}
+		break;
 	}
 	out_ch(o, '\n');
 }
@@ -231,6 +240,85 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	}
 }
 
+/* The keys of a group's figures that are sums over only some of its processes, joined by SEP. */
+static void partial_list(struct out *o, const struct pmaps_survey_sum *s, char sep, int quote)
+{
+	int first = 1;
+
+	for (int k = 0; k < PMAPS_SV_COUNT; k++) {
+		if (!((s->seen & ~s->present) >> k & 1))
+			continue;
+		if (!first)
+			out_ch(o, sep);
+		first = 0;
+		if (quote)
+			out_ch(o, '"');
+		out_mem(o, columns[COL_SV0 + k].key.s, columns[COL_SV0 + k].key.n);
+		if (quote)
+			out_ch(o, '"');
+	}
+}
+
+/* A process of pmaps top, or a group's sum: the document's columns, bytes, flags joined by '|'. */
+static void proc(struct writer *w, const struct top_line *l)
+{
+	const struct pmaps_survey_row *r = l->row;
+	const struct doc *d = w->d;
+	struct out *o = w->o;
+	char b[512];
+	uint64_t v;
+
+	for (int i = 0; i < d->ncols; i++) {
+		int c = d->cols[i];
+		sep(o, i);
+		switch (c) {
+		case COL_REFRESH: out_u64(o, d->stats ? d->stats->refreshes : 0); break;
+		case COL_PID:
+			if (r)
+				out_u64(o, (uint64_t)r->pid);
+			break;
+		case COL_USER: out_csv_str(o, l->user, strlen(l->user)); break;
+		case COL_UID: out_u64(o, l->uid); break;
+		case COL_STATE:
+			if (r && r->state)
+				out_csv_str(o, &r->state, 1);
+			break;
+		case COL_COMMAND:
+			if (r)
+				out_csv_str(o, r->comm.ptr, r->comm.len);
+			break;
+		case COL_PROCS: out_u64(o, l->sum ? l->sum->processes : 1); break;
+		case COL_PARTIAL:
+			/* The figures summed over only the processes that had them. */
+			if (l->sum)
+				partial_list(o, l->sum, '|', 0);
+			break;
+		case COL_PSOURCE:
+			if (r)
+				out_str(o, pmaps_source_name(r->source));
+			break;
+		case COL_AGE:
+			if (r && r->age_ns && r->source != PMAPS_SRC_STATUS)
+				out_mem(o, b, w_age(b, r->age_ns));
+			break;
+		case COL_MARK:
+			if (r)
+				out_mem(o, b, w_flag_list(b, sizeof(b), r->flags, w_survey_flag_name, '|', 0));
+			break;
+		case COL_CGROUP:
+			if (r)
+				out_csv_str(o, r->cgroup.ptr, r->cgroup.len);
+			else
+				out_csv_str(o, l->cgroup.ptr, l->cgroup.len);
+			break;
+		default:
+			if (w_proc_value(c, l, &v) != 0)
+				out_u64(o, v);
+		}
+	}
+	out_ch(o, '\n');
+}
+
 static void end(struct writer *w, const char *error)
 {
 	/* CSV has no place for an error: stderr says it, and the exit status. */
@@ -238,4 +326,4 @@ static void end(struct writer *w, const char *error)
 	(void)error;
 }
 
-const struct writer_ops out_csv_ops = {begin, mapping, group, run, summary, explain, end};
+const struct writer_ops out_csv_ops = {begin, mapping, group, run, summary, explain, proc, end};

@@ -136,6 +136,164 @@ static void measured_group(struct out *o, const struct pmaps_group_row *g)
 			key_u64(o, measured_cols[i], v);
 }
 
+/* ---- pmaps top ---- */
+
+static void procs_begin(struct writer *w)
+{
+	const struct doc *d = w->d;
+	const struct pmaps_survey_stats *st = d->stats;
+	const struct pmaps_meminfo *mi = d->meminfo;
+	struct out *o = w->o;
+
+	if (st) {
+		KEY(o, ",\"refresh\":{\"number\":");
+		out_u64(o, st->refreshes);
+		KEY(o, ",\"processes\":");
+		out_u64(o, st->processes);
+		KEY(o, ",\"read\":");
+		out_u64(o, st->read);
+		KEY(o, ",\"kept\":");
+		out_u64(o, st->kept);
+		KEY(o, ",\"skipped\":");
+		out_u64(o, st->skipped);
+		KEY(o, ",\"denied\":");
+		out_u64(o, st->denied);
+		KEY(o, ",\"large\":");
+		out_u64(o, st->large);
+		KEY(o, ",\"vanished\":");
+		out_u64(o, st->vanished);
+		KEY(o, ",\"kernel_threads\":");
+		out_u64(o, st->kernel_threads);
+		KEY(o, ",\"wall_ns\":");
+		out_u64(o, st->wall_ns);
+		KEY(o, ",\"read_ns\":");
+		out_u64(o, st->read_ns);
+		KEY(o, ",\"budget_ns\":");
+		out_u64(o, st->budget_ns);
+		KEY(o, ",\"hold_ns\":");
+		out_u64(o, st->hold_ns);
+		out_ch(o, '}');
+	}
+	if (mi) {
+		int first = 1;
+		KEY(o, ",\"meminfo\":{");
+		for (int f = 0; f < PMAPS_MI_COUNT; f++) {
+			const char *k = pmaps_meminfo_key((enum pmaps_meminfo_field)f);
+			if (!k || !((mi->present >> f) & 1))
+				continue; /* a line this kernel does not print: absent, never 0 */
+			if (!first)
+				out_ch(o, ',');
+			first = 0;
+			out_json_str(o, k, strlen(k));
+			out_ch(o, ':');
+			out_u64(o, mi->v[f]);
+		}
+		out_ch(o, '}');
+	}
+	KEY(o, ",\"matched\":");
+	out_u64(o, d->matched);
+	KEY(o, ",\"sort\":\"");
+	out_mem(o, columns[d->sort].key.s, columns[d->sort].key.n);
+	if (d->desc)
+		KEY(o, "\",\"order\":\"descending\"");
+	else
+		KEY(o, "\",\"order\":\"ascending\"");
+	if (d->pgroup == PGROUP_NONE)
+		KEY(o, ",\"group\":\"none\",\"processes\":[");
+	else if (d->pgroup == PGROUP_USER)
+		KEY(o, ",\"group\":\"user\",\"groups\":[");
+	else
+		KEY(o, ",\"group\":\"cgroup\",\"groups\":[");
+}
+
+/* A process of pmaps top, or a group's sum: every figure present, in bytes. */
+static void proc(struct writer *w, const struct top_line *l)
+{
+	const struct pmaps_survey_row *r = l->row;
+	struct out *o = w->o;
+	uint64_t v;
+
+	if (jsonl(w)) {
+		/* A line of the stream: which refresh it is of, first. */
+		KEY(o, "{\"refresh\":");
+		out_u64(o, w->d->stats ? w->d->stats->refreshes : 0);
+		out_ch(o, ',');
+	} else {
+		open_record(w);
+	}
+	if (r) {
+		KEY(o, "\"pid\":");
+		out_u64(o, (uint64_t)r->pid);
+		out_ch(o, ',');
+	}
+	if (r || w->d->pgroup == PGROUP_USER) {
+		out_json_named(o, "user", 4, l->user, strlen(l->user));
+		key_u64(o, COL_UID, l->uid);
+	}
+	if (r) {
+		KEY(o, ",\"state\":");
+		if (r->state > 0x20 && r->state < 0x7f) {
+			char st[3] = {'"', r->state, '"'};
+			out_mem(o, st, 3);
+		} else {
+			out_json_str(o, &r->state, r->state ? 1 : 0);
+		}
+		out_ch(o, ',');
+		out_json_named(o, "command", 7, r->comm.ptr, r->comm.len);
+		KEY(o, ",\"source\":\"");
+		out_str(o, pmaps_source_name(r->source));
+		out_ch(o, '"');
+	} else {
+		if (w->d->pgroup == PGROUP_CGROUP)
+			out_json_named(o, "cgroup", 6, l->cgroup.ptr, l->cgroup.len);
+		KEY(o, ",\"processes\":");
+		out_u64(o, l->sum->processes);
+		if (l->sum->seen & ~l->sum->present) {
+			/* Figures some of the processes lacked: sums over those that had them. */
+			int first = 1;
+			KEY(o, ",\"partial\":[");
+			for (int k = 0; k < PMAPS_SV_COUNT; k++) {
+				if (!((l->sum->seen & ~l->sum->present) >> k & 1))
+					continue;
+				if (!first)
+					out_ch(o, ',');
+				first = 0;
+				out_ch(o, '"');
+				out_mem(o, columns[COL_SV0 + k].key.s, columns[COL_SV0 + k].key.n);
+				out_ch(o, '"');
+			}
+			out_ch(o, ']');
+		}
+		if (l->sum->saturated)
+			KEY(o, ",\"saturated\":true");
+	}
+	for (int k = 0; k < PMAPS_SV_COUNT; k++)
+		if (w_proc_value(COL_SV0 + k, l, &v) != 0)
+			key_u64(o, COL_SV0 + k, v);
+	if (r) {
+		char b[512];
+		size_t n;
+		/* The costly figures' age, when they are older than this refresh. */
+		if (r->age_ns && r->source != PMAPS_SRC_STATUS) {
+			KEY(o, ",\"age_s\":");
+			n = w_age(b, r->age_ns);
+			out_mem(o, b, n);
+		}
+		n = w_flag_list(b, sizeof(b), r->flags, w_survey_flag_name, ',', 1);
+		KEY(o, ",\"flags\":[");
+		out_mem(o, b, n);
+		out_ch(o, ']');
+		if (r->cgroup.len) {
+			out_ch(o, ',');
+			out_json_named(o, "cgroup", 6, r->cgroup.ptr, r->cgroup.len);
+		}
+	}
+	if (jsonl(w))
+		KEY(o, "}\n");
+	else
+		out_ch(o, '}');
+}
+
 static void begin(struct writer *w)
 {
 	const struct doc *d = w->d;
@@ -143,6 +301,12 @@ static void begin(struct writer *w)
 
 	if (jsonl(w) || d->kind == DOC_EXPLAIN)
 		return;
+	if (d->kind == DOC_PROCS) {
+		/* Many processes: no "pid" of its own. */
+		KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\"");
+		procs_begin(w);
+		return;
+	}
 	KEY(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
 	out_u64(o, (uint64_t)d->pid);
 	switch (d->kind) {
@@ -175,6 +339,8 @@ static void begin(struct writer *w)
 			KEY(o, ",\"mappings\":[");
 		break;
 	case DOC_EXPLAIN:
+		break;
+	case DOC_PROCS:
 		break;
 	}
 }
@@ -589,7 +755,13 @@ static void end(struct writer *w, const char *error)
 	enum doc_kind kind = w->d->kind;
 
 	if (jsonl(w)) {
-		if (error) {
+		if (error && kind == DOC_PROCS) {
+			KEY(o, "{\"refresh\":");
+			out_u64(o, w->d->stats ? w->d->stats->refreshes : 0);
+			out_ch(o, ',');
+			out_json_named(o, "error", 5, error, strlen(error));
+			KEY(o, "}\n");
+		} else if (error) {
 			out_mem(o, w->lead, w->lead_len);
 			out_json_named(o, "error", 5, error, strlen(error));
 			KEY(o, "}\n");
@@ -620,4 +792,4 @@ static void end(struct writer *w, const char *error)
 	KEY(o, "}\n");
 }
 
-const struct writer_ops out_json_ops = {begin, mapping, group, run, summary, explain, end};
+const struct writer_ops out_json_ops = {begin, mapping, group, run, summary, explain, proc, end};

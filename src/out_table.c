@@ -72,6 +72,223 @@ static void name(struct out *o, const char *s, size_t n, int truncated)
 		out_mem(o, "...", 3); /* the escape never makes one: a cut name says so */
 }
 
+/* ---- pmaps top ---- */
+
+/* ", key SIZE" of meminfo line F when it was read. */
+static void mem_item(struct out *o, const struct pmaps_meminfo *mi, enum pmaps_meminfo_field f,
+                     const char *label, int *first)
+{
+	char b[24];
+
+	if (!((mi->present >> f) & 1))
+		return;
+	fmt_human(b, mi->v[f]);
+	out_printf(o, "%s%s %s", *first ? "" : ", ", label, b);
+	*first = 0;
+}
+
+/* Milliseconds, as the refresh line shows a cost or a budget. */
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/*
+ * The lines above a top table: the machine's figures (/proc/meminfo), what
+ * the refresh did and cost, the processes pmaps may not read and why, and
+ * what the table shows.
+ */
+static void procs_header(struct writer *w)
+{
+	const struct doc *d = w->d;
+	const struct pmaps_survey_stats *st = d->stats;
+	const struct pmaps_meminfo *mi = d->meminfo;
+	struct out *o = w->o;
+	int first = 1;
+
+	if (mi && mi->present) {
+		out_str(o, "Memory: ");
+		mem_item(o, mi, PMAPS_MI_MEM_TOTAL, "total", &first);
+		mem_item(o, mi, PMAPS_MI_MEM_AVAILABLE, "available", &first);
+		mem_item(o, mi, PMAPS_MI_ANON_PAGES, "anon", &first);
+		mem_item(o, mi, PMAPS_MI_CACHED, "cached", &first);
+		mem_item(o, mi, PMAPS_MI_SHMEM, "shmem", &first);
+		mem_item(o, mi, PMAPS_MI_SWAP_TOTAL, "swap", &first);
+		mem_item(o, mi, PMAPS_MI_SWAP_FREE, "swap free", &first);
+		out_ch(o, '\n');
+	}
+	if (st) {
+		out_printf(o, "Refresh %llu: %u process%s in %.2f ms; costly reads %u in %.2f ms",
+		           (unsigned long long)st->refreshes, st->processes,
+		           st->processes == 1 ? "" : "es", ms(st->wall_ns), st->read, ms(st->read_ns));
+		if (st->budget_ns)
+			out_printf(o, " (budget %g ms)", ms(st->budget_ns));
+		else
+			out_str(o, " (no budget)");
+		out_printf(o, ", %u kept, %u skipped", st->kept, st->skipped);
+		if (st->vanished)
+			out_printf(o, ", %u exited while read", st->vanished);
+		out_str(o, "\n");
+	}
+	/* Of the processes shown (or summed): another user's count is no concern here. */
+	if (d->denied && d->root)
+		out_printf(o, "%zu process%s show%s status figures only: even root may not read %s "
+		           "memory here (Yama ptrace_scope or a security module)\n", d->denied,
+		           d->denied == 1 ? "" : "es", d->denied == 1 ? "s" : "",
+		           d->denied == 1 ? "its" : "their");
+	else if (d->denied)
+		out_printf(o, "%zu process%s show%s status figures only: reading %s memory needs "
+		           "root (CAP_SYS_PTRACE) or %s user\n", d->denied, d->denied == 1 ? "" : "es",
+		           d->denied == 1 ? "s" : "", d->denied == 1 ? "its" : "their",
+		           d->denied == 1 ? "its" : "their");
+	if (d->pgroup == PGROUP_NONE)
+		out_printf(o, "Shown: %zu of %zu process%s", d->shown, d->matched,
+		           d->matched == 1 ? "" : "es");
+	else
+		out_printf(o, "Shown: %zu %s%s of %zu process%s", d->shown,
+		           d->pgroup == PGROUP_USER ? "user" : "cgroup", d->shown == 1 ? "" : "s",
+		           d->matched, d->matched == 1 ? "" : "es");
+	out_printf(o, ", by %s", columns[d->sort].key.s);
+	if (columns[d->sort].unit == UNIT_BYTES || d->sort == COL_PROCS)
+		out_str(o, d->desc ? ", largest first" : ", smallest first");
+	else if (d->desc)
+		out_str(o, ", descending");
+	out_str(o, "\n\n");
+}
+
+/* A name from a target or NSS, escaped, in COL's cell: cut names end in "...". */
+static void text_cell(struct out *o, int col, const char *s, size_t n, int truncated, int last)
+{
+	char e[1040];
+	size_t k = esc_text(e, sizeof(e) - 3, s, n);
+
+	if (truncated) {
+		memcpy(e + k, "...", 3);
+		k += 3;
+	}
+	cell(o, col, e, k, last);
+}
+
+/* A mark beside the survey's row flags in writer.marks: a group's figure with a '+'. */
+#define MARK_PART (1u << 31)
+
+/* The table's short name of a source. */
+static const char *source_short(enum pmaps_source s)
+{
+	return s == PMAPS_SRC_ROLLUP ? "rollup" : pmaps_source_name(s);
+}
+
+static void proc_cell(struct writer *w, int c, const struct top_line *l, int last)
+{
+	const struct pmaps_survey_row *r = l->row;
+	struct out *o = w->o;
+	char b[48];
+	size_t n = 0;
+	uint64_t v;
+
+	switch (c) {
+	case COL_PID: n = r ? fmt_u64(b, (uint64_t)r->pid) : 0; break;
+	case COL_USER: text_cell(o, c, l->user, strlen(l->user), 0, last); return;
+	case COL_UID: n = fmt_u64(b, l->uid); break;
+	case COL_STATE:
+		b[0] = r && r->state ? r->state : '-';
+		n = 1;
+		break;
+	case COL_COMMAND:
+		if (r)
+			text_cell(o, c, r->comm.ptr, r->comm.len, 0, last);
+		else
+			cell(o, c, "", 0, last);
+		return;
+	case COL_PROCS: n = fmt_u64(b, l->sum ? l->sum->processes : 1); break;
+	case COL_PSOURCE: {
+		const char *src = r ? source_short(r->source) : "";
+		n = strlen(src);
+		memcpy(b, src, n);
+		break;
+	}
+	case COL_AGE:
+		/* Only a figure older than this refresh has an age to show. */
+		if (r && r->age_ns && r->source != PMAPS_SRC_STATUS) {
+			n = w_age(b, r->age_ns);
+			n -= r->age_ns >= 10000000000ull ? 4 : 2; /* "12s", "1.5s" */
+			b[n++] = 's';
+		}
+		break;
+	case COL_MARK:
+		if (r && (b[0] = w_survey_mark(r->flags)) != '\0') {
+			/* The legend explains the letters shown, not every flag a row had. */
+			w->marks |= b[0] == 'D' ? PMAPS_SURVEY_DENIED : b[0] == 'S' ? PMAPS_SURVEY_SKIPPED
+			            : b[0] == 'L' ? PMAPS_SURVEY_LARGE : PMAPS_SURVEY_PARTIAL;
+			n = 1;
+		}
+		break;
+	case COL_CGROUP: {
+		struct pmaps_view cg = r ? r->cgroup : l->cgroup;
+		int cut = r && (r->flags & PMAPS_SURVEY_CGROUP_TRUNCATED);
+		if (cg.len)
+			text_cell(o, c, cg.ptr, cg.len, cut, last);
+		else
+			cell(o, c, "-", 1, last);
+		return;
+	}
+	default: {
+		int got;
+		v = 0;
+		got = w_proc_value(c, l, &v);
+		n = size_str(b, v, got != 0, w->d->human);
+		if (got == 2) {
+			/* A group's sum over only the processes that had the figure: at least this. */
+			b[n++] = '+';
+			w->marks |= MARK_PART;
+		}
+		map_cell_out(w, c, b, n, last); /* --bytes: room for twelve digits */
+		return;
+	}
+	}
+	cell(o, c, b, n, last);
+}
+
+static void proc(struct writer *w, const struct top_line *l)
+{
+	const struct doc *d = w->d;
+
+	for (int i = 0; i < d->ncols; i++) {
+		if (i)
+			out_ch(w->o, ' ');
+		proc_cell(w, d->cols[i], l, i + 1 == d->ncols);
+	}
+	out_ch(w->o, '\n');
+}
+
+/* What the marks of a top table meant, for the marks it showed. */
+static void marks_legend(struct out *o, unsigned marks)
+{
+	static const struct {
+		unsigned flag;
+		const char *words;
+	} legend[] = {
+		{PMAPS_SURVEY_DENIED, "D denied: status figures only"},
+		{PMAPS_SURVEY_SKIPPED, "S skipped: not read this time (the budget, or a failed read): "
+		                       "older figures, or status alone"},
+		{PMAPS_SURVEY_LARGE, "L large: walked gently, or left, rather than one long read"},
+		{PMAPS_SURVEY_PARTIAL, "P partial: the source gave fewer figures (no PSS without root)"},
+		{MARK_PART, "+ a sum over the processes whose figure is known: at least this"},
+	};
+	const char *sep = "(";
+
+	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++) {
+		/* A row shows one letter: its first flag in this order. */
+		if (!(marks & legend[i].flag))
+			continue;
+		out_str(o, sep);
+		out_str(o, legend[i].words);
+		sep = "; ";
+	}
+	if (sep[0] != '(')
+		out_str(o, ".)\n");
+}
+
 static void begin(struct writer *w)
 {
 	const struct doc *d = w->d;
@@ -121,6 +338,15 @@ static void begin(struct writer *w)
 		break;
 	case DOC_EXPLAIN:
 		return; /* the report has its own headings */
+	case DOC_PROCS:
+		procs_header(w);
+		for (int i = 0; i < d->ncols; i++) {
+			if (i)
+				out_ch(o, ' ');
+			map_cell_out(w, d->cols[i], columns[d->cols[i]].title.s,
+			             columns[d->cols[i]].title.n, i + 1 == d->ncols);
+		}
+		break;
 	}
 	out_ch(o, '\n');
 }
@@ -621,8 +847,9 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 static void end(struct writer *w, const char *error)
 {
 	/* A table has no place for an error: stderr says it, and the exit status. */
-	(void)w;
 	(void)error;
+	if (w->d->kind == DOC_PROCS)
+		marks_legend(w->o, w->marks);
 }
 
-const struct writer_ops out_table_ops = {begin, mapping, group, run, summary, explain, end};
+const struct writer_ops out_table_ops = {begin, mapping, group, run, summary, explain, proc, end};

@@ -115,3 +115,55 @@ const char *w_strategy_key(enum pmaps_pages_strategy s)
 {
 	return s == PMAPS_PAGES_SCAN ? "scan" : "pagemap";
 }
+
+int w_proc_value(int col, const struct top_line *l, uint64_t *v)
+{
+	int k = columns[col].lib;
+	uint64_t present = l->row ? l->row->present : l->sum->present;
+	uint64_t seen = l->row ? present : l->sum->seen;
+
+	if (k < 0 || k >= PMAPS_SV_MAX || !((seen >> k) & 1))
+		return 0;
+	*v = l->row ? l->row->v[k] : l->sum->v[k];
+	return (present >> k) & 1 ? 1 : 2;
+}
+
+const char *w_survey_flag_name(uint64_t bit)
+{
+	/* NEW and FRESH are the survey's bookkeeping: an age says what FRESH would. */
+	switch (bit) {
+	case PMAPS_SURVEY_SKIPPED: return "skipped";
+	case PMAPS_SURVEY_DENIED: return "denied";
+	case PMAPS_SURVEY_LARGE: return "large";
+	case PMAPS_SURVEY_PARTIAL: return "partial";
+	case PMAPS_SURVEY_CGROUP_TRUNCATED: return "cgroup_truncated";
+	default: return NULL;
+	}
+}
+
+char w_survey_mark(uint32_t flags)
+{
+	/* One letter: the flag that says most about the figures. */
+	if (flags & PMAPS_SURVEY_DENIED)
+		return 'D';
+	if (flags & PMAPS_SURVEY_SKIPPED)
+		return 'S';
+	if (flags & PMAPS_SURVEY_LARGE)
+		return 'L';
+	if (flags & PMAPS_SURVEY_PARTIAL)
+		return 'P';
+	return '\0';
+}
+
+size_t w_age(char *dst, uint64_t ns)
+{
+	uint64_t ms = ns / 1000000u;
+	size_t n = fmt_u64(dst, ms / 1000);
+
+	dst[n++] = '.';
+	dst[n++] = (char)('0' + ms % 1000 / 100);
+	dst[n++] = (char)('0' + ms % 100 / 10);
+	dst[n++] = (char)('0' + ms % 10);
+	dst[n] = '\0';
+	return n;
+}

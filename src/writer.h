@@ -29,6 +29,27 @@ enum doc_kind {
 	DOC_RUNS,     /* page runs */
 	DOC_SUMMARY,  /* page summaries, one per mapping */
 	DOC_EXPLAIN,  /* one explain result */
+	DOC_PROCS,    /* pmaps top: processes (survey rows), or groups of them */
+};
+
+/* pmaps top's groups (struct doc .pgroup) */
+enum { PGROUP_NONE, PGROUP_USER, PGROUP_CGROUP };
+
+/*
+ * A record of a DOC_PROCS document: one process, or one group's sum. The
+ * figures are the library's (the survey row, pmaps_survey_sum_add()).
+ */
+struct top_line {
+	const struct pmaps_survey_row *row; /* the process; NULL for a group */
+	const struct pmaps_survey_sum *sum; /* the group's figures; NULL for a process */
+	/*
+	 * The user's name (the process's, or a user group's), NUL-terminated:
+	 * bytes NSS chose, escaped as a target's. The uid in decimal when it
+	 * has none.
+	 */
+	const char *user;
+	uint32_t uid;                       /* the process's, or a user group's */
+	struct pmaps_view cgroup;           /* a cgroup group's path (bytes its manager chose) */
 };
 
 struct doc {
@@ -53,6 +74,16 @@ struct doc {
 	/* explain */
 	int verbose;              /* the evidence behind each rule */
 	int kernel_thread;        /* the result is a kernel thread's: nothing in it */
+	/* top (DOC_PROCS, with COLS and HUMAN) */
+	int pgroup;               /* PGROUP_*: the records are groups by user or cgroup */
+	const struct pmaps_survey_stats *stats; /* what the refresh did */
+	const struct pmaps_meminfo *meminfo;    /* the machine's figures, or NULL */
+	size_t shown, matched;    /* records in the document; processes the filters let through */
+	size_t denied;            /* of those, processes whose memory this reader may not read */
+	int sort;                 /* the column the records are sorted by */
+	int desc;                 /* largest (or last) first */
+	int root;                 /* the reader is root: a denied read is no missing privilege */
+	int csv_header;           /* CSV: write the heading (the first of several snapshots) */
 };
 
 struct writer;
@@ -68,6 +99,8 @@ struct writer_ops {
 	void (*summary)(struct writer *w, const struct pmaps_page_summary *s,
 	                const struct pmaps_mapping *m);
 	void (*explain)(struct writer *w, const struct pmaps_explain *x);
+	/* A process of pmaps top, or a group of them. */
+	void (*proc)(struct writer *w, const struct top_line *l);
 	/* Closes the document; ERROR (or NULL) is recorded where the format can hold it. */
 	void (*end)(struct writer *w, const char *error);
 };
@@ -81,6 +114,7 @@ struct writer {
 	/* JSON Lines: every record starts with this, {"pid":N, */
 	char lead[32];
 	size_t lead_len;
+	unsigned marks;   /* table, top: the row flags its marks showed, for the legend */
 };
 
 extern const struct writer_ops out_table_ops, out_json_ops, out_csv_ops;
@@ -120,6 +154,12 @@ static inline void w_explain(struct writer *w, const struct pmaps_explain *x)
 	w->rows++;
 	out_record(w->o);
 }
+static inline void w_proc(struct writer *w, const struct top_line *l)
+{
+	w->ops->proc(w, l);
+	w->rows++;
+	out_record(w->o);
+}
 void w_end(struct writer *w, const char *error);
 /*
  * A document whose reading failed before its first record: JSON and JSON
@@ -152,5 +192,17 @@ size_t w_flag_list(char *dst, size_t size, uint64_t flags, const char *(*name)(u
 const char *w_page_flag_name(uint64_t bit);
 /* The words of the runtime's page reader ("scan", "pagemap"). */
 const char *w_strategy_key(enum pmaps_pages_strategy s);
+/*
+ * Figure COL (COL_SV0 + enum pmaps_survey_value) of a top line: 1 present,
+ * 2 a group's sum over only the processes that had it (a part of the
+ * whole), 0 absent.
+ */
+int w_proc_value(int col, const struct top_line *l, uint64_t *v);
+/* The names of a survey row's flags a reader is told ("skipped", "denied", ...), or NULL. */
+const char *w_survey_flag_name(uint64_t bit);
+/* The letter a table shows for a row's flags ('\0' for none); the legend's words are out_table.c's. */
+char w_survey_mark(uint32_t flags);
+/* A survey figure's age as seconds with three decimals ("12.345") into DST (32 bytes). */
+size_t w_age(char *dst, uint64_t ns);
 
 #endif
