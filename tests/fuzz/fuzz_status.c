@@ -12,7 +12,11 @@
  * the input; every count and uid is a number some line gives; with a 0
  * return, VmRSS read and one of its parts read, VmRSS is their sum. Then
  * the text is read again, in other pieces and under another poison: the
- * same end, the same message and the same figures.
+ * same end, the same message and the same figures. Read a third time with
+ * Name, State and Kthread asked for (the survey's read): the same end and
+ * figures; the name a prefix of some "Name:" line's value and shorter than
+ * its room, NUL-terminated; the state the first non-blank of some "State:"
+ * line.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -53,6 +57,7 @@ struct result {
 	int rc;
 	struct pmaps_status st;
 	char msg[PMAPS_ERRMSG_SIZE];
+	struct pmaps__status_who who;
 };
 
 static void parse(struct result *r, size_t piece_size, unsigned char fill)
@@ -63,6 +68,54 @@ static void parse(struct result *r, size_t piece_size, unsigned char fill)
 	poison = fill;
 	memset(r, 0, sizeof(*r));
 	r->rc = pmaps__status_parse(-1, &r->st, r->msg, sizeof(r->msg));
+}
+
+static void parse_who(struct result *r)
+{
+	text_pos = 0;
+	reads = 0;
+	piece = 0;
+	poison = 0x5a;
+	memset(r, 0, sizeof(*r));
+	r->rc = pmaps__status_parse_who(-1, &r->st, &r->who, r->msg, sizeof(r->msg));
+}
+
+/* 1 when some line starts with KEY followed by VALUE[0, LEN) (after TAB when SKIP_TAB, blanks when not). */
+static int line_starts(const char *key, const char *value, size_t len, int blanks)
+{
+	size_t kl = strlen(key);
+
+	for (size_t at = 0; at < text_len;) {
+		const uint8_t *l = text + at, *nl = memchr(l, '\n', text_len - at);
+		size_t ll = nl ? (size_t)(nl - l) : text_len - at, i = kl;
+		at += ll + 1;
+		if (ll <= kl || memcmp(l, key, kl) != 0)
+			continue;
+		if (blanks)
+			while (i < ll && (l[i] == ' ' || l[i] == '\t'))
+				i++;
+		else if (i < ll && l[i] == '\t')
+			i++;
+		if (ll - i >= len && memcmp(l + i, value, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void check_who(const struct result *r, const struct result *plain)
+{
+	const struct pmaps__status_who *w = &r->who;
+
+	if (r->rc != plain->rc || memcmp(&r->st, &plain->st, sizeof(r->st)) != 0)
+		abort();
+	if (w->name_len >= sizeof(w->name) || w->name[w->name_len] != '\0')
+		abort();
+	if (w->name_len && !line_starts("Name:", w->name, w->name_len, 0))
+		abort();
+	if (w->state && !line_starts("State:", &w->state, 1, 1))
+		abort();
+	if (w->kthread && !line_starts("Kthread:", "1", 1, 1))
+		abort();
 }
 
 /* The line each figure comes from: the uids are the first and second numbers of "Uid:". */
@@ -176,6 +229,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_figures(&first);
 	/* Again, in other pieces (whole and one byte a read swap), under another poison, no fault. */
 	fail_at = 0;
+	if (first.rc != -EIO) {
+		static struct result who;
+		parse_who(&who);
+		check_who(&who, &first);
+	}
 	parse(&again, (size_t)(data[0] ^ 1), '\n');
 	pmaps__read_hook = NULL;
 	if (first.rc == -EIO)
