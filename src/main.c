@@ -19,6 +19,8 @@ static const char usage[] =
 	"  pages PID [RANGE]  pages as runs of equal state: present, swapped, zero, ...\n"
 	"  explain PID        where the RSS is, in numbers that add up, and why a heap\n"
 	"                     profile shows less\n"
+	"  top                every process by what its memory costs: USS, PSS, RSS,\n"
+	"                     swap; live on a terminal, a snapshot otherwise\n"
 	"  demo               start a built-in workload and show where its memory is\n"
 	"  help [CMD]         show help for pmaps or for a command\n"
 	"\n"
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
 		return cmd_pages(argc, argv);
 	if (strcmp(cmd, "demo") == 0)
 		return cmd_demo(argc, argv);
+	if (strcmp(cmd, "top") == 0)
+		return cmd_top(argc, argv);
 	die_msg("unknown command '%s' (see pmaps --help)", cmd);
 	return EXIT_USAGE;
 }

@@ -20,8 +20,12 @@
 #include "pmaps.h"
 #include "writer.h"
 
-/* top_opts.group */
-enum { TOP_GROUP_NONE, TOP_GROUP_USER, TOP_GROUP_CGROUP };
+/* top_opts.group: as the writers' doc.pgroup */
+enum {
+	TOP_GROUP_NONE = PGROUP_NONE,
+	TOP_GROUP_USER = PGROUP_USER,     /* one line per user (the real uid) */
+	TOP_GROUP_CGROUP = PGROUP_CGROUP, /* one line per cgroup v2 path */
+};
 
 #define TOP_MAX_PIDS 64
 
@@ -31,33 +35,28 @@ struct top_opts {
 	int once;            /* --once: one snapshot, never the terminal view */
 	enum fmt fmt;        /* --json, --jsonl, --csv; FMT_TABLE otherwise */
 	int limit;           /* -n: the first LIMIT lines only; 0 all */
-	int sort;            /* --sort: a survey column (enum col, REC_PROC): COL_SV0 + PMAPS_SV_PSS ... */
-	int ascending;       /* --ascending: smallest first (sizes sort largest first otherwise) */
+	/*
+	 * --sort: a column of enum col (REC_PROC or REC_PGROUP): COL_SV0 + a
+	 * figure (PMAPS_SV_PSS, the default), COL_PID, COL_USER, COL_UID,
+	 * COL_COMMAND, COL_CGROUP, COL_PROCS. Groups sorted by COL_PID or
+	 * COL_COMMAND go by their key. A line lacking the figure goes last.
+	 */
+	int sort;
+	int ascending;       /* --ascending: the other way (col_sort_desc(): sizes largest first) */
 	int have_uid;        /* --user given: only processes of UID */
 	uint32_t uid;
 	int pids[TOP_MAX_PIDS]; /* --pid: only these processes (NPIDS of them; 0 none asked) */
 	int npids;
 	int have_name;       /* --name given: only commands NAME matches */
 	regex_t name;        /* POSIX extended, on the command name (status Name:) */
-	const char *cgroup;  /* --cgroup: only cgroup v2 paths that start with it, or NULL */
-	uint64_t budget_ns;  /* --budget: costly reading per refresh (0: the library's default) */
+	const char *cgroup;  /* --cgroup: only processes in this cgroup v2 path or below it, or NULL */
+	uint64_t budget_ns;  /* --budget: costly reading per refresh (0: the library's default, 100 ms) */
 	int exact;           /* --exact: no budget, every process from smaps_rollup */
 	uint64_t max_age_ns; /* --max-age: costly figures are read again at least this often (0: default) */
 	int color;           /* the terminal view may use colours (no NO_COLOR) */
 	int group;           /* --group: TOP_GROUP_* */
-	int count;           /* --count: snapshots written when not interactive; 0 forever */
-};
-
-/* One line of what a front end shows: a process, or a group's sum. */
-struct top_line {
-	const struct pmaps_survey_row *row; /* the process; NULL for a group */
-	const struct pmaps_survey_sum *sum; /* the group's figures; NULL for a process */
-	/*
-	 * A group's key: the user's name (top_user_name(), NUL-terminated) or
-	 * the cgroup path (bytes the cgroup manager chose). Empty for a process.
-	 */
-	struct pmaps_view key;
-	uint32_t uid;                       /* a user group's uid */
+	int count;           /* --count: snapshots written when not interactive (default 1); 0 forever */
+	int cgroups;         /* read each process's cgroup: --cgroup, --group cgroup, the terminal view */
 };
 
 struct top_user; /* top.c's cache of user names */
@@ -66,19 +65,28 @@ struct top {
 	struct top_opts o;
 	struct pmaps_survey *s;   /* NULL until top_init() */
 	int refreshed;            /* the result of the last pmaps_survey_refresh() (>= 0) */
-	/* The selection: filtered, grouped, sorted (top_select()). */
+	/*
+	 * The selection: filtered, grouped, sorted (top_select()). A line is
+	 * a process or a group's sum (struct top_line, writer.h: the writers
+	 * take it as their record); valid until the next refresh or select.
+	 */
 	struct top_line *lines;
 	size_t nlines, cap;       /* CAP: room in LINES and SUMS */
 	struct pmaps_survey_sum *sums; /* the groups' sums, one per group line */
 	size_t matched;           /* processes the filters let through (before -n) */
+	size_t denied;            /* of them, PMAPS_SURVEY_DENIED: status figures only */
 	size_t pids_missing;      /* --pid processes the survey does not have */
-	struct top_user *users;   /* uid -> name cache */
-	size_t nusers, users_cap;
+	struct top_user *users;   /* uid -> name cache: blocks whose names stay put */
 };
 
-/* Fills O with the defaults (delay 2 s, sort by PSS, one snapshot). */
+/* Fills O with the defaults: delay 2 s, sorted by PSS largest first, one snapshot. */
 void top_opts_init(struct top_opts *o);
-/* Opens the survey. Returns 0, or prints one line and returns the exit code. */
+/*
+ * Opens the survey of T->o.root with T->o's budget, max age and flags (the
+ * machine's meminfo always; cgroups for --cgroup, --group cgroup and
+ * T->o.cgroups). Reads nothing yet. Returns 0, or prints one line (a proc
+ * root that cannot be read) and returns the exit code.
+ */
 int top_init(struct top *t);
 /*
  * One refresh of the survey, then top_select(). Returns 0, or prints one
@@ -87,7 +95,8 @@ int top_init(struct top *t);
 int top_refresh(struct top *t);
 /*
  * Filters, groups and sorts the survey's rows into T->lines (after a
- * change of T->o.sort, .ascending, .group, or a filter). Allocates nothing.
+ * change of T->o.sort, .ascending, .group, .limit or a filter). Allocates
+ * nothing but a name for a uid not seen before (top_user_name()).
  */
 void top_select(struct top *t);
 /*
@@ -96,8 +105,9 @@ void top_select(struct top *t);
  */
 int top_set_name(struct top *t, const char *re, char *err, size_t errsz);
 /*
- * The name of user UID (NSS, cached for the life of T; the uid in decimal
- * when it has none). NUL-terminated; bytes NSS chose: escape before showing.
+ * The name of user UID (NSS, cached: the pointer is valid for the life of
+ * T; the uid in decimal when it has none). NUL-terminated; bytes NSS chose:
+ * escape before showing. Allocates only for a uid not seen before.
  */
 const char *top_user_name(struct top *t, uint32_t uid);
 /* Closes the survey and frees the tables. */
