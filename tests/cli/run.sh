@@ -767,5 +767,216 @@ else
 	bad "demo speaks of Go, or failed: $out"
 fi
 
+# pmaps top: snapshots of every process under a proc root. tests/data/top
+# holds five processes and a kernel thread: two postgres of nobody sharing
+# memory, root's systemd, a process of a uid no user has whose command and
+# cgroup are escapes and invalid UTF-8 and whose smaps_rollup is missing (a
+# read that failed: status figures, marked skipped), and a 40 GiB java too
+# large for one smaps_rollup read within the hold limit (walked gently: a
+# fixture has no pagemap, so it is left, marked). What a refresh took is no
+# golden's: its milliseconds are N, its nanoseconds 0, an age 9.999.
+cat >"$TMP/pmaps-top" <<EOF
+#!/bin/sh
+"$PMAPS" "\$@" >"$TMP/top.raw"
+rc=\$?
+sed -E 's/ [0-9]+\.[0-9]{2} ms/ N ms/g; s/"(wall|read)_ns":[0-9]+/"\1_ns":0/g; s/"age_s":[0-9.]+/"age_s":9.999/g; s/,(smaps_rollup|smaps|pages),[0-9]+\.[0-9]{3},/,\1,9.999,/' "$TMP/top.raw"
+exit \$rc
+EOF
+chmod +x "$TMP/pmaps-top"
+REAL_PMAPS=$PMAPS
+PMAPS=$TMP/pmaps-top
+T="--proc-root top/proc"
+t top-help 0 top --help
+t top-table 0 top $T
+t top-once 0 top --once $T
+t top-bytes 0 top -b $T
+t top-json 0 top --json $T; json top-json
+t top-jsonl 0 top --jsonl $T
+t top-csv 0 top --csv $T
+t top-sort-rss 0 top --sort rss $T
+t top-sort-uss-asc 0 top --sort uss --ascending $T
+t top-sort-command 0 top --sort command $T
+t top-sort-pid 0 top -s pid $T
+t top-lines 0 top -n 2 $T
+t top-user 0 top --user nobody $T
+t top-user-uid 0 top -u 0 --json $T; json top-user-uid
+t top-name 0 top --name '^post' $T
+t top-name-none 0 top --name '^zzz' $T
+t top-pid 0 top --pid 300,1 $T
+t top-pid-some 0 top --pid 1 --pid 999 --csv $T
+t top-cgroup 0 top --cgroup /system.slice $T
+t top-cgroup-prefix 0 top --cgroup /system $T
+t top-sort-cgroup 0 top --sort cgroup $T
+t top-group-user 0 top --group user $T
+t top-group-user-json 0 top -g user --json $T; json top-group-user-json
+t top-group-user-csv 0 top -g user --csv $T
+t top-group-cgroup 0 top --group cgroup $T
+t top-group-cgroup-jsonl 0 top -g cgroup --jsonl $T
+t top-group-sort-pid 0 top -g user --sort pid $T
+t top-exact 0 top --exact --sort pid $T
+t top-count-jsonl 0 top --count 2 -d 0.01 --jsonl --name systemd $T
+t top-count-csv 0 top --count 2 -d 0.01 --csv --pid 1 $T
+t top-count-table 0 top --count 2 -d 0.01 --max-age 0.001 --pid 1,101 $T
+# No meminfo in a tree: no Memory line, nothing absent shown as 0.
+t top-capture 0 top --proc-root capture-6.18/proc
+t top-capture-json 0 top --json --proc-root capture-6.18/proc; json top-capture-json
+# errors: one line, exit 2 for what was asked, 1 for what was found
+t top-err-pid-missing 1 top --pid 999999 $T
+t top-err-no-root 1 top --proc-root no/such/dir
+t top-err-root-file 1 top --proc-root top/proc/meminfo
+t top-err-delay 2 top -d 0 $T
+t top-err-delay-word 2 top --delay soon $T
+t top-err-budget 2 top --budget 0 $T
+t top-err-exact-budget 2 top --exact --budget 50 $T
+t top-err-max-age 2 top --max-age -1 $T
+t top-err-sort 2 top --sort vm_flags $T
+t top-err-sort-group 2 top --sort processes $T
+t top-err-sort-cgroup-user 2 top -g cgroup --sort user $T
+t top-err-group 2 top --group kind $T
+t top-err-name 2 top --name '(' $T
+t top-err-user 2 top --user no-such-user-here $T
+t top-err-pid 2 top --pid 12x $T
+t top-err-pid-empty 2 top --pid 1,,2 $T
+t top-err-cgroup 2 top --cgroup system.slice $T
+t top-err-arg 2 top 1234 $T
+t top-err-formats 2 top --json --csv $T
+t top-err-once-count 2 top --once --count 3 $T
+t top-err-count 2 top --count many $T
+t top-err-lines 2 top -n -1 $T
+t top-err-option 2 top --frobnicate $T
+t top-err-option-value 2 top $T --sort
+PMAPS=$REAL_PMAPS
+if [ -x /usr/bin/python3 ]; then
+	# Every JSON Lines line is an object of one refresh; a group's has no pid.
+	/usr/bin/python3 - "$EXP/top-jsonl.out" "$EXP/top-group-cgroup-jsonl.out" "$EXP/top-count-jsonl.out" <<'PYEOF' && ok || bad "top --jsonl: not JSON Lines of refreshes"
+import json, sys
+for f in sys.argv[1:]:
+    lines = open(f, "rb").read().split(b"\n")
+    assert lines[-1] == b"", f
+    seen = set()
+    for line in lines[:-1]:
+        o = json.loads(line.decode("utf-8"))
+        assert isinstance(o, dict) and isinstance(o["refresh"], int), line[:80]
+        assert ("pid" in o) == ("group-cgroup" not in f), line[:80]
+        seen.add(o["refresh"])
+    assert seen == ({1, 2} if "count" in f else {1}), (f, seen)
+PYEOF
+	# The fixture's figures, from the JSON documents: bytes, absent where unknown.
+	/usr/bin/python3 - "$EXP/top-json.out" "$EXP/top-group-user-json.out" <<'PYEOF' && ok || bad "top --json: the fixture's figures"
+import json, sys
+d = json.load(open(sys.argv[1], "rb"))
+p = {x["pid"]: x for x in d["processes"]}
+K = 1024
+assert [x["pid"] for x in d["processes"]] == [100, 101, 1, 200, 300]
+assert p[100]["pss"] == 71680 * K and p[100]["uss"] == (512 + 20480) * K
+assert p[100]["rss"] == 204800 * K and p[100]["swap"] == 1024 * K and p[100]["swap_pss"] == 1024 * K
+assert p[1]["lazyfree"] == 512 * K and p[1]["user"] == "root" and p[1]["source"] == "smaps_rollup"
+assert "pss" not in p[200] and "uss" not in p[200] and p[200]["source"] == "status"
+assert p[200]["user"] == "4000000" and "command_hex" in p[200] and "\x1b" in p[200]["command"]
+assert p[300]["flags"] == ["skipped", "large"] and "pss" not in p[300]
+assert d["meminfo"]["mem_total"] == 65536000 * K and d["meminfo"]["swap_free"] == 7340032 * K
+r = d["refresh"]
+assert (r["processes"], r["read"], r["skipped"], r["large"], r["kernel_threads"]) == (5, 3, 2, 1, 1)
+g = json.load(open(sys.argv[2], "rb"))
+u = {x["user"]: x for x in g["groups"]}
+assert u["nobody"]["pss"] == (71680 + 40960) * K and u["nobody"]["processes"] == 2
+assert "partial" not in u["nobody"] and u["root"]["partial"] == ["pss", "uss", "swap_pss", "lazyfree"]
+assert u["root"]["pss"] == 6144 * K and u["root"]["rss"] == (12800 + 41943040) * K
+PYEOF
+	/usr/bin/python3 "$HERE/hostile.py" check text "$EXP/top-table.out" "$EXP/top-group-cgroup.out" &&
+		/usr/bin/python3 "$HERE/hostile.py" check csv "$EXP/top-csv.out" &&
+		/usr/bin/python3 "$HERE/hostile.py" check json "$EXP/top-json.out" &&
+		/usr/bin/python3 "$HERE/hostile.py" check jsonl "$EXP/top-jsonl.out" && ok ||
+		bad "top on the fixture's hostile command and cgroup: raw controls or invalid UTF-8"
+fi
+grep -qF '    200 4000000  S      2M       -       -       0 status       ev\x1b]0;PWNED\x07il\xe9\x1b[2J' \
+	"$EXP/top-table.out" && ok || bad "top: the command's escapes"
+grep -qF '/user.slice/user-4000000.slice/session-\x1b[31m1.scope' "$EXP/top-group-cgroup.out" &&
+	ok || bad "top: the cgroup's escapes"
+
+# top, live: two sleeping processes whose PSS, USS and RSS in --json are
+# their smaps_rollup's. PSS moves whenever another process maps or drops a
+# page a process shares, the reader's own (libc's) included; so the two run
+# from their own copies of sleep, libc and ld.so, which they share with each
+# other and no other process: half of each shared page is each one's, and
+# awk, reading smaps_rollup, changes nothing.
+mkdir "$TMP/own"
+ldso=$(ldd /bin/sleep 2>/dev/null | awk '/ld-linux/ {print $1}')
+libc=$(ldd /bin/sleep 2>/dev/null | awk '$1 == "libc.so.6" {print $3}')
+if cp /bin/sleep "$ldso" "$libc" "$TMP/own/" 2>/dev/null; then
+	LC_ALL=C "$TMP/own/${ldso##*/}" --library-path "$TMP/own" "$TMP/own/sleep" 60 &
+	sp=$!
+	LC_ALL=C "$TMP/own/${ldso##*/}" --library-path "$TMP/own" "$TMP/own/sleep" 60 &
+	sp2=$!
+	i=0
+	while ! grep -q "$TMP/own/libc" /proc/$sp/maps /proc/$sp2/maps 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	sleep 0.2 # both mapped everything, and went to sleep
+	for p in $sp $sp2; do
+		awk -v pid=$p '/^Pss:/ {pss = $2} /^Private_(Clean|Dirty):/ {uss += $2} /^Rss:/ {rss = $2}
+			END {print pid, pss * 1024, uss * 1024, rss * 1024}' /proc/$p/smaps_rollup
+	done >"$TMP/top.want"
+	"$PMAPS" top --once --json --exact --pid $sp,$sp2 >"$TMP/top.json"
+	rc=$?
+	if [ $rc != 0 ]; then
+		bad "top --once --json --pid $sp,$sp2: exit $rc"
+	elif [ -x /usr/bin/python3 ]; then
+		/usr/bin/python3 - "$TMP/top.json" "$TMP/top.want" <<'PYEOF' && ok || bad "top live: not smaps_rollup's figures"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {x["pid"]: x for x in d["processes"]}
+want = [list(map(int, l.split())) for l in open(sys.argv[2])]
+assert sorted(p) == sorted(w[0] for w in want), (sorted(p), want)
+for pid, pss, uss, rss in want:
+    x = p[pid]
+    assert (x["pss"], x["uss"], x["rss"]) == (pss, uss, rss), \
+        "top %d: pss %d uss %d rss %d; smaps_rollup: pss %d uss %d rss %d" % (
+            pid, x["pss"], x["uss"], x["rss"], pss, uss, rss)
+    # Their shared pages are split between the two: PSS is between USS and RSS.
+    assert uss < pss < rss
+    assert x["source"] == "smaps_rollup" and x["flags"] == [] and x["command"] == "ld-linux-x86-64"
+PYEOF
+	else
+		grep -q "\"pss\":$(awk 'NR == 1 {print $2}' "$TMP/top.want")," "$TMP/top.json" && ok ||
+			bad "top live pss"
+	fi
+else
+	echo "skipped: top's live figures need copies of sleep, libc and ld.so"
+	sleep 60 &
+	sp=$!
+	sp2=
+fi
+# Every process of this machine, in each format: valid, exit 0.
+"$PMAPS" top --once >"$TMP/top.all" && grep -q '^Refresh 1: ' "$TMP/top.all" &&
+	grep -q "^ *$sp " "$TMP/top.all" && ok || bad "top --once: $(head -5 "$TMP/top.all")"
+"$PMAPS" top --json >"$TMP/out" && json "top --json, live"
+"$PMAPS" top --csv --sort rss -n 5 >"$TMP/top.csv" && [ "$(wc -l <"$TMP/top.csv")" = 6 ] && ok ||
+	bad "top --csv -n 5: $(cat "$TMP/top.csv")"
+kill $sp $sp2
+wait $sp $sp2 2>/dev/null
+# Another user's process, read as a user without the privilege: status
+# figures only, marked D, and the header names the privilege that shows the
+# rest. As root: the fixture tree with smaps_rollup unreadable, read as nobody.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir "$TMP/denied" && cp -r "$DATA/top/proc" "$TMP/denied/" &&
+		chmod 000 "$TMP/denied/proc/100/smaps_rollup"
+	chmod 755 "$TMP" "$TMP/denied"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$PMAPS" top \
+		--proc-root "$TMP/denied/proc" --user nobody >"$TMP/top.denied" 2>&1
+	rc=$?
+	chmod 700 "$TMP"
+	if [ $rc = 0 ] &&
+		grep -q '^1 process shows status figures only: reading its memory needs root (CAP_SYS_PTRACE)' "$TMP/top.denied" &&
+		grep -q '^    100 nobody   D    200M       -       -      1M status ' "$TMP/top.denied" &&
+		grep -q '^(D denied: status figures only' "$TMP/top.denied"; then
+		ok
+	else
+		bad "top as nobody, smaps_rollup unreadable: exit $rc: $(cat "$TMP/top.denied")"
+	fi
+else
+	echo "skipped: top's denied rows need root and setpriv"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
