@@ -296,6 +296,8 @@ static void test_keys_are_the_library_keys(void **state)
 			lib = pmaps_xpage_key((enum pmaps_xpage)k->lib);
 		else if (k->records & REC_XCAT)
 			lib = pmaps_xcol_key((enum pmaps_xcol)k->lib);
+		else if (k->records & (REC_PROC | REC_PGROUP))
+			lib = pmaps_survey_value_key((enum pmaps_survey_value)k->lib);
 		else
 			continue;
 		if (!lib || strcmp(lib, k->key.s) != 0)
@@ -305,6 +307,9 @@ static void test_keys_are_the_library_keys(void **state)
 		assert_int_equal(strlen(k->jkey), k->jkey_n);
 		expect_ge(k->width, k->title.n);
 	}
+	/* pmaps top shows every figure of a survey row, each in its column. */
+	for (int v = 0; v < PMAPS_SV_COUNT; v++)
+		assert_int_equal(columns[COL_SV0 + v].lib, v);
 }
 
 int main(void)
