@@ -15,13 +15,14 @@
 # golang-go, python3 and default-jdk-headless (java that runs a source file) are
 # the runtimes of explain's live tests; in CI a missing one fails the configure.
 # strace shows the CLI tests which files pmaps maps opens (no smaps for the fast source).
+# libncurses-dev: pmaps top's terminal view; tmux runs it in its test.
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
-	strace
+	strace libncurses-dev tmux
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: the release preset configures the tests too.
-INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev
+INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev libncurses-dev
 PREFIX ?= /usr/local
 
 .PHONY: all demo check bench fuzz valgrind install clean deps fuzz-deps

@@ -1562,6 +1562,7 @@ int top_tui_run(struct top *t)
 	struct sigaction sa, old[3];
 	struct tui *u;
 	int rc = EXIT_OK, saved, mem = -1;
+	const uint64_t delay_ns = (uint64_t)(t->o.delay_s * 1e9);
 
 	if ((rc = top_refresh(t)) != 0)
 		return rc;
@@ -1597,30 +1598,32 @@ int top_tui_run(struct top *t)
 	set_escdelay(25);
 	u->color = t->o.color && has_colors();
 	colors(u);
-	u->next_refresh = now_ns() + (uint64_t)(t->o.delay_s * 1e9);
+	u->next_refresh = now_ns() + delay_ns;
 	reselect(u);
 
 	while (!stop_sig) {
-		uint64_t now;
+		uint64_t now = now_ns();
 		int key, wait_ms;
 
+		/*
+		 * Only the list refreshes (a drill-down view is one reading), and
+		 * whenever it is due, keys or not: a held key never starves it.
+		 */
+		if (u->stack[u->depth] == V_LIST && now >= u->next_refresh) {
+			if ((rc = top_refresh(t)) != 0)
+				break;
+			reselect(u);
+			now = now_ns();
+			u->next_refresh = now + delay_ns;
+		}
 		draw(u);
-		now = now_ns();
 		wait_ms = u->next_refresh > now ? (int)((u->next_refresh - now) / 1000000u) + 1 : 0;
-		/* Only the list refreshes: a drill-down view is one reading. */
 		timeout(u->stack[u->depth] == V_LIST ? wait_ms : -1);
 		key = getch();
 		if (stop_sig)
 			break;
-		if (key == ERR) {
-			if (u->stack[u->depth] == V_LIST && now_ns() >= u->next_refresh) {
-				if ((rc = top_refresh(t)) != 0)
-					break;
-				reselect(u);
-				u->next_refresh = now_ns() + (uint64_t)(t->o.delay_s * 1e9);
-			}
+		if (key == ERR)
 			continue;
-		}
 		if (key == KEY_RESIZE) {
 			u->pic.c_width = 0;
 			continue;
@@ -1634,12 +1637,6 @@ int top_tui_run(struct top *t)
 			prompt_key(u, key);
 		else if (u->stack[u->depth] == V_LIST ? list_key(u, key) : drill_key(u, key))
 			break;
-		if (u->stack[u->depth] == V_LIST && u->next_refresh == 0) {
-			if ((rc = top_refresh(t)) != 0)
-				break;
-			reselect(u);
-			u->next_refresh = now_ns() + (uint64_t)(t->o.delay_s * 1e9);
-		}
 	}
 	endwin();
 	release_stderr(saved, mem);
