@@ -1,0 +1,191 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# pmaps top's terminal view, used as a person would: pmaps top runs in a
+# detached tmux of a fixed size, on a private server socket (a user's tmux is
+# never touched), keys go in with send-keys, and what the screen shows comes
+# back with capture-pane. Checked: the header (MemTotal), the heading, a
+# known process's row found with the filter, the drill-down (explain, the
+# mappings with the process's binary, the pages picture's legend), Esc back
+# up, q quitting with status 0 and the terminal left (no alternate screen),
+# SIGINT ending it with 130 the same way, 80x24, colours with NO_COLOR unset
+# and none with NO_COLOR=1, and a command name holding escape bytes shown
+# escaped, never raw. Every wait is a bounded poll; a failed check prints the
+# screen it saw. Runs as root or as any user (whose processes it shows).
+#
+#   tests/cli/top_tmux.sh PMAPS
+# Exit 77 (skipped) without tmux, outside CI; in CI (CI set) that fails.
+set -u
+PMAPS=$1
+case $PMAPS in /*) ;; *) PMAPS=$(pwd)/$PMAPS ;; esac
+if ! command -v tmux >/dev/null 2>&1; then
+	if [ -n "${CI:-}" ]; then echo "FAIL: no tmux (Debian tmux)"; exit 1; fi
+	echo "SKIP: no tmux (Debian tmux)"
+	exit 77
+fi
+TMP=$(mktemp -d /tmp/pmaps-top-tmux.XXXXXX) || exit 1
+SOCK=$TMP/tmux.sock
+helper= evil_pid=
+cleanup() {
+	tmux -S "$SOCK" kill-server 2>/dev/null
+	[ -n "$helper" ] && kill "$helper" 2>/dev/null
+	[ -n "$evil_pid" ] && kill "$evil_pid" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# No user's configuration; the pane is the whole window (no status line); a
+# pane whose process ended stays, so that its exit status can be read.
+cat >"$TMP/tmux.conf" <<'EOF'
+set-option -g status off
+set-option -g remain-on-exit on
+EOF
+tm() { tmux -S "$SOCK" "$@"; }
+
+# The known processes: sleep under names of our choosing (a process's command
+# name is the name of the file it was started as).
+name=pmtui-$$
+ln -s "$(command -v sleep)" "$TMP/$name"
+"$TMP/$name" 300 &
+helper=$!
+evil=$(printf 'ev\033]0;x\007il')
+ln -s "$(command -v sleep)" "$TMP/$evil"
+"$TMP/$evil" 300 &
+evil_pid=$!
+sleep 0.2
+exe=$(readlink "/proc/$helper/exe")
+
+# start SESSION COLUMNS LINES [ENV...]: pmaps top -d 0.5 in a new session.
+# Its exit status goes to $TMP/rc.SESSION: tmux's own (#{pane_dead_status})
+# is not always there, as tmux 3.3 at times leaves a pane's process unreaped.
+# The shell in between ignores SIGINT; pmaps gets the default back.
+start() {
+	s=$1 x=$2 y=$3
+	shift 3
+	tm -f "$TMP/tmux.conf" new-session -d -s "$s" -x "$x" -y "$y" \
+		sh -c 'rc=$1; shift; trap "" INT; (trap - INT; exec "$@"); echo "$?" >"$rc.tmp"; mv "$rc.tmp" "$rc"' \
+		sh "$TMP/rc.$s" env "$@" TERM=screen "$PMAPS" top -d 0.5
+}
+screen() { tm capture-pane -p -t "$1"; }
+# seen SESSION: the last screen, for a failure's report.
+seen() { echo "--- the screen ($1):"; cat "$TMP/screen"; echo "---"; }
+# wait_for SESSION PATTERN [-F]: polls the screen until grep finds PATTERN (10 s at most).
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		screen "$1" >"$TMP/screen" 2>/dev/null
+		if grep -q ${3:-} -e "$2" "$TMP/screen"; then return 0; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# expect SESSION PATTERN WHAT [-F]
+expect() {
+	if wait_for "$1" "$2" "${4:-}"; then ok; else bad "$3: no '$2' on screen"; seen "$1"; fi
+}
+# ended SESSION: waits for pmaps top in SESSION to end (10 s at most) and
+# prints its exit status and #{alternate_on}: "0 0" for a clean exit.
+ended() {
+	i=0
+	while [ $i -lt 100 ]; do
+		if [ -s "$TMP/rc.$1" ]; then
+			echo "$(cat "$TMP/rc.$1") $(tm display-message -p -t "$1" '#{alternate_on}')"
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "still running"
+	return 1
+}
+# rows: the process rows of the last screen, under the headings (a pid first).
+rows() { awk '/PID.*PSS/ { h = 1; next } h && /^ *[0-9]+ / { n++ } END { print n + 0 }' "$TMP/screen"; }
+keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
+
+# ---- 100x30: the list, the filter, the drill-down, q ----
+start big 100 30 -u NO_COLOR
+expect big MemTotal "header"
+expect big 'PID.*PSS.*USS' "the headings"
+expect big 'refresh [0-9.]* ms' "the refresh's cost"
+if [ "$(rows)" -ge 2 ]; then ok; else bad "the list: fewer than 2 process rows"; seen big; fi
+keys big /
+keys big -l "$name"
+keys big Enter
+expect big "^ *$helper .*$name" "the filtered list: the helper's row"
+sleep 1.2 # two refreshes: the filter holds
+screen big >"$TMP/screen"
+if [ "$(rows)" = 1 ]; then ok; else bad "the filter: $(rows) rows, want 1 (the helper)"; seen big; fi
+cp "$TMP/screen" "$TMP/list-100x30"
+# Colours on (TERM=screen has them, NO_COLOR unset): the heading is coloured.
+tm capture-pane -e -p -t big >"$TMP/esc"
+ESC=$(printf '\033')
+colour="$ESC\[([0-9]+;)*(3[0-8]|4[0-8])(;[0-9]+)*m"
+if grep -qE "$colour" "$TMP/esc"; then ok; else bad "colours: none, with NO_COLOR unset"; fi
+
+keys big Enter
+expect big "explain: process $helper" "explain: its title"
+expect big 'file-text' "explain: the categories"
+keys big m
+expect big "mappings: process $helper" "mappings: its title"
+expect big "$exe" "mappings: the helper's binary" -F
+keys big p
+expect big "pages: process $helper" "pages: its title"
+expect big 'not present' "pages: the legend"
+expect big '\[heap\]\|\[stack\]' "pages: a mapping's name"
+keys big Escape
+expect big "mappings: process $helper" "Esc from pages: the mappings"
+keys big Escape
+expect big "explain: process $helper" "Esc from mappings: explain"
+keys big Escape
+expect big "^ *$helper .*$name" "Esc from explain: the list"
+keys big q
+st=$(ended big)
+[ "$st" = "0 0" ] && ok || bad "q: exit status and alternate screen '$st', want '0 0'"
+screen big >"$TMP/screen"
+if grep -q MemTotal "$TMP/screen"; then bad "q: the view is still on screen"; seen big; else ok; fi
+
+# ---- a command name with escape bytes: shown escaped, never raw ----
+start evil 100 30
+expect evil MemTotal "escape: header"
+keys evil /
+keys evil -l '^ev'
+keys evil Enter
+expect evil "^ *$evil_pid " "escape: the process's row"
+expect evil 'ev\x1b]0;x\x07il' "escape: the name escaped" -F
+if [ "$(tm display-message -p -t evil '#{pane_title}')" = x ]; then
+	bad "escape: the name set the terminal's title"
+else
+	ok
+fi
+tm capture-pane -e -p -t evil >"$TMP/esc"
+if grep -q "$(printf '\007')" "$TMP/esc"; then bad "escape: a raw BEL reached the terminal"; else ok; fi
+keys evil q
+st=$(ended evil)
+[ "$st" = "0 0" ] && ok || bad "escape: q: exit status and alternate screen '$st', want '0 0'"
+
+# ---- 80x24 and NO_COLOR: everything fits, nothing coloured; SIGINT quits ----
+start small 80 24 NO_COLOR=1
+expect small MemTotal "80x24: header"
+keys small /
+keys small -l "$name"
+keys small Enter
+expect small "^ *$helper .*$name" "80x24: the helper's row, its command whole"
+expect small 'PID.*PSS.*USS' "80x24: the headings"
+tm capture-pane -J -p -t small >"$TMP/joined"
+if awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/joined"; then ok; else
+	bad "80x24: a line longer than 80 columns"; cat "$TMP/joined"
+fi
+tm capture-pane -e -p -t small >"$TMP/esc"
+if grep -qE "$colour" "$TMP/esc"; then bad "NO_COLOR=1: colours on screen"; else ok; fi
+cp "$TMP/screen" "$TMP/list-80x24"
+keys small C-c
+st=$(ended small)
+[ "$st" = "130 0" ] && ok || bad "SIGINT: exit status and alternate screen '$st', want '130 0'"
+
+if [ -n "${PMAPS_SHOW:-}" ]; then cat "$TMP/list-100x30" "$TMP/list-80x24"; fi
+echo "top_tmux: $pass passed, $fail failed"
+[ "$fail" = 0 ]
