@@ -313,7 +313,8 @@ static int top_snapshots(struct top *t, int human)
 	struct out out;
 
 	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
-	for (int i = 0; t->o.count == 0 || i < t->o.count; i++) {
+	/* --count 0 runs until interrupted: I counts on, never to wrap. */
+	for (uint64_t i = 0; t->o.count == 0 || i < (uint64_t)t->o.count; i++) {
 		if (i) {
 			pause_ns((uint64_t)(t->o.delay_s * 1e9));
 			if (t->o.fmt == FMT_TABLE)
