@@ -423,12 +423,16 @@ static void draw_header(struct tui *u, int *y)
 	char b[512], tm[16];
 	time_t now = time(NULL);
 	struct tm lt;
-	int n;
+	int n, have_st = t->s && pmaps_survey_stats(t->s, &st) == 0;
+	char of[32] = "";
 
 	localtime_r(&now, &lt);
 	strftime(tm, sizeof(tm), "%H:%M:%S", &lt);
-	n = snprintf(b, sizeof(b), "pmaps top  %s  every %gs  %zu process%s  sort %s %s", tm,
-	             t->o.delay_s, t->matched, t->matched == 1 ? "" : "es", sort_name(t->o.sort),
+	if (have_st && st.processes != t->matched)
+		snprintf(of, sizeof(of), " of %u", st.processes);
+	n = snprintf(b, sizeof(b), "pmaps top  %s  every %gs  %zu%s process%s  sort %s %s", tm,
+	             t->o.delay_s, t->matched, of, t->matched == 1 && !of[0] ? "" : "es",
+	             sort_name(t->o.sort),
 	             col_sort_desc(t->o.sort) != t->o.ascending ? "descending" : "ascending");
 	if (t->o.group != TOP_GROUP_NONE && n > 0 && (size_t)n < sizeof(b))
 		n += snprintf(b + n, sizeof(b) - (size_t)n, "  by %s",
@@ -443,7 +447,7 @@ static void draw_header(struct tui *u, int *y)
 	}
 	(*y)++;
 	draw_meminfo(u, y);
-	if (t->s && pmaps_survey_stats(t->s, &st) == 0) {
+	if (have_st) {
 		char budget[48] = "";
 
 		if (st.budget_ns)
@@ -543,12 +547,16 @@ static void draw_line(struct tui *u, int y, const struct top_line *l, const int 
 	if (shown[LC_USER])
 		put_target(u, y, x[LC_USER], lcols[LC_USER].width, l->user, strlen(l->user));
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
-		int lc = figs[i];
+		int lc = figs[i], got;
 		uint64_t v = 0;
 
 		if (!shown[lc])
 			continue;
-		fig(b, v, w_proc_value(lcols[lc].col, l, &v));
+		got = w_proc_value(lcols[lc].col, l, &v);
+		fig(b, v, got != 0);
+		/* A group's sum over only the processes that had the figure: at least this. */
+		if (got == 2)
+			strcat(b, "+");
 		put_right(u, y, x[lc], lcols[lc].width, b);
 	}
 	if (r) {
@@ -557,7 +565,8 @@ static void draw_line(struct tui *u, int y, const struct top_line *l, const int 
 		if (shown[LC_SRC])
 			puts_at(u, y, x[LC_SRC], lcols[LC_SRC].width, src_short(r->source));
 		if (shown[LC_AGE]) {
-			age_str(b, r->age_ns);
+			/* Only costly figures older than this refresh have an age. */
+			age_str(b, r->source == PMAPS_SRC_STATUS ? 0 : r->age_ns);
 			put_right(u, y, x[LC_AGE], lcols[LC_AGE].width, b);
 		}
 		mark_pair = m[0] == 'D' ? CP_DENIED : CP_WARN;
@@ -666,10 +675,8 @@ static void draw_list(struct tui *u)
 		puts_at(u, y, 0, COLS, u->filter[0] ? "  no process matches the filter"
 		                                     : "  no process to show");
 	draw_bottom(u, t->o.group == TOP_GROUP_NONE
-	                   ? " q quit  Enter explain  / filter  u user  c cgroup  N C R P U S sort  "
-	                     "< > r  ? help"
-	                   : " q quit  Enter open group  / filter  u user  c cgroup  N C R P U S sort"
-	                     "  < > r  ? help");
+	                   ? " q quit  Enter explain  / filter  u user  c cgroup  sort NCRPUS < > r  ? help"
+	                   : " q quit  Enter its processes  / filter  u user  c cgroup  sort < > r  ? help");
 }
 
 /* ---- text views ---- */
@@ -1185,7 +1192,8 @@ static const char help_text[] =
 	"  M       D denied (another user's process: RSS from status only),\n"
 	"          S skipped (the refresh's budget ran out: older figures or none),\n"
 	"          L large (walked gently), P partial (no PSS without CAP_SYS_ADMIN)\n"
-	"  Procs   a group's processes;  Cgroup  its cgroup v2 path\n"
+	"  Procs   a group's processes;  Cgroup  its cgroup v2 path; a figure with\n"
+	"          + is the sum over the processes that had it: at least this much\n"
 	"\n"
 	"The list\n"
 	"  Up Down PgUp PgDn Home End   move the selection\n"

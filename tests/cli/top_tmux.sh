@@ -126,6 +126,15 @@ ESC=$(printf '\033')
 colour="$ESC\[([0-9]+;)*(3[0-8]|4[0-8])(;[0-9]+)*m"
 if grep -qE "$colour" "$TMP/esc"; then ok; else bad "colours: none, with NO_COLOR unset"; fi
 
+# A resize (SIGWINCH, curses' KEY_RESIZE) lays the view out again.
+tm resize-window -t big -x 72 -y 20
+expect big "^ *$helper .*$name" "resized to 72x20: the helper's row"
+tm capture-pane -J -p -t big >"$TMP/joined"
+if [ "$(wc -l <"$TMP/joined")" -le 20 ] && awk 'length($0) > 72 { bad = 1 } END { exit bad }' "$TMP/joined"
+then ok; else bad "resized to 72x20: the view does not fit"; cat "$TMP/joined"; fi
+tm resize-window -t big -x 100 -y 30
+expect big 'MemTotal.*SwapFree' "resized back to 100x30: meminfo on one line"
+
 keys big Enter
 expect big "explain: process $helper" "explain: its title"
 expect big 'file-text' "explain: the categories"
