@@ -345,20 +345,27 @@ static void fig(char *b, uint64_t v, int present)
 	fmt_human(b, v);
 }
 
+/* An age as the table words it: "1.5s" under 10 s, then "12s", "3m", "2h", "5d". */
 static void age_str(char *b, uint64_t ns)
 {
 	uint64_t s = ns / 1000000000u;
+	size_t n;
 
-	if (ns == 0)
+	if (ns == 0) {
 		b[0] = '\0';
-	else if (s < 100)
+	} else if (s < 10) {
+		n = w_age(b, ns) - 2; /* "1.234" to "1.2" */
+		b[n++] = 's';
+		b[n] = '\0';
+	} else if (s < 100) {
 		snprintf(b, 8, "%llus", (unsigned long long)s);
-	else if (s < 6000)
+	} else if (s < 6000) {
 		snprintf(b, 8, "%llum", (unsigned long long)(s / 60));
-	else if (s < 360000)
+	} else if (s < 360000) {
 		snprintf(b, 8, "%lluh", (unsigned long long)(s / 3600));
-	else
+	} else {
 		snprintf(b, 8, "%llud", (unsigned long long)(s / 86400 % 10000));
+	}
 }
 
 static const char *src_short(enum pmaps_source s)

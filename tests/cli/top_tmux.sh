@@ -7,6 +7,7 @@
 # known process's row found with the filter, the drill-down (explain, the
 # mappings with the process's binary, the pages picture's legend), Esc back
 # up, q quitting with status 0 and the terminal left (no alternate screen),
+# a fatal error (the proc root removed) leaving it too, then saying why,
 # SIGINT ending it with 130 the same way, 80x24, colours with NO_COLOR unset
 # and none with NO_COLOR=1, and a command name holding escape bytes shown
 # escaped, never raw. Every wait is a bounded poll; a failed check prints the
@@ -17,6 +18,7 @@
 set -u
 PMAPS=$1
 case $PMAPS in /*) ;; *) PMAPS=$(pwd)/$PMAPS ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
 if ! command -v tmux >/dev/null 2>&1; then
 	if [ -n "${CI:-}" ]; then echo "FAIL: no tmux (Debian tmux)"; exit 1; fi
 	echo "SKIP: no tmux (Debian tmux)"
@@ -67,8 +69,9 @@ start() {
 	shift 3
 	tm -f "$TMP/tmux.conf" new-session -d -s "$s" -x "$x" -y "$y" \
 		sh -c 'rc=$1; shift; trap "" INT; (trap - INT; exec "$@"); echo "$?" >"$rc.tmp"; mv "$rc.tmp" "$rc"' \
-		sh "$TMP/rc.$s" env "$@" TERM=screen "$PMAPS" top -d 0.5
+		sh "$TMP/rc.$s" env "$@" TERM=screen "$PMAPS" top -d 0.5 $extra
 }
+extra=
 screen() { tm capture-pane -p -t "$1"; }
 # seen SESSION: the last screen, for a failure's report.
 seen() { echo "--- the screen ($1):"; cat "$TMP/screen"; echo "---"; }
@@ -175,6 +178,17 @@ if grep -q "$(printf '\007')" "$TMP/esc"; then bad "escape: a raw BEL reached th
 keys evil q
 st=$(ended evil)
 [ "$st" = "0 0" ] && ok || bad "escape: q: exit status and alternate screen '$st', want '0 0'"
+
+# ---- a fatal error (the proc root removed): the terminal restored, then the message ----
+cp -r "$HERE/../data/top/proc" "$TMP/proc"
+extra="--proc-root $TMP/proc"
+start gone 100 30
+extra=
+expect gone postgres "a fixture's process"
+rm -rf "$TMP/proc"
+st=$(ended gone)
+[ "$st" = "1 0" ] && ok || bad "proc root removed: exit status and alternate screen '$st', want '1 0'"
+expect gone '^pmaps: top: proc root' "proc root removed: the message, after the view"
 
 # ---- 80x24 and NO_COLOR: everything fits, nothing coloured; SIGINT quits ----
 start small 80 24 NO_COLOR=1
