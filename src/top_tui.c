@@ -326,12 +326,10 @@ static const int sort_cols[] = {COL_PID, COL_SV0 + PMAPS_SV_RSS, COL_SV0 + PMAPS
                                 COL_SV0 + PMAPS_SV_USS, COL_SV0 + PMAPS_SV_SWAP, COL_COMMAND};
 #define NSORT (sizeof(sort_cols) / sizeof(sort_cols[0]))
 
+/* The sort column's heading: any survey column --sort names, shown or not. */
 static const char *sort_name(int col)
 {
-	for (int i = 0; i < LC_N; i++)
-		if (lcols[i].col == col)
-			return lc_title(i);
-	return "?";
+	return columns[col].title.n ? columns[col].title.s : columns[col].key.s;
 }
 
 /* ---- the list: figures ---- */
