@@ -71,6 +71,7 @@ bench: deps
 	./build/release/pmaps-bench
 	pt=$$(bench/page-types.sh) || pt=; ./build/release/pmaps-bench-pages $${pt:+--page-types $$pt}
 	./build/release/pmaps-bench-fast
+	./build/release/pmaps-bench-top
 	./build/release/pmaps-bench-stall
 
 fuzz: deps fuzz-deps
