@@ -129,8 +129,19 @@ struct picture {
 	unsigned char *cells;
 	size_t cells_cap;
 	size_t c_top, c_rows, c_width; /* what CELLS holds; c_width 0: nothing */
+	int sampled;                   /* a cell was read in part (pagemap, a large span) */
 	char err[256];
 };
+
+/*
+ * The most pages one cell reads with the pagemap reader (8 bytes a page,
+ * every page read): 8 MiB of address space. Without PAGEMAP_SCAN (before
+ * Linux 6.7), a 64 GiB sparse region or a sanitizer's terabytes of shadow
+ * would otherwise stall the view for seconds; such a cell shows its first
+ * pages, and the legend says so. PAGEMAP_SCAN skips what is not populated
+ * and reads every page.
+ */
+#define CELL_SAMPLE_PAGES 2048
 
 /* ---- the view ---- */
 
@@ -1009,6 +1020,7 @@ static void load_pages(struct tui *u)
 
 	pic_close(p);
 	p->err[0] = '\0';
+	p->sampled = 0;
 	p->page_size = (unsigned)sysconf(_SC_PAGESIZE);
 	if (open_proc(u, &p->proc, p->err, sizeof(p->err)) < 0)
 		return;
@@ -1076,8 +1088,10 @@ static void pic_compute(struct picture *p, size_t rows, size_t width)
 		return;
 	if (rows * width > p->cells_cap) {
 		unsigned char *a = realloc(p->cells, rows * width);
-		if (!a)
+		if (!a) {
+			p->c_width = 0;
 			return;
+		}
 		p->cells = a;
 		p->cells_cap = rows * width;
 	}
@@ -1091,6 +1105,11 @@ static void pic_compute(struct picture *p, size_t rows, size_t width)
 			uint64_t b = m->start + pages * (i + 1) / n * p->page_size;
 			unsigned char *cell = &p->cells[r * width + i];
 
+			if (p->pg && pmaps_pages_strategy(p->pg) == PMAPS_PAGES_PAGEMAP &&
+			    (b - a) / p->page_size > CELL_SAMPLE_PAGES) {
+				b = a + (uint64_t)CELL_SAMPLE_PAGES * p->page_size;
+				p->sampled = 1;
+			}
 			if (!p->pg || pmaps_pages_summarize(p->pg, a, b, &s) < 0)
 				*cell = CS_ERR;
 			else
@@ -1159,7 +1178,8 @@ static void draw_pages(struct tui *u)
 			x += puts_at(u, y, x, COLS - x, cell_look[k].name);
 			x += puts_at(u, y, x, COLS - x, "  ");
 		}
-		puts_at(u, y, x, COLS - x, "(a cell: most of its pages)");
+		puts_at(u, y, x, COLS - x, p->sampled ? "(a cell: most of its first 8M)"
+		                                      : "(a cell: most of its pages)");
 	}
 	draw_bottom(u, " Esc back  e explain  m mappings  arrows scroll  q quit");
 }
