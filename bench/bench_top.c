@@ -582,7 +582,8 @@ static long status_kb(const char *key)
 
 struct memory {
 	long hwm_growth_kb; /* VmHWM after - VmRSS before, in a child */
-	uint64_t allocs, bytes; /* at open and the first refresh */
+	uint64_t allocs, bytes; /* at open and the first refresh: how many, bytes asked for */
+	uint64_t held;          /* bytes the survey holds after the refreshes */
 };
 
 /*
@@ -592,7 +593,7 @@ struct memory {
  */
 static struct memory survey_memory(void)
 {
-	struct memory m = {-1, 0, 0};
+	struct memory m = {-1, 0, 0, 0};
 	int fds[2], st;
 	pid_t p;
 
@@ -601,7 +602,7 @@ static struct memory survey_memory(void)
 	if ((p = fork()) == 0) {
 		int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
 		long before;
-		uint64_t a0, b0;
+		uint64_t a0, b0, h0 = bench_alloc_held;
 		struct pmaps_survey *s;
 		struct refresh rf;
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -619,6 +620,7 @@ static struct memory survey_memory(void)
 		for (int i = 0; i < 5; i++)
 			survey_refresh(s, &rf, now_ns(), bench_allocs);
 		m.hwm_growth_kb = status_kb("VmHWM:") - before;
+		m.held = bench_alloc_held - h0;
 		pmaps_survey_close(s);
 		if (write(fds[1], &m, sizeof(m)) != sizeof(m))
 			_exit(1);
@@ -764,10 +766,11 @@ static int bench_size(int n, int reps)
 		}
 	}
 	if (mem.hwm_growth_kb >= 0)
-		printf("  survey memory: %llu allocations, %llu KiB at open + first refresh; peak RSS "
-		       "+%ld KiB over 6 refreshes (VmHWM, in a child)\n",
+		printf("  survey memory: %llu allocations at open + first refresh (%llu KiB asked for, "
+		       "as the tables grew),\n   %llu KiB held; peak RSS +%ld KiB over 6 refreshes "
+		       "(VmHWM, in a child)\n",
 		       (unsigned long long)mem.allocs, (unsigned long long)(mem.bytes >> 10),
-		       mem.hwm_growth_kb);
+		       (unsigned long long)(mem.held >> 10), mem.hwm_growth_kb);
 
 	static const uint32_t agree_flags[2] = {0, PMAPS_SURVEY_EXACT};
 	for (int f = 0; f < 2; f++) {

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -183,19 +184,25 @@ void target_stop(struct target *t)
 }
 
 
-uint64_t bench_allocs, bench_alloc_bytes;
+uint64_t bench_allocs, bench_alloc_bytes, bench_alloc_held;
 
 void *bench_alloc(size_t n, void *ctx)
 {
+	void *p = malloc(n);
+
 	(void)ctx;
 	bench_allocs++;
 	bench_alloc_bytes += n;
-	return malloc(n);
+	if (p)
+		bench_alloc_held += malloc_usable_size(p);
+	return p;
 }
 
 void bench_free(void *p, void *ctx)
 {
 	(void)ctx;
+	if (p)
+		bench_alloc_held -= malloc_usable_size(p);
 	free(p);
 }
 

@@ -29,9 +29,11 @@ double now_ns(void);
 
 /*
  * The library's allocations, counted: pmaps_set_allocator(bench_alloc,
- * bench_free, NULL) and read bench_allocs and bench_alloc_bytes.
+ * bench_free, NULL) and read bench_allocs and bench_alloc_bytes (asked
+ * for, ever), and bench_alloc_held (held now, as malloc_usable_size()
+ * counts it).
  */
-extern uint64_t bench_allocs, bench_alloc_bytes;
+extern uint64_t bench_allocs, bench_alloc_bytes, bench_alloc_held;
 void *bench_alloc(size_t n, void *ctx);
 void bench_free(void *p, void *ctx);
 
