@@ -1467,6 +1467,12 @@ enum {
 	PMAPS_SURVEY_PARTIAL = 1u << 5,
 	/* The cgroup path was longer than the row's room: CGROUP is its start. */
 	PMAPS_SURVEY_CGROUP_TRUNCATED = 1u << 6,
+	/*
+	 * The costly source failed for another reason than privilege or exit
+	 * (a proc tree without smaps_rollup, text no kernel writes): the
+	 * costly figures are older, or absent; tried again next refresh.
+	 */
+	PMAPS_SURVEY_FAILED = 1u << 7,
 };
 
 /* One process of a survey. Valid until the next refresh or close. */
@@ -1507,6 +1513,8 @@ struct pmaps_survey_stats {
 	uint32_t vanished;       /* processes that exited during the refresh */
 	uint32_t kernel_threads; /* skipped */
 	uint32_t allocations;    /* allocations made in the refresh (the tables growing) */
+	uint32_t unwanted;       /* due a costly read that pmaps_survey_want() declined */
+	uint32_t failed;         /* rows PMAPS_SURVEY_FAILED */
 };
 
 /*
@@ -1534,6 +1542,18 @@ PMAPS_API const struct pmaps_meminfo *pmaps_survey_meminfo(const struct pmaps_su
 /* What the last refresh did, into OUT (SIZE set). Returns 0 or -EINVAL. */
 PMAPS_API int pmaps_survey_stats(const struct pmaps_survey *s, struct pmaps_survey_stats *out);
 PMAPS_API const char *pmaps_survey_errmsg(const struct pmaps_survey *s);
+/*
+ * Which processes the costly reads are for (a front end showing some of
+ * them: top --pid, --user, --name): WANT(CTX, ROW) is asked in each refresh
+ * about a process whose costly figures are due, with ROW's pid, uid, comm,
+ * cgroup and status figures read; 0 leaves them unread (the row keeps
+ * older ones, or has status figures alone, unflagged: counted as
+ * unwanted, not skipped). NULL: every process (the default). Returns 0,
+ * or -EINVAL.
+ */
+PMAPS_API int pmaps_survey_want(struct pmaps_survey *s,
+                                int (*want)(void *ctx, const struct pmaps_survey_row *row),
+                                void *ctx);
 /* Closes the survey. NULL is allowed. */
 PMAPS_API void pmaps_survey_close(struct pmaps_survey *s);
 

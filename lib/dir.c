@@ -102,6 +102,7 @@ int pmaps__dir_next(struct pmaps__dir *d, const char **name)
 		                           (rec[D_NAME + 1] == '.' && nul == rec + D_NAME + 2)))
 			continue;
 		d->type = (unsigned char)rec[D_TYPE];
+		memcpy(&d->ino, rec, sizeof(d->ino));
 		*name = rec + D_NAME;
 		return 1;
 	}

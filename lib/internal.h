@@ -212,6 +212,7 @@ struct pmaps__dir {
 	char *buf;
 	size_t cap, pos, len; /* records in BUF[POS, LEN) still to hand out */
 	unsigned char type;   /* d_type of the entry last returned (DT_DIR, ...; DT_UNKNOWN) */
+	uint64_t ino;         /* d_ino of the entry last returned */
 	int eof;
 };
 

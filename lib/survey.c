@@ -4,13 +4,19 @@
  * (pmaps top, pmaps serve), at a bounded cost to the machine and to each
  * process.
  *
- * A refresh lists the proc root and, for every process, opens its
- * directory once and reads through it:
+ * A refresh lists the proc root and, for every process, reads:
  *
- *   status         always: who it is (Name, State, Uid, Kthread) and the
- *                  figures the kernel keeps as counters (VmRSS, RssAnon,
- *                  RssFile, RssShmem, VmSwap, VmPTE). Reading it walks
- *                  nothing and takes no lock the process's mmap() waits for.
+ *   statm          when the process was listed before (the same directory
+ *                  inode: a reused pid has a new one): its size, resident
+ *                  and shared pages, the counters status prints as VmSize,
+ *                  VmRSS and RssFile + RssShmem, at half status's cost. When
+ *                  none moved and its figures are not too old, the row is
+ *                  kept as it was, and nothing else is read.
+ *   status         otherwise, through a directory fd on the process: who it
+ *                  is (Name, State, Uid, Kthread) and the figures the
+ *                  kernel keeps as counters (VmRSS, RssAnon, RssFile,
+ *                  RssShmem, VmSwap, VmPTE). Reading it walks nothing and
+ *                  takes no lock the process's mmap() waits for.
  *   smaps_rollup   when the costly figures (Pss, USS, SwapPss, LazyFree)
  *                  are due: the process is new, its counters moved since
  *                  they were read, they are older than max_age (Pss moves
@@ -45,6 +51,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "parse.h"
 #include "readers.h"
 #include "testhooks.h"
 
@@ -60,6 +67,8 @@ static const enum pmaps_status_field watched[] = {
 
 struct slot {
 	struct pmaps_survey_row row;
+	uint64_t ino;                /* the inode of PROC_ROOT/PID when listed */
+	uint64_t statm[3];           /* size, resident, shared pages by its status (0: unknown) */
 	struct pmaps_status st;
 	struct pmaps_group_row total;
 	uint64_t read_at;            /* when TOTAL was read (monotonic ns); 0: never */
@@ -74,6 +83,7 @@ struct slot {
 struct pmaps_survey {
 	int rootfd;
 	int live;
+	uint64_t page;
 	struct pmaps__dir dir;
 	struct pmaps_survey_opts o;
 	struct slot *cur, *prev;     /* this refresh's rows, the last one's */
@@ -88,6 +98,8 @@ struct pmaps_survey {
 	struct pmaps_proc proc;      /* re-pointed at each process the walk reads */
 	struct pmaps_meminfo mi;
 	int have_mi;
+	int (*want)(void *ctx, const struct pmaps_survey_row *row);
+	void *want_ctx;
 	struct pmaps_survey_stats stats;
 	char errmsg[PMAPS_ERRMSG_SIZE];
 	char rollup_text[ROLLUP_BUF];
@@ -134,6 +146,7 @@ int pmaps_survey_open(struct pmaps_survey **out, const char *proc_root,
 	memset(s, 0, offsetof(struct pmaps_survey, rollup_text));
 	s->rootfd = fd;
 	s->live = pmaps__is_procfs(fd);
+	s->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	s->o.size = sizeof(s->o);
 	if (opts)
 		pmaps__copy_out(&s->o, sizeof(s->o), opts, opts->size);
@@ -494,12 +507,62 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		return 0;
 	case READ_GONE:
 		return -ESRCH;
-	case READ_LEFT:
 	case READ_FAILED:
+		sl->row.flags |= PMAPS_SURVEY_FAILED;
+		return 0;
+	case READ_LEFT:
 		break;
 	}
 	sl->row.flags |= PMAPS_SURVEY_SKIPPED;
 	return 0;
+}
+
+/*
+ * The statm counters of SL's status (what statm prints: VmSize, VmRSS and
+ * RssFile + RssShmem in pages), or zeros when status lacks one of them.
+ */
+static void statm_of_status(const struct pmaps_survey *s, struct slot *sl)
+{
+	const struct pmaps_status *st = &sl->st;
+	uint64_t need = 1ull << PMAPS_ST_VM_SIZE | 1ull << PMAPS_ST_VM_RSS |
+	                1ull << PMAPS_ST_RSS_FILE | 1ull << PMAPS_ST_RSS_SHMEM;
+
+	memset(sl->statm, 0, sizeof(sl->statm));
+	if ((st->present & need) != need || !s->page)
+		return;
+	sl->statm[0] = st->v[PMAPS_ST_VM_SIZE] / s->page;
+	sl->statm[1] = st->v[PMAPS_ST_VM_RSS] / s->page;
+	sl->statm[2] = (st->v[PMAPS_ST_RSS_FILE] + st->v[PMAPS_ST_RSS_SHMEM]) / s->page;
+}
+
+/*
+ * PROC_ROOT/NAME/statm's first three counters into SM. Returns 1, 0 when the
+ * process has gone (or has no memory left), -1 when the text is not statm's.
+ */
+static int read_statm(const struct pmaps_survey *s, const char *name, uint64_t sm[3])
+{
+	char path[32], buf[256];
+	const char *p, *end;
+	ssize_t n;
+	int fd;
+
+	pmaps__msg(path, sizeof(path), "%s/statm", name);
+	fd = openat(s->rootfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	n = pmaps__read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0)
+		return n == 0 || errno == ESRCH ? 0 : -1;
+	p = buf;
+	end = buf + n;
+	for (int i = 0; i < 3; i++) {
+		if (pmaps__parse_dec(&p, end, &sm[i]) <= 0 || p == end || *p != ' ')
+			return -1;
+		p++;
+	}
+	/* No address space: a zombie, or one exiting. */
+	return sm[0] ? 1 : 0;
 }
 
 /* Whether SL's costly figures are due. */
@@ -591,10 +654,34 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		struct slot *sl;
 		const struct slot *old;
 		int pid = pmaps__parse_pid(name), dfd;
+		uint64_t ino = s->dir.ino;
 		if (pid <= 0)
 			continue;
 		if (s->n == s->cap && (r = grow(s, s->n + 1)) < 0)
 			break;
+		old = find_prev(s, pid);
+		if (s->live && old && old->ino == ino && old->statm[0] && old->read_at &&
+		    now - old->read_at < s->o.max_age_ns &&
+		    !(old->row.flags & PMAPS_SURVEY_SKIPPED)) {
+			/* Listed before: unless its counters moved, the row stands. */
+			uint64_t sm[3];
+			int k = read_statm(s, name, sm);
+			if (k == 0) {
+				s->stats.vanished++;
+				continue;
+			}
+			if (k == 1 && memcmp(sm, old->statm, sizeof(sm)) == 0) {
+				sl = &s->cur[s->n];
+				*sl = *old;
+				sl->row.flags &= PMAPS_SURVEY_LARGE | PMAPS_SURVEY_CGROUP_TRUNCATED;
+				s->stats.kept++;
+				if (pid < last_pid)
+					sorted = 0;
+				last_pid = pid;
+				s->n++;
+				continue;
+			}
+		}
 		dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (dfd < 0) {
 			if (errno == ENOENT || errno == ESRCH)
@@ -604,12 +691,14 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		sl = &s->cur[s->n];
 		memset(&sl->row, 0, sizeof(sl->row));
 		sl->row.pid = pid;
+		sl->ino = ino;
 		if (!read_status(s, sl, dfd)) {
 			close(dfd);
 			continue;
 		}
-		old = find_prev(s, pid);
-		if (old && old->row.comm.len == sl->row.comm.len &&
+		statm_of_status(s, sl);
+		/* The same process: the same directory inode and Name (an exec may rename it). */
+		if (old && old->ino == ino && old->row.comm.len == sl->row.comm.len &&
 		    memcmp(old->comm, sl->comm, sl->row.comm.len) == 0) {
 			sl->total = old->total;
 			sl->read_at = old->read_at;
@@ -626,6 +715,14 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		if (s->o.flags & PMAPS_SURVEY_CGROUP)
 			read_cgroup(s, sl, dfd);
 		sl->due = is_due(s, sl, now);
+		if (sl->due && s->want) {
+			fix_views(sl);
+			status_values(sl);
+			if (!s->want(s->want_ctx, &sl->row)) {
+				s->stats.unwanted++;
+				goto listed;
+			}
+		}
 		if (sl->due) {
 			/* While reads wait from the last refresh, they go first. */
 			int waited = old && (old->row.flags & PMAPS_SURVEY_SKIPPED);
@@ -642,6 +739,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		} else {
 			s->stats.kept++;
 		}
+listed:
 		close(dfd);
 		if (pid < last_pid)
 			sorted = 0;
@@ -712,6 +810,8 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 			s->stats.denied++;
 		if (sl->row.flags & PMAPS_SURVEY_LARGE)
 			s->stats.large++;
+		if (sl->row.flags & PMAPS_SURVEY_FAILED)
+			s->stats.failed++;
 	}
 	/* This refresh's rows become the last one's; the next builds in the other table. */
 	{
@@ -737,6 +837,16 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 	s->stats.allocations = allocations;
 	s->stats.wall_ns = pmaps__now_ns() - t0;
 	return (int)s->nprev;
+}
+
+int pmaps_survey_want(struct pmaps_survey *s,
+                      int (*want)(void *ctx, const struct pmaps_survey_row *row), void *ctx)
+{
+	if (!s)
+		return -EINVAL;
+	s->want = want;
+	s->want_ctx = ctx;
+	return 0;
 }
 
 size_t pmaps_survey_count(const struct pmaps_survey *s)
