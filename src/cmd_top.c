@@ -509,6 +509,9 @@ int cmd_top(int argc, char **argv)
 	if (t.o.once)
 		t.o.count = 1;
 	rc = top_init(&t);
+	/* Snapshots show what the filters let through: only those are read past status. */
+	if (rc == 0)
+		top_want_filtered(&t);
 	if (rc == 0)
 		rc = top_snapshots(&t, human);
 	top_done(&t);

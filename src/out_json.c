@@ -156,6 +156,10 @@ static void procs_begin(struct writer *w)
 		out_u64(o, st->kept);
 		KEY(o, ",\"skipped\":");
 		out_u64(o, st->skipped);
+		KEY(o, ",\"failed\":");
+		out_u64(o, st->failed);
+		KEY(o, ",\"unwanted\":");
+		out_u64(o, st->unwanted);
 		KEY(o, ",\"denied\":");
 		out_u64(o, st->denied);
 		KEY(o, ",\"large\":");

@@ -126,6 +126,8 @@ static void procs_header(struct writer *w)
 		else
 			out_str(o, " (no budget)");
 		out_printf(o, ", %u kept, %u skipped", st->kept, st->skipped);
+		if (st->failed)
+			out_printf(o, ", %u failed", st->failed);
 		if (st->vanished)
 			out_printf(o, ", %u exited while read", st->vanished);
 		out_str(o, "\n");
@@ -218,7 +220,8 @@ static void proc_cell(struct writer *w, int c, const struct top_line *l, int las
 	case COL_MARK:
 		if (r && (b[0] = w_survey_mark(r->flags)) != '\0') {
 			/* The legend explains the letters shown, not every flag a row had. */
-			w->marks |= b[0] == 'D' ? PMAPS_SURVEY_DENIED : b[0] == 'S' ? PMAPS_SURVEY_SKIPPED
+			w->marks |= b[0] == 'D' ? PMAPS_SURVEY_DENIED : b[0] == 'F' ? PMAPS_SURVEY_FAILED
+			            : b[0] == 'S' ? PMAPS_SURVEY_SKIPPED
 			            : b[0] == 'L' ? PMAPS_SURVEY_LARGE : PMAPS_SURVEY_PARTIAL;
 			n = 1;
 		}
@@ -269,8 +272,10 @@ static void marks_legend(struct out *o, unsigned marks)
 		const char *words;
 	} legend[] = {
 		{PMAPS_SURVEY_DENIED, "D denied: status figures only"},
-		{PMAPS_SURVEY_SKIPPED, "S skipped: not read this time (the budget, or a failed read): "
-		                       "older figures, or status alone"},
+		{PMAPS_SURVEY_FAILED, "F failed: its smaps_rollup could not be read: older figures, "
+		                      "or status alone"},
+		{PMAPS_SURVEY_SKIPPED, "S skipped: left by the budget to a later refresh: older "
+		                       "figures, or status alone"},
 		{PMAPS_SURVEY_LARGE, "L large: walked gently, or left, rather than one long read"},
 		{PMAPS_SURVEY_PARTIAL, "P partial: the source gave fewer figures (no PSS without root)"},
 		{MARK_PART, "+ a sum over the processes whose figure is known: at least this"},

@@ -205,6 +205,21 @@ static int under(const char *p, size_t n, const char *prefix)
 	return n >= k && memcmp(p, prefix, k) == 0 && (n == k || p[k] == '/');
 }
 
+static int wanted(const struct top *t, const struct pmaps_survey_row *row);
+
+static int want_row(void *ctx, const struct pmaps_survey_row *row)
+{
+	return wanted(ctx, row);
+}
+
+void top_want_filtered(struct top *t)
+{
+	const struct top_opts *o = &t->o;
+
+	if (o->have_uid || o->npids || o->cgroup || o->have_name)
+		pmaps_survey_want(t->s, want_row, t);
+}
+
 /* Whether the filters let ROW through. */
 static int wanted(const struct top *t, const struct pmaps_survey_row *row)
 {

@@ -89,6 +89,12 @@ void top_opts_init(struct top_opts *o);
  */
 int top_init(struct top *t);
 /*
+ * Asks the survey to read past status only the processes T's filters
+ * (--user, --pid, --name, --cgroup) let through: for snapshots, whose
+ * filters stay put (the terminal view's change with its keys).
+ */
+void top_want_filtered(struct top *t);
+/*
  * One refresh of the survey, then top_select(). Returns 0, or prints one
  * line and returns the exit code.
  */

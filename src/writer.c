@@ -133,6 +133,7 @@ const char *w_survey_flag_name(uint64_t bit)
 	/* NEW and FRESH are the survey's bookkeeping: an age says what FRESH would. */
 	switch (bit) {
 	case PMAPS_SURVEY_SKIPPED: return "skipped";
+	case PMAPS_SURVEY_FAILED: return "failed";
 	case PMAPS_SURVEY_DENIED: return "denied";
 	case PMAPS_SURVEY_LARGE: return "large";
 	case PMAPS_SURVEY_PARTIAL: return "partial";
@@ -146,6 +147,8 @@ char w_survey_mark(uint32_t flags)
 	/* One letter: the flag that says most about the figures. */
 	if (flags & PMAPS_SURVEY_DENIED)
 		return 'D';
+	if (flags & PMAPS_SURVEY_FAILED)
+		return 'F';
 	if (flags & PMAPS_SURVEY_SKIPPED)
 		return 'S';
 	if (flags & PMAPS_SURVEY_LARGE)

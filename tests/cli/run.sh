@@ -872,11 +872,12 @@ assert p[100]["pss"] == 71680 * K and p[100]["uss"] == (512 + 20480) * K
 assert p[100]["rss"] == 204800 * K and p[100]["swap"] == 1024 * K and p[100]["swap_pss"] == 1024 * K
 assert p[1]["lazyfree"] == 512 * K and p[1]["user"] == "root" and p[1]["source"] == "smaps_rollup"
 assert "pss" not in p[200] and "uss" not in p[200] and p[200]["source"] == "status"
+assert p[200]["flags"] == ["failed"]
 assert p[200]["user"] == "4000000" and "command_hex" in p[200] and "\x1b" in p[200]["command"]
 assert p[300]["flags"] == ["skipped", "large"] and "pss" not in p[300]
 assert d["meminfo"]["mem_total"] == 65536000 * K and d["meminfo"]["swap_free"] == 7340032 * K
 r = d["refresh"]
-assert (r["processes"], r["read"], r["skipped"], r["large"], r["kernel_threads"]) == (5, 3, 2, 1, 1)
+assert (r["processes"], r["read"], r["skipped"], r["failed"], r["large"], r["kernel_threads"]) == (5, 3, 1, 1, 1, 1)
 g = json.load(open(sys.argv[2], "rb"))
 u = {x["user"]: x for x in g["groups"]}
 assert u["nobody"]["pss"] == (71680 + 40960) * K and u["nobody"]["processes"] == 2
@@ -889,7 +890,7 @@ PYEOF
 		/usr/bin/python3 "$HERE/hostile.py" check jsonl "$EXP/top-jsonl.out" && ok ||
 		bad "top on the fixture's hostile command and cgroup: raw controls or invalid UTF-8"
 fi
-grep -qF '    200 4000000  S      2M       -       -       0 status       ev\x1b]0;PWNED\x07il\xe9\x1b[2J' \
+grep -qF '    200 4000000  F      2M       -       -       0 status       ev\x1b]0;PWNED\x07il\xe9\x1b[2J' \
 	"$EXP/top-table.out" && ok || bad "top: the command's escapes"
 grep -qF '/user.slice/user-4000000.slice/session-\x1b[31m1.scope' "$EXP/top-group-cgroup.out" &&
 	ok || bad "top: the cgroup's escapes"
