@@ -1595,6 +1595,7 @@ int top_tui_run(struct top *t)
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	struct sigaction sa, old[3];
 	struct tui *u;
+	SCREEN *scr;
 	int rc = EXIT_OK, saved, mem = -1;
 	const uint64_t delay_ns = (uint64_t)(t->o.delay_s * 1e9);
 
@@ -1610,17 +1611,27 @@ int top_tui_run(struct top *t)
 	setlocale(LC_CTYPE, "");
 	u->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 
-	/* Ours before initscr(), so that curses installs none for them. */
+	/*
+	 * Ours before curses starts, so that it installs none for them (its
+	 * own would exit from the handler); a signal the caller ignores (nohup)
+	 * stays ignored.
+	 */
+	stop_sig = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
+	for (int i = 0; i < 3; i++) {
+		sigaction(sigs[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
 	saved = hold_stderr(&mem);
 
-	if (!initscr()) {
+	/* newterm(), not initscr(): initscr() exits on a terminal it does not know. */
+	if (!(scr = newterm(NULL, stdout, stdin))) {
 		release_stderr(saved, mem);
-		die_msg("cannot start the terminal view (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+		die_msg("top: cannot start the terminal view on TERM=%s (try --once)",
+		        getenv("TERM") ? getenv("TERM") : "");
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -1673,6 +1684,7 @@ int top_tui_run(struct top *t)
 			break;
 	}
 	endwin();
+	delscreen(scr);
 	release_stderr(saved, mem);
 	if (stop_sig && rc == EXIT_OK)
 		rc = 128 + stop_sig;
