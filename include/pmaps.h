@@ -82,9 +82,9 @@
 extern "C" {
 #endif
 
-#define PMAPS_VERSION "0.2.0"
+#define PMAPS_VERSION "0.3.0"
 /* The same version as a number, major * 10000 + minor * 100 + patch: 0.2.0 is 200. */
-#define PMAPS_VERSION_NUMBER 200
+#define PMAPS_VERSION_NUMBER 300
 
 /*
  * Marks what libpmaps exports. The library is built with hidden visibility:

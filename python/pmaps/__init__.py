@@ -28,10 +28,10 @@ __all__ = ["memory_maps", "memory_full_info", "pages", "explain", "Error", "NoSu
            "ZombieProcess", "AccessDenied", "pmmap_grouped", "pmmap_ext", "pfullmem", "PageRun",
            "library_path", "library_version"]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 _cdll, library_path, _loaded = _lib.load()
-#: The version of the libpmaps loaded ("0.2.0").
+#: The version of the libpmaps loaded ("0.3.0").
 library_version = _lib.version_str(_loaded)
 
 _L = _handles.Lib(_cdll)
