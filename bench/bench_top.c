@@ -20,9 +20,9 @@
  *   - a steady refresh of a survey that has refreshed before (the targets
  *     quiescent, so it re-reads only what is due), with how many processes
  *     it re-read and kept;
- *   - the status-only bare loop, and the same opening each process's
- *     directory first and fstat()ing status, as the survey does: what a
- *     steady refresh is made of;
+ *   - bare loops reading status alone and statm alone: what a steady
+ *     refresh is made of (statm for a process listed before whose counters
+ *     stay put, status for the others);
  *   - refreshes at pmaps top's pace, ten times faster (every 200 ms with
  *     max_age 1 s), each one counted: the mean includes the refreshes in
  *     which every row's figures fall due at once;
@@ -44,7 +44,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -264,34 +263,13 @@ static void read_whole(int procfd, const char *rel)
 	close(fd);
 }
 
-/*
- * Status as the survey opens it: the process's directory first (one fd per
- * process, the guard against pid reuse), then status from it, type-checked
- * with fstat(). Not a floor: it shows what the survey's way costs.
- */
-static void read_status_dir(int procfd, const char *pid)
-{
-	int dfd = openat(procfd, pid, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat sb;
-	ssize_t n;
-	int fd;
-
-	if (dfd < 0)
-		return;
-	fd = openat(dfd, "status", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-		while ((n = read(fd, rawbuf, sizeof(rawbuf))) > 0)
-			sink += (uint64_t)n;
-	if (fd >= 0)
-		close(fd);
-	close(dfd);
-}
-
-enum bare { BARE_ROLLUP, BARE_STATUS, BARE_STATUS_DIR };
+enum bare { BARE_ROLLUP, BARE_STATUS, BARE_STATM };
 
 /*
  * Every pid under /proc: status and (BARE_ROLLUP) smaps_rollup opened,
- * read until read() returns 0, closed. Returns the time; *NPROCS the pids.
+ * read until read() returns 0, closed; or statm alone (BARE_STATM: what a
+ * steady refresh reads of a process it listed before). Returns the time;
+ * *NPROCS the pids.
  */
 static double bare_loop(enum bare how, unsigned *nprocs)
 {
@@ -313,11 +291,12 @@ static double bare_loop(enum bare how, unsigned *nprocs)
 			if (d->d_name[0] < '1' || d->d_name[0] > '9' || len > 20)
 				continue;
 			count++;
-			if (how == BARE_STATUS_DIR) {
-				read_status_dir(procfd, d->d_name);
+			memcpy(path, d->d_name, len);
+			if (how == BARE_STATM) {
+				memcpy(path + len, "/statm", sizeof("/statm"));
+				read_whole(procfd, path);
 				continue;
 			}
-			memcpy(path, d->d_name, len);
 			memcpy(path + len, "/status", sizeof("/status"));
 			read_whole(procfd, path);
 			if (how == BARE_ROLLUP) {
@@ -639,12 +618,12 @@ static struct memory survey_memory(void)
 /* ---- one size ---- */
 
 enum {
-	OP_BARE, OP_BARE_STATUS, OP_BARE_STATUS_DIR, OP_FIRST, OP_FIRST_EXACT, OP_STEADY,
+	OP_BARE, OP_BARE_STATUS, OP_BARE_STATM, OP_FIRST, OP_FIRST_EXACT, OP_STEADY,
 	OP_STEADY_EXACT, OP_N
 };
 static const char *const names[OP_N] = {
 	"bare loop: status + smaps_rollup", "bare loop: status only",
-	"  status via dir fd + fstat", "first refresh (open + refresh)", "first refresh, EXACT",
+	"bare loop: statm only", "first refresh (open + refresh)", "first refresh, EXACT",
 	"steady refresh", "steady refresh, EXACT",
 };
 /* The goals (docs/DESIGN.md), as ratios to the bare loop; 0: none. */
@@ -706,7 +685,7 @@ static int bench_size(int n, int reps)
 			switch (op) {
 			case OP_BARE: v[op][i] = bare_loop(BARE_ROLLUP, &nprocs); break;
 			case OP_BARE_STATUS: v[op][i] = bare_loop(BARE_STATUS, NULL); break;
-			case OP_BARE_STATUS_DIR: v[op][i] = bare_loop(BARE_STATUS_DIR, NULL); break;
+			case OP_BARE_STATM: v[op][i] = bare_loop(BARE_STATM, NULL); break;
 			case OP_FIRST: rf[op][i] = first_refresh(0); break;
 			case OP_FIRST_EXACT: rf[op][i] = first_refresh(PMAPS_SURVEY_EXACT); break;
 			case OP_STEADY: rf[op][i] = steady_refresh(steady); break;
