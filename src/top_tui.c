@@ -199,7 +199,7 @@ static int put(const struct tui *u, int y, int x, int maxw, const char *s, size_
 		                                                         n - i, &cp);
 		int cw = 1;
 
-		if (k == 0 || !u->utf8) {
+		if (k == 0 || (k > 1 && !u->utf8)) {
 			addch('?');
 			i += k ? k : 1;
 			w++;

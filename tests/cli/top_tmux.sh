@@ -110,8 +110,8 @@ ended() {
 rows() { awk '/PID.*PSS/ { h = 1; next } h && /^ *[0-9]+ / { n++ } END { print n + 0 }' "$TMP/screen"; }
 keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
 
-# ---- 100x30: the list, the filter, the drill-down, q ----
-start big 100 30 -u NO_COLOR
+# ---- 100x30, a UTF-8 locale: the list, the filter, the drill-down, q ----
+start big 100 30 -u NO_COLOR LC_ALL=C.UTF-8
 expect big MemTotal "header"
 expect big 'PID.*PSS.*USS' "the headings"
 expect big 'refresh [0-9.]* ms' "the refresh's cost"
@@ -194,8 +194,8 @@ HIST="-S -"
 expect gone '^pmaps: top: proc root' "proc root removed: the message, after the view"
 HIST=
 
-# ---- 80x24 and NO_COLOR: everything fits, nothing coloured; SIGINT quits ----
-start small 80 24 NO_COLOR=1
+# ---- 80x24, NO_COLOR and the C locale: everything fits, nothing coloured; SIGINT quits ----
+start small 80 24 NO_COLOR=1 LC_ALL=C
 expect small MemTotal "80x24: header"
 keys small /
 keys small -l "$name"
