@@ -35,6 +35,7 @@
 #define SHARED_PAGES 64
 #define PRIVATE_PAGES 32
 #define MORE_PAGES 16
+#define KID_NAME "survey-kid"
 
 struct kid {
 	pid_t pid;
@@ -53,6 +54,8 @@ static void kid_main(unsigned char *shared, int rd, int ack)
 	size_t off = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* A name of its own: under valgrind this program's would be the tool's. */
+	prctl(PR_SET_NAME, KID_NAME);
 	priv = mmap(NULL, PRIVATE_PAGES * page, PROT_READ | PROT_WRITE,
 	            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	more = mmap(NULL, 64 * MORE_PAGES * page, PROT_READ | PROT_WRITE,
@@ -257,8 +260,8 @@ static void same_as_kernel(const struct pmaps_survey_row *r, const struct kernel
 	assert_int_equal(r->source, PMAPS_SRC_ROLLUP);
 	assert_non_null(r->total);
 	assert_non_null(r->status);
-	assert_int_equal(r->comm.len, strlen("test_survey"));
-	assert_memory_equal(r->comm.ptr, "test_survey", r->comm.len);
+	assert_int_equal(r->comm.len, strlen(KID_NAME));
+	assert_memory_equal(r->comm.ptr, KID_NAME, r->comm.len);
 }
 
 /* Every child's Pss and USS are its smaps_rollup's; a second refresh reads none of them again. */
