@@ -182,8 +182,9 @@ struct tui {
 
 /*
  * Writes S (N bytes, already escaped: printable UTF-8) at Y, X in at most
- * MAXW columns; returns the columns used. Without a UTF-8 locale, a byte
- * above ASCII shows as '?' so that columns stay aligned.
+ * MAXW columns; returns the columns used. Without a UTF-8 locale, each byte
+ * above ASCII shows as the text escape writes a control byte, \xHH (the
+ * escape wrote a backslash as \\, so this reads back the same way).
  */
 static int put(const struct tui *u, int y, int x, int maxw, const char *s, size_t n)
 {
@@ -200,9 +201,14 @@ static int put(const struct tui *u, int y, int x, int maxw, const char *s, size_
 		int cw = 1;
 
 		if (k == 0 || (k > 1 && !u->utf8)) {
-			addch('?');
-			i += k ? k : 1;
-			w++;
+			char hex[8];
+
+			if (w + 4 > maxw)
+				break;
+			snprintf(hex, sizeof(hex), "\\x%02x", (unsigned char)s[i]);
+			addnstr(hex, 4);
+			i++;
+			w += 4;
 			continue;
 		}
 		if (k > 1) {

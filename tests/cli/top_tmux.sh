@@ -26,15 +26,14 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 TMP=$(mktemp -d /tmp/pmaps-top-tmux.XXXXXX) || exit 1
 SOCK=$TMP/tmux.sock
-helper= evil_pid=
+helper= evil_pid= utf8_pid=
 cleanup() {
 	tmux -S "$SOCK" kill-server 2>/dev/null
-	[ -n "$helper" ] && kill "$helper" 2>/dev/null
-	[ -n "$evil_pid" ] && kill "$evil_pid" 2>/dev/null
+	for p in $helper $evil_pid $utf8_pid; do kill "$p" 2>/dev/null; done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+trap 'exit 1' INT TERM HUP PIPE
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -57,6 +56,10 @@ evil=$(printf 'ev\033]0;x\007il')
 ln -s "$(command -v sleep)" "$TMP/$evil"
 "$TMP/$evil" 300 &
 evil_pid=$!
+utf8=$(printf 'pmtui\303\251-%s' $$)
+ln -s "$(command -v sleep)" "$TMP/$utf8"
+"$TMP/$utf8" 300 &
+utf8_pid=$!
 sleep 0.2
 exe=$(readlink "/proc/$helper/exe")
 
@@ -198,9 +201,11 @@ HIST=
 start small 80 24 NO_COLOR=1 LC_ALL=C
 expect small MemTotal "80x24: header"
 keys small /
-keys small -l "$name"
+keys small -l "^pmtui"
 keys small Enter
 expect small "^ *$helper .*$name" "80x24: the helper's row, its command whole"
+# No UTF-8 here: the name's bytes above ASCII as \xHH, never raw.
+expect small "^ *$utf8_pid .*pmtui[\\]xc3[\\]xa9-" "C locale: a UTF-8 name's bytes escaped"
 expect small 'PID.*PSS.*USS' "80x24: the headings"
 tm capture-pane -J -p -t small >"$TMP/joined"
 if awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/joined"; then ok; else
