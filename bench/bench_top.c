@@ -36,6 +36,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -198,6 +199,12 @@ static int herd_start(struct herd *h, int n)
 	}
 	memset(h->shared, 7, SHARED_LEN);
 	h->hold = hold[1];
+	/*
+	 * The children share this process's pages until they write them: give
+	 * back what earlier surveys left in the heap, so that each size's
+	 * children (and their smaps_rollup walks) are the same in any order.
+	 */
+	malloc_trim(0);
 	for (int i = 0; i < n; i++) {
 		pid_t parent = getpid(), p = fork();
 		if (p < 0) {
