@@ -462,10 +462,22 @@ static void draw_header(struct tui *u, int *y)
 	ink_on(u, 0, A_BOLD);
 	puts_at(u, *y, 0, COLS, b);
 	ink_off(u, 0, A_BOLD);
-	if (u->filter[0] && n > 0 && (size_t)n < sizeof(b)) {
+	if (n > 0 && (size_t)n < sizeof(b)) {
 		int x = n + 2 < COLS ? n + 2 : COLS;
-		x += puts_at(u, *y, x, COLS - x, "filter: ");
-		put_target(u, *y, x, COLS - x, u->filter, strlen(u->filter));
+
+		/* The group Enter opened (Esc goes back to the groups), and the filter. */
+		if (u->drilled_group && t->o.cgroup) {
+			x += puts_at(u, *y, x, COLS - x, "cgroup ");
+			x += put_target(u, *y, x, COLS - x, t->o.cgroup, strlen(t->o.cgroup)) + 2;
+		} else if (u->drilled_group) {
+			const char *name = top_user_name(t, t->o.uid);
+			x += puts_at(u, *y, x, COLS - x, "user ");
+			x += put_target(u, *y, x, COLS - x, name, strlen(name)) + 2;
+		}
+		if (u->filter[0] && x < COLS) {
+			x += puts_at(u, *y, x, COLS - x, "filter: ");
+			put_target(u, *y, x, COLS - x, u->filter, strlen(u->filter));
+		}
 	}
 	(*y)++;
 	draw_meminfo(u, y);
