@@ -482,12 +482,13 @@ static void draw_header(struct tui *u, int *y)
 	(*y)++;
 	draw_meminfo(u, y);
 	if (have_st) {
-		char budget[48] = "";
+		char budget[48] = " ms, no budget";
 
+		/* What this refresh cost the machine: pmaps's own time, and its costly reads. */
 		if (st.budget_ns)
-			snprintf(budget, sizeof(budget), " of %.0f", (double)st.budget_ns / 1e6);
+			snprintf(budget, sizeof(budget), " of %.0f ms budget", (double)st.budget_ns / 1e6);
 		snprintf(b, sizeof(b),
-		         "refresh %.1f ms, reading %.1f ms%s: %u read, %u kept, %u skipped; %u processes",
+		         "refresh %.1f ms (reading %.1f%s): %u read, %u kept, %u skipped; %u processes",
 		         (double)st.wall_ns / 1e6, (double)st.read_ns / 1e6, budget, st.read, st.kept,
 		         st.skipped, st.processes);
 		puts_at(u, (*y)++, 0, COLS, b);
