@@ -1371,8 +1371,11 @@ static void apply_filter(struct tui *u)
 			snprintf(u->msg, sizeof(u->msg), "filter: %s", err);
 			return;
 		}
-		t->o.have_uid = u->orig.have_uid;
-		t->o.uid = u->orig.uid;
+		/* A user a filter chose before goes; one Enter opened stays (Esc leaves it). */
+		if (!(u->drilled_group && u->drilled_from == TOP_GROUP_USER)) {
+			t->o.have_uid = u->orig.have_uid;
+			t->o.uid = u->orig.uid;
+		}
 	}
 	snprintf(u->filter, sizeof(u->filter), "%s", s);
 	top_select(t);
