@@ -1268,6 +1268,17 @@ static void push(struct tui *u, enum view v)
 	if (u->depth + 1 < DEPTH_MAX)
 		u->depth++;
 	u->stack[u->depth] = v;
+	if (v != V_HELP) {
+		/* A large process's smaps takes a while: say what the wait is for. */
+		char b[80];
+
+		snprintf(b, sizeof(b), " reading process %d ...", u->pid);
+		move(LINES - 1, 0);
+		clrtoeol();
+		puts_at(u, LINES - 1, 0, COLS, b);
+		wnoutrefresh(stdscr);
+		doupdate();
+	}
 	switch (v) {
 	case V_EXPLAIN: load_explain(u); break;
 	case V_MAPS: load_maps(u); break;
