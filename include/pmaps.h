@@ -1387,8 +1387,11 @@ PMAPS_API int pmaps_meminfo_read(const char *proc_root, struct pmaps_meminfo *mi
  *
  *   - only for the processes that need it: new ones, those whose status
  *     figures (VmRSS, RssAnon, RssFile, RssShmem, VmSwap) moved, those whose
- *     figures are older than MAX_AGE_NS (Pss moves when another process
- *     maps or drops shared pages), and those a budget left last time;
+ *     figures are older than MAX_AGE_NS (spread over [3/4, 5/4) of it by
+ *     pid; Pss moves when another process maps or drops shared pages), and
+ *     those a budget left last time; a process listed before is read
+ *     through statm (VmSize, VmRSS, RssFile + RssShmem) until one of those
+ *     moves, its status then read again;
  *   - from smaps_rollup, unless reading it would hold the process's
  *     mmap_lock longer than HOLD_NS (a large process, priced from VmRSS and
  *     VmPTE by pmaps_cost_estimate()): then from the gentle page walk
@@ -1406,7 +1409,10 @@ struct pmaps_survey;
 
 /* pmaps_survey_opts.flags */
 enum {
-	/* No budget and no hold limit: every process from smaps_rollup, every refresh. */
+	/*
+	 * No budget and no hold limit: every process whose costly figures are
+	 * due is read from smaps_rollup in this refresh, however large.
+	 */
 	PMAPS_SURVEY_EXACT = 1u << 0,
 	/* Read each process's cgroup (the v2 path of /proc/PID/cgroup). */
 	PMAPS_SURVEY_CGROUP = 1u << 1,

@@ -48,21 +48,23 @@ enum line_type { KB, COUNT, UIDS };
 /* What went wrong, for the message: a value line, or the VmRSS sum. */
 enum bad { BAD_NONE, BAD_KB, BAD_VM_SIZE, BAD_THREADS, BAD_UID, BAD_SUM };
 
+#define KEY(name) name, sizeof(name) - 1
 static const struct {
 	const char *name;
+	unsigned char len; /* strlen(name) */
 	enum pmaps_status_field f;
 	enum line_type type;
 } lines[] = {
-	{"Uid:", PMAPS_ST_UID, UIDS},
-	{"VmSize:", PMAPS_ST_VM_SIZE, KB},
-	{"VmHWM:", PMAPS_ST_VM_HWM, KB},
-	{"VmRSS:", PMAPS_ST_VM_RSS, KB},
-	{"RssAnon:", PMAPS_ST_RSS_ANON, KB},
-	{"RssFile:", PMAPS_ST_RSS_FILE, KB},
-	{"RssShmem:", PMAPS_ST_RSS_SHMEM, KB},
-	{"VmPTE:", PMAPS_ST_VM_PTE, KB},
-	{"VmSwap:", PMAPS_ST_VM_SWAP, KB},
-	{"Threads:", PMAPS_ST_THREADS, COUNT},
+	{KEY("Uid:"), PMAPS_ST_UID, UIDS},
+	{KEY("VmSize:"), PMAPS_ST_VM_SIZE, KB},
+	{KEY("VmHWM:"), PMAPS_ST_VM_HWM, KB},
+	{KEY("VmRSS:"), PMAPS_ST_VM_RSS, KB},
+	{KEY("RssAnon:"), PMAPS_ST_RSS_ANON, KB},
+	{KEY("RssFile:"), PMAPS_ST_RSS_FILE, KB},
+	{KEY("RssShmem:"), PMAPS_ST_RSS_SHMEM, KB},
+	{KEY("VmPTE:"), PMAPS_ST_VM_PTE, KB},
+	{KEY("VmSwap:"), PMAPS_ST_VM_SWAP, KB},
+	{KEY("Threads:"), PMAPS_ST_THREADS, COUNT},
 };
 
 static void skip_blanks(const char **q, const char *nl)
@@ -126,11 +128,15 @@ static enum bad status_line(struct pmaps_status *st, const char *p, const char *
 {
 	if (who && (*p == 'N' || *p == 'S' || *p == 'K'))
 		who_line(who, p, nl);
+	/* Most lines are none of these: their first letter says so. */
+	if (*p != 'U' && *p != 'V' && *p != 'R' && *p != 'T')
+		return BAD_NONE;
 	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
-		size_t kl = strlen(lines[k].name);
+		size_t kl = lines[k].len;
 		const char *q = p + kl;
 		uint64_t v;
-		if ((size_t)(nl - p) <= kl || memcmp(p, lines[k].name, kl) != 0)
+		if (*p != lines[k].name[0] || (size_t)(nl - p) <= kl ||
+		    memcmp(p, lines[k].name, kl) != 0)
 			continue;
 		switch (lines[k].type) {
 		case UIDS:

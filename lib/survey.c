@@ -75,7 +75,6 @@ struct slot {
 	uint64_t at_read[N_WATCHED]; /* the watched counters then */
 	int has_total;
 	int denied;                  /* its memory files refused this reader */
-	int due;                     /* a costly read is due in this refresh */
 	char comm[64];
 	char cgroup[CGROUP_ROOM];
 };
@@ -230,6 +229,34 @@ static int grow(struct pmaps_survey *s, size_t n)
 	return 0;
 }
 
+/*
+ * Opens NAME under DFD. On a live procfs a process's files are the kernel's
+ * regular files, whatever the process does: opened with no further check.
+ * Elsewhere (a fixture tree) as every reader opens files: no symlink
+ * followed, type-checked before the open. Returns an fd or -errno.
+ */
+static int open_in(const struct pmaps_survey *s, int dfd, const char *name)
+{
+	int fd;
+
+	if (!s->live)
+		return pmaps__open_regular(dfd, name, 0, NULL, 0);
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The age after which PID's costly figures are read again: MAX_AGE_NS
+ * spread over [3/4, 5/4) of it by pid, so that the rows read together in a
+ * first refresh do not all come due together again.
+ */
+static uint64_t max_age_of(const struct pmaps_survey *s, int pid)
+{
+	uint32_t h = (uint32_t)pid * 2654435761u;
+
+	return s->o.max_age_ns / 1024 * (768 + (h >> 23));
+}
+
 /* The last refresh's slot of PID, or NULL. PREV is sorted by pid. */
 static const struct slot *find_prev(const struct pmaps_survey *s, int pid)
 {
@@ -253,7 +280,7 @@ static void read_cgroup(struct pmaps_survey *s, struct slot *sl, int dfd)
 {
 	char buf[4096];
 	ssize_t n;
-	int fd = pmaps__open_regular(dfd, "cgroup", s->live, NULL, 0);
+	int fd = open_in(s, dfd, "cgroup");
 	const char *p, *end, *nl;
 
 	sl->row.cgroup.len = 0;
@@ -344,7 +371,7 @@ static enum read_result read_rollup(struct pmaps_survey *s, struct slot *sl, int
 	ssize_t n;
 	int fd, r;
 
-	fd = pmaps__open_regular(dfd, "smaps_rollup", s->live, NULL, 0);
+	fd = open_in(s, dfd, "smaps_rollup");
 	if (fd == -EACCES || fd == -EPERM)
 		return READ_DENIED;
 	if (fd == -ENOENT && s->live)
@@ -570,7 +597,7 @@ static int is_due(const struct pmaps_survey *s, const struct slot *sl, uint64_t 
 {
 	if (!sl->read_at)
 		return 1;
-	if (now - sl->read_at >= s->o.max_age_ns)
+	if (now - sl->read_at >= max_age_of(s, sl->row.pid))
 		return 1;
 	for (size_t i = 0; i < N_WATCHED; i++)
 		if (sl->at_read[i] != sl->st.v[watched[i]])
@@ -587,7 +614,7 @@ static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
 	struct pmaps__status_who who;
 	int fd, r;
 
-	fd = pmaps__open_regular(dfd, "status", s->live, NULL, 0);
+	fd = open_in(s, dfd, "status");
 	if (fd < 0)
 		return 0;
 	r = pmaps__status_parse_who(fd, &sl->st, &who, NULL, 0);
@@ -618,6 +645,34 @@ static void fix_views(struct slot *sl)
 	sl->row.cgroup.ptr = sl->cgroup;
 	sl->row.status = &sl->st;
 	sl->row.total = sl->has_total ? &sl->total : NULL;
+}
+
+/*
+ * SL (whose old row is OLD, or NULL) is due a costly read: asks the front
+ * end whether it wants it, then reads it through DFD now, or leaves it for
+ * after the pass when reads wait from the last refresh (BACKLOG) and it is
+ * not one of them. Returns 0, or -ESRCH when the process has gone.
+ */
+static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *old, int dfd,
+                    uint64_t now, uint32_t backlog)
+{
+	int waited = old && (old->row.flags & PMAPS_SURVEY_SKIPPED);
+
+	if (s->want) {
+		fix_views(sl);
+		status_values(sl);
+		if (!s->want(s->want_ctx, &sl->row)) {
+			s->stats.unwanted++;
+			return 0;
+		}
+	}
+	/* While reads wait from the last refresh, they go first. */
+	if (backlog && !waited) {
+		s->waiting[s->nwaiting++] = (uint32_t)s->n;
+		return 0;
+	}
+	sl->row.flags &= ~PMAPS_SURVEY_LARGE;
+	return read_costly(s, sl, dfd, now);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -661,8 +716,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 			break;
 		old = find_prev(s, pid);
 		if (s->live && old && old->ino == ino && old->statm[0] && old->read_at &&
-		    now - old->read_at < s->o.max_age_ns &&
-		    !(old->row.flags & PMAPS_SURVEY_SKIPPED)) {
+		    !(old->row.flags & (PMAPS_SURVEY_SKIPPED | PMAPS_SURVEY_FAILED))) {
 			/* Listed before: unless its counters moved, the row stands. */
 			uint64_t sm[3];
 			int k = read_statm(s, name, sm);
@@ -674,12 +728,21 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 				sl = &s->cur[s->n];
 				*sl = *old;
 				sl->row.flags &= PMAPS_SURVEY_LARGE | PMAPS_SURVEY_CGROUP_TRUNCATED;
-				s->stats.kept++;
-				if (pid < last_pid)
-					sorted = 0;
-				last_pid = pid;
-				s->n++;
-				continue;
+				if (now - old->read_at < max_age_of(s, pid)) {
+					s->stats.kept++;
+					goto counted;
+				}
+				/* Too old, but status has not moved: smaps_rollup alone again. */
+				dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+				             O_NOFOLLOW);
+				if (dfd < 0 || when_due(s, sl, old, dfd, now, backlog) < 0) {
+					if (dfd >= 0)
+						close(dfd);
+					s->stats.vanished++;
+					continue;
+				}
+				close(dfd);
+				goto counted;
 			}
 		}
 		dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -714,33 +777,15 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		}
 		if (s->o.flags & PMAPS_SURVEY_CGROUP)
 			read_cgroup(s, sl, dfd);
-		sl->due = is_due(s, sl, now);
-		if (sl->due && s->want) {
-			fix_views(sl);
-			status_values(sl);
-			if (!s->want(s->want_ctx, &sl->row)) {
-				s->stats.unwanted++;
-				goto listed;
-			}
-		}
-		if (sl->due) {
-			/* While reads wait from the last refresh, they go first. */
-			int waited = old && (old->row.flags & PMAPS_SURVEY_SKIPPED);
-			if (backlog == 0 || waited) {
-				sl->row.flags &= ~PMAPS_SURVEY_LARGE;
-				if (read_costly(s, sl, dfd, now) < 0) {
-					s->stats.vanished++;
-					close(dfd);
-					continue;
-				}
-			} else {
-				s->waiting[s->nwaiting++] = (uint32_t)s->n;
-			}
-		} else {
+		if (!is_due(s, sl, now)) {
 			s->stats.kept++;
+		} else if (when_due(s, sl, old, dfd, now, backlog) < 0) {
+			s->stats.vanished++;
+			close(dfd);
+			continue;
 		}
-listed:
 		close(dfd);
+counted:
 		if (pid < last_pid)
 			sorted = 0;
 		last_pid = pid;

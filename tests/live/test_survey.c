@@ -345,6 +345,42 @@ static void test_survey_exact(void **state)
 	pmaps_survey_close(s);
 }
 
+static int a_kid(void *ctx, const struct pmaps_survey_row *row);
+
+/*
+ * Figures older than max_age (spread over [3/4, 5/4) of it by pid) are read
+ * again though nothing moved: Pss moves when other processes map or drop
+ * the pages a process shares. Younger ones stand.
+ */
+static void test_survey_age(void **state)
+{
+	struct pmaps_survey_opts o = {.size = sizeof(o), .max_age_ns = 200000000};
+	struct pmaps_survey_stats st = {.size = sizeof(st)};
+	struct timespec pause = {0, 300000000};
+	struct pmaps_survey *s;
+	(void)state;
+
+	start_kids(KIDS);
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	assert_int_equal(pmaps_survey_want(s, a_kid, NULL), 0);
+	assert_true(pmaps_survey_refresh(s) > KIDS);
+	assert_true(pmaps_survey_refresh(s) > KIDS);
+	for (int i = 0; i < KIDS; i++)
+		assert_false(row_of(s, kids[i].pid)->flags & PMAPS_SURVEY_FRESH);
+	nanosleep(&pause, NULL); /* 300 ms: past 5/4 of 200 ms */
+	assert_true(pmaps_survey_refresh(s) > KIDS);
+	for (int i = 0; i < KIDS; i++) {
+		const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
+		if (!(r->flags & PMAPS_SURVEY_FRESH) || r->age_ns != 0)
+			fail_msg("pid %d: flags %#x, age %llu ns: want read again", (int)r->pid, r->flags,
+			         (unsigned long long)r->age_ns);
+		assert_int_equal(r->source, PMAPS_SRC_ROLLUP);
+	}
+	assert_int_equal(pmaps_survey_stats(s, &st), 0);
+	assert_true(st.read >= KIDS);
+	pmaps_survey_close(s);
+}
+
 /* After the first refresh, refreshes allocate nothing. */
 static void test_survey_allocations(void **state)
 {
@@ -644,6 +680,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_survey_exact, teardown),
+		cmocka_unit_test_teardown(test_survey_age, teardown),
 		cmocka_unit_test_teardown(test_survey_allocations, teardown),
 		cmocka_unit_test_teardown(test_survey_budget, teardown),
 		cmocka_unit_test_teardown(test_survey_large, teardown),
