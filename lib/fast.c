@@ -167,6 +167,8 @@ void pmaps__fast_policy(struct pmaps__fast *f, const struct pmaps_policy *p)
 	if (p)
 		memcpy(&f->pol, p, p->size < sizeof(f->pol) ? p->size : sizeof(f->pol));
 	f->pol.size = sizeof(f->pol);
+	/* A budget counts from here: a walk resumed later gets a slice of its own. */
+	slice_start(f);
 	if (f->pages)
 		pmaps__pages_policy(f->pages, f->pol.step_pages, f->pol.hold_us * 1000ull,
 		                    f->pol.pause_us * 1000ull);
@@ -893,7 +895,11 @@ int pmaps__fast_open(struct pmaps__fast **out, struct pmaps_proc *proc, enum pma
 
 int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc)
 {
-	if (proc && proc != f->proc) {
+	/*
+	 * Another process (a caller may re-point the same handle at another
+	 * pid): its mounts are its own.
+	 */
+	if (proc) {
 		f->proc = proc;
 		f->no_map_files = 0;
 		f->query = proc->live ? (f->query == 0 ? 0 : 1) : 0;

@@ -82,7 +82,7 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 
 /* What a survey reads of status besides the figures: who the process is. */
 struct pmaps__status_who {
-	char name[64];     /* Name: as the kernel printed it (it escapes \n and \\) */
+	char name[64];     /* Name:, its \n and \\ (the kernel's escapes) undone */
 	size_t name_len;
 	char state;        /* State: R S D Z T t X I; 0 when not read */
 	int kthread;       /* Kthread: 1 (6.9+), or 0 */

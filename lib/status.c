@@ -103,13 +103,22 @@ static void who_line(struct pmaps__status_who *who, const char *p, const char *n
 	const char *q;
 
 	if (nl - p > 5 && memcmp(p, "Name:", 5) == 0) {
+		size_t n = 0;
 		q = p + 5;
 		if (q < nl && *q == '\t')
 			q++;
-		who->name_len = (size_t)(nl - q) < sizeof(who->name) ? (size_t)(nl - q)
-		                                                      : sizeof(who->name) - 1;
-		memcpy(who->name, q, who->name_len);
-		who->name[who->name_len] = '\0';
+		/*
+		 * The kernel prints a newline in the name as \n and a backslash
+		 * as \\ (and nothing else escaped): the name's own bytes back.
+		 */
+		for (; q < nl && n < sizeof(who->name) - 1; q++) {
+			char c = *q;
+			if (c == '\\' && nl - q > 1 && (q[1] == '\\' || q[1] == 'n'))
+				c = *++q == 'n' ? '\n' : '\\';
+			who->name[n++] = c;
+		}
+		who->name_len = n;
+		who->name[n] = '\0';
 	} else if (nl - p > 6 && memcmp(p, "State:", 6) == 0) {
 		q = p + 6;
 		skip_blanks(&q, nl);

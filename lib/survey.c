@@ -48,6 +48,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -94,7 +95,13 @@ struct pmaps_survey {
 	struct pmaps_maps *rollup;   /* a cursor over ROLLUP_TEXT */
 	struct pmaps_group *group;
 	struct pmaps_maps *walk;     /* the page walk, opened on first use */
+	struct pmaps_group *walk_group; /* its sum so far */
 	struct pmaps_proc proc;      /* re-pointed at each process the walk reads */
+	int walk_on;                 /* a walk is under way (PROC's fds are open) */
+	int walk_pid;                /* of this process */
+	uint64_t walk_ino;           /* and this directory inode */
+	size_t walk_slot;            /* its row in CUR, read last (SIZE_MAX: none) */
+	int walk_seen;               /* this refresh went on with it, or will */
 	struct pmaps_meminfo mi;
 	int have_mi;
 	int (*want)(void *ctx, const struct pmaps_survey_row *row);
@@ -169,6 +176,8 @@ int pmaps_survey_open(struct pmaps_survey **out, const char *proc_root,
 		err = pmaps__maps_open_mem(&s->rollup, PMAPS_SRC_ROLLUP, s->rollup_text, 0, 4096);
 	if (err == 0)
 		err = pmaps_group_open(&s->group, PMAPS_GROUP_TOTAL);
+	if (err == 0)
+		err = pmaps_group_open(&s->walk_group, PMAPS_GROUP_TOTAL);
 	if (err < 0) {
 		pmaps_survey_close(s);
 		return err;
@@ -177,13 +186,18 @@ int pmaps_survey_open(struct pmaps_survey **out, const char *proc_root,
 	return 0;
 }
 
+static void walk_end(struct pmaps_survey *s);
+static void fix_views(struct slot *sl);
+
 void pmaps_survey_close(struct pmaps_survey *s)
 {
 	if (!s)
 		return;
+	walk_end(s);
 	pmaps_maps_close(s->walk);
 	pmaps_maps_close(s->rollup);
 	pmaps_group_close(s->group);
+	pmaps_group_close(s->walk_group);
 	pmaps__dir_close(&s->dir);
 	close(s->rootfd);
 	pmaps__free(s->cur);
@@ -226,6 +240,9 @@ static int grow(struct pmaps_survey *s, size_t n)
 	s->prev = prev;
 	s->waiting = waiting;
 	s->cap = cap;
+	/* The last refresh's rows point into their slots: those moved. */
+	for (size_t i = 0; i < s->nprev; i++)
+		fix_views(&s->prev[i]);
 	return 0;
 }
 
@@ -407,9 +424,29 @@ static enum read_result read_rollup(struct pmaps_survey *s, struct slot *sl, int
 	return READ_OK;
 }
 
+/* Ends the walk under way, whole or not: its directory fd goes, and the handle's own fds. */
+static void walk_end(struct pmaps_survey *s)
+{
+	struct pmaps_proc *p = &s->proc;
+
+	if (!s->walk_on)
+		return;
+	/* The walk's cursor may have moved to a live thread's directory: that fd is the handle's. */
+	if (p->memfd != p->dirfd && p->memfd >= 0)
+		close(p->memfd);
+	if (p->statfd >= 0)
+		close(p->statfd);
+	if (p->dirfd >= 0)
+		close(p->dirfd);
+	p->dirfd = p->memfd = p->statfd = -1;
+	s->walk_on = 0;
+}
+
 /*
- * The gentle page walk of the process under DFD into SL->total, within
- * LEFT of the budget (0: none). READ_LEFT when it would not fit.
+ * The gentle page walk of the process under DFD into SL->total, as far as
+ * LEFT of the budget goes (0: no limit). A walk the budget stops goes on in
+ * the next refresh that reaches the same process (READ_LEFT meanwhile); one
+ * walk at a time, so another large process waits its turn (READ_LEFT).
  */
 static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_t left)
 {
@@ -418,43 +455,69 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int d
 	const struct pmaps_mapping *m;
 	struct pmaps_proc *p = &s->proc;
 	enum read_result res = READ_OK;
-	uint64_t pss;
-	int r;
+	uint64_t pss, t0, pauses0 = 0, paused;
+	int r = 0, fd;
 
-	pmaps_cost_estimate(&sl->st, 0, PMAPS_SRC_PAGES, &pol, &k);
-	if (left && k.ns > left)
+	if (s->walk_on && (s->walk_pid != sl->row.pid || s->walk_ino != sl->ino))
 		return READ_LEFT;
-	p->dirfd = p->memfd = dfd;
-	p->tid = 0;
-	p->statfd = -1;
-	p->pid = sl->row.pid;
-	pmaps__msg(p->pidname, sizeof(p->pidname), "%d", sl->row.pid);
-	if (!s->walk) {
-		r = pmaps_maps_open(&s->walk, p, PMAPS_SRC_PAGES, 0);
-		s->stats.allocations++;
-		if (r < 0) {
-			/* Opened again for the next large process. */
-			pmaps_maps_close(s->walk);
-			s->walk = NULL;
+	s->walk_seen = 1;
+	if (!s->walk_on) {
+		/* Another user's process: refused here, before a cursor is opened for it. */
+		fd = open_in(s, dfd, "pagemap");
+		if (fd < 0)
+			return fd == -EACCES || fd == -EPERM ? READ_DENIED
+			       : (fd == -ENOENT && s->live) || fd == -ESRCH ? READ_GONE : READ_FAILED;
+		close(fd);
+		p->dirfd = p->memfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+		if (p->dirfd < 0)
+			return READ_FAILED;
+		p->tid = 0;
+		p->statfd = -1;
+		p->pid = sl->row.pid;
+		pmaps__msg(p->pidname, sizeof(p->pidname), "%d", sl->row.pid);
+		s->walk_on = 1;
+		s->walk_pid = sl->row.pid;
+		s->walk_ino = sl->ino;
+		if (!s->walk) {
+			r = pmaps_maps_open(&s->walk, p, PMAPS_SRC_PAGES, 0);
+			s->stats.allocations++;
+			if (r < 0) {
+				pmaps_maps_close(s->walk);
+				s->walk = NULL;
+			}
+		} else {
+			r = pmaps_maps_retarget(s->walk, p);
 		}
-	} else {
-		r = pmaps_maps_retarget(s->walk, p);
+		pmaps_group_reset(s->walk_group);
 	}
 	if (r == 0) {
-		pol.budget_ns = 0;
+		pol.budget_ns = left;
 		r = pmaps_maps_set_policy(s->walk, &pol);
 	}
+	t0 = pmaps__now_ns();
+	if (r == 0 && pmaps_maps_cost(s->walk, &k) == 0)
+		pauses0 = k.pauses;
 	if (r == 0) {
-		pmaps_group_reset(s->group);
 		while ((r = pmaps_maps_next(s->walk, &m)) > 0) {
-			if ((m->flags & PMAPS_ROW_OVERLAP) || pmaps_group_add(s->group, m) < 0) {
+			if ((m->flags & PMAPS_ROW_OVERLAP) || pmaps_group_add(s->walk_group, m) < 0) {
 				r = -EAGAIN;
 				break;
 			}
 		}
 	}
-	if (r == 0 && pmaps_group_count(s->group) == 1) {
-		memcpy(&sl->total, pmaps_group_get(s->group, 0), sizeof(sl->total));
+	if (s->walk) {
+		/* What this part of the walk took of the budget: its time less its pauses. */
+		uint64_t took = pmaps__now_ns() - t0;
+		pmaps_maps_cost(s->walk, &k);
+		paused = (k.pauses - pauses0) * (uint64_t)PMAPS_POLICY_GENTLE_PAUSE_US * 1000u;
+		took = took > paused ? took - paused : 0;
+		s->spent += took;
+		sl->row.cost_ns = r == -ETIME ? sl->row.cost_ns : k.ns;
+	}
+	if (r == -ETIME)
+		return READ_LEFT; /* the walk stays under way */
+	if (r == 0 && pmaps_group_count(s->walk_group) == 1) {
+		memcpy(&sl->total, pmaps_group_get(s->walk_group, 0), sizeof(sl->total));
 		if (pmaps__maps_pss_total(s->walk, &pss))
 			sl->total.v[PMAPS_F_PSS] = pss;
 		sl->total.flags =
@@ -467,19 +530,7 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int d
 		res = r == -EACCES || r == -EPERM ? READ_DENIED
 		      : r == -ESRCH || r == -ENODATA ? READ_GONE : READ_FAILED;
 	}
-	if (s->walk) {
-		pmaps_maps_cost(s->walk, &k);
-		/* What the walk took of the budget: its time less its pauses. */
-		uint64_t paused = k.pauses * (uint64_t)PMAPS_POLICY_GENTLE_PAUSE_US * 1000u;
-		s->spent += k.ns > paused ? k.ns - paused : 0;
-		sl->row.cost_ns = k.ns > paused ? k.ns - paused : 0;
-	}
-	/* The walk's cursor may have moved to a live thread's directory: that fd is its own. */
-	if (p->memfd != dfd && p->memfd >= 0)
-		close(p->memfd);
-	if (p->statfd >= 0)
-		close(p->statfd);
-	p->dirfd = p->memfd = p->statfd = -1;
+	walk_end(s);
 	return res;
 }
 
@@ -502,9 +553,16 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		left = o->budget_ns - s->spent;
 	}
 	if (o->hold_ns) {
+		/*
+		 * Priced from VmRSS and VmPTE, or known: the last smaps_rollup read
+		 * of it took longer (the price is one machine's; this may be slower).
+		 */
 		struct pmaps_cost k = {.size = sizeof(k)};
 		pmaps_cost_estimate(&sl->st, 0, PMAPS_SRC_ROLLUP, NULL, &k);
-		large = k.hold_ns > o->hold_ns;
+		large = k.hold_ns > o->hold_ns ||
+		        (sl->has_total && PMAPS_ROW_SOURCE(sl->total.flags) == PMAPS_SRC_ROLLUP &&
+		         sl->row.cost_ns > o->hold_ns) ||
+		        (s->walk_on && s->walk_pid == sl->row.pid);
 	}
 	t0 = pmaps__now_ns();
 	if (large) {
@@ -595,7 +653,7 @@ static int read_statm(const struct pmaps_survey *s, const char *name, uint64_t s
 /* Whether SL's costly figures are due. */
 static int is_due(const struct pmaps_survey *s, const struct slot *sl, uint64_t now)
 {
-	if (!sl->read_at)
+	if (!sl->read_at || (s->walk_on && s->walk_pid == sl->row.pid))
 		return 1;
 	if (now - sl->read_at >= max_age_of(s, sl->row.pid))
 		return 1;
@@ -657,6 +715,7 @@ static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *
                     uint64_t now, uint32_t backlog)
 {
 	int waited = old && (old->row.flags & PMAPS_SURVEY_SKIPPED);
+	int walking = s->walk_on && s->walk_pid == sl->row.pid && s->walk_ino == sl->ino;
 
 	if (s->want) {
 		fix_views(sl);
@@ -665,6 +724,16 @@ static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *
 			s->stats.unwanted++;
 			return 0;
 		}
+	}
+	if (walking) {
+		/*
+		 * Its walk goes on after every other read of this refresh, with
+		 * what they leave of the budget: one large process never holds
+		 * the others' figures back.
+		 */
+			s->walk_slot = s->n;
+		s->walk_seen = 1;
+		return 0;
 	}
 	/* While reads wait from the last refresh, they go first. */
 	if (backlog && !waited) {
@@ -704,6 +773,8 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 	s->spent = 0;
 	s->nwaiting = 0;
 	s->n = 0;
+	s->walk_slot = SIZE_MAX;
+	s->walk_seen = 0;
 	r = pmaps__dir_rewind(&s->dir);
 	while (r >= 0 && (r = pmaps__dir_next(&s->dir, &name)) > 0) {
 		struct slot *sl;
@@ -732,17 +803,11 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 					s->stats.kept++;
 					goto counted;
 				}
-				/* Too old, but status has not moved: smaps_rollup alone again. */
-				dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-				             O_NOFOLLOW);
-				if (dfd < 0 || when_due(s, sl, old, dfd, now, backlog) < 0) {
-					if (dfd >= 0)
-						close(dfd);
-					s->stats.vanished++;
-					continue;
-				}
-				close(dfd);
-				goto counted;
+				/*
+				 * Too old: status too is read again below, so that a
+				 * name, uid, state or swap that moved without the
+				 * counters is never older than max_age either.
+				 */
 			}
 		}
 		dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -750,6 +815,12 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 			if (errno == ENOENT || errno == ESRCH)
 				s->stats.vanished++;
 			continue; /* gone, or hidden from this reader (hidepid=) */
+		}
+		/* The inode of the directory opened, which a pid reused since the listing changes. */
+		{
+			struct stat st;
+			if (fstat(dfd, &st) == 0)
+				ino = (uint64_t)st.st_ino;
 		}
 		sl = &s->cur[s->n];
 		memset(&sl->row, 0, sizeof(sl->row));
@@ -815,6 +886,14 @@ counted:
 		pmaps__msg(pidname, sizeof(pidname), "%d", sl->row.pid);
 		dfd = openat(s->rootfd, pidname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		sl->row.flags &= ~PMAPS_SURVEY_LARGE;
+		if (dfd >= 0) {
+			/* The same process as in the pass, not one that took its pid since. */
+			struct stat st;
+			if (fstat(dfd, &st) < 0 || (uint64_t)st.st_ino != sl->ino) {
+				close(dfd);
+				dfd = -1;
+			}
+		}
 		if (dfd < 0 || read_costly(s, sl, dfd, now) < 0) {
 			sl->row.pid = -1; /* gone: dropped below */
 			s->stats.vanished++;
@@ -822,6 +901,29 @@ counted:
 		if (dfd >= 0)
 			close(dfd);
 	}
+	/* Then the walk under way, as far as the budget goes. */
+	if (s->walk_slot != SIZE_MAX) {
+		struct slot *sl = &s->cur[s->walk_slot];
+		char pidname[16];
+		struct stat st;
+		int dfd;
+		pmaps__msg(pidname, sizeof(pidname), "%d", sl->row.pid);
+		dfd = openat(s->rootfd, pidname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (dfd >= 0 && (fstat(dfd, &st) < 0 || (uint64_t)st.st_ino != sl->ino)) {
+			close(dfd);
+			dfd = -1;
+		}
+		if (dfd < 0 || read_costly(s, sl, dfd, now) < 0) {
+			sl->row.pid = -1;
+			s->stats.vanished++;
+			walk_end(s);
+		}
+		if (dfd >= 0)
+			close(dfd);
+	}
+	/* A walk whose process this refresh did not reach (gone, or no longer wanted) ends. */
+	if (s->walk_on && !s->walk_seen)
+		walk_end(s);
 	/* Drop the rows of processes that went during the late reads, and order by pid. */
 	{
 		size_t j = 0;

@@ -102,6 +102,34 @@ static int line_starts(const char *key, const char *value, size_t len, int blank
 	return 0;
 }
 
+/*
+ * 1 when some "Name:" line's value (after one tab), with the kernel's two
+ * escapes undone (\\n a newline, \\\\ a backslash, any other byte as it
+ * is), starts with NAME[0, LEN).
+ */
+static int name_said(const char *name, size_t len)
+{
+	for (size_t at = 0; at < text_len;) {
+		const uint8_t *l = text + at, *nl = memchr(l, '\n', text_len - at);
+		size_t ll = nl ? (size_t)(nl - l) : text_len - at, i = 5, n = 0;
+		at += ll + 1;
+		if (ll <= 5 || memcmp(l, "Name:", 5) != 0)
+			continue;
+		if (i < ll && l[i] == '\t')
+			i++;
+		for (; i < ll && n < len; i++, n++) {
+			char c = (char)l[i];
+			if (c == '\\' && i + 1 < ll && (l[i + 1] == '\\' || l[i + 1] == 'n'))
+				c = l[++i] == 'n' ? '\n' : '\\';
+			if (c != name[n])
+				break;
+		}
+		if (n == len)
+			return 1;
+	}
+	return 0;
+}
+
 static void check_who(const struct result *r, const struct result *plain)
 {
 	const struct pmaps__status_who *w = &r->who;
@@ -110,7 +138,7 @@ static void check_who(const struct result *r, const struct result *plain)
 		abort();
 	if (w->name_len >= sizeof(w->name) || w->name[w->name_len] != '\0')
 		abort();
-	if (w->name_len && !line_starts("Name:", w->name, w->name_len, 0))
+	if (w->name_len && !name_said(w->name, w->name_len))
 		abort();
 	if (w->state && !line_starts("State:", &w->state, 1, 1))
 		abort();

@@ -133,12 +133,39 @@ static void end_kid(int i)
 	kids[i].pid = 0;
 }
 
+/* Programs this test started (never sanitized: /bin/sleep, python3), killed in teardown. */
+#define MAX_SPAWNED 512
+static pid_t spawned[MAX_SPAWNED];
+static int nspawned;
+
+static pid_t spawn(char *const argv[], int out)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (out >= 0)
+			dup2(out, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	assert_true(nspawned < MAX_SPAWNED);
+	spawned[nspawned++] = pid;
+	return pid;
+}
+
 static int teardown(void **state)
 {
 	(void)state;
 	for (int i = 0; i < nkids; i++)
 		end_kid(i);
 	nkids = 0;
+	for (int i = 0; i < nspawned; i++)
+		kill(spawned[i], SIGKILL);
+	for (int i = 0; i < nspawned; i++)
+		waitpid(spawned[i], NULL, 0);
+	nspawned = 0;
 	pmaps_set_allocator(NULL, NULL, NULL);
 	return 0;
 }
@@ -264,6 +291,8 @@ static void same_as_kernel(const struct pmaps_survey_row *r, const struct kernel
 	assert_memory_equal(r->comm.ptr, KID_NAME, r->comm.len);
 }
 
+static int a_kid(void *ctx, const struct pmaps_survey_row *row);
+
 /* Every child's Pss and USS are its smaps_rollup's; a second refresh reads none of them again. */
 static void test_survey_exact(void **state)
 {
@@ -282,6 +311,8 @@ static void test_survey_exact(void **state)
 		struct kernel_view k2;
 		pmaps_survey_close(s);
 		assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+		/* The children's figures, whatever else runs and the budget (others: status). */
+		assert_int_equal(pmaps_survey_want(s, a_kid, NULL), 0);
 		kernel_now(&k, KIDS);
 		n = pmaps_survey_refresh(s);
 		kernel_now(&k2, KIDS);
@@ -345,8 +376,6 @@ static void test_survey_exact(void **state)
 	pmaps_survey_close(s);
 }
 
-static int a_kid(void *ctx, const struct pmaps_survey_row *row);
-
 /*
  * Figures older than max_age (spread over [3/4, 5/4) of it by pid) are read
  * again though nothing moved: Pss moves when other processes map or drop
@@ -354,9 +383,9 @@ static int a_kid(void *ctx, const struct pmaps_survey_row *row);
  */
 static void test_survey_age(void **state)
 {
-	struct pmaps_survey_opts o = {.size = sizeof(o), .max_age_ns = 200000000};
+	struct pmaps_survey_opts o = {.size = sizeof(o), .max_age_ns = 1000000000};
 	struct pmaps_survey_stats st = {.size = sizeof(st)};
-	struct timespec pause = {0, 300000000};
+	struct timespec pause = {1, 300000000};
 	struct pmaps_survey *s;
 	(void)state;
 
@@ -367,7 +396,7 @@ static void test_survey_age(void **state)
 	assert_true(pmaps_survey_refresh(s) > KIDS);
 	for (int i = 0; i < KIDS; i++)
 		assert_false(row_of(s, kids[i].pid)->flags & PMAPS_SURVEY_FRESH);
-	nanosleep(&pause, NULL); /* 300 ms: past 5/4 of 200 ms */
+	nanosleep(&pause, NULL); /* 1.3 s: past 5/4 of 1 s */
 	assert_true(pmaps_survey_refresh(s) > KIDS);
 	for (int i = 0; i < KIDS; i++) {
 		const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
@@ -393,6 +422,11 @@ static void test_survey_allocations(void **state)
 	start_kids(KIDS);
 	pmaps_set_allocator(count_alloc, count_free, NULL);
 	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	/*
+	 * The children alone past status: a large process elsewhere on the
+	 * machine would have the walk's cursor opened (once) in any refresh.
+	 */
+	assert_int_equal(pmaps_survey_want(s, a_kid, NULL), 0);
 	assert_true(pmaps_survey_refresh(s) > KIDS);
 	for (int round = 0; round < 20; round++) {
 		unsigned long before = allocs;
@@ -466,7 +500,124 @@ static int a_kid(void *ctx, const struct pmaps_survey_row *row)
 	for (int i = 0; i < nkids; i++)
 		if (kids[i].pid == row->pid)
 			return 1;
+	for (int i = 0; i < nspawned; i++)
+		if (spawned[i] == row->pid)
+			return 1;
 	return 0;
+}
+
+/*
+ * A process too large for the budget's share of one refresh: a hold limit
+ * of 1 ns sends it to the page walk, and a budget of 1 ms stops the walk
+ * (256 MiB: 65,536 pages, 128 gentle steps of 512 with a pause after each)
+ * in every refresh: it goes on in the next, until its figures are whole,
+ * USS equal to smaps_rollup's. Meanwhile its row says SKIPPED and LARGE.
+ */
+static void test_survey_walk_resumes(void **state)
+{
+	struct pmaps_survey_opts o = {.size = sizeof(o), .hold_ns = 1, .budget_ns = 1000000};
+	char *argv[] = {"python3", "-c",
+	                "import sys\nb = bytearray(256 << 20)\nfor i in range(0, len(b), 4096): "
+	                "b[i] = 1\nsys.stdout.write('r')\nsys.stdout.flush()\nsys.stdin.read()",
+	                NULL};
+	struct pmaps_survey *s;
+	const struct pmaps_survey_row *r;
+	int p[2], in[2], refreshes = 0, waited = 0;
+	uint64_t pss, uss, pss_file;
+	pid_t pid;
+	char c;
+	(void)state;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(pipe(in), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(p[1], 1);
+		dup2(in[0], 0);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	spawned[nspawned++] = pid;
+	close(p[1]);
+	close(in[0]);
+	if (read(p[0], &c, 1) != 1) {
+		printf("skipped: python3 did not start\n");
+		skip();
+	}
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	assert_int_equal(pmaps_survey_want(s, a_kid, NULL), 0);
+	for (;;) {
+		assert_true(pmaps_survey_refresh(s) > 0);
+		refreshes++;
+		r = row_of(s, pid);
+		assert_true(r->flags & PMAPS_SURVEY_LARGE);
+		if (r->flags & PMAPS_SURVEY_FRESH)
+			break;
+		assert_true(r->flags & PMAPS_SURVEY_SKIPPED);
+		assert_int_equal(r->source, PMAPS_SRC_STATUS);
+		waited++;
+		assert_true(refreshes < 2000);
+	}
+	rollup_of(pid, &pss, &uss, &pss_file);
+	printf("the walk of 256 MiB took %d refreshes of a 1 ms budget\n", refreshes);
+	assert_true(waited > 0);
+	assert_int_equal(r->source, PMAPS_SRC_PAGES);
+	EQ("uss (a walk resumed)", pid, r->v[PMAPS_SV_USS], uss);
+	close(in[1]);
+	close(p[0]);
+	pmaps_survey_close(s);
+}
+
+/*
+ * The tables cannot grow in the middle of a refresh (the allocator says
+ * no): the refresh fails with -ENOMEM, and the last refresh's rows stay
+ * whole, every view in them readable (ASan and valgrind watch).
+ */
+static int fail_allocs;
+static void *failing_alloc(size_t size, void *ctx)
+{
+	(void)ctx;
+	if (fail_allocs == 0)
+		return NULL;
+	if (fail_allocs > 0)
+		fail_allocs--;
+	return malloc(size);
+}
+
+static void test_survey_enomem(void **state)
+{
+	char *argv[] = {"sleep", "60", NULL};
+	struct pmaps_survey *s;
+	size_t n, before;
+	uint64_t sum = 0;
+	(void)state;
+
+	fail_allocs = -1; /* all */
+	pmaps_set_allocator(failing_alloc, count_free, NULL);
+	assert_int_equal(pmaps_survey_open(&s, NULL, NULL), 0);
+	assert_true(pmaps_survey_refresh(s) > 0);
+	before = pmaps_survey_count(s);
+	/* 256 rows, then 384, then 576: room for 400 more needs two steps; the second fails. */
+	for (int i = 0; i < 400; i++)
+		spawn(argv, -1);
+	fail_allocs = 3; /* one step: two tables and the waiting list */
+	assert_int_equal(pmaps_survey_refresh(s), -ENOMEM);
+	assert_non_null(strstr(pmaps_survey_errmsg(s), "memory"));
+	n = pmaps_survey_count(s);
+	assert_int_equal(n, before);
+	for (size_t i = 0; i < n; i++) {
+		const struct pmaps_survey_row *r = pmaps_survey_get(s, i);
+		for (size_t k = 0; k < r->comm.len; k++)
+			sum += (unsigned char)r->comm.ptr[k];
+		sum += r->status->v[PMAPS_ST_VM_RSS] + (r->total ? r->total->v[PMAPS_F_RSS] : 0);
+	}
+	assert_true(sum > 0);
+	fail_allocs = -1;
+	assert_true(pmaps_survey_refresh(s) > 400);
+	pmaps_survey_close(s);
+	pmaps_set_allocator(NULL, NULL, NULL);
 }
 
 /*
@@ -477,7 +628,7 @@ static int a_kid(void *ctx, const struct pmaps_survey_row *row)
 static void test_survey_large(void **state)
 {
 	struct pmaps_survey_opts o = {.size = sizeof(o), .hold_ns = 1,
-	                              /* Priced with the pauses: an ASan child's page tables price high. */
+	                              /* No budget to stop a walk: each refresh walks them whole. */
 	                              .budget_ns = UINT64_MAX / 4,
 	                              .max_age_ns = 1};
 	struct pmaps_survey *s;
@@ -573,8 +724,8 @@ static int want_100(void *ctx, const struct pmaps_survey_row *row)
 
 /*
  * The fixture tree of pmaps top's tests: a read that fails is FAILED, not
- * SKIPPED; a process too large for one rollup read and for the budget is
- * SKIPPED and LARGE; the kernel thread is left out; and a front end that
+ * SKIPPED, and so is the walk of a process too large for one rollup read
+ * in a tree without pagemap; the kernel thread is left out; and a front end that
  * wants one process gets only that one read.
  */
 static void test_survey_fixture(void **state)
@@ -592,15 +743,16 @@ static void test_survey_fixture(void **state)
 	assert_non_null(r);
 	assert_int_equal(r->flags & (PMAPS_SURVEY_FAILED | PMAPS_SURVEY_SKIPPED), PMAPS_SURVEY_FAILED);
 	assert_int_equal(r->source, PMAPS_SRC_STATUS);
+	/* Too large for one rollup read, and a tree without pagemap: no walk either. */
 	r = pmaps_survey_find(s, 300);
-	assert_int_equal(r->flags & (PMAPS_SURVEY_SKIPPED | PMAPS_SURVEY_LARGE),
-	                 PMAPS_SURVEY_SKIPPED | PMAPS_SURVEY_LARGE);
+	assert_int_equal(r->flags & (PMAPS_SURVEY_FAILED | PMAPS_SURVEY_SKIPPED | PMAPS_SURVEY_LARGE),
+	                 PMAPS_SURVEY_FAILED | PMAPS_SURVEY_LARGE);
 	r = pmaps_survey_find(s, 100);
 	assert_int_equal(r->v[PMAPS_SV_PSS], 71680ull << 10);
 	assert_int_equal(r->v[PMAPS_SV_USS], (512ull + 20480) << 10);
 	assert_int_equal(pmaps_survey_stats(s, &st), 0);
-	assert_int_equal(st.failed, 1);
-	assert_int_equal(st.skipped, 1);
+	assert_int_equal(st.failed, 2);
+	assert_int_equal(st.skipped, 0);
 	assert_int_equal(st.read, 3);
 	assert_int_equal(st.kernel_threads, 1);
 	pmaps_survey_close(s);
@@ -684,6 +836,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_survey_allocations, teardown),
 		cmocka_unit_test_teardown(test_survey_budget, teardown),
 		cmocka_unit_test_teardown(test_survey_large, teardown),
+		cmocka_unit_test_teardown(test_survey_walk_resumes, teardown),
+		cmocka_unit_test_teardown(test_survey_enomem, teardown),
 		cmocka_unit_test_teardown(test_survey_denied, teardown),
 		cmocka_unit_test(test_survey_fixture),
 		cmocka_unit_test(test_survey_sum),
