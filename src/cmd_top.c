@@ -68,8 +68,8 @@ static const char top_usage[] =
 	"this user may not read shows status figures and '-' (marked D); the header\n"
 	"says which privilege shows the rest. Kernel threads are not listed.\n"
 	"\n"
-	"Marks: D denied, S skipped by the budget, L large, P partial; an Age where\n"
-	"the figures are older than this refresh (JSON \"age_s\", \"flags\").\n"
+	"Marks: D denied, F failed, S skipped by the budget, L large, P partial; an\n"
+	"Age where the figures are older than this refresh (JSON \"age_s\", \"flags\").\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the proc root cannot be read, no process\n"
 	"--pid names exists, or the output cannot be written; 2 on a usage error.\n";
@@ -498,7 +498,9 @@ int cmd_top(int argc, char **argv)
 		t.o.color = !(nc && nc[0]);
 	}
 	/* The live view, for a person at a terminal who asked for nothing else. */
-	if (!t.o.once && !count_given && t.o.fmt == FMT_TABLE && isatty(STDOUT_FILENO)) {
+	/* Keys come from standard input: without a terminal there, snapshots. */
+	if (!t.o.once && !count_given && t.o.fmt == FMT_TABLE && isatty(STDOUT_FILENO) &&
+	    isatty(STDIN_FILENO)) {
 		t.o.cgroups = 1; /* its 'c' groups by cgroup */
 		rc = top_init(&t);
 		if (rc == 0)

@@ -272,8 +272,8 @@ static void marks_legend(struct out *o, unsigned marks)
 		const char *words;
 	} legend[] = {
 		{PMAPS_SURVEY_DENIED, "D denied: status figures only"},
-		{PMAPS_SURVEY_FAILED, "F failed: its smaps_rollup could not be read: older figures, "
-		                      "or status alone"},
+		{PMAPS_SURVEY_FAILED, "F failed: smaps_rollup, or the page walk, could not be read: "
+		                      "older figures, or status alone"},
 		{PMAPS_SURVEY_SKIPPED, "S skipped: left by the budget to a later refresh: older "
 		                       "figures, or status alone"},
 		{PMAPS_SURVEY_LARGE, "L large: walked gently, or left, rather than one long read"},

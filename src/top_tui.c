@@ -1234,7 +1234,7 @@ static const char help_text[] =
 	"  Age     how old PSS and USS are, when not read in this refresh (they are\n"
 	"          read again when status moves, or after --max-age)\n"
 	"  M       D denied (another user's process: RSS from status only),\n"
-	"          F failed (smaps_rollup unreadable: older figures or none),\n"
+	"          F failed (smaps_rollup or the walk unreadable: older figures or none),\n"
 	"          S skipped (the refresh's budget ran out: older figures or none),\n"
 	"          L large (walked gently), P partial (no PSS without CAP_SYS_ADMIN)\n"
 	"  Procs   a group's processes;  Cgroup  its cgroup v2 path; a figure with\n"
