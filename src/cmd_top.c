@@ -41,7 +41,8 @@ static const char top_usage[] =
 	"  -s, --sort FIELD       pss (the default), uss, rss, swap, swap_pss, anon,\n"
 	"                         file, shmem, lazyfree, vsize: largest first; pid,\n"
 	"                         user, uid, command, cgroup: ascending; processes\n"
-	"                         (--group). A process lacking the figure goes last\n"
+	"                         (--group). Without PSS or USS a process sorts by\n"
+	"                         its RSS, their bound; lacking another figure, last\n"
 	"      --ascending        the other way round\n"
 	"  -u, --user USER        only processes of USER (a name or a uid)\n"
 	"  -p, --pid PID[,PID...] only these processes (repeatable)\n"
@@ -333,6 +334,13 @@ static int top_snapshots(struct top *t, int human)
 	return finish_output(&out, rc);
 }
 
+/* An option given twice that takes one value: one line, EXIT_USAGE. */
+static int once_only(const char *opt, const char *why)
+{
+	die_msg("%s given twice: it takes %s", opt, why);
+	return EXIT_USAGE;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -361,7 +369,7 @@ int cmd_top(int argc, char **argv)
 	static const char shortopts[] = "d:n:s:u:p:g:jbh";
 	struct top t;
 	const char *sort = NULL, *name = NULL;
-	int ch, rc, count_given = 0, human = 1;
+	int ch, rc, count_given = 0, group_given = 0, human = 1;
 	uint64_t ns;
 
 	memset(&t, 0, sizeof(t));
@@ -392,9 +400,15 @@ int cmd_top(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 's': sort = optarg; break;
+		case 's':
+			if (sort)
+				return once_only("--sort", "one field");
+			sort = optarg;
+			break;
 		case 'A': t.o.ascending = 1; break;
 		case 'u':
+			if (t.o.have_uid)
+				return once_only("--user", "one user; --pid takes several processes");
 			if (set_user(&t.o, optarg) != 0)
 				return EXIT_USAGE;
 			break;
@@ -402,16 +416,24 @@ int cmd_top(int argc, char **argv)
 			if (add_pids(&t.o, optarg) != 0)
 				return EXIT_USAGE;
 			break;
-		case 'N': name = optarg; break;
+		case 'N':
+			if (name)
+				return once_only("--name", "one regular expression: 'a|b' takes either");
+			name = optarg;
+			break;
 		case 'G':
 			if (optarg[0] != '/') {
 				die_msg("--cgroup takes a cgroup v2 path from its root ('/system.slice'), "
 				        "not '%s'", optarg);
 				return EXIT_USAGE;
 			}
+			if (t.o.cgroup)
+				return once_only("--cgroup", "one cgroup, with what lies below it");
 			t.o.cgroup = optarg;
 			break;
 		case 'g':
+			if (group_given++)
+				return once_only("--group", "one grouping: user or cgroup");
 			if (strcmp(optarg, "user") == 0)
 				t.o.group = TOP_GROUP_USER;
 			else if (strcmp(optarg, "cgroup") == 0)

@@ -135,7 +135,8 @@ static void procs_header(struct writer *w)
 	/* Of the processes shown (or summed): another user's count is no concern here. */
 	if (d->denied && d->root)
 		out_printf(o, "%zu process%s show%s status figures only: even root may not read %s "
-		           "memory here (Yama ptrace_scope or a security module)\n", d->denied,
+		           "memory (a process holding capabilities this one lacks, or a security "
+		           "module such as Yama)\n", d->denied,
 		           d->denied == 1 ? "" : "es", d->denied == 1 ? "s" : "",
 		           d->denied == 1 ? "its" : "their");
 	else if (d->denied)

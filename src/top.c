@@ -129,6 +129,12 @@ int top_refresh(struct top *t)
 			        m && m[0] ? m : pmaps_strerror(r));
 		return EXIT_FAIL;
 	}
+	/* Not one process and no meminfo: a directory, but no proc tree. */
+	if (r == 0 && !pmaps_survey_meminfo(t->s)) {
+		die_msg("top: '%s' is no proc tree: no process directories and no meminfo in it",
+		        t->o.root ? t->o.root : "/proc");
+		return EXIT_FAIL;
+	}
 	t->refreshed = r;
 	if (reserve(t, pmaps_survey_count(t->s)) < 0) {
 		die_msg("top: out of memory");
@@ -283,7 +289,8 @@ static int tie(const struct top_line *a, const struct top_line *b)
 
 /*
  * A before B (< 0) in the order of column COL, DESC largest first. A line
- * lacking the figure goes last in either direction: unknown is not small.
+ * lacking the figure goes last in either direction: unknown is not small
+ * (but for PSS and USS, where RSS stands in: see below).
  */
 static int line_cmp(const struct top_line *a, const struct top_line *b, int col, int desc)
 {
@@ -292,6 +299,17 @@ static int line_cmp(const struct top_line *a, const struct top_line *b, int col,
 	if (col >= COL_SV0 && col < COL_SV0 + PMAPS_SV_COUNT) {
 		uint64_t va = 0, vb = 0;
 		int pa = w_proc_value(col, a, &va), pb = w_proc_value(col, b, &vb);
+		/*
+		 * A process whose PSS or USS is not known (the budget left it, or
+		 * this reader may not read it) sorts by its RSS, the most either
+		 * can be: a large process stays in view, its figure shown as '-'.
+		 */
+		if (col == COL_SV0 + PMAPS_SV_PSS || col == COL_SV0 + PMAPS_SV_USS) {
+			if (!pa && a->row)
+				pa = w_proc_value(COL_SV0 + PMAPS_SV_RSS, a, &va);
+			if (!pb && b->row)
+				pb = w_proc_value(COL_SV0 + PMAPS_SV_RSS, b, &vb);
+		}
 		/* A group's part of a sum (2) sorts by its value, as a whole one (1). */
 		if (!pa != !pb)
 			return pa ? -1 : 1;

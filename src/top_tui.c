@@ -495,7 +495,8 @@ static void draw_header(struct tui *u, int *y)
 		if (st.denied) {
 			snprintf(b, sizeof(b), "%u process%s DENIED: RSS from status only; %s", st.denied,
 			         st.denied == 1 ? "" : "es",
-			         geteuid() == 0 ? "PSS and USS need CAP_SYS_PTRACE"
+			         geteuid() == 0 ? "even root may not read them (capabilities this one "
+			                          "lacks, or a security module)"
 			                        : "run as root or with CAP_SYS_PTRACE to see them");
 			ink_on(u, CP_DENIED, A_BOLD);
 			puts_at(u, (*y)++, 0, COLS, b);
@@ -779,7 +780,9 @@ static void text_set(struct textview *tv, const char *s)
 static const char *privilege(int err)
 {
 	if (err == -EACCES || err == -EPERM)
-		return geteuid() == 0 ? " (needs CAP_SYS_PTRACE)" : " (run as root or with CAP_SYS_PTRACE)";
+		return geteuid() == 0 ? " (even root may not read it: it holds capabilities this "
+		                        "one lacks, or a security module refuses)"
+		                      : " (run as root or with CAP_SYS_PTRACE)";
 	return "";
 }
 

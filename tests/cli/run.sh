@@ -824,6 +824,12 @@ t top-capture-json 0 top --json --proc-root capture-6.18/proc; json top-capture-
 t top-err-pid-missing 1 top --pid 999999 $T
 t top-err-no-root 1 top --proc-root no/such/dir
 t top-err-root-file 1 top --proc-root top/proc/meminfo
+t top-err-root-none 1 top --once --proc-root top/proc/1
+t top-err-user-twice 2 top --once --user root --user nobody
+t top-err-name-twice 2 top --once --name a --name b
+t top-err-group-twice 2 top --once -g user -g cgroup
+t top-err-sort-twice 2 top --once --sort pss --sort rss
+t top-err-cgroup-twice 2 top --once --cgroup / --cgroup /a
 t top-err-delay 2 top -d 0 $T
 t top-err-delay-word 2 top --delay soon $T
 t top-err-budget 2 top --budget 0 $T
@@ -867,7 +873,7 @@ import json, sys
 d = json.load(open(sys.argv[1], "rb"))
 p = {x["pid"]: x for x in d["processes"]}
 K = 1024
-assert [x["pid"] for x in d["processes"]] == [100, 101, 1, 200, 300]
+assert [x["pid"] for x in d["processes"]] == [300, 100, 101, 1, 200]
 assert p[100]["pss"] == 71680 * K and p[100]["uss"] == (512 + 20480) * K
 assert p[100]["rss"] == 204800 * K and p[100]["swap"] == 1024 * K and p[100]["swap_pss"] == 1024 * K
 assert p[1]["lazyfree"] == 512 * K and p[1]["user"] == "root" and p[1]["source"] == "smaps_rollup"
