@@ -665,7 +665,9 @@ static int is_due(const struct pmaps_survey *s, const struct slot *sl, uint64_t 
 
 /*
  * Status of the process under DFD into SL. Returns 1 for a process to
- * list, 0 to leave out (a kernel thread, one gone or with no memory left).
+ * list, 0 to leave out (a kernel thread, one gone or with no memory left),
+ * 2 for a leader that has exited while other threads of it still run (a
+ * zombie with Threads above 1): read it through one of them.
  */
 static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
 {
@@ -684,6 +686,9 @@ static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
 		return 0;
 	}
 	if (!(sl->st.present & (1ull << PMAPS_ST_VM_RSS))) {
+		if (who.state == 'Z' && (sl->st.present & (1ull << PMAPS_ST_THREADS)) &&
+		    sl->st.v[PMAPS_ST_THREADS] > 1)
+			return 2;
 		/* No memory: a kernel thread before 6.9 says Kthread nowhere; or a zombie. */
 		if (who.state != 'Z' && who.state != 'X' && !(sl->st.present & (1ull << PMAPS_ST_VM_SIZE)))
 			s->stats.kernel_threads++;
@@ -694,6 +699,30 @@ static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
 	sl->row.state = who.state;
 	sl->row.uid = (uint32_t)sl->st.v[PMAPS_ST_UID];
 	return 1;
+}
+
+/*
+ * A directory fd on a thread of the process under DFD other than its
+ * leader PID (task/TID), or -1: its memory files are the process's.
+ */
+static int live_thread(int dfd, int pid)
+{
+	char buf[4096], name[16];
+	struct pmaps__dir d;
+	const char *e;
+	int fd = -1;
+
+	if (pmaps__dir_open(&d, dfd, "task", buf, sizeof(buf)) < 0)
+		return -1;
+	while (fd < 0 && pmaps__dir_next(&d, &e) > 0) {
+		int tid = pmaps__parse_pid(e);
+		if (tid <= 0 || tid == pid)
+			continue;
+		pmaps__msg(name, sizeof(name), "task/%d", tid);
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	}
+	pmaps__dir_close(&d);
+	return fd;
 }
 
 /* Points the row's views at its own slot (after the slots moved). */
@@ -781,6 +810,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		const struct slot *old;
 		int pid = pmaps__parse_pid(name), dfd;
 		uint64_t ino = s->dir.ino;
+		int k;
 		if (pid <= 0)
 			continue;
 		if (s->n == s->cap && (r = grow(s, s->n + 1)) < 0)
@@ -790,11 +820,8 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		    !(old->row.flags & (PMAPS_SURVEY_SKIPPED | PMAPS_SURVEY_FAILED))) {
 			/* Listed before: unless its counters moved, the row stands. */
 			uint64_t sm[3];
-			int k = read_statm(s, name, sm);
-			if (k == 0) {
-				s->stats.vanished++;
-				continue;
-			}
+			/* 0: gone, or a leader gone while its threads run: the full read tells. */
+			k = read_statm(s, name, sm);
 			if (k == 1 && memcmp(sm, old->statm, sizeof(sm)) == 0) {
 				sl = &s->cur[s->n];
 				*sl = *old;
@@ -826,8 +853,17 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		memset(&sl->row, 0, sizeof(sl->row));
 		sl->row.pid = pid;
 		sl->ino = ino;
-		if (!read_status(s, sl, dfd)) {
+		k = read_status(s, sl, dfd);
+		if (k == 2) {
+			/* The leader has exited; a thread of it reads for the process. */
+			int tfd = live_thread(dfd, pid);
 			close(dfd);
+			dfd = tfd;
+			k = dfd >= 0 ? read_status(s, sl, dfd) : 0;
+		}
+		if (k != 1) {
+			if (dfd >= 0)
+				close(dfd);
 			continue;
 		}
 		statm_of_status(s, sl);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -772,6 +773,121 @@ static void test_survey_fixture(void **state)
 	pmaps_survey_close(s);
 }
 
+static int leader_ack;
+
+/* USS from the smaps_rollup of PID's thread other than its leader. */
+static unsigned long long thread_uss(pid_t pid)
+{
+	char path[96], line[256];
+	unsigned long long kb, uss = 0;
+	int tid = 0;
+	FILE *ls, *f;
+
+	snprintf(line, sizeof(line), "ls /proc/%d/task", (int)pid);
+	ls = popen(line, "r");
+	assert_non_null(ls);
+	while (fgets(line, sizeof(line), ls))
+		if (atoi(line) != pid)
+			tid = atoi(line);
+	pclose(ls);
+	assert_true(tid > 0);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/smaps_rollup", (int)pid, tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Private_Clean: %llu kB", &kb) == 1 ||
+		    sscanf(line, "Private_Dirty: %llu kB", &kb) == 1)
+			uss += kb << 10;
+	fclose(f);
+	return uss;
+}
+
+static void *holder(void *arg)
+{
+	size_t len = 8u << 20;
+	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)arg;
+	if (m == MAP_FAILED)
+		_exit(2);
+	memset(m, 1, len);
+	if (write(leader_ack, "h", 1) != 1)
+		_exit(3);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A process whose main thread has exited (pthread_exit) while another runs:
+ * its leader is a zombie with no memory of its own to show, and the survey
+ * reads it through the thread that runs, as smaps_rollup of that thread
+ * says.
+ */
+static void test_survey_leader_exited(void **state)
+{
+	/* Read again at every refresh (max_age 1 ns), for the comparison's retries. */
+	struct pmaps_survey_opts o = {.size = sizeof(o), .flags = PMAPS_SURVEY_EXACT,
+	                              .max_age_ns = 1};
+	struct pmaps_survey *s;
+	const struct pmaps_survey_row *r;
+	char path[64], line[256], c;
+	unsigned long long uss = 0;
+	int a[2];
+	pid_t pid;
+	FILE *f;
+	(void)state;
+
+	assert_int_equal(pipe2(a, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pthread_t th;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "survey-leader");
+		leader_ack = a[1];
+		if (pthread_create(&th, NULL, holder, NULL) != 0)
+			_exit(4);
+		pthread_exit(NULL);
+	}
+	spawned[nspawned++] = pid;
+	close(a[1]);
+	assert_int_equal(read(a[0], &c, 1), 1);
+	close(a[0]);
+	/* The leader's own state: a zombie, its threads running. */
+	for (int tries = 0;; tries++) {
+		char st = 0;
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		if (fgets(line, sizeof(line), f) && strrchr(line, ')'))
+			st = strrchr(line, ')')[2];
+		fclose(f);
+		if (st == 'Z')
+			break;
+		assert_true(tries < 1000);
+		usleep(1000);
+	}
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	assert_int_equal(pmaps_survey_want(s, a_kid, NULL), 0);
+	/* Compared when the thread's smaps_rollup reads the same before and after. */
+	for (int tries = 0;; tries++) {
+		unsigned long long before = thread_uss(pid);
+		assert_true(pmaps_survey_refresh(s) > 0);
+		uss = thread_uss(pid);
+		if (uss == before)
+			break;
+		assert_true(tries < 20);
+	}
+	r = pmaps_survey_find(s, pid);
+	if (!r)
+		fail_msg("pid %d (its leader exited, a thread runs): no row", (int)pid);
+	assert_int_equal(r->source, PMAPS_SRC_ROLLUP);
+	EQ("uss (through a thread)", pid, r->v[PMAPS_SV_USS], uss);
+	assert_true(r->v[PMAPS_SV_USS] >= 8u << 20);
+	pmaps_survey_close(s);
+}
+
 /* Sums saturate rather than wrap, and say which figures every row had. */
 static void test_survey_sum(void **state)
 {
@@ -839,6 +955,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_survey_walk_resumes, teardown),
 		cmocka_unit_test_teardown(test_survey_enomem, teardown),
 		cmocka_unit_test_teardown(test_survey_denied, teardown),
+		cmocka_unit_test_teardown(test_survey_leader_exited, teardown),
 		cmocka_unit_test(test_survey_fixture),
 		cmocka_unit_test(test_survey_sum),
 		cmocka_unit_test(test_meminfo),
