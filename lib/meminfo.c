@@ -64,45 +64,36 @@ static int meminfo_line(struct pmaps_meminfo *mi, const char *p, const char *nl)
 	return 0;
 }
 
+struct meminfo_ctx {
+	struct pmaps_meminfo *mi;
+	int bad;
+};
+
+static void meminfo_ctx_line(void *ctx, const char *p, const char *nl)
+{
+	struct meminfo_ctx *c = ctx;
+
+	if (meminfo_line(c->mi, p, nl) < 0)
+		c->bad = 1;
+}
+
 int pmaps__meminfo_parse(int fd, struct pmaps_meminfo *mi, char *msg, size_t msgsz)
 {
 	char buf[4096];
-	size_t have = 0;
-	int skip = 0, bad = 0;
+	struct meminfo_ctx c = {mi, 0};
+	int bad, err;
 
 	memset(mi, 0, sizeof(*mi));
 	mi->size = sizeof(*mi);
-	for (;;) {
-		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
-		const char *p = buf, *end, *nl;
-		if (n < 0) {
-			int err = errno ? -errno : -EIO;
-			memset(mi, 0, sizeof(*mi));
-			mi->size = sizeof(*mi);
-			if (msg)
-				pmaps__msg(msg, msgsz, "meminfo: %s", pmaps_strerror(err));
-			return err;
-		}
-		if (n == 0) {
-			if (have && !skip && meminfo_line(mi, buf, buf + have) < 0)
-				bad = 1;
-			break;
-		}
-		end = buf + have + n;
-		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			if (!skip && meminfo_line(mi, p, nl) < 0)
-				bad = 1;
-			skip = 0;
-			p = nl + 1;
-		}
-		if (p == buf && end == buf + sizeof(buf)) {
-			skip = 1;
-			have = 0;
-			continue;
-		}
-		have = (size_t)(end - p);
-		memmove(buf, p, have);
+	err = pmaps__read_lines(fd, buf, sizeof(buf), meminfo_ctx_line, &c);
+	if (err < 0) {
+		memset(mi, 0, sizeof(*mi));
+		mi->size = sizeof(*mi);
+		if (msg)
+			pmaps__msg(msg, msgsz, "meminfo: %s", pmaps_strerror(err));
+		return err;
 	}
+	bad = c.bad;
 	if (bad) {
 		if (msg)
 			pmaps__msg(msg, msgsz, "meminfo: a line read here without a value in kB: no "

@@ -87,6 +87,14 @@ struct pmaps__status_who {
 	char state;        /* State: R S D Z T t X I; 0 when not read */
 	int kthread;       /* Kthread: 1 (6.9+), or 0 */
 };
+/*
+ * Reads FD to its end, line by line through BUF (CAP bytes): LINE(CTX, P,
+ * NL) for each line [P, NL), the last one without its newline too; a line
+ * longer than BUF is skipped whole. Returns 0, or a negative errno of a
+ * read().
+ */
+int pmaps__read_lines(int fd, char *buf, size_t cap,
+                      void (*line)(void *ctx, const char *p, const char *nl), void *ctx);
 /* pmaps__status_parse() that also fills WHO. */
 int pmaps__status_parse_who(int fd, struct pmaps_status *st, struct pmaps__status_who *who,
                             char *msg, size_t msgsz);

@@ -189,50 +189,75 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 	return pmaps__status_parse_who(fd, st, NULL, msg, msgsz);
 }
 
-int pmaps__status_parse_who(int fd, struct pmaps_status *st, struct pmaps__status_who *who,
-                            char *msg, size_t msgsz)
+int pmaps__read_lines(int fd, char *buf, size_t cap,
+                      void (*line)(void *ctx, const char *p, const char *nl), void *ctx)
 {
-	char buf[4096];
 	size_t have = 0;
 	int skip = 0;
-	enum bad bad = BAD_NONE, b;
 
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	if (who)
-		memset(who, 0, sizeof(*who));
 	for (;;) {
-		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
+		ssize_t n = pmaps__read(fd, buf + have, cap - have);
 		const char *p = buf, *end, *nl;
-		if (n < 0) {
-			int err = errno ? -errno : -EIO;
-			memset(st, 0, sizeof(*st)); /* not half a status: the lines read may not match */
-			st->size = sizeof(*st);
-			if (msg)
-				pmaps__msg(msg, msgsz, "status: %s", pmaps_strerror(err));
-			return err;
-		}
+		if (n < 0)
+			return errno ? -errno : -EIO;
 		if (n == 0) {
-			if (have && !skip && (b = status_line(st, buf, buf + have, who)) != BAD_NONE &&
-			    bad == BAD_NONE)
-				bad = b;
-			break;
+			if (have && !skip)
+				line(ctx, buf, buf + have);
+			return 0;
 		}
 		end = buf + have + n;
 		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			if (!skip && (b = status_line(st, p, nl, who)) != BAD_NONE && bad == BAD_NONE)
-				bad = b;
+			if (!skip)
+				line(ctx, p, nl);
 			skip = 0;
 			p = nl + 1;
 		}
-		if (p == buf && end == buf + sizeof(buf)) {
-			skip = 1;
+		if (p == buf && end == buf + cap) {
+			skip = 1; /* a line longer than BUF: none read here */
 			have = 0;
 			continue;
 		}
 		have = (size_t)(end - p);
 		memmove(buf, p, have);
 	}
+}
+
+struct status_ctx {
+	struct pmaps_status *st;
+	struct pmaps__status_who *who;
+	enum bad bad;
+};
+
+static void status_ctx_line(void *ctx, const char *p, const char *nl)
+{
+	struct status_ctx *c = ctx;
+	enum bad b = status_line(c->st, p, nl, c->who);
+
+	if (b != BAD_NONE && c->bad == BAD_NONE)
+		c->bad = b;
+}
+
+int pmaps__status_parse_who(int fd, struct pmaps_status *st, struct pmaps__status_who *who,
+                            char *msg, size_t msgsz)
+{
+	char buf[4096];
+	struct status_ctx c = {st, who, BAD_NONE};
+	enum bad bad;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (who)
+		memset(who, 0, sizeof(*who));
+	err = pmaps__read_lines(fd, buf, sizeof(buf), status_ctx_line, &c);
+	if (err < 0) {
+		memset(st, 0, sizeof(*st)); /* not half a status: the lines read may not match */
+		st->size = sizeof(*st);
+		if (msg)
+			pmaps__msg(msg, msgsz, "status: %s", pmaps_strerror(err));
+		return err;
+	}
+	bad = c.bad;
 	/*
 	 * VmRSS is printed as the sum of its three parts, even when they are
 	 * all 0 kB; a kernel before 4.5 prints no parts.
