@@ -69,6 +69,8 @@ static inline void pmaps__copy_out(void *dst, size_t dst_size, const void *src, 
 
 void *pmaps__alloc(size_t size);
 void pmaps__free(void *ptr);
+/* Allocations made so far, by every thread: a caller's delta counts its own while no other allocates. */
+uint64_t pmaps__alloc_count(void);
 
 /* Formats into a fixed buffer; never fails, truncates. */
 void pmaps__msg(char *buf, size_t size, const char *fmt, ...)

@@ -42,9 +42,17 @@ void pmaps_set_allocator(void *(*alloc_fn)(size_t, void *), void (*free_fn)(void
 	hook_ctx = ctx;
 }
 
+static uint64_t alloc_count;
+
 void *pmaps__alloc(size_t size)
 {
+	__atomic_add_fetch(&alloc_count, 1, __ATOMIC_RELAXED);
 	return alloc_hook ? alloc_hook(size, hook_ctx) : malloc(size);
+}
+
+uint64_t pmaps__alloc_count(void)
+{
+	return __atomic_load_n(&alloc_count, __ATOMIC_RELAXED);
 }
 
 void pmaps__free(void *ptr)

@@ -479,8 +479,9 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int d
 		s->walk_pid = sl->row.pid;
 		s->walk_ino = sl->ino;
 		if (!s->walk) {
+			uint64_t a0 = pmaps__alloc_count();
 			r = pmaps_maps_open(&s->walk, p, PMAPS_SRC_PAGES, 0);
-			s->stats.allocations++;
+			s->stats.allocations += (uint32_t)(pmaps__alloc_count() - a0);
 			if (r < 0) {
 				pmaps_maps_close(s->walk);
 				s->walk = NULL;
