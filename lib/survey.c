@@ -672,7 +672,7 @@ static int is_due(const struct pmaps_survey *s, const struct slot *sl, uint64_t 
  */
 static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
 {
-	struct pmaps__status_who who;
+	struct pmaps__status_who who = {0};
 	int fd, r;
 
 	fd = open_in(s, dfd, "status");
