@@ -911,7 +911,8 @@ counted:
 		return r == -ENOMEM ? r : -EIO;
 	}
 	/* The reads left waiting, oldest first, as far as the budget goes. */
-	qsort_r(s->waiting, s->nwaiting, sizeof(*s->waiting), by_age, s->cur);
+	if (s->nwaiting) /* none before the tables first grew: WAITING is NULL */
+		qsort_r(s->waiting, s->nwaiting, sizeof(*s->waiting), by_age, s->cur);
 	for (size_t i = 0; i < s->nwaiting; i++) {
 		struct slot *sl = &s->cur[s->waiting[i]];
 		char pidname[16];
