@@ -127,6 +127,12 @@ int pmaps__is_procfs(int fd);
 /* A directory entry's name as a pid: all decimal digits, no leading 0, <= 2^31 - 1; or -1. */
 int pmaps__parse_pid(const char *s);
 
+/*
+ * A thread of PROC other than its leader that still runs a program: its
+ * tid with *FD a directory fd on PROC_ROOT/PID/task/TID, or 0 (none).
+ */
+int pmaps__live_thread(const struct pmaps_proc *proc, int *fd);
+
 /* Reads PROC's stat. Returns 0, or a negative errno (-ESRCH when gone). */
 int pmaps__proc_ident(const struct pmaps_proc *proc, struct pmaps__ident *id);
 

@@ -441,6 +441,13 @@ static int find_live_thread(const struct pmaps_proc *proc, int *fd, struct pmaps
 	return found;
 }
 
+int pmaps__live_thread(const struct pmaps_proc *proc, int *fd)
+{
+	struct pmaps__ident id;
+
+	return find_live_thread(proc, fd, &id);
+}
+
 /* Reads PROC's memory through a live thread, when there is one: 1, else 0. */
 static int use_live_thread(struct pmaps_proc *proc, struct pmaps__ident *id)
 {

@@ -629,10 +629,15 @@ static int read_statm(const struct pmaps_survey *s, const char *name, uint64_t s
 {
 	char path[32], buf[256];
 	const char *p, *end;
+	size_t n0 = strlen(name);
 	ssize_t n;
 	int fd;
 
-	pmaps__msg(path, sizeof(path), "%s/statm", name);
+	/* Every process, every refresh: the path by hand, not through printf. */
+	if (n0 + sizeof("/statm") > sizeof(path))
+		return -1;
+	memcpy(path, name, n0);
+	memcpy(path + n0, "/statm", sizeof("/statm"));
 	fd = openat(s->rootfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return errno == ENOENT || errno == ESRCH ? 0 : -1;
@@ -704,26 +709,16 @@ static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
 
 /*
  * A directory fd on a thread of the process under DFD other than its
- * leader PID (task/TID), or -1: its memory files are the process's.
+ * leader PID that still runs (task/TID), or -1: its memory files are the
+ * process's.
  */
-static int live_thread(int dfd, int pid)
+static int live_thread(const struct pmaps_survey *s, int dfd, int pid)
 {
-	char buf[4096], name[16];
-	struct pmaps__dir d;
-	const char *e;
-	int fd = -1;
+	struct pmaps_proc p = {.rootfd = s->rootfd, .dirfd = dfd, .memfd = dfd, .statfd = -1,
+	                       .pid = pid, .live = s->live};
+	int fd;
 
-	if (pmaps__dir_open(&d, dfd, "task", buf, sizeof(buf)) < 0)
-		return -1;
-	while (fd < 0 && pmaps__dir_next(&d, &e) > 0) {
-		int tid = pmaps__parse_pid(e);
-		if (tid <= 0 || tid == pid)
-			continue;
-		pmaps__msg(name, sizeof(name), "task/%d", tid);
-		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	}
-	pmaps__dir_close(&d);
-	return fd;
+	return pmaps__live_thread(&p, &fd) ? fd : -1;
 }
 
 /* Points the row's views at its own slot (after the slots moved). */
@@ -857,7 +852,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		k = read_status(s, sl, dfd);
 		if (k == 2) {
 			/* The leader has exited; a thread of it reads for the process. */
-			int tfd = live_thread(dfd, pid);
+			int tfd = live_thread(s, dfd, pid);
 			close(dfd);
 			dfd = tfd;
 			k = dfd >= 0 ? read_status(s, sl, dfd) : 0;
