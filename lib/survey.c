@@ -791,6 +791,8 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 	const char *name;
 	int sorted = 1, last_pid = 0, r;
 
+	struct pmaps_survey_stats last = s->stats;
+
 	memset(&s->stats.processes, 0,
 	       sizeof(s->stats) - offsetof(struct pmaps_survey_stats, processes));
 	s->stats.allocations = 0;
@@ -903,6 +905,7 @@ counted:
 			pmaps__msg(s->errmsg, sizeof(s->errmsg), "survey: listing the proc root: %s",
 			           pmaps_strerror(r));
 		s->n = 0;
+		s->stats = last; /* what the rows still there came from */
 		return r == -ENOMEM ? r : -EIO;
 	}
 	/* The reads left waiting, oldest first, as far as the budget goes. */

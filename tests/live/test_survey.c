@@ -608,6 +608,13 @@ static void test_survey_enomem(void **state)
 	assert_non_null(strstr(pmaps_survey_errmsg(s), "memory"));
 	n = pmaps_survey_count(s);
 	assert_int_equal(n, before);
+	{
+		/* The stats are still those of the rows there. */
+		struct pmaps_survey_stats st = {.size = sizeof(st)};
+		assert_int_equal(pmaps_survey_stats(s, &st), 0);
+		assert_int_equal(st.processes, n);
+		assert_int_equal(st.refreshes, 1);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct pmaps_survey_row *r = pmaps_survey_get(s, i);
 		for (size_t k = 0; k < r->comm.len; k++)
