@@ -16,9 +16,11 @@
 # the runtimes of explain's live tests; in CI a missing one fails the configure.
 # strace shows the CLI tests which files pmaps maps opens (no smaps for the fast source).
 # libncurses-dev: pmaps top's terminal view; tmux runs it in its test.
+# The SVG pictures' tests: xmllint (libxml2-utils) parses them, headless chromium
+# renders them to PNG, python3-pil reads the pixels back.
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
-	strace libncurses-dev tmux
+	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: the release preset configures the tests too.

@@ -9,11 +9,14 @@
  * walked on its own, so runs never cross mappings and gaps are never shown.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pages_svg.h"
 #include "tool.h"
 
 static const char pages_usage[] =
@@ -38,6 +41,8 @@ static const char pages_usage[] =
 	"      --proc-root DIR       read DIR/PID instead of /proc/PID\n"
 	"      --pfn                 as root: split runs where physical frames are not\n"
 	"                            consecutive, and show each run's first frame number\n"
+	"      --svg FILE            the address space as a picture (SVG; '-' for standard\n"
+	"                            output): a band per mapping, pages coloured by state\n"
 	"  -v, --verbose             say which reader ran and how many kernel calls it made\n"
 	"  -h, --help                show this help\n"
 	"\n"
@@ -58,6 +63,7 @@ struct pages_opts {
 	struct target t;
 	struct range_arg range;
 	int have_range, summary, gentle, verbose, pfn;
+	const char *svg; /* --svg FILE, or NULL */
 	enum fmt fmt;
 	enum pmaps_pages_strategy strategy;
 };
@@ -73,21 +79,20 @@ static void pages_doc(struct doc *d, const struct pages_opts *po, int pid,
 	d->pfn = po->pfn;
 }
 
-/* [*START, *END): the part of mapping M the range asks for; 0 when none. */
-static int in_range(const struct pages_opts *po, const struct pmaps_mapping *m, uint64_t *start,
-                    uint64_t *end)
+int pages_in_range(const struct range_arg *range, const struct pmaps_mapping *m, uint64_t *start,
+                   uint64_t *end)
 {
 	*start = m->start;
 	*end = m->end;
-	if (!po->have_range)
+	if (!range)
 		return 1;
-	if (po->range.name)
-		return m->path.len == po->range.name_len &&
-		       memcmp(m->path.ptr, po->range.name, m->path.len) == 0;
-	if (m->end <= po->range.start || m->start >= po->range.end)
+	if (range->name)
+		return m->path.len == range->name_len &&
+		       memcmp(m->path.ptr, range->name, m->path.len) == 0;
+	if (m->end <= range->start || m->start >= range->end)
 		return 0;
-	*start = m->start < po->range.start ? po->range.start : m->start;
-	*end = m->end > po->range.end ? po->range.end : m->end;
+	*start = m->start < range->start ? range->start : m->start;
+	*end = m->end > range->end ? range->end : m->end;
 	return 1;
 }
 
@@ -144,7 +149,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	while ((err = pmaps_maps_next(maps, &m)) > 0) {
 		uint64_t start, end;
 		walking = 1;
-		if (!in_range(po, m, &start, &end))
+		if (!pages_in_range(po->have_range ? &po->range : NULL, m, &start, &end))
 			continue;
 		met++;
 		if (po->summary) {
@@ -187,6 +192,49 @@ done:
 	return err;
 }
 
+/*
+ * --svg: FILE is checked and opened before the walk (outfile.h), so that a
+ * path that cannot be written fails first, and the picture is put there
+ * only once the walk has ended well: a failed walk leaves whatever was at
+ * FILE as it was (a regular file is replaced by a new one with rename(2);
+ * a link's target, a FIFO or a device is written to only at the end). '-'
+ * is standard output, written only after a walk that ended well.
+ */
+static int pages_svg_report(const struct pages_opts *po)
+{
+	struct pmaps_proc *proc = NULL;
+	struct outfile file;
+	struct pages_svg_req req = {
+		.strategy = po->strategy,
+		.gentle = po->gentle,
+		.verbose = po->verbose,
+		.range = po->have_range ? &po->range : NULL,
+		.out = &file,
+	};
+	struct failure f;
+	char msg[256];
+	int rc = tool_proc_open(&proc, &po->t), err;
+
+	if (rc != 0)
+		return rc;
+	err = outfile_open(&file, po->svg, msg, sizeof(msg));
+	if (err < 0) {
+		die_msg("cannot write %s: %s", po->svg, msg);
+		pmaps_proc_close(proc);
+		return EXIT_FAIL;
+	}
+	req.proc = proc;
+	if (pages_svg_write(&req, &f) < 0) {
+		outfile_abort(&file);
+		rc = tool_fail(&po->t, &f);
+	} else if (outfile_commit(&file, msg, sizeof(msg)) < 0) {
+		die_msg("cannot write %s: %s", po->svg, msg);
+		rc = EXIT_FAIL;
+	}
+	pmaps_proc_close(proc);
+	return rc;
+}
+
 static int pages_report(const struct pages_opts *po)
 {
 	char buf[OUT_FD_BUFSIZE];
@@ -219,6 +267,7 @@ int cmd_pages(int argc, char **argv)
 		{"proc-root", required_argument, NULL, 'R'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"pfn", no_argument, NULL, 'P'},
+		{"svg", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -251,6 +300,17 @@ int cmd_pages(int argc, char **argv)
 		case 'R': po.t.root = optarg; break;
 		case 'v': po.verbose = 1; break;
 		case 'P': po.pfn = 1; break;
+		case 'V':
+			if (po.svg) {
+				die_msg("--svg given twice");
+				return EXIT_USAGE;
+			}
+			if (!*optarg) {
+				die_msg("--svg takes a file name, or '-' for standard output");
+				return EXIT_USAGE;
+			}
+			po.svg = optarg;
+			break;
 		case 'h': return print_usage(pages_usage);
 		default: return option_error("pages", argv, "sjvh", longopts);
 		}
@@ -271,6 +331,17 @@ int cmd_pages(int argc, char **argv)
 	if (po.pfn && po.summary) {
 		die_msg("--pfn splits runs, which --summary does not show: choose one");
 		return EXIT_USAGE;
+	}
+	if (po.svg) {
+		/* The picture is its own format: it shows states, not runs, frames or sums. */
+		const char *other = po.summary ? "--summary" : po.pfn ? "--pfn"
+		                  : po.fmt == FMT_JSON ? "--json" : po.fmt == FMT_JSONL ? "--jsonl"
+		                  : po.fmt == FMT_CSV ? "--csv" : NULL;
+		if (other) {
+			die_msg("--svg writes a picture, %s another output: choose one", other);
+			return EXIT_USAGE;
+		}
+		return pages_svg_report(&po);
 	}
 	return pages_report(&po);
 }
