@@ -1305,6 +1305,13 @@ struct pmaps_proc_info {
 	/* The command name (stat's comm), bytes the target chose: escape them. */
 	size_t comm_len;
 	char comm[64];
+	/*
+	 * Since 0.3.0. The parent's pid as stat's field 4 says (0: none, as for
+	 * init and kthreadd; -1 when the stat does not print it). A process
+	 * whose parent exits is re-parented at once to the nearest subreaper
+	 * (PR_SET_CHILD_SUBREAPER) or to init: the link is of the moment.
+	 */
+	int ppid;
 };
 
 struct pmaps_procs;

@@ -108,12 +108,13 @@ struct pmaps__ident {
 	char state;           /* R S D Z X ... */
 	int kthread;          /* PF_KTHREAD: no user-space memory at all */
 	int exiting;          /* PF_EXITING: the task is in do_exit() */
+	int ppid;             /* field 4, the parent's pid (0: none); -1 when not printed */
 	uint64_t code_start, code_end, stack_start, arg_start;
 };
 
 /*
- * Parses /proc/PID/stat's text BUF of N bytes into ID (state; flags and
- * code addresses as far as they are printed) and, when COMM is not NULL,
+ * Parses /proc/PID/stat's text BUF of N bytes into ID (state; the parent's
+ * pid, flags and code addresses as far as they are printed) and, when COMM is not NULL,
  * the command name: the bytes between the first '(' and the last ')' (it
  * may hold spaces, parentheses and newlines), a view into BUF. Returns 0,
  * or -EBADMSG when there is no "(comm) S".

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +349,15 @@ int pmaps__parse_stat(const char *buf, size_t n, struct pmaps__ident *id,
 	s += 2;
 	id->state = *s;
 	id->ok = 1;
+	/* Field 4, the parent's pid: a number up to INT_MAX, or unknown (-1). */
+	{
+		const char *p = s;
+		uint64_t pp;
+		id->ppid = -1;
+		if (!skip_fields(&p, end, 4 - 3) && pmaps__parse_dec(&p, end, &pp) > 0 &&
+		    pp <= INT_MAX)
+			id->ppid = (int)pp;
+	}
 	/* Fields 9 (flags), 26, 27, 28 and 48 (1-based); the state is field 3. */
 	if (skip_fields(&s, end, 9 - 3) || pmaps__parse_dec(&s, end, &flags) < 0)
 		return 0; /* old kernels and fixtures print fewer: the state alone still helps */

@@ -112,6 +112,7 @@ static int read_proc(struct pmaps_procs *it, const char *name, int pid)
 	info->uid = (uint32_t)st.st_uid;
 	info->kernel_thread = id.kthread;
 	info->state = id.state;
+	info->ppid = id.ppid;
 	info->comm_len = comm.len < sizeof(info->comm) ? comm.len : sizeof(info->comm) - 1;
 	memcpy(info->comm, comm.ptr, info->comm_len);
 	info->comm[info->comm_len] = '\0';

@@ -8,12 +8,14 @@
  * refused when, and only when, it has no '(' before its last ')' followed by
  * a space and a byte; the comm is the bytes between the first '(' and the
  * last ')', a view into the text; the state is the byte after ") "; the
+ * parent's pid is field 4 when it is a number up to INT_MAX (else -1); the
  * kernel-thread and exiting flags come from field 9 and the code addresses
  * from fields 26, 27, 28 and 48 (counted as the kernel does, the comm being
  * field 2, fields split at each space), each only when every field before it
  * read is a number. Parsing the text again gives the same.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,7 @@ struct expect {
 	int rc;
 	size_t comm_at, comm_len;
 	char state;
-	int kthread, exiting;
+	int kthread, exiting, ppid;
 	uint64_t code_start, code_end, stack_start, arg_start;
 };
 
@@ -61,7 +63,7 @@ static int field(const char *t, size_t n, size_t at, int k, uint64_t *v)
 static void expect(const char *t, size_t n, struct expect *e)
 {
 	size_t open = n, close = n, at;
-	uint64_t flags, v[4];
+	uint64_t flags, v[4], pp;
 
 	memset(e, 0, sizeof(*e));
 	for (size_t i = 0; i < n; i++) {
@@ -78,6 +80,7 @@ static void expect(const char *t, size_t n, struct expect *e)
 	e->comm_len = close - open - 1;
 	at = close + 2;
 	e->state = t[at];
+	e->ppid = field(t, n, at, 4, &pp) && pp <= INT_MAX ? (int)pp : -1;
 	if (!field(t, n, at, 9, &flags))
 		return;
 	e->kthread = (flags & 0x00200000u) != 0;
@@ -111,6 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		struct pmaps__ident want = {
 			.ok = 1, .state = e.state, .kthread = e.kthread, .exiting = e.exiting,
+			.ppid = e.ppid,
 			.code_start = e.code_start, .code_end = e.code_end,
 			.stack_start = e.stack_start, .arg_start = e.arg_start,
 		};
@@ -120,9 +124,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		if (id.ok != 1 || id.state != want.state || id.kthread != want.kthread ||
-		    id.exiting != want.exiting || id.code_start != want.code_start ||
+		    id.exiting != want.exiting || id.ppid != want.ppid || id.code_start != want.code_start ||
 		    id.code_end != want.code_end || id.stack_start != want.stack_start ||
 		    id.arg_start != want.arg_start) {
+			fprintf(stderr, "ppid %d, expected %d\n", id.ppid, want.ppid);
 			fprintf(stderr, "state %d kthread %d exiting %d code %llx-%llx stack %llx args "
 			        "%llx; expected %d %d %d %llx-%llx %llx %llx\n", id.state, id.kthread,
 			        id.exiting, (unsigned long long)id.code_start,

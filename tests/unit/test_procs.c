@@ -207,8 +207,9 @@ static void test_dir_faults(void **state)
 	assert_int_equal(n, 0);
 }
 
-/* stat's text TEXT: its comm, state and kernel-thread flag, or an error. */
-static void expect_stat(const char *text, int err, const char *comm, char state, int kthread)
+/* stat's text TEXT: its comm, state, kernel-thread flag and parent, or an error. */
+static void expect_stat_pp(const char *text, int err, const char *comm, char state, int kthread,
+                           int ppid)
 {
 	struct pmaps__ident id;
 	struct pmaps_view v = {NULL, 0};
@@ -220,18 +221,28 @@ static void expect_stat(const char *text, int err, const char *comm, char state,
 	assert_memory_equal(v.ptr, comm, v.len);
 	assert_int_equal(id.state, state);
 	assert_int_equal(id.kthread, kthread);
+	assert_int_equal(id.ppid, ppid);
 }
+
+#define expect_stat(text, err, comm, state, kthread) \
+	expect_stat_pp(text, err, comm, state, kthread, 1)
 
 static void test_parse_stat(void **state)
 {
 	(void)state;
 	expect_stat("7 (sh) S 1 7 7 0 -1 4194304 0", 0, "sh", 'S', 0);
-	expect_stat("2 (kthreadd) S 0 0 0 0 -1 2129984 0", 0, "kthreadd", 'S', 1);
+	expect_stat_pp("2 (kthreadd) S 0 0 0 0 -1 2129984 0", 0, "kthreadd", 'S', 1, 0);
 	expect_stat("7 ()) R 1", 0, ")", 'R', 0);
 	expect_stat("7 (() R 1", 0, "(", 'R', 0);
-	expect_stat("7 () R", 0, "", 'R', 0);
+	expect_stat_pp("7 () R", 0, "", 'R', 0, -1); /* no parent printed: unknown */
 	expect_stat("7 (a\nb) c) Z 1 7 7 0 -1 2097152", 0, "a\nb) c", 'Z', 1);
-	expect_stat("7 (sh) S", 0, "sh", 'S', 0); /* no flags: not a kernel thread */
+	expect_stat_pp("7 (sh) S", 0, "sh", 'S', 0, -1); /* no flags: not a kernel thread */
+	/* The parent: the largest pid there can be, one beyond, not a number, a gap. */
+	expect_stat_pp("7 (sh) S 2147483647 7 7 0 -1 0", 0, "sh", 'S', 0, 2147483647);
+	expect_stat_pp("7 (sh) S 2147483648 7 7 0 -1 0", 0, "sh", 'S', 0, -1);
+	expect_stat_pp("7 (sh) S x 7 7 0 -1 2097152", 0, "sh", 'S', 1, -1);
+	expect_stat_pp("7 (sh) S  7 7 0 -1 0", 0, "sh", 'S', 0, -1);
+	expect_stat_pp("7 (s) 9) S 4242 7", 0, "s) 9", 'S', 0, 4242);
 	expect_stat("7 sh S 1", -EBADMSG, NULL, 0, 0);
 	expect_stat("7 )sh( S 1", -EBADMSG, NULL, 0, 0);
 	expect_stat("7 (sh)", -EBADMSG, NULL, 0, 0);
@@ -288,8 +299,8 @@ static uint32_t owner(const char *tree, const char *pid)
 	return (uint32_t)st.st_uid;
 }
 
-static void expect_proc(const struct seen *s, int pid, const char *comm, size_t comm_len,
-                        char state, int kthread, uint32_t uid)
+static void expect_proc_pp(const struct seen *s, int pid, const char *comm, size_t comm_len,
+                           char state, int kthread, uint32_t uid, int ppid)
 {
 	const struct pmaps_proc_info *p = find(s, pid);
 
@@ -300,6 +311,8 @@ static void expect_proc(const struct seen *s, int pid, const char *comm, size_t 
 	assert_int_equal(p->state, state);
 	assert_int_equal(p->kernel_thread, kthread);
 	assert_int_equal(p->uid, uid);
+	if (p->ppid != ppid)
+		fail_msg("process %d: ppid %d, want %d", pid, p->ppid, ppid);
 }
 
 static struct seen seen;
@@ -327,13 +340,15 @@ static void test_procs_fixture(void **state)
 		 */
 		assert_int_equal(seen.errors, 0);
 		assert_int_equal(seen.n, 4);
-		expect_proc(&seen, 1, "init", 4, 'S', 0, owner("procs-basic", "1"));
-		expect_proc(&seen, 2, "kthreadd", 8, 'S', 1, owner("procs-basic", "2"));
+		/* The parents as the fixtures' stat files give them (field 4). */
+		expect_proc_pp(&seen, 1, "init", 4, 'S', 0, owner("procs-basic", "1"), 0);
+		expect_proc_pp(&seen, 2, "kthreadd", 8, 'S', 1, owner("procs-basic", "2"), 0);
 		/* The last ')' ends comm; its bytes are kept raw. */
-		expect_proc(&seen, 4242, "a) x (\nb", 8, 'T', 0, owner("procs-basic", "4242"));
+		expect_proc_pp(&seen, 4242, "a) x (\nb", 8, 'T', 0, owner("procs-basic", "4242"), 1);
 		/* Longer than any kernel prints: cut to fit, NUL-terminated. */
-		expect_proc(&seen, 4244, "ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
-		            63, 'D', 0, owner("procs-basic", "4244"));
+		expect_proc_pp(&seen, 4244,
+		               "ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc", 63, 'D',
+		               0, owner("procs-basic", "4244"), 1);
 		assert_int_equal(pmaps_procs_rewind(it), 0);
 	}
 	pmaps_procs_close(it);
@@ -350,7 +365,7 @@ static void test_procs_malformed(void **state)
 	assert_int_equal(seen.errors, 1);
 	assert_int_equal(seen.last_error, -EBADMSG);
 	assert_int_equal(seen.n, 1);
-	expect_proc(&seen, 6, "ok", 2, 'S', 0, owner("procs-malformed", "6"));
+	expect_proc_pp(&seen, 6, "ok", 2, 'S', 0, owner("procs-malformed", "6"), 0);
 	pmaps_procs_close(it);
 }
 
@@ -421,8 +436,9 @@ static void test_procs_live(void **state)
 	list_procs(it, &seen);
 	assert_int_equal(seen.errors, 0);
 	/* This process, by its name (the executable's) and effective uid. */
-	expect_proc(&seen, getpid(), "test_procs", 10, 'R', 0, geteuid());
-	expect_proc(&seen, child, name, strlen(name), 'T', 0, geteuid());
+	expect_proc_pp(&seen, getpid(), "test_procs", 10, 'R', 0, geteuid(), (int)getppid());
+	/* The child's parent is this process: the link --children follows. */
+	expect_proc_pp(&seen, child, name, strlen(name), 'T', 0, geteuid(), (int)getpid());
 	/* A thread is no process: its tid is not listed. */
 	if (find(&seen, thread_tid))
 		fail_msg("thread %d of process %d listed as a process", thread_tid, (int)getpid());
@@ -432,7 +448,7 @@ static void test_procs_live(void **state)
 	assert_int_equal(pmaps_procs_rewind(it), 0);
 	list_procs(it, &seen);
 	assert_null(find(&seen, child));
-	expect_proc(&seen, getpid(), "test_procs", 10, 'R', 0, geteuid());
+	expect_proc_pp(&seen, getpid(), "test_procs", 10, 'R', 0, geteuid(), (int)getppid());
 	/* Listing and rewinding allocated nothing. */
 	assert_int_equal(allocs, opened);
 	pmaps_procs_close(it);
