@@ -75,6 +75,7 @@ bench: deps
 	./build/release/pmaps-bench-fast
 	./build/release/pmaps-bench-top
 	./build/release/pmaps-bench-stall
+	./build/release/pmaps-bench-phys
 
 fuzz: deps fuzz-deps
 	cmake --preset fuzz

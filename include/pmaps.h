@@ -75,6 +75,7 @@
 #ifndef PMAPS_H
 #define PMAPS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -1587,6 +1588,208 @@ struct pmaps_survey_sum {
 };
 PMAPS_API int pmaps_survey_sum_add(struct pmaps_survey_sum *sum,
                                    const struct pmaps_survey_row *row);
+
+/* ------------------------------------------------------------------ */
+/* Physical memory: /proc/kpageflags, page by page (pmaps phys)        */
+
+/*
+ * The machine's physical memory by page state, from /proc/kpageflags (and
+ * /proc/kpagecount), read whole in large sequential reads into buffers
+ * allocated at open: every page frame (PFN) the kernel lists is counted in
+ * exactly one state (enum pmaps_phys_state, so the states add up to the
+ * total), in any number of flags (enum pmaps_phys_flag), and each block of
+ * BLOCK_PAGES frames keeps its pages per state, for a picture. Needs root: the files are mode 0400 (reading them needs uid 0 or
+ * CAP_DAC_READ_SEARCH; without, -EACCES). Kernel 2.6.31+; a state whose
+ * flag a kernel lacks (KPF_ZERO_PAGE before 4.0, KPF_PGTABLE before 4.14,
+ * KPF_OFFLINE before 4.20) is counted in a later one. With THREADS in the
+ * options, the files are read by that many threads at once.
+ *
+ * The state of a page, in this order of precedence (the first that holds):
+ *   HOLE       no memory: KPF_NOPAGE (kernels before ~6.16), or a frame no
+ *              "System RAM" range of PROC_ROOT/iomem touches (any depth,
+ *              "System RAM (kmem)" and "System RAM (virtio_mem)" too) whose
+ *              flags say nothing (0, NOPAGE, or RESERVED alone: a page
+ *              whose flags show it in use is never a hole). When iomem
+ *              cannot be read (pmaps_phys_result.holes_known 0; a container
+ *              without CAP_SYS_ADMIN reads zeros) such frames read as
+ *              flagless pages: KERNEL. iomem is read again by every reading.
+ *   HWPOISON   KPF_HWPOISON: memory the kernel took out of use after errors
+ *   OFFLINE    KPF_OFFLINE: logically offline (a balloon driver's, virtio-mem)
+ *   ZERO       KPF_ZERO_PAGE: the shared zero page (also RESERVED) and the
+ *              huge zero page
+ *   RESERVED   KPF_RESERVED (bit 32): never handed to the allocator (firmware,
+ *              the kernel image, memmap)
+ *   FREE       KPF_BUDDY: free, in the buddy allocator
+ *   HUGETLB    KPF_HUGE: a hugetlbfs page (in use or in the pool)
+ *   SLAB       KPF_SLAB: the slab allocator's
+ *   PGTABLE    KPF_PGTABLE: page tables
+ *   LAZYFREE   KPF_ANON without KPF_SWAPBACKED: freed with MADV_FREE, not
+ *              yet reclaimed
+ *   ANON_THP   KPF_ANON and KPF_THP: anonymous, in a large folio (THP, mTHP)
+ *   ANON       KPF_ANON: anonymous (KSM pages included)
+ *   SWAPCACHE  KPF_SWAPCACHE (not anonymous): shared memory in the swap cache
+ *   SHMEM      KPF_SWAPBACKED (not anonymous): tmpfs, shared anonymous, SysV
+ *   FILE_THP   KPF_LRU and KPF_THP: page cache in a large folio
+ *   FILE_MAPPED KPF_LRU and KPF_MMAP: page cache mapped by a process
+ *   FILE       KPF_LRU: page cache no process maps
+ *   KERNEL     none of these: in use by the kernel (vmalloc, stacks, buffers,
+ *              drivers; KPF_MMAP without KPF_LRU: a driver's or vmalloc's
+ *              pages mapped into userspace, GPU buffers, io_uring and perf
+ *              rings), or a page between two states while it was read. Also
+ *              free pages on the per-CPU lists (they carry no KPF_BUDDY: so
+ *              FREE is below MemFree by those), and on 6.16+ an offlined
+ *              memory block inside System RAM (its frames read as 0).
+ * A compound tail page (KPF_COMPOUND_TAIL) following its head takes the
+ * head's state (older kernels flag a tail by itself only), unless it has
+ * KPF_HWPOISON or KPF_OFFLINE itself. Flags count each page's own bits.
+ *
+ * Counts are of pages (at most the file's size / 8: no sum can wrap); bytes
+ * from pmaps_phys_bytes(), which saturates. A read is not atomic: the kernel
+ * fills it frame by frame while memory changes, as page-types' reads.
+ */
+enum pmaps_phys_state {
+	PMAPS_PHYS_HOLE,
+	PMAPS_PHYS_HWPOISON,
+	PMAPS_PHYS_OFFLINE,
+	PMAPS_PHYS_ZERO,
+	PMAPS_PHYS_RESERVED,
+	PMAPS_PHYS_FREE,
+	PMAPS_PHYS_HUGETLB,
+	PMAPS_PHYS_SLAB,
+	PMAPS_PHYS_PGTABLE,
+	PMAPS_PHYS_LAZYFREE,
+	PMAPS_PHYS_ANON_THP,
+	PMAPS_PHYS_ANON,
+	PMAPS_PHYS_SWAPCACHE,
+	PMAPS_PHYS_SHMEM,
+	PMAPS_PHYS_FILE_THP,
+	PMAPS_PHYS_FILE_MAPPED,
+	PMAPS_PHYS_FILE,
+	PMAPS_PHYS_KERNEL,
+	PMAPS_PHYS_COUNT
+};
+#define PMAPS_PHYS_MAX 32
+
+/* Flags counted beside the state (a page has any number of them). */
+enum pmaps_phys_flag {
+	PMAPS_PHYS_F_MLOCKED,     /* KPF_MLOCKED (bit 33) */
+	PMAPS_PHYS_F_UNEVICTABLE, /* KPF_UNEVICTABLE */
+	PMAPS_PHYS_F_DIRTY,       /* KPF_DIRTY */
+	PMAPS_PHYS_F_WRITEBACK,   /* KPF_WRITEBACK */
+	PMAPS_PHYS_F_REFERENCED,  /* KPF_REFERENCED */
+	PMAPS_PHYS_F_ACTIVE,      /* KPF_ACTIVE */
+	PMAPS_PHYS_F_IDLE,        /* KPF_IDLE (page idle tracking or DAMON) */
+	PMAPS_PHYS_F_KSM,         /* KPF_KSM, of anonymous pages (slab pages show stray
+	                             ANON and KSM bits: not counted) */
+	PMAPS_PHYS_F_SWAPCACHE,   /* KPF_SWAPCACHE (anonymous pages too) */
+	PMAPS_PHYS_F_MMAP,        /* KPF_MMAP: mapped by a process */
+	PMAPS_PHYS_F_MAPPED,      /* kpagecount >= 1 (PMAPS_PHYS_MAPCOUNT) */
+	PMAPS_PHYS_F_SHARED,      /* kpagecount >= 2 (PMAPS_PHYS_MAPCOUNT) */
+	PMAPS_PHYS_F_COUNT
+};
+#define PMAPS_PHYS_F_MAX 32
+
+/* The snake_case key of a state ("file_mapped") or flag ("mlocked"), or NULL. */
+PMAPS_API const char *pmaps_phys_state_key(enum pmaps_phys_state s);
+PMAPS_API const char *pmaps_phys_flag_key(enum pmaps_phys_flag f);
+
+/* pmaps_phys_opts.flags */
+enum {
+	/* Also read /proc/kpagecount: the MAPPED and SHARED flags. Where the
+	 * file is missing they stay unknown (flags_known). */
+	PMAPS_PHYS_MAPCOUNT = 1u << 0,
+};
+
+/* Defaults of struct pmaps_phys_opts (0 in a field means its default). */
+#define PMAPS_PHYS_BLOCK_PAGES 512u      /* 2 MiB of 4 KiB pages */
+#define PMAPS_PHYS_BUF_BYTES (1u << 20)  /* per file read: 1 MiB, 131072 frames */
+
+struct pmaps_phys_opts {
+	uint32_t size;        /* sizeof(struct pmaps_phys_opts): the caller's (Conventions) */
+	uint32_t flags;       /* PMAPS_PHYS_* */
+	uint64_t block_pages; /* frames per block of the picture, 1 to 2^32 - 1 */
+	uint64_t buf_bytes;   /* bytes per read, a multiple of 8, 4 KiB to 64 MiB */
+	/*
+	 * Reader threads, 0 to 16: with 2 or more, the files are read by that
+	 * many threads at once (the kernel's work per frame spread over CPUs;
+	 * 2 * THREADS buffers), started and joined by each read, while the
+	 * calling thread counts; 0 or 1, the calling thread reads. Where no
+	 * thread can be started, the calling thread reads.
+	 */
+	uint32_t threads;
+	/*
+	 * NULL, or the caller's flag (a signal handler's, another thread's):
+	 * nonzero makes a read stop before its next chunk (BUF_BYTES of
+	 * frames) with -EINTR. The read never changes it.
+	 */
+	volatile sig_atomic_t *cancel;
+};
+
+/* The result of a read. Valid until the next read or the close. */
+struct pmaps_phys_result {
+	uint32_t size;             /* sizeof(struct pmaps_phys_result) */
+	unsigned page_size;        /* bytes */
+	uint64_t pages;            /* frames listed: kpageflags' length / 8 (total_pages) */
+	uint64_t state[PMAPS_PHYS_MAX]; /* pages per state; states add up to PAGES */
+	uint64_t flag[PMAPS_PHYS_F_MAX]; /* pages per flag */
+	uint64_t flags_known;      /* bit (1 << enum pmaps_phys_flag): the others are unknown */
+	int holes_known;           /* iomem was read: HOLE has frames without RAM too */
+	uint64_t block_pages;
+	/*
+	 * Blocks pictured: PAGES / BLOCK_PAGES rounded up, at most the room
+	 * made at open (memory added since then is counted, not pictured).
+	 */
+	uint64_t blocks;
+	/* BLOCK[i] (enum pmaps_phys_state, as a byte): the state most frames of
+	 * block i are in (a tie: the earlier state); the last block may be short. */
+	const uint8_t *block;
+	uint64_t read_ns;          /* the read's wall time */
+	uint64_t reads;            /* pread() calls it made, its reader threads' too */
+	/*
+	 * BLOCK_STATE[i * PMAPS_PHYS_COUNT + s]: block i's pages in state s
+	 * (BLOCKS rows; a block holds fewer than 2^32 frames). A picture's
+	 * cell of several blocks adds these up: the state most of the cell's
+	 * frames are in, not the one most of its blocks have.
+	 */
+	const uint32_t *block_state;
+};
+
+struct pmaps_phys;
+
+/*
+ * Opens PROC_ROOT/kpageflags (NULL: /proc), and kpagecount with
+ * PMAPS_PHYS_MAPCOUNT, and PROC_ROOT/iomem when it can, and allocates the
+ * buffers and the block arrays for the frames listed now (1 + 4 *
+ * PMAPS_PHYS_COUNT bytes a block: 73 bytes for 2 MiB at the default block
+ * size, 37 MiB for 1 TiB). OPTS may be NULL (defaults). Reads no page yet. Returns 0 and *OUT,
+ * or: -EACCES/-EPERM (not root: the message says so), -ENOENT (no proc
+ * root directory, or no kpageflags: a kernel without CONFIG_PROC_PAGE_MONITOR, or a proc tree
+ * without it), -EBADMSG (not a regular file in a fixture tree, or a length
+ * that is not whole 8-byte entries), -EINVAL (OPTS), -ENOMEM. With the
+ * message in MSG (MSGSZ bytes; may be NULL). *OUT is NULL on error.
+ */
+PMAPS_API int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
+                              const struct pmaps_phys_opts *opts, char *msg, size_t msgsz);
+
+/*
+ * Reads every frame once, from the start: counts and blocks, and iomem
+ * again. Allocates no memory; with THREADS it starts THREADS threads and
+ * joins them before it returns. Returns 0 with *RES (valid until the next
+ * read or the close), or a negative errno with pmaps_phys_errmsg(): -EIO (a
+ * read failed, gave a part of an entry, or kpagecount was shorter than
+ * kpageflags), -EINTR (the options' CANCEL flag was set); the previous
+ * result is then gone (*RES NULL).
+ */
+PMAPS_API int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res);
+
+/* PAGES of R's page size in bytes, saturating at 2^64 - 1. */
+PMAPS_API uint64_t pmaps_phys_bytes(const struct pmaps_phys_result *r, uint64_t pages);
+
+/* The last error's message, or "". */
+PMAPS_API const char *pmaps_phys_errmsg(const struct pmaps_phys *p);
+
+/* Closes every file and frees everything. NULL is allowed. */
+PMAPS_API void pmaps_phys_close(struct pmaps_phys *p);
 
 #ifdef __cplusplus
 }

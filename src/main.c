@@ -21,6 +21,7 @@ static const char usage[] =
 	"                     profile shows less\n"
 	"  top                every process by what its memory costs: USS, PSS, RSS,\n"
 	"                     swap; live on a terminal, a snapshot otherwise\n"
+	"  phys               the machine's physical memory by page state (root)\n"
 	"  demo               start a built-in workload and show where its memory is\n"
 	"  help [CMD]         show help for pmaps or for a command\n"
 	"\n"
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
 		return cmd_demo(argc, argv);
 	if (strcmp(cmd, "top") == 0)
 		return cmd_top(argc, argv);
+	if (strcmp(cmd, "phys") == 0)
+		return cmd_phys(argc, argv);
 	die_msg("unknown command '%s' (see pmaps --help)", cmd);
 	return EXIT_USAGE;
 }

@@ -1,0 +1,594 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_phys.c - `pmaps phys`: the machine's physical memory by page state,
+ * from /proc/kpageflags (libpmaps' pmaps_phys_*). On a terminal the live
+ * picture (phys_tui.c); otherwise, or with --summary, --json or --count,
+ * readings as a table or JSON; with --svg a picture of one reading, a cell
+ * per block coloured by the state most of its frames are in.
+ *
+ * The library counts; this file parses the options, chooses words and
+ * layout, and writes through the sink. No arithmetic on memory figures
+ * here: bytes come from pmaps_phys_bytes().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "outfile.h"
+#include "phys.h"
+#include "svg.h"
+#include "tool.h"
+
+static const char phys_usage[] =
+	"Usage: pmaps phys [OPTIONS]\n"
+	"\n"
+	"The machine's physical memory by page state, from /proc/kpageflags (and\n"
+	"/proc/kpagecount): every page frame counted in exactly one state (free,\n"
+	"anon, file, shmem, slab, ...; the states add up to the total), and in\n"
+	"flags beside it (mlocked, dirty, writeback, mapped, ...). Needs root.\n"
+	"The table and JSON also read kpagecount (the mapped and shared flags),\n"
+	"which doubles the time a reading takes; the pictures do not.\n"
+	"On a terminal a live picture of the whole of memory, one half-cell per\n"
+	"block of frames coloured by the state most of its frames are in, with the\n"
+	"legend and the counts, refreshed every --interval (q quits); otherwise a\n"
+	"table.\n"
+	"\n"
+	"Options:\n"
+	"      --summary          the table, even on a terminal\n"
+	"  -j, --json             one JSON document per reading, one line each (pages\n"
+	"                         and bytes per state and flag)\n"
+	"      --svg FILE         write a picture of one reading to FILE (- for\n"
+	"                         standard output), only when the reading ends well\n"
+	"  -i, --interval T       between readings or refreshes: seconds (1, 0.5) or\n"
+	"                         with a unit (500ms, 2s); default 1s, 10ms to 1 day\n"
+	"      --count N          N readings, --interval apart (0: until interrupted);\n"
+	"                         never the live picture (default 1)\n"
+	"      --block-size SIZE  the frames a block of the picture holds, as a size\n"
+	"                         (default 2M: 512 frames of 4K); a multiple of the\n"
+	"                         page size, below 2^32 pages\n"
+	"      --threads N        read with N threads at once (1 to 16; default 2 where\n"
+	"                         there are 2 CPUs or more): the kernel's work per\n"
+	"                         frame is most of a reading's time\n"
+	"      --proc-root DIR    read DIR/kpageflags, kpagecount and iomem instead\n"
+	"                         of /proc's (a snapshot, a host's proc)\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"States, first match wins: hole (no RAM: outside iomem's System RAM, or\n"
+	"NOPAGE), hwpoison, offline, zero (the zero pages), reserved, free (buddy),\n"
+	"hugetlb, slab, pgtable, lazyfree (anon freed with MADV_FREE), anon_thp, anon,\n"
+	"swapcache, shmem (tmpfs, shared anon), file_thp, file_mapped (page cache\n"
+	"mapped), file (page cache), kernel (none of these: kernel allocations).\n"
+	"A compound tail page has its head's state.\n"
+	"\n"
+	"Exit status: 0 on success, 1 when the files cannot be read (not root: run\n"
+	"as root) or the output cannot be written, 2 on a usage error.\n";
+
+/* The states' words and colours (svg.h's palette where it has the state). */
+const struct phys_style phys_styles[PMAPS_PHYS_COUNT] = {
+	[PMAPS_PHYS_HOLE] = {"no RAM here", "#d9d2e9", 7, ' '},
+	[PMAPS_PHYS_HWPOISON] = {"memory errors: out of use", "#ff00ff", 5, '!'},
+	[PMAPS_PHYS_OFFLINE] = {"logically offline (balloon)", "#b39ddb", 5, 'o'},
+	[PMAPS_PHYS_RESERVED] = {"reserved: firmware, kernel image", SVG_C_RESERVED, 7, '#'},
+	[PMAPS_PHYS_FREE] = {"free (buddy allocator)", SVG_C_FREE, 7, '.'},
+	[PMAPS_PHYS_HUGETLB] = {"hugetlbfs pages", "#a04000", 1, 'H'},
+	[PMAPS_PHYS_SLAB] = {"slab (kernel objects)", SVG_C_SLAB, 6, 's'},
+	[PMAPS_PHYS_PGTABLE] = {"page tables", "#34495e", 6, 'p'},
+	[PMAPS_PHYS_ZERO] = {"the zero pages", SVG_C_ZERO, 7, '0'},
+	[PMAPS_PHYS_LAZYFREE] = {"anon freed with MADV_FREE", SVG_C_LAZYFREE, 3, 'z'},
+	[PMAPS_PHYS_ANON_THP] = {"anon in large folios (THP)", SVG_C_HUGE, 3, 'A'},
+	[PMAPS_PHYS_ANON] = {"anonymous", SVG_C_ANON, 4, 'a'},
+	[PMAPS_PHYS_SWAPCACHE] = {"shared memory in swap cache", SVG_C_SWAP, 5, 'w'},
+	[PMAPS_PHYS_SHMEM] = {"shmem: tmpfs, shared anon", SVG_C_SHMEM, 6, 'm'},
+	[PMAPS_PHYS_FILE_THP] = {"page cache in large folios", "#145a32", 2, 'F'},
+	[PMAPS_PHYS_FILE_MAPPED] = {"page cache, mapped", SVG_C_FILE, 2, 'f'},
+	[PMAPS_PHYS_FILE] = {"page cache, not mapped", SVG_C_SHARED, 2, 'c'},
+	[PMAPS_PHYS_KERNEL] = {"kernel: other allocations", SVG_C_KERNEL, 1, 'k'},
+};
+
+unsigned phys_cell_state(const struct pmaps_phys_result *r, uint64_t first, uint64_t n)
+{
+	uint64_t count[PMAPS_PHYS_COUNT] = {0}, most = 0;
+	unsigned tied[PMAPS_PHYS_COUNT], ntied = 0;
+
+	/* Frames, not blocks' winners: a block has < 2^32 frames, no sum wraps. */
+	for (uint64_t i = first; i < first + n && i < r->blocks; i++)
+		for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++)
+			count[s] += r->block_state[i * PMAPS_PHYS_COUNT + s];
+	for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++)
+		if (count[s] > most)
+			most = count[s];
+	if (!most)
+		return PMAPS_PHYS_HOLE; /* no frame: past the end */
+	for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++)
+		if (count[s] == most)
+			tied[ntied++] = s;
+	/*
+	 * A tie: the tied states take turns from cell to cell (by the cell's
+	 * number), so evenly mixed memory shows as mixed, not as the state
+	 * that comes first.
+	 */
+	return tied[(n ? first / n : 0) % ntied];
+}
+
+/* "1", "0.5", "500ms", "2s" into nanoseconds. Returns 0, or -1. */
+static int parse_interval(const char *s, uint64_t *ns)
+{
+	uint64_t whole = 0, frac = 0, scale = 1, unit = 1000000000u;
+	const char *p = s;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (whole > 1000000u)
+			return -1;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
+			if (scale < 1000000000u) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				scale *= 10;
+			}
+		}
+	}
+	if (!digits)
+		return -1;
+	if (strcmp(p, "ms") == 0)
+		unit = 1000000u;
+	else if (*p && strcmp(p, "s") != 0)
+		return -1;
+	/* WHOLE <= 10^7 and UNIT <= 10^9: no product passes 2^64. */
+	*ns = whole * unit + frac * unit / scale;
+	return 0;
+}
+
+/* Decimal digits up to MAX. Returns 0, or -1. */
+static int parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void put_human(struct out *o, uint64_t bytes, size_t width)
+{
+	char b[32];
+	size_t n = fmt_human(b, bytes);
+
+	out_rjust(o, b, n, width);
+}
+
+static void put_num(struct out *o, uint64_t v, size_t width)
+{
+	char b[24];
+	size_t n = fmt_u64(b, v);
+
+	out_rjust(o, b, n, width);
+}
+
+static void put_pct(struct out *o, uint64_t part, uint64_t whole, size_t width)
+{
+	char b[24];
+	size_t n = fmt_percent(b, part, whole);
+
+	out_rjust(o, b, n, width);
+}
+
+static const char *source_words(const struct pmaps_phys_result *r)
+{
+	return r->holes_known ? "kpageflags; holes from iomem" : "kpageflags; iomem not read";
+}
+
+/* The table of one reading. */
+static void write_table(struct out *o, const struct pmaps_phys_result *r)
+{
+	char b[32];
+
+	out_str(o, "Physical memory: ");
+	out_mem(o, b, fmt_human(b, pmaps_phys_bytes(r, r->pages)));
+	out_str(o, " in ");
+	out_u64(o, r->pages);
+	out_str(o, " frames of ");
+	out_mem(o, b, fmt_human(b, r->page_size));
+	out_str(o, " (");
+	out_str(o, source_words(r));
+	out_str(o, ")\n\nSTATE              PAGES     SIZE       %  WHAT\n");
+	for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++) {
+		const char *k = pmaps_phys_state_key(s);
+		out_ljust(o, k, strlen(k), 12);
+		put_num(o, r->state[s], 12);
+		put_human(o, pmaps_phys_bytes(r, r->state[s]), 9);
+		put_pct(o, r->state[s], r->pages, 8);
+		out_str(o, "  ");
+		out_str(o, phys_styles[s].what);
+		out_ch(o, '\n');
+	}
+	out_ljust(o, "total", 5, 12);
+	put_num(o, r->pages, 12);
+	put_human(o, pmaps_phys_bytes(r, r->pages), 9);
+	put_pct(o, r->pages, r->pages, 8);
+	out_str(o, "\n\nFLAG               PAGES     SIZE       %\n");
+	for (unsigned f = 0; f < PMAPS_PHYS_F_COUNT; f++) {
+		const char *k = pmaps_phys_flag_key(f);
+		out_ljust(o, k, strlen(k), 12);
+		if (r->flags_known & (1ull << f)) {
+			put_num(o, r->flag[f], 12);
+			put_human(o, pmaps_phys_bytes(r, r->flag[f]), 9);
+			put_pct(o, r->flag[f], r->pages, 8);
+		} else {
+			out_rjust(o, "-", 1, 12);
+			out_rjust(o, "-", 1, 9);
+			out_rjust(o, "-", 1, 8);
+		}
+		out_ch(o, '\n');
+	}
+	out_record(o);
+}
+
+static void json_pages(struct out *o, const struct pmaps_phys_result *r, const char *key,
+                       uint64_t pages)
+{
+	out_json_str(o, key, strlen(key));
+	out_str(o, ":{\"pages\":");
+	out_u64(o, pages);
+	out_str(o, ",\"bytes\":");
+	out_u64(o, pmaps_phys_bytes(r, pages));
+	out_ch(o, '}');
+}
+
+/* One reading as one line of JSON. */
+static void write_json(struct out *o, const struct pmaps_phys_result *r)
+{
+	out_str(o, "{\"page_size\":");
+	out_u64(o, r->page_size);
+	out_str(o, ",\"total_pages\":");
+	out_u64(o, r->pages);
+	out_str(o, ",\"total_bytes\":");
+	out_u64(o, pmaps_phys_bytes(r, r->pages));
+	out_str(o, ",\"holes_known\":");
+	out_str(o, r->holes_known ? "true" : "false");
+	out_str(o, ",\"block_pages\":");
+	out_u64(o, r->block_pages);
+	out_str(o, ",\"blocks\":");
+	out_u64(o, r->blocks);
+	out_str(o, ",\"states\":{");
+	for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++) {
+		if (s)
+			out_ch(o, ',');
+		json_pages(o, r, pmaps_phys_state_key(s), r->state[s]);
+	}
+	out_str(o, "},\"flags\":{");
+	for (unsigned f = 0; f < PMAPS_PHYS_F_COUNT; f++) {
+		const char *k = pmaps_phys_flag_key(f);
+		if (f)
+			out_ch(o, ',');
+		if (r->flags_known & (1ull << f)) {
+			json_pages(o, r, k, r->flag[f]);
+		} else {
+			out_json_str(o, k, strlen(k));
+			out_str(o, ":null");
+		}
+	}
+	out_str(o, "}}\n");
+	out_record(o);
+}
+
+/* ---- the picture ---- */
+
+#define SVG_CELL 6.0      /* a cell's side */
+#define SVG_COLS 128      /* cells per row */
+#define SVG_MAX_ROWS 256  /* more blocks than this holds: several blocks a cell */
+#define SVG_LEFT 70.0     /* the addresses' column */
+#define SVG_TOP 48.0
+#define SVG_LEGEND_ROW 16.0
+
+/* "0x..." of frame PFN's address into B (24 bytes). */
+static size_t addr_label(char *b, const struct pmaps_phys_result *r, uint64_t pfn)
+{
+	b[0] = '0';
+	b[1] = 'x';
+	return 2 + fmt_hex(b + 2, pmaps_phys_bytes(r, pfn), 1);
+}
+
+static void write_svg(struct out *o, const struct pmaps_phys_result *r)
+{
+	uint64_t per_cell = 1, cells, rows, frames_per_cell;
+	unsigned shown[PMAPS_PHYS_COUNT] = {0}, nshown = 0;
+	double width, height, grid_h, y;
+	char title[256], b1[32], b2[32], b3[32];
+	int tl;
+
+	cells = r->blocks;
+	while (cells / per_cell + (cells % per_cell != 0) > (uint64_t)SVG_COLS * SVG_MAX_ROWS)
+		per_cell *= 2;
+	cells = cells / per_cell + (cells % per_cell != 0);
+	rows = cells / SVG_COLS + (cells % SVG_COLS != 0);
+	frames_per_cell = r->block_pages * per_cell;
+	for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++)
+		if (r->state[s])
+			shown[nshown++] = s;
+	grid_h = (double)rows * SVG_CELL;
+	width = SVG_LEFT + SVG_COLS * SVG_CELL + 20;
+	height = SVG_TOP + grid_h + 24 + ((nshown + 1) / 2) * SVG_LEGEND_ROW + 12;
+	fmt_human(b1, pmaps_phys_bytes(r, r->pages));
+	fmt_human(b2, pmaps_phys_bytes(r, frames_per_cell));
+	tl = snprintf(title, sizeof(title), "Physical memory: %s in %llu frames", b1,
+	              (unsigned long long)r->pages);
+	svg_begin(o, width, height, title, (size_t)(tl > 0 ? tl : 0));
+	svg_rect(o, 0, 0, width, height, SVG_C_BACKGROUND, NULL, 0);
+	svg_text(o, 10, 18, SVG_START, 14, SVG_C_INK, title, (size_t)(tl > 0 ? tl : 0));
+	fmt_u64(b3, frames_per_cell);
+	tl = snprintf(title, sizeof(title), "a cell = %s (%s frames), coloured by the state most of "
+	              "its frames are in; %s", b2, b3, source_words(r));
+	svg_text(o, 10, 36, SVG_START, 10, SVG_C_INK, title, (size_t)(tl > 0 ? tl : 0));
+
+	/* The grid, a row at a time, equal neighbours one rectangle. */
+	for (uint64_t row = 0; row < rows; row++) {
+		uint64_t c = 0, first = row * SVG_COLS;
+		uint64_t n = cells - first < SVG_COLS ? cells - first : SVG_COLS;
+		y = SVG_TOP + (double)row * SVG_CELL;
+		if (row % 8 == 0) {
+			size_t l = addr_label(b1, r, first * frames_per_cell);
+			svg_text(o, SVG_LEFT - 4, y + 7, SVG_END, 8, SVG_C_INK, b1, l);
+		}
+		while (c < n) {
+			unsigned s = phys_cell_state(r, (first + c) * per_cell, per_cell);
+			uint64_t e = c + 1;
+			char tip[128];
+			size_t l1, l2;
+			int tn;
+			while (e < n && phys_cell_state(r, (first + e) * per_cell, per_cell) == s)
+				e++;
+			l1 = addr_label(b1, r, (first + c) * frames_per_cell);
+			l2 = addr_label(b2, r, (first + e) * frames_per_cell);
+			tn = snprintf(tip, sizeof(tip), "%.*s-%.*s %s", (int)l1, b1, (int)l2, b2,
+			              pmaps_phys_state_key(s));
+			svg_rect(o, SVG_LEFT + (double)c * SVG_CELL, y, (double)(e - c) * SVG_CELL,
+			         SVG_CELL, phys_styles[s].svg, tip, (size_t)(tn > 0 ? tn : 0));
+			c = e;
+		}
+		out_record(o);
+	}
+
+	/* The legend: the states present, with their sizes, in two columns. */
+	y = SVG_TOP + grid_h + 24;
+	for (unsigned i = 0; i < nshown; i++) {
+		unsigned s = shown[i];
+		double x = 10 + (i % 2) * (width / 2), yy = y + (i / 2) * SVG_LEGEND_ROW;
+		char pct[24], line[160];
+		int n;
+		fmt_human(b1, pmaps_phys_bytes(r, r->state[s]));
+		fmt_percent(pct, r->state[s], r->pages);
+		n = snprintf(line, sizeof(line), "%s %s (%s): %s", pmaps_phys_state_key(s), b1, pct,
+		             phys_styles[s].what);
+		svg_rect(o, x - 1, yy - 10, 12, 12, "#999999", NULL, 0); /* a frame: free is near white */
+		svg_rect(o, x, yy - 9, 10, 10, phys_styles[s].svg, NULL, 0);
+		svg_text(o, x + 14, yy, SVG_START, 10, SVG_C_INK, line, (size_t)(n > 0 ? n : 0));
+	}
+	svg_end(o);
+}
+
+/* The one line a failed open or read is. */
+static int phys_fail(const char *root, const char *msg, int err)
+{
+	/* The library names a proc root it cannot open itself. */
+	if (root && !(msg && strncmp(msg, "proc root ", 10) == 0))
+		die_msg("phys: %s (proc root %s)", msg && msg[0] ? msg : pmaps_strerror(err), root);
+	else
+		die_msg("phys: %s", msg && msg[0] ? msg : pmaps_strerror(err));
+	return EXIT_FAIL;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int cmd_phys(int argc, char **argv)
+{
+	static const char shortopts[] = "+ji:h";
+	static const struct option longopts[] = {
+		{"summary", no_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'j'},
+		{"svg", required_argument, NULL, 'G'},
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'c'},
+		{"block-size", required_argument, NULL, 'B'},
+		{"threads", required_argument, NULL, 'T'},
+		{"proc-root", required_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct pmaps_phys_opts po = {sizeof(po), PMAPS_PHYS_MAPCOUNT, 0, 0, 0, NULL};
+	const char *root = NULL, *svg_path = NULL;
+	uint64_t interval_ns = 1000000000u, count = 1, block_bytes = 0;
+	int summary = 0, json = 0, count_given = 0, ch, rc = EXIT_OK, svg_open = 0, err;
+	struct outfile svg_out;
+	char omsg[512] = "";
+	struct pmaps_phys *p = NULL;
+	const struct pmaps_phys_result *r;
+	char msg[512] = "", obuf[OUT_FD_BUFSIZE];
+	struct out o;
+	long ps = sysconf(_SC_PAGESIZE), cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t threads = cpus >= 2 ? 2 : 1;
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'S': summary = 1; break;
+		case 'j': json = 1; break;
+		case 'G': svg_path = optarg; break;
+		case 'i':
+			/* At most a day: the live view's wait is an int of milliseconds. */
+			if (parse_interval(optarg, &interval_ns) < 0 || interval_ns < 10000000u ||
+			    interval_ns > 86400000000000u) {
+				die_msg("--interval takes a time from 10ms to 1 day (86400s), as 1, 0.5, "
+				        "500ms or 2s, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			if (parse_count(optarg, 1000000000u, &count) < 0) {
+				die_msg("--count takes a number of readings (0: until interrupted), not '%s'",
+				        optarg);
+				return EXIT_USAGE;
+			}
+			count_given = 1;
+			break;
+		case 'B':
+			if (parse_size(optarg, &block_bytes) < 0 || ps <= 0 || block_bytes == 0 ||
+			    block_bytes % (uint64_t)ps || block_bytes / (uint64_t)ps >= (1ull << 32)) {
+				die_msg("--block-size takes a size that is a multiple of the page size "
+				        "(%ld), below 2^32 pages, as 2M or 1G, not '%s'", ps, optarg);
+				return EXIT_USAGE;
+			}
+			po.block_pages = block_bytes / (uint64_t)ps;
+			break;
+		case 'T':
+			if (parse_count(optarg, 16, &threads) < 0 || threads == 0) {
+				die_msg("--threads takes a number from 1 to 16, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'R': root = optarg; break;
+		case 'h': return print_usage(phys_usage);
+		default: return option_error("phys", argv, shortopts, longopts);
+		}
+	}
+	if (optind != argc) {
+		die_msg("phys takes no arguments, not '%s' (see pmaps phys --help)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (summary && json) {
+		die_msg("--summary (the table) and --json do not go together: choose one");
+		return EXIT_USAGE;
+	}
+	if (svg_path && count_given && count != 1) {
+		die_msg("--svg pictures one reading: --count does not go with it");
+		return EXIT_USAGE;
+	}
+	if (svg_path && !svg_path[0]) {
+		die_msg("--svg takes a file name, not ''");
+		return EXIT_USAGE;
+	}
+	/*
+	 * The picture's file first: a path that cannot be written fails before
+	 * any reading; what is at the path stays untouched until the picture is
+	 * whole (outfile.h).
+	 */
+	if (svg_path) {
+		if (strcmp(svg_path, "-") == 0 && (summary || json)) {
+			die_msg("--svg - (standard output) does not go with --summary or --json: "
+			        "they write there too");
+			return EXIT_USAGE;
+		}
+		if ((err = outfile_open(&svg_out, svg_path, omsg, sizeof(omsg))) < 0) {
+			die_msg("phys: --svg %s: %s", svg_path, omsg[0] ? omsg : strerror(-err));
+			return EXIT_FAIL;
+		}
+		svg_open = 1;
+	}
+	/*
+	 * kpagecount (mapped, shared) doubles a reading's time: for the counts
+	 * (table, JSON) only, never for a picture alone or the live view.
+	 */
+	if (!summary && !json && (svg_path || (!count_given && isatty(STDOUT_FILENO) &&
+	                                       isatty(STDIN_FILENO))))
+		po.flags &= ~(uint32_t)PMAPS_PHYS_MAPCOUNT;
+	po.cancel = &phys_tui_cancel; /* set only by the live view's q and signals */
+	po.threads = (uint32_t)threads;
+	if ((err = pmaps_phys_open(&p, root, &po, msg, sizeof(msg))) < 0) {
+		rc = phys_fail(root, msg, err);
+		goto out;
+	}
+	/* The live picture, for a person at a terminal who asked for nothing else. */
+	if (!svg_path && !summary && !json && !count_given && isatty(STDOUT_FILENO) &&
+	    isatty(STDIN_FILENO)) {
+		const char *nc = getenv("NO_COLOR");
+		rc = phys_tui_run(p, root, interval_ns, !(nc && nc[0]));
+		goto out;
+	}
+	if (svg_path) {
+		struct out so;
+		char sbuf[OUT_FD_BUFSIZE];
+		if ((err = pmaps_phys_read(p, &r)) < 0) {
+			rc = phys_fail(root, pmaps_phys_errmsg(p), err);
+			goto out;
+		}
+		if ((err = outfile_begin(&svg_out, omsg, sizeof(omsg))) < 0) {
+			die_msg("phys: --svg %s: %s", svg_path, omsg[0] ? omsg : strerror(-err));
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		out_fd(&so, svg_out.fd, sbuf, sizeof(sbuf));
+		write_svg(&so, r);
+		out_flush(&so);
+		if (so.err) {
+			die_msg("phys: --svg %s: %s", svg_path, strerror(so.err));
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		if ((err = outfile_commit(&svg_out, omsg, sizeof(omsg))) < 0) {
+			die_msg("phys: --svg %s: %s", svg_path, omsg[0] ? omsg : strerror(-err));
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		svg_open = 0;
+		if (!summary && !json)
+			goto out;
+		out_fd(&o, STDOUT_FILENO, obuf, sizeof(obuf));
+		if (json)
+			write_json(&o, r);
+		else
+			write_table(&o, r);
+		rc = finish_output(&o, EXIT_OK);
+		goto out;
+	}
+	out_fd(&o, STDOUT_FILENO, obuf, sizeof(obuf));
+	for (uint64_t i = 0; count == 0 || i < count; i++) {
+		uint64_t t0 = 0;
+		if (i) {
+			t0 = r->read_ns;
+			sleep_ns(interval_ns > t0 ? interval_ns - t0 : 0);
+		}
+		if ((err = pmaps_phys_read(p, &r)) < 0) {
+			out_flush(&o);
+			rc = phys_fail(root, pmaps_phys_errmsg(p), err);
+			goto out;
+		}
+		if (json) {
+			write_json(&o, r);
+		} else {
+			if (i)
+				out_ch(&o, '\n');
+			write_table(&o, r);
+		}
+		out_flush(&o);
+		if (o.err)
+			break;
+	}
+	rc = finish_output(&o, EXIT_OK);
+out:
+	if (svg_open)
+		outfile_abort(&svg_out);
+	pmaps_phys_close(p);
+	return rc;
+}
