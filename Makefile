@@ -74,6 +74,7 @@ bench: deps
 	pt=$$(bench/page-types.sh) || pt=; ./build/release/pmaps-bench-pages $${pt:+--page-types $$pt}
 	./build/release/pmaps-bench-fast
 	./build/release/pmaps-bench-top
+	./build/release/pmaps-bench-watch
 	./build/release/pmaps-bench-stall
 	./build/release/pmaps-bench-phys
 

@@ -21,6 +21,9 @@ static const char usage[] =
 	"                     profile shows less\n"
 	"  top                every process by what its memory costs: USS, PSS, RSS,\n"
 	"                     swap; live on a terminal, a snapshot otherwise\n"
+	"  watch PID          the breakdown over time: a line per sample, the peak,\n"
+	"                     page-level changes, an SVG timeline\n"
+	"  run -- CMD ARGS    start CMD and watch it until it exits\n"
 	"  phys               the machine's physical memory by page state (root)\n"
 	"  demo               start a built-in workload and show where its memory is\n"
 	"  help [CMD]         show help for pmaps or for a command\n"
@@ -86,6 +89,10 @@ int main(int argc, char **argv)
 		return cmd_demo(argc, argv);
 	if (strcmp(cmd, "top") == 0)
 		return cmd_top(argc, argv);
+	if (strcmp(cmd, "watch") == 0)
+		return cmd_watch(argc, argv);
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc, argv);
 	if (strcmp(cmd, "phys") == 0)
 		return cmd_phys(argc, argv);
 	die_msg("unknown command '%s' (see pmaps --help)", cmd);

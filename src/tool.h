@@ -91,6 +91,8 @@ int cmd_pages(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_phys(int argc, char **argv);
 /* Explains T to standard output in FMT; returns an exit code. */
 int explain_report(const struct target *t, enum fmt fmt, unsigned options, int verbose);

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_watch.c - `pmaps watch PID` and `pmaps run -- CMD ARGS`: the explain
+ * breakdown of one process over time. Options and the two commands' set-up
+ * here; the sampling loop, the lines, the JSON Lines and the summary in
+ * watch.c (struct watch, watch_loop()).
+ *
+ * run starts CMD the way a shell does (fork, then execvp() in the child):
+ * its standard streams and the terminal are CMD's, pmaps ignores SIGINT and
+ * SIGQUIT while it runs (as time(1) does) and passes SIGTERM and SIGHUP on,
+ * and exits with CMD's status (128 + the signal that killed it). A pipe
+ * closed on exec tells pmaps that CMD runs, so the first sample is never of
+ * pmaps's own forked copy; an exec that fails comes back on it as the
+ * errno: 127 for a command not found, 126 for one found but not executable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tool.h"
+#include "watch_loop.h"
+
+static const char watch_usage[] =
+	"Usage: pmaps watch [OPTIONS] PID\n"
+	"\n"
+	"Sample where the memory of process PID is, every --interval, until it exits\n"
+	"(or --count, --duration, Ctrl-C): a line per sample with the RSS, the\n"
+	"explain categories (heap, anon, stacks, file, shmem, other), LazyFree and\n"
+	"swap, and what changed since the sample before; at the end a summary: the\n"
+	"peak RSS and when, each category first / at the peak / last, the mappings\n"
+	"that grew most, the categories that kept growing, and how well the samples\n"
+	"kept time.\n"
+	"\n"
+	"Options:\n"
+	"  -i, --interval T       time between samples: seconds (0.5) or with a unit\n"
+	"                         (50ms, 2s, 1m); default 1s, at least 10ms\n"
+	"  -n, --count N          stop after N samples\n"
+	"  -d, --duration T       stop after T (as --interval)\n"
+	"      --source SOURCE    the breakdown from smaps, pages or auto (the default;\n"
+	"                         see Sources)\n"
+	"      --pages            also the pages that became resident or went away\n"
+	"                         since the sample before, as ranges in their mappings\n"
+	"      --children         also PID's descendants (children and theirs): their\n"
+	"                         count and RSS summed per sample, each in the summary\n"
+	"      --svg FILE         write a timeline of the samples to FILE (SVG)\n"
+	"      --jsonl            JSON Lines: an object per sample, then the summary\n"
+	"  -b, --bytes            sizes in bytes instead of K/M/G\n"
+	"      --proc-root DIR    read DIR/PID instead of /proc/PID\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Sources: a sample reads the whole breakdown (explain) from smaps or from\n"
+	"the page tables (pages: bounded PAGEMAP_SCAN steps with pauses); auto takes\n"
+	"smaps unless a read of it would hold the process's mmap_lock over 2 ms\n"
+	"(pmaps_cost_estimate()), then pages. Breakdowns take at most a quarter\n"
+	"of the time, and one that takes over half the interval is read by a thread\n"
+	"of its own: the samples between two breakdowns read /proc/PID/status\n"
+	"alone (RSS, its anon/file/shmem parts, swap), source \"status\".\n"
+	"\n"
+	"A process that exits ends the watch with the summary (exit status 0); one\n"
+	"that exec's is followed, with a line saying so.\n"
+	"\n"
+	"Descendants (--children): found at each sample by following the parent\n"
+	"links of the process list; one whose parent exits is re-parented (to init\n"
+	"or a subreaper) and is no descendant from then on. Each is read from its\n"
+	"status (VmRSS, RssAnon, RssFile, RssShmem, VmSwap); at most 256 at once,\n"
+	"more are counted as untracked. The summary's peak of the process and its\n"
+	"descendants is the largest sum of one sample, not a sum of their VmHWMs;\n"
+	"descendants alive when the watch ends are listed as running.\n"
+	"\n"
+	"Exit status: 0 on success, 1 when the process cannot be read or the output\n"
+	"or the SVG cannot be written, 2 on a usage error.\n";
+
+static const char run_usage[] =
+	"Usage: pmaps run [OPTIONS] [--] CMD [ARGS...]\n"
+	"\n"
+	"Start CMD (found in PATH as a shell finds it) and watch it as pmaps watch\n"
+	"does until it exits; then the summary, like time -v but with where the\n"
+	"memory was at its peak. CMD keeps the terminal and standard input, output\n"
+	"and error; pmaps writes its lines and summary to standard error (or\n"
+	"--output). Ctrl-C reaches CMD, which decides; pmaps waits for it.\n"
+	"\n"
+	"Options:\n"
+	"  -i, --interval T       time between samples: seconds (0.5) or with a unit\n"
+	"                         (50ms, 2s, 1m); default 1s, at least 10ms\n"
+	"  -n, --count N          stop sampling after N samples (CMD runs on)\n"
+	"  -d, --duration T       stop sampling after T (as --interval)\n"
+	"      --source SOURCE    smaps, pages or auto (the default; see pmaps watch)\n"
+	"      --pages            also the pages that became resident or went away\n"
+	"      --children         also CMD's descendants (children and theirs): their\n"
+	"                         count and RSS summed per sample, each in the summary\n"
+	"      --svg FILE         write a timeline of the samples to FILE (SVG)\n"
+	"      --jsonl            JSON Lines: an object per sample, then the summary\n"
+	"  -o, --output FILE      the lines and the summary to FILE, not standard error\n"
+	"  -q, --quiet            no line per sample: the summary only\n"
+	"  -b, --bytes            sizes in bytes instead of K/M/G\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"With --children, the watch ends when CMD exits: descendants still alive\n"
+	"then are listed as running (see pmaps watch --help).\n"
+	"\n"
+	"Exit status: CMD's; 128 + N when signal N killed it (the summary says\n"
+	"which); 127 when CMD was not found, 126 when it cannot be executed; 1 when\n"
+	"pmaps failed (the SVG or --output cannot be written: before CMD starts);\n"
+	"2 on a usage error.\n";
+
+/* A decimal number ("2", "0.25") times UNIT nanoseconds into *NS; -1 when it is none or too large. */
+static int parse_decimal_ns(const char *s, size_t len, uint64_t unit, uint64_t *ns)
+{
+	uint64_t whole = 0, frac = 0, scale = 1;
+	int digits = 0;
+	size_t i = 0;
+
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (scale < 1000000000u) { /* beyond a nanosecond, digits change nothing */
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+				scale *= 10;
+			}
+		}
+	}
+	if (i != len || !digits || (whole && unit > UINT64_MAX / whole))
+		return -1;
+	frac = frac * unit / scale; /* FRAC < SCALE <= 10^9, UNIT <= 3.6e12: fits */
+	if (frac > UINT64_MAX - whole * unit)
+		return -1;
+	*ns = whole * unit + frac;
+	return 0;
+}
+
+/* A time: seconds, or a number with a unit ms, s, m or h. Returns 0, or -1. */
+int watch_parse_time(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *u;
+		uint64_t ns;
+	} units[] = {{"ms", 1000000u}, {"s", 1000000000u}, {"m", 60000000000u},
+	             {"h", 3600000000000u}};
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t k = strlen(units[i].u);
+		if (n > k && strcmp(s + n - k, units[i].u) == 0 &&
+		    !(k == 1 && s[n - 2] == 'm')) /* "5ms" is not 5 m and an s */
+			return parse_decimal_ns(s, n - k, units[i].ns, ns);
+	}
+	return parse_decimal_ns(s, n, 1000000000u, ns);
+}
+
+/* A count: decimal digits, 1 to 2^32. Returns 0, or -1. */
+static int parse_count(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > (1ull << 32))
+			return -1;
+	}
+	if (v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The options watch and run share; RUN: run's. Returns 0, or an exit code. */
+static int common_option(struct watch_opts *o, int ch, const char *cmd)
+{
+	uint64_t ns;
+
+	switch (ch) {
+	case 'i':
+		if (watch_parse_time(optarg, &ns) < 0) {
+			die_msg("--interval takes seconds (0.5) or a time with a unit (50ms, 2s), not '%s'",
+			        optarg);
+			return EXIT_USAGE;
+		}
+		if (ns < WATCH_MIN_INTERVAL_NS) {
+			die_msg("--interval: %s is below the shortest, 10ms", optarg);
+			return EXIT_USAGE;
+		}
+		if (ns > WATCH_MAX_INTERVAL_NS) {
+			die_msg("--interval: %s is above the longest, 24h", optarg);
+			return EXIT_USAGE;
+		}
+		o->interval_ns = ns;
+		return 0;
+	case 'n':
+		if (parse_count(optarg, &o->count) < 0) {
+			die_msg("--count takes a number of samples from 1, not '%s'", optarg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'd':
+		if (watch_parse_time(optarg, &ns) < 0 || ns == 0 || ns > (uint64_t)1e18) {
+			die_msg("--duration takes a time above 0 (30, 10s, 5m), not '%s'", optarg);
+			return EXIT_USAGE;
+		}
+		o->duration_ns = ns;
+		return 0;
+	case 'S': {
+		int s = strcmp(optarg, "auto") == 0 ? PMAPS_SRC_AUTO
+		        : pmaps_source_lookup(optarg, strlen(optarg));
+		if (s != PMAPS_SRC_AUTO && s != PMAPS_SRC_PAGES && s != PMAPS_SRC_SMAPS) {
+			die_msg("--source takes smaps, pages or auto, not '%s'", optarg);
+			return EXIT_USAGE;
+		}
+		o->source = s;
+		return 0;
+	}
+	case 'P': o->pages = 1; return 0;
+	case 'C': o->children = 1; return 0;
+	case 'V':
+		if (o->svg) {
+			die_msg("--svg given twice: it takes one file");
+			return EXIT_USAGE;
+		}
+		/* Standard output has the samples (watch) or the command's output (run). */
+		if (!*optarg || strcmp(optarg, "-") == 0) {
+			die_msg("--svg needs a file name (standard output has %s)",
+			        strcmp(cmd, "run") == 0 ? "the command's output" : "the samples");
+			return EXIT_USAGE;
+		}
+		o->svg = optarg;
+		return 0;
+	case 'L':
+		if (set_format(&o->fmt, ch) < 0)
+			return EXIT_USAGE;
+		return 0;
+	case 'b': o->human = 0; return 0;
+	default:
+		(void)cmd;
+		return -1;
+	}
+}
+
+static void opts_init(struct watch_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval_ns = 1000000000u;
+	o->source = PMAPS_SRC_AUTO;
+	o->fmt = FMT_TABLE;
+	o->human = 1;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'n'},
+		{"duration", required_argument, NULL, 'd'},
+		{"source", required_argument, NULL, 'S'},
+		{"pages", no_argument, NULL, 'P'},
+		{"children", no_argument, NULL, 'C'},
+		{"svg", required_argument, NULL, 'V'},
+		{"jsonl", no_argument, NULL, 'L'},
+		{"bytes", no_argument, NULL, 'b'},
+		{"proc-root", required_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const char shortopts[] = "i:n:d:bh";
+	struct watch_opts o;
+	int ch, rc;
+
+	opts_init(&o);
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (ch == 'h')
+			return print_usage(watch_usage);
+		if (ch == 'R') {
+			o.t.root = optarg;
+			continue;
+		}
+		rc = common_option(&o, ch, "watch");
+		if (rc < 0)
+			return option_error("watch", argv, shortopts, longopts);
+		if (rc)
+			return rc;
+	}
+	if (optind + 1 != argc) {
+		die_msg(optind == argc ? "which process? (pmaps watch PID; see --help)"
+		                       : "one PID only (see pmaps watch --help)");
+		return EXIT_USAGE;
+	}
+	o.t.pid = argv[optind];
+	return watch_pid(&o);
+}
+
+/* ---- run ---- */
+
+static volatile sig_atomic_t run_child; /* the pid SIGTERM and SIGHUP go on to */
+
+static void pass_on(int sig)
+{
+	if (run_child > 0)
+		kill((pid_t)run_child, sig);
+}
+
+/*
+ * The child: default signal dispositions (an ignored one would survive the
+ * exec), then CMD. An exec that fails writes its errno to FD (closed on a
+ * successful exec) and exits 127.
+ */
+__attribute__((noreturn)) static void child_exec(char **argv, int fd)
+{
+	static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
+	sigset_t none;
+	int e;
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvp(argv[0], argv);
+	e = errno;
+	if (write(fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* The sink run writes to: --output, or standard error. Returns the fd, or -1 with the message. */
+static int run_sink(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return STDERR_FILENO;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0)
+		die_msg("--output '%s': %s", path, strerror(errno));
+	return fd;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"interval", required_argument, NULL, 'i'},
+		{"count", required_argument, NULL, 'n'},
+		{"duration", required_argument, NULL, 'd'},
+		{"source", required_argument, NULL, 'S'},
+		{"pages", no_argument, NULL, 'P'},
+		{"children", no_argument, NULL, 'C'},
+		{"svg", required_argument, NULL, 'V'},
+		{"jsonl", no_argument, NULL, 'L'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"bytes", no_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	/* '+': the options end at CMD, whose own options are its. */
+	static const char shortopts[] = "+i:n:d:o:qbh";
+	struct sigaction sa, old_int, old_quit, old_term, old_hup;
+	struct watch_opts o;
+	const char *output = NULL;
+	int ch, rc, pfd[2], e = 0, fd;
+	ssize_t got;
+	pid_t pid;
+
+	opts_init(&o);
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (ch == 'h')
+			return print_usage(run_usage);
+		if (ch == 'o') {
+			output = optarg;
+			continue;
+		}
+		if (ch == 'q') {
+			o.quiet = 1;
+			continue;
+		}
+		rc = common_option(&o, ch, "run");
+		if (rc < 0)
+			return option_error("run", argv, shortopts + 1, longopts);
+		if (rc)
+			return rc;
+	}
+	if (optind == argc) {
+		die_msg("which command? (pmaps run [OPTIONS] -- CMD [ARGS...]; see --help)");
+		return EXIT_USAGE;
+	}
+	o.run = 1;
+	o.cmd = argv[optind];
+	/* What can fail before CMD starts, fails before it starts. */
+	fd = run_sink(output);
+	if (fd < 0)
+		return EXIT_FAIL;
+	o.out_fd = fd;
+	rc = watch_prepare(&o);
+	if (rc != 0) {
+		if (fd != STDERR_FILENO)
+			close(fd);
+		return rc;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		die_msg("run: pipe: %s", strerror(errno));
+		watch_unprepare(&o);
+		return EXIT_FAIL;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		die_msg("run: fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		watch_unprepare(&o);
+		return EXIT_FAIL;
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		child_exec(argv + optind, pfd[1]);
+	}
+	close(pfd[1]);
+	/* As time(1): the terminal's Ctrl-C and Ctrl-\ are CMD's to take. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGQUIT, &sa, &old_quit);
+	run_child = pid;
+	sa.sa_handler = pass_on;
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	do
+		got = read(pfd[0], &e, sizeof(e));
+	while (got < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (got == (ssize_t)sizeof(e)) {
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		watch_unprepare(&o);
+		if (fd != STDERR_FILENO)
+			close(fd);
+		if (e == ENOENT) {
+			die_msg("run: %s: command not found", o.cmd);
+			rc = 127;
+		} else {
+			die_msg("run: %s: %s", o.cmd, strerror(e));
+			rc = 126;
+		}
+	} else {
+		/* CMD runs (the pipe closed on its exec): watch it. */
+		o.child = pid;
+		rc = watch_pid(&o);
+	}
+	run_child = 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	return rc;
+}

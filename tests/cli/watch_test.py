@@ -1,0 +1,795 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""pmaps watch and pmaps run against a workload that steps on command.
+
+    watch_test.py PMAPS WATCH_TARGET LIBCOUNT_MALLOC SANITIZED
+
+The helper (tests/live/watch_target.c) does one step per command and then
+holds still, answering with the kernel's own figures for itself
+(smaps_rollup, status). Each step is checked against a sample taken after
+it, when a report asked for after that sample still agrees (so the figures
+held still across the sample): the sample's rss and lazy_free must equal
+the kernel's exactly, and the categories must move by exactly what the step
+did. Nothing here depends on timing: the test waits for samples, it never
+sleeps for them.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+PMAPS, TARGET, COUNTER, SANITIZED = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+MIB = 1 << 20
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TMP = tempfile.mkdtemp(prefix="pmaps-watch-")
+passed = failed = 0
+
+
+def ok(name, cond, got=None, want=None):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {name}: got {got!r}, want {want!r}", flush=True)
+
+
+def eq(name, got, want):
+    ok(name, got == want, got, want)
+
+
+class Lines:
+    """Lines read from a pipe (or a growing file) by a thread, as they come."""
+
+    def __init__(self, f, follow_file=None):
+        self.lines, self.cv, self.done = [], threading.Condition(), False
+        self.f, self.path = f, follow_file
+        threading.Thread(target=self._pipe if f else self._file, daemon=True).start()
+
+    def _add(self, line):
+        with self.cv:
+            self.lines.append(line)
+            self.cv.notify_all()
+
+    def _pipe(self):
+        for line in self.f:
+            self._add(line.decode("utf-8", "surrogateescape"))
+        with self.cv:
+            self.done = True
+            self.cv.notify_all()
+
+    def _file(self):
+        pos, part = 0, b""
+        while not self.done:
+            try:
+                with open(self.path, "rb") as f:
+                    f.seek(pos)
+                    data = f.read()
+            except FileNotFoundError:
+                data = b""
+            pos += len(data)
+            part += data
+            while b"\n" in part:
+                line, part = part.split(b"\n", 1)
+                self._add(line.decode("utf-8", "surrogateescape") + "\n")
+            time.sleep(0.005)
+
+    def wait(self, n, timeout=20):
+        """The first N lines (fewer if the stream ended)."""
+        end = time.monotonic() + timeout
+        with self.cv:
+            while len(self.lines) < n and not self.done and time.monotonic() < end:
+                self.cv.wait(0.1)
+            return self.lines[:n]
+
+    def count(self):
+        with self.cv:
+            return len(self.lines)
+
+
+class Helper:
+    """The workload, driven through its standard input."""
+
+    def __init__(self, stdin, stdout):
+        self.i, self.o = stdin, stdout
+        ready = self.o.readline().split()
+        assert ready and ready[0] == b"ready", ready
+        self.pid = int(ready[1])
+
+    def cmd(self, c):
+        self.i.write((c + "\n").encode())
+        self.i.flush()
+        w = self.o.readline().decode().split()
+        assert w, f"no answer to {c}"
+        return {w[k]: (int(w[k + 1]) if w[k + 1].isdigit() else w[k + 1])
+                for k in range(0, len(w) - 1, 2)}
+
+
+def cat(sample, name):
+    for c in sample.get("categories", []):
+        if c["category"] == name:
+            return c["rss"]
+    return 0
+
+
+def settled(h, samples, step, tries=60):
+    """Does STEP; returns (the kernel's figures, the first sample after them that
+    agrees with them exactly, taken while they held still), or (figures, None)."""
+    a = h.cmd(step)
+    last = None
+    for _ in range(tries):
+        n = samples.count()
+        got = samples.wait(n + 1)
+        if len(got) <= n:
+            break
+        s = json.loads(got[n])
+        if "summary" in s:
+            break
+        b = h.cmd("report")
+        if (b["rollup_rss"], b["lazy_free"]) != (a["rollup_rss"], a["lazy_free"]):
+            a = b  # the kernel's figures moved: wait for a sample of the new ones
+            continue
+        last = s
+        if s.get("source") != "status" and s["rss"] == a["rollup_rss"] and \
+                s.get("lazy_free") == a["lazy_free"]:
+            s["_line"] = n
+            return a, s
+    print(f"  {step}: no sample matched the kernel's figures {a}; the last: "
+          f"rss {last and last['rss']} lazy_free {last and last.get('lazy_free')}")
+    return a, None
+
+
+def phases(h, samples, tag, pages=False):
+    """The workload's steps, each checked against the sample after it."""
+    data = os.path.join(TMP, f"data-{tag}")
+    res = {}
+    for step in ["report", "grow", "grow", "grow", "free", "dontneed", f"file {data}"]:
+        k, s = settled(h, samples, step)
+        name = step.split()[0]
+        key = name if name not in res else name + "2" if name + "2" not in res else name + "3"
+        res[key] = (k, s)
+        ok(f"{tag}: a sample agrees with the kernel after '{name}'", s is not None, None, k)
+        if s is None:
+            return res
+    base = res["report"][1]
+    g1, g2, g3 = res["grow"][1], res["grow2"][1], res["grow3"][1]
+    fr, dn, fi = res["free"][1], res["dontneed"][1], res["file"][1]
+    for prev, cur, n in [(base, g1, 1), (g1, g2, 2), (g2, g3, 3)]:
+        eq(f"{tag}: grow {n}: the heap rose by 16 MiB", cat(cur, "heap") - cat(prev, "heap"), 16 * MIB)
+    eq(f"{tag}: free: RSS unchanged", fr["rss"], g3["rss"])
+    lazy = fr["lazy_free"] - g3["lazy_free"]
+    # MADV_FREE moves pages onto the lazy-free list through per-CPU batches: up to
+    # 31 pages a CPU may not have moved yet (the sample agreed with the kernel's own).
+    ok(f"{tag}: free: lazy_free rose by 16 MiB (the per-CPU batches aside)",
+       16 * MIB - 31 * os.cpu_count() * PAGE <= lazy <= 16 * MIB, lazy, 16 * MIB)
+    eq(f"{tag}: free: the heap's RSS unchanged", cat(fr, "heap"), cat(g3, "heap"))
+    eq(f"{tag}: dontneed: the heap fell by 16 MiB", cat(g3, "heap") - cat(dn, "heap"), 16 * MIB)
+    eq(f"{tag}: file: file-ro rose by 8 MiB", cat(fi, "file-ro") - cat(dn, "file-ro"), 8 * MIB)
+    if pages:
+        # The page-level diff: what each step made resident or dropped, summed over
+        # the samples from the step before's to this step's, in the mapping it touched.
+        lines = samples.wait(10**6, timeout=0)
+
+        def moved(prev, cur, name):
+            plus = minus = 0
+            for line in lines[prev["_line"] + 1:cur["_line"] + 1]:
+                o = json.loads(line)
+                pg = o.get("pages", {})
+                ok(f"{tag}: pages: every change shown", pg.get("shown") == pg.get("ranges"),
+                   pg.get("shown"), pg.get("ranges"))
+                for c in pg.get("changes", []):
+                    if c["mapping"]["path"] == name:
+                        if c["sign"] > 0:
+                            plus += c["bytes"]
+                        else:
+                            minus += c["bytes"]
+            return plus, minus
+        for prev, cur, n in [(base, g1, 1), (g1, g2, 2), (g2, g3, 3)]:
+            eq(f"{tag}: pages: grow {n}: 16 MiB of [heap] became resident",
+               moved(prev, cur, "[heap]"), (16 * MIB, 0))
+        eq(f"{tag}: pages: free: nothing in [heap] went away (LazyFree is resident)",
+           moved(g3, fr, "[heap]"), (0, 0))
+        eq(f"{tag}: pages: dontneed: 16 MiB of [heap] went away",
+           moved(fr, dn, "[heap]"), (0, 16 * MIB))
+        eq(f"{tag}: pages: file: 8 MiB of the file became resident", moved(dn, fi, data),
+           (8 * MIB, 0))
+    # Deltas are against the breakdown before, so the line of the step carries them.
+    return res
+
+
+def check_summary(tag, summ, res, hwm):
+    peak = max(k["rollup_rss"] for k, _ in res.values())
+    # The peak held for several samples: the watch saw it exactly.
+    eq(f"{tag}: summary peak == the kernel's peak of the steps", summ["peak"]["rss"], peak)
+    # VmHWM comes from the kernel's RSS counters, which are per-CPU counters
+    # read without summing: each CPU may hold up to a batch (max(32, 2 * CPUs)
+    # pages) the total does not show yet. smaps counts the page tables, exactly.
+    ncpu = os.cpu_count()
+    slack = max(32, 2 * ncpu) * ncpu * PAGE
+    ok(f"{tag}: summary peak within a page per sample of the helper's VmHWM",
+       abs(summ["peak"]["rss"] - hwm) <= slack, summ["peak"]["rss"], f"{hwm} +- {slack}")
+    b = summ["breakdown"]
+    heap = [c for c in b["categories"] if c["category"] == "heap"][0]
+    eq(f"{tag}: summary: the heap at the peak minus first", heap["growth"],
+       heap["at_peak"] - heap["first"])
+    ok(f"{tag}: summary: the heap grew 48 MiB first to peak (within the first sample's own)",
+       48 * MIB <= heap["growth"] <= 48 * MIB + 64 * PAGE, heap["growth"], 48 * MIB)
+    eq(f"{tag}: summary: heap last = the breakdown's last", heap["last"], heap["at_peak"] - 16 * MIB)
+    ok(f"{tag}: summary: lazy_free reported", "lazy_free" in b, sorted(b), "lazy_free")
+    top = b["grew_most"]
+    ok(f"{tag}: summary: the heap grew most", top and top[0]["path"] == "[heap]", top[:1], "[heap]")
+    for c in b["categories"]:
+        want = (b["intervals"] >= 5 and c["rises"] * 100 >= b["intervals"] * 80
+                and c["last"] > c["first"])
+        eq(f"{tag}: kept_growing of {c['category']} as defined", "kept_growing" in c, want)
+    ok(f"{tag}: nothing kept growing in a stepped workload",
+       not any("kept_growing" in c for c in b["categories"]), b["categories"], "none")
+
+
+def jsonl_valid(tag, lines):
+    bad = 0
+    for line in lines:
+        try:
+            o = json.loads(line)
+            assert isinstance(o, dict) and "pid" in o
+        except Exception:
+            bad += 1
+    eq(f"{tag}: every line is a JSON object with pid", bad, 0)
+
+
+def test_watch():
+    """pmaps watch PID on the helper: the steps, then its exit ends the watch."""
+    h_proc = subprocess.Popen([TARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    h = Helper(h_proc.stdin, h_proc.stdout)
+    w = subprocess.Popen([PMAPS, "watch", "--jsonl", "-i", "20ms", str(h.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    samples = Lines(w.stdout)
+    res = phases(h, samples, "watch")
+    e = h.cmd("exit 0")
+    h_proc.wait()
+    w.wait(timeout=30)
+    err = w.stderr.read()
+    lines = samples.wait(10**6, timeout=5)
+    eq("watch: exits 0 when the process exits", w.returncode, 0)
+    ok("watch: the last line is the summary", lines and '"summary"' in lines[-1], lines[-2:], "summary")
+    eq("watch: nothing on stderr", err.decode(), "")
+    jsonl_valid("watch", lines)
+    summ = json.loads(lines[-1])["summary"]
+    eq("watch: the summary says it exited", summ["end"], "exited")
+    if len(res) == 7 and all(s for _, s in res.values()):
+        check_summary("watch", summ, res, e["vm_hwm"])
+    # Each sample says its source and its time; t grows.
+    ts = [json.loads(x)["t"] for x in lines[:-1] if '"t":' in x]
+    ok("watch: t increases", all(a < b for a, b in zip(ts, ts[1:])), ts[:5], "increasing")
+
+
+def test_run():
+    """pmaps run: the same steps with CMD's stdin and stdout passed through,
+    the lines to --output, the exit status CMD's."""
+    out = os.path.join(TMP, "run.jsonl")
+    svg = os.path.join(TMP, "run.svg")
+    r = subprocess.Popen([PMAPS, "run", "--jsonl", "--pages", "--svg", svg, "-i", "20ms", "-o", out,
+                          "--", TARGET],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    h = Helper(r.stdin, r.stdout)
+    samples = Lines(None, out)
+    res = phases(h, samples, "run", pages=True)
+    e = h.cmd("exit 3")
+    r.stdin.close()
+    r.wait(timeout=30)
+    err = r.stderr.read().decode()
+    time.sleep(0.05)
+    samples.done = True
+    lines = open(out).read().splitlines()
+    eq("run: exits with CMD's status", r.returncode, 3)
+    eq("run: nothing on stderr (the lines went to --output)", err, "")
+    jsonl_valid("run", lines)
+    summ = json.loads(lines[-1])["summary"]
+    eq("run: the summary's exit code", summ.get("exit"), {"code": 3})
+    eq("run: the summary says it exited", summ["end"], "exited")
+    if len(res) == 7 and all(s for _, s in res.values()):
+        check_summary("run", summ, res, e["vm_hwm"])
+    # The timeline: well-formed XML (xmllint where installed), of the breakdowns.
+    svgtext = open(svg, "rb").read()
+    ok("run --svg: an SVG document", b"<svg" in svgtext and svgtext.rstrip().endswith(b"</svg>"),
+       svgtext[:60], "<svg ...</svg>")
+    if os.path.exists("/usr/bin/xmllint"):
+        x = subprocess.run(["/usr/bin/xmllint", "--noout", svg], capture_output=True)
+        eq("run --svg: xmllint parses it", (x.returncode, x.stderr), (0, b""))
+    # ru_maxrss is the kernel's peak for the child, as time -v shows it.
+    ok("run: ru_maxrss at least the peak seen", summ["ru_maxrss"] >= summ["peak"]["rss"] - 64 * PAGE,
+       summ["ru_maxrss"], summ["peak"]["rss"])
+
+
+def test_kept_growing():
+    """A heap that grows all along kept growing; the definition's numbers say so."""
+    h_proc = subprocess.Popen([TARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    h = Helper(h_proc.stdin, h_proc.stdout)
+    h.i.write(b"ramp\n")
+    h.i.flush()
+    w = subprocess.run([PMAPS, "watch", "--jsonl", "-i", "50ms", "-n", "15", str(h.pid)],
+                       capture_output=True, timeout=60)
+    h.i.write(b"exit 0\n")
+    h.i.flush()
+    h.o.readline()
+    h.o.readline()
+    h_proc.wait()
+    eq("kept growing: exit 0 after --count", w.returncode, 0)
+    lines = w.stdout.decode().splitlines()
+    summ = json.loads(lines[-1])["summary"]
+    eq("kept growing: the summary says --count ended it", summ["end"], "count")
+    eq("kept growing: 15 samples", summ["samples"], 15)
+    b = summ["breakdown"]
+    heap = [c for c in b["categories"] if c["category"] == "heap"][0]
+    ok("kept growing: the heap kept growing", "kept_growing" in heap, heap, "kept_growing")
+    ok("kept growing: it rose in >= 80% of the intervals",
+       heap["rises"] * 100 >= b["intervals"] * 80, heap["rises"], b["intervals"])
+    table = subprocess.run([PMAPS, "watch", "-i", "20ms", "-n", "2", "self"], capture_output=True)
+    eq("watch self: exit 0", table.returncode, 0)
+    # --duration: the ticks at 0, 50, ..., 300 ms: 7, each taken or counted missed.
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        d = subprocess.run([PMAPS, "watch", "--jsonl", "-i", "50ms", "-d", "0.3s", str(sleeper.pid)],
+                           capture_output=True, timeout=30)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    summ = json.loads(d.stdout.decode().splitlines()[-1])["summary"]
+    eq("--duration 0.3s at 50ms: 7 ticks", (d.returncode, summ["end"], summ["samples"] + summ["missed"]),
+       (0, "duration", 7))
+
+
+def test_exit_codes():
+    def run(args, **kw):
+        return subprocess.run([PMAPS, "run", "-q", "-i", "10ms", "--"] + args,
+                              capture_output=True, timeout=60, **kw)
+
+    r = run(["true"])
+    eq("run true: 0", r.returncode, 0)
+    r = run(["sh", "-c", "exit 3"])
+    eq("run exit 3: 3", r.returncode, 3)
+    r = run(["sh", "-c", "kill -KILL $$"])
+    eq("run killed by SIGKILL: 137", r.returncode, 137)
+    ok("run SIGKILL: the message names it", b"killed by signal 9 (Killed)" in r.stderr, r.stderr,
+       "killed by signal 9")
+    r = run(["sh", "-c", "kill -TERM $$"])
+    eq("run killed by SIGTERM: 143", r.returncode, 143)
+    r = run(["/nonexistent/pmaps-no-such-command"])
+    eq("run: a missing command: 127", r.returncode, 127)
+    ok("run: missing: one line", r.stderr.count(b"\n") == 1 and b"not found" in r.stderr,
+       r.stderr, "one line, not found")
+    r = run(["pmaps-no-such-command-in-path"])
+    eq("run: a command not in PATH: 127", r.returncode, 127)
+    notexec = os.path.join(TMP, "notexec")
+    open(notexec, "w").write("#!/bin/sh\nexit 0\n")
+    os.chmod(notexec, 0o644)
+    r = run([notexec])
+    eq("run: found but not executable: 126", r.returncode, 126)
+    r = subprocess.run([PMAPS, "run"], capture_output=True)
+    eq("run without CMD: 2", r.returncode, 2)
+    r = subprocess.run([PMAPS, "run", "-q", "--jsonl", "-i", "10ms", "--", "sleep", "0.1"],
+                       capture_output=True)
+    lines = r.stderr.decode().splitlines()
+    eq("run -q --jsonl: the summary alone, on stderr", (r.returncode, len(lines),
+       "summary" in json.loads(lines[-1])), (0, 1, True))
+    # stdin and stdout are CMD's
+    r = subprocess.run([PMAPS, "run", "-q", "--", "cat"], input=b"through\n", capture_output=True)
+    eq("run: stdin and stdout pass through", (r.returncode, r.stdout), (0, b"through\n"))
+    # SIGTERM to pmaps goes on to CMD, whose death is the status
+    p = subprocess.Popen([PMAPS, "run", "-q", "-i", "20ms", "--", "sleep", "30"],
+                         stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=10)
+    eq("run: SIGTERM passed on: 143", p.returncode, 143)
+    # a command that exec's is followed
+    out = os.path.join(TMP, "exec.jsonl")
+    r = subprocess.run([PMAPS, "run", "--jsonl", "-i", "20ms", "-o", out, "--", "sh", "-c",
+                        "sleep 0.2; exec sleep 0.3"], capture_output=True, timeout=30)
+    summ = json.loads(open(out).read().splitlines()[-1])["summary"]
+    eq("run: a command that exec's: 0", r.returncode, 0)
+    eq("run: the exec counted", summ["execs"], 1)
+    eq("run: watched to the end", summ["end"], "exited")
+
+
+def test_bad_input():
+    def pm(args):
+        return subprocess.run([PMAPS] + args, capture_output=True, timeout=60)
+
+    for args, what in [(["watch"], "no pid"), (["watch", "1", "2"], "two pids"),
+                       (["watch", "-i", "5ms", "1"], "interval below 10ms"),
+                       (["watch", "-i", "abc", "1"], "interval not a time"),
+                       (["watch", "-n", "0", "1"], "count 0"),
+                       (["watch", "--source", "rollup", "1"], "source rollup"),
+                       (["watch", "--frob", "1"], "unknown option"),
+                       (["watch", "notapid"], "not a pid"),
+                       (["watch", "--svg", "-", "1"], "svg to standard output"),
+                       (["run", "--svg", "-", "--", "true"], "run: svg to standard output")]:
+        r = pm(args)
+        eq(f"usage: {what}: exit 2", r.returncode, 2)
+        eq(f"usage: {what}: one line on stderr", r.stderr.count(b"\n"), 1)
+        eq(f"usage: {what}: nothing on stdout", r.stdout, b"")
+    r = pm(["watch", "-n", "1", "999999999"])
+    eq("no such process: exit 1", r.returncode, 1)
+    # pid 2 is kthreadd: nothing to watch, said, as explain says it, exit 0
+    if open("/proc/2/stat").read().startswith("2 (kthreadd)"):
+        r = pm(["watch", "-n", "2", "-i", "10ms", "2"])
+        eq("kernel thread: exit 0, the note, no line", (r.returncode, r.stdout,
+           b"kernel thread" in r.stderr), (0, b"", True))
+    if os.geteuid() == 0:
+        # Status is anyone's to read; the breakdown needs ptrace access: the watch
+        # fails with the summary of what it read, the message, exit 1.
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            PMAPS, "watch", "--jsonl", "-n", "3", "-i", "10ms", "1"],
+                           capture_output=True, timeout=60)
+        lines = r.stdout.decode().splitlines()
+        eq("denied breakdown: exit 1, one line on stderr", (r.returncode, r.stderr.count(b"\n")),
+           (1, 1))
+        ok("denied breakdown: it names the privilege", b"CAP_SYS_PTRACE" in r.stderr, r.stderr,
+           "CAP_SYS_PTRACE")
+        ok("denied breakdown: the summary says failed, the last line the error",
+           len(lines) >= 2 and json.loads(lines[-2])["summary"]["end"] == "failed" and
+           "error" in json.loads(lines[-1]), lines[-2:], "summary, error")
+    # An unwritable --svg fails before the first sample: no line written.
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        r = pm(["watch", "--svg", "/nonexistent-dir/x.svg", "-n", "3", str(sleeper.pid)])
+        eq("unwritable --svg: exit 1", r.returncode, 1)
+        eq("unwritable --svg: no sample written", r.stdout, b"")
+        ok("unwritable --svg: says so", b"--svg" in r.stderr, r.stderr, "--svg")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    marker = os.path.join(TMP, "started")
+    r = pm(["run", "--svg", "/nonexistent-dir/x.svg", "--", "touch", marker])
+    eq("run, unwritable --svg: exit 1", r.returncode, 1)
+    ok("run, unwritable --svg: CMD never started", not os.path.exists(marker), "started", "not")
+    # SIGINT ends a watch with the summary and 0
+    sleeper = subprocess.Popen(["sleep", "30"])
+    w = subprocess.Popen([PMAPS, "watch", "--jsonl", "-i", "20ms", str(sleeper.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    w.send_signal(signal.SIGINT)
+    out, err = w.communicate(timeout=10)
+    sleeper.kill()
+    sleeper.wait()
+    eq("SIGINT: exit 0", w.returncode, 0)
+    eq("SIGINT: the summary says interrupted",
+       json.loads(out.decode().splitlines()[-1])["summary"]["end"], "interrupted")
+
+
+def test_hostile_name():
+    """A file name the target chose (escape sequences, a bell, bytes that are no
+    UTF-8) reaches the terminal escaped and JSON as valid UTF-8 with its bytes."""
+    name = os.path.join(TMP.encode(), b"evil\x1b[31mred\x07\tx\xff.dat")
+    for fmt in ([], ["--jsonl"]):
+        h_proc = subprocess.Popen([TARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        h = Helper(h_proc.stdin, h_proc.stdout)
+        w = subprocess.Popen([PMAPS, "watch", "--pages", "-i", "20ms", str(h.pid)] + fmt,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        samples = Lines(w.stdout)
+        # A breakdown before the step, so that the mapping is new at the peak.
+        n = 1
+        while not any("smaps" in x for x in samples.wait(n)[3:]) and n < 500:
+            n += 1
+        h.i.write(b"file " + name + b"\n")
+        h.i.flush()
+        h.o.readline()
+        # The step seen: its pages' line (table) or object (JSON) names the file.
+        n = samples.count()
+        while not any("evil" in x for x in samples.wait(n)) and n < 2000:
+            n += 1
+        samples.wait(n + 2)
+        h.cmd("exit 0")
+        h_proc.wait()
+        w.wait(timeout=30)
+        out = "".join(samples.wait(10**6, timeout=5)).encode("utf-8", "surrogateescape")
+        tag = "hostile name, " + ("jsonl" if fmt else "table")
+        eq(f"{tag}: exit 0", w.returncode, 0)
+        ok(f"{tag}: no raw ESC, BEL or 0xff reaches the output",
+           not any(c in out for c in (b"\x1b", b"\x07", b"\xff")), out[-300:], "escaped")
+        if not fmt:
+            ok(f"{tag}: the name shown escaped", b"evil\\x1b[31mred\\x07\\tx\\xff.dat" in out,
+               out[-400:], "evil\\x1b[31mred\\x07\\tx\\xff.dat")
+        else:
+            found = []
+            for line in out.decode("utf-8").splitlines():
+                o = json.loads(line)
+                for c in o.get("pages", {}).get("changes", []):
+                    if "path_hex" in c["mapping"]:
+                        found.append(bytes.fromhex(c["mapping"]["path_hex"]))
+                for g in o.get("summary", {}).get("breakdown", {}).get("grew_most", []):
+                    if "path_hex" in g:
+                        found.append(bytes.fromhex(g["path_hex"]))
+            ok(f"{tag}: the exact bytes in path_hex (pages and grew_most)",
+               found.count(name) >= 2, found, name)
+
+
+def test_terminal():
+    """On a terminal (tmux): Ctrl-C goes to CMD, which dies of it; pmaps, which
+    ignores it, writes the summary and exits 128 + 2."""
+    if not os.path.exists("/usr/bin/tmux"):
+        print("SKIP terminal: no tmux (Debian's tmux)")
+        return
+    sock = f"pmaps-watch-{os.getpid()}"
+
+    def tmux(*args):
+        return subprocess.run(["/usr/bin/tmux", "-L", sock] + list(args), capture_output=True,
+                              timeout=30).stdout.decode("utf-8", "replace")
+    try:
+        # pmaps as the pane's own process (several arguments: no shell between).
+        tmux("-f", "/dev/null", "start-server", ";", "set-option", "-g", "remain-on-exit", "on",
+             ";", "new-session", "-d", "-x", "160", "-y", "50", "-s", "t", PMAPS, "run", "-i",
+             "100ms", "--", "sleep", "30")
+        end = time.monotonic() + 20
+        # The heading and a breakdown's line, both naming smaps, before Ctrl-C.
+        while tmux("capture-pane", "-p", "-t", "t").count("smaps") < 2 and time.monotonic() < end:
+            time.sleep(0.05)
+        seen = time.monotonic() < end
+        tmux("send-keys", "-t", "t", "C-c")
+        end = time.monotonic() + 20
+        while tmux("display", "-p", "-t", "t", "#{pane_dead}").strip() != "1" and \
+                time.monotonic() < end:
+            time.sleep(0.05)
+        status = ""
+        end = time.monotonic() + 5
+        while not status and time.monotonic() < end:
+            status = tmux("display", "-p", "-t", "t",
+                          "#{pane_dead_status}#{?pane_dead_signal, signal ,}#{pane_dead_signal}"
+                          ).strip()
+            time.sleep(0.05)
+        screen = tmux("capture-pane", "-p", "-t", "t", "-S", "-100")
+        if not status:
+            # The tmux server here sometimes leaves its pane's process a zombie
+            # unreaped (pane_dead, no status): its exit status is then in the
+            # last field of /proc/PID/stat (a wait status), which root may read.
+            pp = tmux("display", "-p", "-t", "t", "#{pane_pid}").strip()
+            try:
+                st = open(f"/proc/{pp}/stat").read()
+                fields = st[st.rindex(")") + 2:].split()
+                if fields[0] == "Z":
+                    status = str(int(fields[-1]) >> 8)
+            except (OSError, ValueError, IndexError) as e:
+                print("  pane process:", e)
+        eq("terminal: Ctrl-C kills CMD, pmaps exits 130", status, "130")
+        ok("terminal: the summary, then the signal named", "summary: sleep" in screen and
+           "killed by signal 2 (Interrupt)" in screen, screen[-500:], "summary, signal 2")
+        ok("terminal: a breakdown's line before it", screen.count(" smaps") >= 2, screen[:500],
+           "sample lines")
+    finally:
+        tmux("kill-server")
+
+
+def vm_rss(pid):
+    """VmRSS of PID in bytes from its status, as the test reads it; None once it is gone."""
+    try:
+        for line in open(f"/proc/{pid}/status", "rb"):  # Name: holds the target's bytes
+            if line.startswith(b"VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def held(samples, pids, tries=100):
+    """The first sample from now whose children figures equal the descendants PIDS'
+    own VmRSS, read by the test before and after it (so they held still across it)."""
+    last = None
+    for _ in range(tries):
+        before = [vm_rss(p) for p in pids]
+        n = samples.count()
+        got = samples.wait(n + 1)
+        if len(got) <= n:
+            break
+        s = json.loads(got[n])
+        if "summary" in s or "children" not in s:
+            continue
+        after = [vm_rss(p) for p in pids]
+        if before != after or None in after:
+            continue
+        last = s["children"]
+        if (last["count"], last["rss"]) == (len(pids), sum(after)):
+            return s, after
+    print(f"  no sample matched descendants {pids}: their VmRSS {[vm_rss(p) for p in pids]}, "
+          f"the last sample's {last}")
+    return None, None
+
+
+def test_children():
+    """--children: descendants found through their parents, each read from its
+    status. Children that map known sizes and hold still; the sample's sum must
+    equal their own VmRSS as this test reads it; a killed middle process leaves
+    its child re-parented (no longer counted); the summary lists each."""
+    hostile = b"k\x1b[31m\x07\xff"
+    h_proc = subprocess.Popen([TARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    h = Helper(h_proc.stdin, h_proc.stdout)
+    w = subprocess.Popen([PMAPS, "watch", "--children", "--jsonl", "-i", "20ms", str(h.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    samples = Lines(w.stdout)
+    kids = []
+    try:
+        n = 1
+        while not any("children" in x for x in samples.wait(n)) and n < 50:
+            n += 1
+        first = json.loads([x for x in samples.wait(n) if "children" in x][0])
+        eq("children: none at first", (first["children"]["count"], first["children"]["rss"],
+           first["total_rss"]), (0, 0, first["rss"]))
+        a = h.cmd("child 8 kidA")
+        kids.append(a["pid"])
+        h.i.write(b"child 4 " + hostile + b"\n")
+        h.i.flush()
+        b = dict(zip(*[iter(h.o.readline().decode().split())] * 2))
+        kids.append(int(b["pid"]))
+        g = h.cmd("grandchild 6 leaf")
+        mid, leaf = g["mid"], g["pid"]
+        kids += [mid, leaf]
+        ok("children: each child's own VmRSS holds its mapping",
+           a["vm_rss"] >= 8 * MIB and int(b["vm_rss"]) >= 4 * MIB and g["vm_rss"] >= 6 * MIB,
+           (a["vm_rss"], b["vm_rss"], g["vm_rss"]), ">= 8, 4, 6 MiB")
+        s, rss4 = held(samples, kids)
+        ok("children: a sample counts the 2 children, the middle one and the grandchild, "
+           "their RSS summed exactly", s is not None, None, kids)
+        if s:
+            c = s["children"]
+            eq("children: anon + file + shmem == rss", c["anon"] + c["file"] + c["shmem"], c["rss"])
+            eq("children: total_rss = the process's + the descendants'", s["total_rss"],
+               s["rss"] + c["rss"])
+            eq("children: none untracked", c["untracked"], 0)
+        # A table view meanwhile: the column, the summary's rows, the name escaped.
+        t = subprocess.run([PMAPS, "watch", "--children", "-i", "20ms", "-n", "3", str(h.pid)],
+                           capture_output=True, timeout=60)
+        eq("children, table: exit 0", t.returncode, 0)
+        ok("children, table: the column heading", b"children/n" in t.stdout, t.stdout[:300],
+           "children/n")
+        ok("children, table: each descendant's pid in the summary",
+           all(f" {p} ".encode() in t.stdout for p in kids), t.stdout[-900:], kids)
+        ok("children, table: no raw ESC, BEL or 0xff", not any(
+           x in t.stdout for x in (b"\x1b", b"\x07", b"\xff")), t.stdout[-900:], "escaped")
+        ok("children, table: the name shown escaped", b"k\\x1b[31m\\x07\\xff" in t.stdout,
+           t.stdout[-900:], "k\\x1b[31m\\x07\\xff")
+        # The middle one killed: the grandchild is re-parented, no descendant any more.
+        os.kill(mid, signal.SIGKILL)
+        s2, rss2 = held(samples, kids[:2])
+        ok("children: after the middle one's death, the 2 children alone", s2 is not None,
+           None, kids[:2])
+        for p in kids[:2] + [leaf]:
+            os.kill(p, signal.SIGKILL)
+        h.cmd("exit 0")
+        h_proc.wait()
+        w.wait(timeout=30)
+        lines = samples.wait(10**6, timeout=5)
+        eq("children: exit 0", w.returncode, 0)
+        summ = json.loads(lines[-1])["summary"]
+        ch = summ["children"]
+        eq("children: 4 seen, all listed", (ch["seen"], len(ch["listed"]), ch["more"]), (4, 4, 0))
+        by = {k["pid"]: k for k in ch["listed"]}
+        if rss4:
+            for p, r, name in zip(kids, rss4, ["kidA", None, "mid", "leaf"]):
+                k = by.get(p, {})
+                eq(f"children: {p}'s peak is its held VmRSS", k.get("peak_rss"), r)
+                if name:
+                    eq(f"children: {p}'s comm", k.get("comm"), name)
+            eq("children: listed largest peak first", [k["pid"] for k in ch["listed"]],
+               [p for _, p in sorted(zip(rss4, kids), key=lambda x: -x[0])])
+        eq("children: the parents", (by.get(kids[0], {}).get("ppid"), by.get(mid, {}).get("ppid"),
+           by.get(leaf, {}).get("ppid")), (h.pid, h.pid, mid))
+        eq("children: how each ended", [by.get(p, {}).get("end") for p in kids],
+           ["exited", "exited", "exited", "left"])
+        eq("children: the hostile comm's bytes in comm_hex",
+           bytes.fromhex(by.get(kids[1], {}).get("comm_hex", "")), hostile)
+        pk = ch.get("peak_total", {})
+        eq("children: the peak total is a sample's sum", pk.get("rss"),
+           pk.get("process_rss", 0) + pk.get("children_rss", 0))
+        ok("children: the peak total at least the held sum of four",
+           rss4 is not None and pk.get("rss", 0) >= sum(rss4), pk, rss4)
+        eq("children: the peak total's sample's count", pk.get("count"), 4)
+    finally:
+        for p in kids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        if h_proc.poll() is None:
+            h_proc.kill()
+            h_proc.wait()
+        if w.poll() is None:
+            w.kill()
+            w.wait()
+    # Beyond the table: 260 children, 256 read, 4 counted as untracked, never dropped.
+    many = subprocess.Popen(["sh", "-c", "i=0; while [ $i -lt 260 ]; do sleep 60 & i=$((i+1)); "
+                             "done; wait"])
+    try:
+        end = time.monotonic() + 30
+        while time.monotonic() < end and len(subprocess.run(
+                ["pgrep", "-P", str(many.pid)], capture_output=True).stdout.split()) < 260:
+            time.sleep(0.05)
+        r = subprocess.run([PMAPS, "watch", "--children", "--jsonl", "-i", "50ms", "-n", "2",
+                            str(many.pid)], capture_output=True, timeout=60)
+        objs = [json.loads(x) for x in r.stdout.decode().splitlines()]
+        got = [(o["children"]["count"], o["children"]["untracked"]) for o in objs
+               if "children" in o]
+        eq("260 children: 256 read and 4 untracked at each tick", got, [(256, 4), (256, 4)])
+        ch = objs[-1]["summary"]["children"]
+        eq("260 children: summary", (ch["seen"], ch["untracked_max"], len(ch["listed"]),
+           ch["more"]), (256, 4, 20, 236))
+        t = subprocess.run([PMAPS, "watch", "--children", "-i", "50ms", "-n", "1",
+                            str(many.pid)], capture_output=True, timeout=60)
+        ok("260 children, table: the untracked shown", b"/256+4 " in t.stdout and
+           b"up to 4 at once beyond the 256 read" in t.stdout, t.stdout[-1500:], "/256+4")
+    finally:
+        subprocess.run(["pkill", "-KILL", "-P", str(many.pid)])
+        many.kill()
+        many.wait()
+    # run: a shell's two children, one in the background, both seen.
+    out = os.path.join(TMP, "kids.jsonl")
+    r = subprocess.run([PMAPS, "run", "--children", "--jsonl", "-q", "-i", "20ms", "-o", out,
+                        "--", "sh", "-c", "sleep 0.4 & sleep 0.5; wait"],
+                       capture_output=True, timeout=60)
+    summ = json.loads(open(out).read().splitlines()[-1])
+    ch = summ["summary"]["children"]
+    eq("run --children: exit 0", r.returncode, 0)
+    eq("run --children: both sleeps, children of the shell",
+       sorted((k["comm"], k["ppid"]) for k in ch["listed"]),
+       [("sleep", summ["pid"]), ("sleep", summ["pid"])])
+    eq("run --children: two pids", len({k["pid"] for k in ch["listed"]}), 2)
+    eq("run --children: both ended before the shell", [k["end"] for k in ch["listed"]],
+       ["exited", "exited"])
+
+
+def test_allocations():
+    """No allocation per sample: --count 20 and --count 80 make as many."""
+    if SANITIZED:
+        print("SKIP allocations: ASan intercepts malloc, the LD_PRELOAD counter cannot")
+        return
+    sleeper = subprocess.Popen(["sleep", "60"])
+    family = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60 & wait"])
+    end = time.monotonic() + 10
+    while time.monotonic() < end and len(subprocess.run(
+            ["pgrep", "-P", str(family.pid)], capture_output=True).stdout.split()) < 2:
+        time.sleep(0.01)
+    try:
+        for extra in ([], ["--pages", "--svg", os.path.join(TMP, "alloc.svg")], ["--children"]):
+            counts = []
+            for n in (20, 80):
+                f = os.path.join(TMP, f"allocs-{n}")
+                env = dict(os.environ, LD_PRELOAD=COUNTER, COUNT_MALLOC_OUT=f)
+                # --children: a shell whose two children stay (one handle each, opened once).
+                target = family.pid if extra == ["--children"] else sleeper.pid
+                r = subprocess.run([PMAPS, "watch", "--jsonl", "-i", "10ms", "-n", str(n)] + extra +
+                                   [str(target)], env=env, capture_output=True, timeout=60)
+                eq(f"allocations {extra[:1]}: watch --count {n} exit 0", r.returncode, 0)
+                counts.append(open(f).read().split())
+            ok(f"allocations {extra[:1]}: the counter counted", int(counts[0][1]) > 0, counts[0],
+               "> 0")
+            eq(f"allocations {extra[:1]}: --count 20 and --count 80 allocate alike "
+               "(allocs, frees)", counts[1], counts[0])
+            if extra == ["--children"]:
+                kids = json.loads(r.stdout.decode().splitlines()[-1])["summary"]["children"]
+                eq("allocations --children: the 2 children read", kids["seen"], 2)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        subprocess.run(["pkill", "-KILL", "-P", str(family.pid)])
+        family.kill()
+        family.wait()
+
+
+def main():
+    for t in (test_bad_input, test_exit_codes, test_watch, test_run, test_kept_growing,
+              test_hostile_name, test_children, test_terminal, test_allocations):
+        try:
+            t()
+        except Exception as e:  # a test that breaks is a failure, with its reason
+            global failed
+            failed += 1
+            print(f"FAIL: {t.__name__}: {type(e).__name__}: {e}", flush=True)
+    print(f"watch: {passed} passed, {failed} failed")
+    subprocess.run(["rm", "-rf", TMP])
+    sys.exit(1 if failed else 0)
+
+
+main()
