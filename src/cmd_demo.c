@@ -12,10 +12,20 @@
  * every path, a fatal signal's too (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
  * SIGPIPE: removed in the handler, then the signal is re-raised so that the
  * exit status still says which one).
+ *
+ * With --svg PREFIX the child pauses between its steps, the parent samples
+ * it as pmaps watch does (an explain session run every 25 ms) while it
+ * builds its layout, and then draws the two pictures: the timeline of those
+ * samples (timeline.c) and its address space as pmaps pages --svg does.
+ * Both files are checked before the child starts (outfile.h) and put in
+ * place, each whole, only when the demo has succeeded: a demo that fails
+ * leaves what was at those paths untouched.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,9 +34,12 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "pages_svg.h"
 #include "tool.h"
+#include "watch.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41
@@ -43,6 +56,10 @@ static const char demo_usage[] =
 	"\n"
 	"Options:\n"
 	"      --size SIZE   the anonymous buffer (K, M or G suffix; 1M to 64G; default 256M)\n"
+	"      --svg PREFIX  also draw it: the child builds its layout step by step while\n"
+	"                    it is sampled, then PREFIX-timeline.svg shows the samples (as\n"
+	"                    pmaps watch --svg) and PREFIX-pages.svg its address space (as\n"
+	"                    pmaps pages --svg)\n"
 	"  -h, --help        show this help\n";
 
 static const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
@@ -105,8 +122,18 @@ static void touch(char *p, size_t n)
 		p[i] = 1;
 }
 
+/* Between two steps of the layout, when the parent samples it: long enough for a few samples. */
+static void pause_step(int paced)
+{
+	struct timespec ts = {0, 150 * 1000 * 1000};
+
+	if (paced)
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+}
+
 /* The child: build the layout, say ready (or why not), wait for EOF on HOLD. */
-static void child(uint64_t size, const char *path, int ready, int hold)
+static void child(uint64_t size, const char *path, int ready, int hold, int paced)
 {
 	size_t anon = (size_t)size, file = anon / 4, shm = anon / 8, named = 4u << 20;
 	pthread_t t[2];
@@ -123,16 +150,20 @@ static void child(uint64_t size, const char *path, int ready, int hold)
 		snprintf(msg, sizeof(msg), "mmap %zu bytes: %s", anon, strerror(errno));
 		goto say;
 	}
+	pause_step(paced);
 	touch(a, anon);
+	pause_step(paced);
 	/* Half "freed" the lazy way, a quarter the eager way, a quarter kept. */
 	if (madvise(a + anon / 4, anon / 2, MADV_FREE) < 0) {
 		snprintf(msg, sizeof(msg), "madvise(MADV_FREE): %s (needs Linux 4.5)", strerror(errno));
 		goto say;
 	}
+	pause_step(paced);
 	if (madvise(a + 3 * (anon / 4), anon / 4, MADV_DONTNEED) < 0) {
 		snprintf(msg, sizeof(msg), "madvise(MADV_DONTNEED): %s", strerror(errno));
 		goto say;
 	}
+	pause_step(paced);
 	fd = open(path, O_RDWR);
 	if (fd < 0 || ftruncate(fd, (off_t)file) < 0) {
 		snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
@@ -154,6 +185,7 @@ static void child(uint64_t size, const char *path, int ready, int hold)
 	}
 	for (size_t i = 0; i < file; i += 4096)
 		(void)*(volatile char *)(f + i);
+	pause_step(paced);
 	mfd = memfd_create("pmaps-demo", MFD_CLOEXEC);
 	if (mfd < 0 || ftruncate(mfd, (off_t)shm) < 0 ||
 	    (m = mmap(NULL, shm, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0)) == MAP_FAILED) {
@@ -161,6 +193,7 @@ static void child(uint64_t size, const char *path, int ready, int hold)
 		goto say;
 	}
 	touch(m, shm);
+	pause_step(paced);
 	n = mmap(NULL, named, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (n != MAP_FAILED) {
 		/* Fails without CONFIG_ANON_VMA_NAME: the region then shows as anon. */
@@ -168,6 +201,7 @@ static void child(uint64_t size, const char *path, int ready, int hold)
 		            (unsigned long)"pmaps-demo");
 		touch(n, named / 2);
 	}
+	pause_step(paced);
 	for (int i = 0; i < 2; i++)
 		if (pthread_create(&t[i], NULL, idle_thread, &hold) != 0) {
 			snprintf(msg, sizeof(msg), "pthread_create failed");
@@ -181,10 +215,137 @@ say:
 	_exit(0);
 }
 
+/* The pictures of --svg PREFIX: their files are checked before the child starts. */
+struct pictures {
+	char timeline[PATH_MAX], pages[PATH_MAX];
+	char title[64];
+	struct timeline *tl;
+	struct outfile pages_file; /* the pages picture, written by draw(), committed at the end */
+	uint64_t t0;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Opens both files (outfile.h), so that an unwritable PREFIX fails before anything starts. */
+static int pictures_open(struct pictures *p, const char *prefix)
+{
+	char msg[512] = "";
+	int err, a, b;
+
+	a = snprintf(p->timeline, sizeof(p->timeline), "%s-timeline.svg", prefix);
+	b = snprintf(p->pages, sizeof(p->pages), "%s-pages.svg", prefix);
+	if (a < 0 || b < 0 || (size_t)a >= sizeof(p->timeline) || (size_t)b >= sizeof(p->pages)) {
+		die_msg("--svg: the prefix is too long for a file name");
+		return EXIT_USAGE;
+	}
+	err = timeline_open(&p->tl, p->timeline, msg, sizeof(msg));
+	if (err < 0) {
+		die_msg("--svg: '%s': %s", p->timeline, msg[0] ? msg : strerror(-err));
+		return EXIT_FAIL;
+	}
+	err = outfile_open(&p->pages_file, p->pages, msg, sizeof(msg));
+	if (err < 0) {
+		die_msg("--svg: '%s': %s", p->pages, msg);
+		timeline_close(p->tl); /* never written: nothing left behind */
+		return EXIT_FAIL;
+	}
+	p->t0 = now_ns();
+	return 0;
+}
+
+/*
+ * The demo succeeded: the timeline is written and put in place, then the
+ * pages picture draw() wrote. Returns an exit code; on a failure the
+ * pages picture is not put in place.
+ */
+static int pictures_commit(struct pictures *p)
+{
+	char msg[512] = "";
+	int err;
+
+	err = timeline_write(p->tl, p->title, strlen(p->title), msg, sizeof(msg));
+	if (err < 0) {
+		die_msg("--svg: '%s': %s", p->timeline, msg[0] ? msg : strerror(-err));
+		return EXIT_FAIL;
+	}
+	err = outfile_commit(&p->pages_file, msg, sizeof(msg));
+	if (err < 0) {
+		die_msg("--svg: '%s': %s", p->pages, msg);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* Closes the files; a picture not committed is given up: what was at its path stays. */
+static void pictures_close(struct pictures *p)
+{
+	timeline_close(p->tl);
+	p->tl = NULL;
+	outfile_abort(&p->pages_file);
+}
+
+/* One sample of the child into the timeline; a reading that failed is no sample. */
+static void sample(struct pictures *p, struct pmaps_explain_session *xs)
+{
+	const struct pmaps_explain *x;
+	struct watch_sample s;
+
+	if (xs && pmaps_explain_run(xs, &x) == 0) {
+		watch_sample_from(&s, x, now_ns() - p->t0);
+		timeline_add(p->tl, &s);
+	}
+}
+
+/*
+ * Samples the child every 25 ms until READY has its answer, then once more,
+ * and draws both pictures. Returns an exit code; the answer is left in READY.
+ */
+static int draw(struct pictures *p, const struct target *t, int ready)
+{
+	struct pmaps_explain_session *xs = NULL;
+	struct pages_svg_req req = {0};
+	struct pollfd pfd = {ready, POLLIN, 0};
+	struct pmaps_proc *proc = NULL;
+	struct failure f = {0};
+	int err, rc;
+
+	rc = tool_proc_open(&proc, t);
+	if (rc != EXIT_OK)
+		return rc;
+	if (pmaps_explain_open(&xs, proc, 0) < 0) {
+		pmaps_explain_close(xs);
+		xs = NULL; /* no samples: the timeline says so */
+	}
+	for (;;) {
+		sample(p, xs);
+		err = poll(&pfd, 1, 25);
+		if (err > 0 || (err < 0 && errno != EINTR))
+			break;
+	}
+	sample(p, xs); /* the whole layout */
+	pmaps_explain_close(xs);
+	req.proc = proc;
+	req.strategy = PMAPS_PAGES_AUTO;
+	req.out = &p->pages_file;
+	err = pages_svg_write(&req, &f);
+	pmaps_proc_close(proc);
+	if (err < 0)
+		return tool_fail(t, &f);
+	snprintf(p->title, sizeof(p->title), "pmaps demo: process %s", t->pid);
+	return EXIT_OK;
+}
+
 int cmd_demo(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"size", required_argument, NULL, 'S'},
+		{"svg", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -193,6 +354,8 @@ int cmd_demo(int argc, char **argv)
 	char pid[16], msg[161], all[24], quarter[24], eighth[24], buf[4096];
 	struct target t = {NULL, pid};
 	struct out o;
+	struct pictures pics;
+	const char *svg = NULL;
 	int ready[2], hold[2], ch, rc = EXIT_OK, status;
 	sigset_t block, old;
 	ssize_t n;
@@ -210,6 +373,13 @@ int cmd_demo(int argc, char **argv)
 			}
 			size &= ~(uint64_t)0xfffff;
 			break;
+		case 'G':
+			if (svg || !*optarg) {
+				die_msg(svg ? "--svg is given twice" : "--svg needs a prefix");
+				return EXIT_USAGE;
+			}
+			svg = optarg;
+			break;
 		case 'h': return print_usage(demo_usage);
 		default: return option_error("demo", argv, "h", longopts);
 		}
@@ -218,6 +388,8 @@ int cmd_demo(int argc, char **argv)
 		die_msg("demo takes no arguments (see pmaps demo --help)");
 		return EXIT_USAGE;
 	}
+	if (svg && (rc = pictures_open(&pics, svg)) != EXIT_OK)
+		return rc;
 	/* No signal between creating the file and knowing to remove it. */
 	catch_fatal();
 	sigfillset(&block);
@@ -227,36 +399,48 @@ int cmd_demo(int argc, char **argv)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
 		die_msg("cannot create %s: %s", path, strerror(errno));
+		if (svg)
+			pictures_close(&pics);
 		return EXIT_FAIL;
 	}
 	close(fd);
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(hold, O_CLOEXEC) < 0) {
 		die_msg("pipe: %s", strerror(errno));
 		remove_tmp();
+		if (svg)
+			pictures_close(&pics);
 		return EXIT_FAIL;
 	}
 	kid = fork();
 	if (kid < 0) {
 		die_msg("fork: %s", strerror(errno));
 		remove_tmp();
+		if (svg)
+			pictures_close(&pics);
 		return EXIT_FAIL;
 	}
 	if (kid == 0) {
 		close(ready[0]);
 		close(hold[1]);
-		child(size, path, ready[1], hold[0]);
+		child(size, path, ready[1], hold[0], svg != NULL);
 	}
 	close(ready[1]);
 	close(hold[0]);
+	snprintf(pid, sizeof(pid), "%d", (int)kid);
+	if (svg) {
+		rc = draw(&pics, &t, ready[0]);
+		if (rc != EXIT_OK)
+			goto out;
+	}
 	n = read(ready[0], msg, sizeof(msg) - 1);
 	close(ready[0]);
+	ready[0] = -1;
 	msg[n > 0 ? n : 0] = '\0';
 	if (strcmp(msg, "ok") != 0) {
 		die_msg("the demo workload could not start: %s", n > 0 ? msg : "it died");
 		rc = EXIT_FAIL;
 		goto out;
 	}
-	snprintf(pid, sizeof(pid), "%d", (int)kid);
 	fmt_human(all, size);
 	fmt_human(quarter, size / 4);
 	fmt_human(eighth, size / 8);
@@ -270,7 +454,21 @@ int cmd_demo(int argc, char **argv)
 	rc = finish_output(&o, EXIT_OK);
 	if (rc == EXIT_OK)
 		rc = explain_report(&t, FMT_TABLE, 0, 0);
+	if (rc == EXIT_OK && svg)
+		rc = pictures_commit(&pics);
+	if (rc == EXIT_OK && svg) {
+		out_str(&o, "\nPictures: ");
+		out_table_str(&o, pics.timeline, strlen(pics.timeline));
+		out_str(&o, " (samples taken as it built its layout) and ");
+		out_table_str(&o, pics.pages, strlen(pics.pages));
+		out_str(&o, " (its address space).\n");
+		rc = finish_output(&o, EXIT_OK);
+	}
 out:
+	if (svg)
+		pictures_close(&pics);
+	if (ready[0] >= 0)
+		close(ready[0]);
 	close(hold[1]); /* the child's threads and main see EOF and exit */
 	while (waitpid(kid, &status, 0) < 0 && errno == EINTR)
 		;

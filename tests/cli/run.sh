@@ -594,6 +594,58 @@ if out=$("$PMAPS" demo --size 8M 2>&1) && echo "$out" | grep -q 'LazyFree' &&
 after=$(ls /tmp | grep -c '^pmaps-demo' || true)
 [ "$before" = "$after" ] && ok || bad "demo left files in /tmp"
 
+# demo --svg: both pictures, well-formed, of the whole layout: the memfd of an
+# eighth of 8M is 256 pages of shared memory, all touched.
+if out=$("$PMAPS" demo --size 8M --svg "$TMP/demo" 2>&1) &&
+	echo "$out" | grep -q "^Pictures: $TMP/demo-timeline.svg .* and $TMP/demo-pages.svg"; then ok
+else bad "demo --svg: $out"; fi
+shm=$(grep -o 'data-state="shmem" data-pages="[0-9]*"' "$TMP/demo-pages.svg" 2>/dev/null)
+[ "$shm" = 'data-state="shmem" data-pages="256"' ] && ok || bad "demo --svg: shmem: want 256 pages, got '$shm'"
+grep -q '>peak [0-9.]*M at [0-9.]* s<' "$TMP/demo-timeline.svg" 2>/dev/null && ok ||
+	bad "demo --svg: the timeline has no peak label"
+grep -q '>LazyFree' "$TMP/demo-timeline.svg" 2>/dev/null && ok || bad "demo --svg: no LazyFree line"
+if command -v xmllint >/dev/null; then
+	for f in timeline pages; do
+		if xmllint --noout "$TMP/demo-$f.svg" 2>"$TMP/xmllint.err"; then ok
+		else bad "demo --svg: $f: $(cat "$TMP/xmllint.err")"; fi
+	done
+else
+	echo "skipped: demo --svg well-formedness needs xmllint"
+fi
+rm -f "$TMP/demo-timeline.svg" "$TMP/demo-pages.svg"
+# An unwritable prefix fails before the child starts: nothing created, no child.
+out=$("$PMAPS" demo --size 8M --svg "$TMP/nodir/demo" 2>&1); rc=$?
+case $out in "pmaps: --svg: '$TMP/nodir/demo-timeline.svg': "*) ok ;; *) bad "demo --svg unwritable: $out" ;; esac
+[ "$rc" = 1 ] && ok || bad "demo --svg unwritable: rc=$rc"
+[ "$(ls /tmp | grep -c '^pmaps-demo' || true)" = "$before" ] && ok || bad "demo --svg unwritable left files"
+# A demo that fails late (its timeline cannot be written: a link to /dev/full)
+# leaves the old pictures byte for byte, the link a link, and no new file.
+if [ -w /dev/full ]; then
+	mkdir -p "$TMP/demo-keep"
+	printf 'old pages\n' >"$TMP/demo-keep/d-pages.svg"
+	ln -sf /dev/full "$TMP/demo-keep/d-timeline.svg"
+	out=$("$PMAPS" demo --size 4M --svg "$TMP/demo-keep/d" 2>&1 >/dev/null); rc=$?
+	case $out in "pmaps: --svg: '$TMP/demo-keep/d-timeline.svg': writing the file: No space left on device") ok ;;
+	*) bad "demo --svg, a timeline to /dev/full: $out" ;; esac
+	[ "$rc" = 1 ] && ok || bad "demo --svg, a timeline to /dev/full: rc=$rc"
+	[ "$(cat "$TMP/demo-keep/d-pages.svg")" = "old pages" ] && ok ||
+		bad "demo --svg failed: the old pages picture is gone: '$(head -c 80 "$TMP/demo-keep/d-pages.svg")'"
+	[ -L "$TMP/demo-keep/d-timeline.svg" ] && ok || bad "demo --svg failed: the timeline link is gone"
+	left=$(ls -A "$TMP/demo-keep" | tr '\n' ' ')
+	[ "$left" = "d-pages.svg d-timeline.svg " ] && ok || bad "demo --svg failed: files left: $left"
+	# Then a demo that succeeds replaces the old picture whole.
+	rm "$TMP/demo-keep/d-timeline.svg"
+	if "$PMAPS" demo --size 4M --svg "$TMP/demo-keep/d" >/dev/null 2>&1 &&
+		grep -q '</svg>' "$TMP/demo-keep/d-pages.svg" && grep -q '</svg>' "$TMP/demo-keep/d-timeline.svg"
+	then ok; else bad "demo --svg over old pictures: not replaced"; fi
+	left=$(ls -A "$TMP/demo-keep" | tr '\n' ' ')
+	[ "$left" = "d-pages.svg d-timeline.svg " ] && ok || bad "demo --svg over old pictures: files left: $left"
+	rm -rf "$TMP/demo-keep"
+else
+	echo "skipped: demo --svg, a late failure needs /dev/full"
+fi
+t err-demo-svg-twice 2 demo --svg "$TMP/a" --svg "$TMP/b"
+
 # A proc root this user may not read is named as such, never blamed on the process.
 mkdir -p "$TMP/root000" "$TMP/root444/1"
 chmod 755 "$TMP"
