@@ -1701,13 +1701,20 @@ enum {
 };
 
 /* Defaults of struct pmaps_phys_opts (0 in a field means its default). */
-#define PMAPS_PHYS_BLOCK_PAGES 512u      /* 2 MiB of 4 KiB pages */
+/*
+ * 2 MiB of 4 KiB pages; on a machine of more than 2^16 such blocks (128 GiB),
+ * as many frames as make 2^16 blocks: no picture shows more cells.
+ */
+#define PMAPS_PHYS_BLOCK_PAGES 512u
+/* The most blocks a handle keeps (76 bytes each): a smaller BLOCK_PAGES is -E2BIG. */
+#define PMAPS_PHYS_MAX_BLOCKS (1u << 20)
 #define PMAPS_PHYS_BUF_BYTES (1u << 20)  /* per file read: 1 MiB, 131072 frames */
 
 struct pmaps_phys_opts {
 	uint32_t size;        /* sizeof(struct pmaps_phys_opts): the caller's (Conventions) */
 	uint32_t flags;       /* PMAPS_PHYS_* */
-	uint64_t block_pages; /* frames per block of the picture, 1 to 2^32 - 1 */
+	uint64_t block_pages; /* frames per block of the picture, 1 to 2^32 - 1
+	                         (at most PMAPS_PHYS_MAX_BLOCKS blocks) */
 	uint64_t buf_bytes;   /* bytes per read, a multiple of 8, 4 KiB to 64 MiB */
 	/*
 	 * Reader threads, 0 to 16: with 2 or more, the files are read by that

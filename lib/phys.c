@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -344,7 +345,7 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 	char m[PMAPS_ERRMSG_SIZE] = "";
 	const char *root = proc_root ? proc_root : "/proc";
 	uint64_t frames = 0;
-	int rootfd, live, err;
+	int rootfd, live, err, auto_block;
 	long ps;
 
 	if (out)
@@ -363,7 +364,8 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 		pmaps__copy_out(&o, sizeof(o), opts, opts->size);
 		o.size = sizeof(o);
 	}
-	if (!o.block_pages)
+	auto_block = !o.block_pages;
+	if (auto_block)
 		o.block_pages = PMAPS_PHYS_BLOCK_PAGES;
 	if (!o.buf_bytes)
 		o.buf_bytes = PMAPS_PHYS_BUF_BYTES;
@@ -421,7 +423,25 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 	p->iofd = pmaps__open_regular(rootfd, "iomem", live, NULL, 0);
 	if (p->iofd < 0)
 		p->iofd = -1; /* holes unknown */
+	if (auto_block) {
+		/* The default: 2 MiB, or coarser on a large machine (2^16 blocks). */
+		uint64_t fit = frames / (1u << 16) + (frames % (1u << 16) != 0);
+		if (fit > p->block_pages)
+			p->block_pages = fit;
+	}
 	p->block_cap = frames / p->block_pages + (frames % p->block_pages != 0);
+	if (p->block_cap > PMAPS_PHYS_MAX_BLOCKS) {
+		uint64_t least = frames / PMAPS_PHYS_MAX_BLOCKS + (frames % PMAPS_PHYS_MAX_BLOCKS != 0);
+
+		err = -E2BIG;
+		pmaps__msg(m, sizeof(m),
+		           "blocks of %" PRIu64 " frames (%" PRIu64 " bytes) make %" PRIu64
+		           " blocks, more than %u: a block needs at least %" PRIu64 " frames (%"
+		           PRIu64 " bytes) here",
+		           p->block_pages, p->block_pages * p->page_size, p->block_cap,
+		           PMAPS_PHYS_MAX_BLOCKS, least, least * p->page_size);
+		goto fail;
+	}
 	err = -ENOMEM;
 	if (!(p->fbuf = pmaps__alloc(p->buf_bytes)))
 		goto nomem;

@@ -569,6 +569,13 @@ def test_bad(tmp, root):
                   "--block-size 3K")
     one_line_fail(["phys", "--block-size", "0"], 2, "--block-size", "--block-size 0")
     one_line_fail(["phys", "--block-size", "lots"], 2, "'lots'", "--block-size garbage")
+    # A block size that makes more than 2^20 blocks of this tree's 2^20 + 1 frames.
+    many = os.path.join(tmp, "many")
+    os.makedirs(many, exist_ok=True)
+    with open(os.path.join(many, "kpageflags"), "wb") as f:
+        f.truncate((2**20 + 1) * 8)
+    one_line_fail(["phys", "--block-size", "4K", "--summary", "--proc-root", many], 1,
+                  "a block needs at least 2 frames (8192 bytes)", "--block-size of too many blocks")
     one_line_fail(["phys", "--threads", "0"], 2, "--threads", "--threads 0")
     one_line_fail(["phys", "--threads", "17"], 2, "from 1 to 16", "--threads 17")
     one_line_fail(["phys", "--summary", "--json"], 2, "choose one", "--summary with --json")

@@ -908,6 +908,64 @@ static void test_phys_threads_many(void **state)
 	pmaps_phys_close(p3);
 }
 
+/* A kpageflags of N zero entries, sparse (nothing is read by an open). */
+static void sparse_tree(uint64_t n)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/kpageflags", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(n * 8)), 0);
+	close(fd);
+}
+
+/*
+ * The default block is 2 MiB up to 2^16 of them, then as many frames as make
+ * 2^16 blocks; a block size asked for that makes more than
+ * PMAPS_PHYS_MAX_BLOCKS blocks is -E2BIG, with the smallest that fits.
+ */
+static void test_phys_block_bounds(void **state)
+{
+	const uint64_t big = 65536ull * 512 + 1; /* 128 GiB and one frame */
+	struct pmaps_phys_opts o = {sizeof(o), 0, 0, 0, 0, NULL};
+	const struct pmaps_phys_result *res;
+	struct pmaps_phys *p = NULL;
+	char msg[256] = "";
+	int r;
+
+	(void)state;
+	sparse_tree(65536ull * 512);
+	open_tree(&p, 0, 0, 0);
+	assert_int_equal(pmaps_phys_read(p, &res), 0);
+	assert_int_equal(res->block_pages, 512);
+	assert_int_equal(res->blocks, 65536);
+	pmaps_phys_close(p);
+	sparse_tree(big);
+	open_tree(&p, 0, 0, 0);
+	assert_int_equal(pmaps_phys_read(p, &res), 0);
+	assert_int_equal(res->block_pages, 513); /* ceil(big / 65536) */
+	assert_int_equal(res->blocks, 65409);    /* ceil(big / 513) */
+	pmaps_phys_close(p);
+	/* Asked for: kept, when the blocks fit. */
+	open_tree(&p, 0, 64, 0);
+	assert_int_equal(pmaps_phys_read(p, &res), 0);
+	assert_int_equal(res->block_pages, 64);
+	pmaps_phys_close(p);
+	sparse_tree(PMAPS_PHYS_MAX_BLOCKS + 1ull);
+	o.block_pages = 1;
+	r = pmaps_phys_open(&p, dir, &o, msg, sizeof(msg));
+	assert_int_equal(r, -E2BIG);
+	assert_null(p);
+	if (strcmp(msg, "blocks of 1 frames (4096 bytes) make 1048577 blocks, more than 1048576: "
+	                "a block needs at least 2 frames (8192 bytes) here") != 0)
+		fail_msg("message: %s", msg);
+	o.block_pages = 2;
+	assert_int_equal(pmaps_phys_open(&p, dir, &o, msg, sizeof(msg)), 0);
+	pmaps_phys_close(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -923,6 +981,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phys_count_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phys_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phys_cells, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phys_block_bounds, setup, teardown),
 		cmocka_unit_test(test_phys_live),
 	};
 
