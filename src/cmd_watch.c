@@ -6,9 +6,11 @@
  * watch.c (struct watch, watch_loop()).
  *
  * run starts CMD the way a shell does (fork, then execvp() in the child):
- * its standard streams and the terminal are CMD's, pmaps ignores SIGINT and
- * SIGQUIT while it runs (as time(1) does) and passes SIGTERM and SIGHUP on,
- * and exits with CMD's status (128 + the signal that killed it). A pipe
+ * its standard streams and the terminal are CMD's, pmaps ignores SIGINT,
+ * SIGQUIT (as time(1) does) and SIGPIPE while it runs and passes SIGTERM and
+ * SIGHUP on until CMD is reaped (not those ignored when pmaps started: CMD
+ * gets the dispositions and mask pmaps started with), and exits with CMD's
+ * status once it started (128 + the signal that killed it). A pipe
  * closed on exec tells pmaps that CMD runs, so the first sample is never of
  * pmaps's own forked copy; an exec that fails comes back on it as the
  * errno: 127 for a command not found, 126 for one found but not executable.
@@ -105,10 +107,15 @@ static const char run_usage[] =
 	"With --children, the watch ends when CMD exits: descendants still alive\n"
 	"then are listed as running (see pmaps watch --help).\n"
 	"\n"
-	"Exit status: CMD's; 128 + N when signal N killed it (the summary says\n"
-	"which); 127 when CMD was not found, 126 when it cannot be executed; 1 when\n"
-	"pmaps failed (the SVG or --output cannot be written: before CMD starts);\n"
-	"2 on a usage error.\n";
+	"Signals: pmaps ignores SIGINT, SIGQUIT and SIGPIPE while CMD runs and passes\n"
+	"SIGTERM and SIGHUP on to it, unless they were ignored (nohup): CMD starts\n"
+	"with the dispositions and signal mask pmaps started with.\n"
+	"\n"
+	"Exit status: CMD's once it started, whatever failed in pmaps after that (a\n"
+	"read, the output, the SVG: said on standard error); 128 + N when signal N\n"
+	"killed it (the summary says which); 127 when CMD was not found, 126 when it\n"
+	"cannot be executed; 1 when pmaps failed before CMD started (the SVG or\n"
+	"--output cannot be written) or CMD's status was lost; 2 on a usage error.\n";
 
 /* A decimal number ("2", "0.25") times UNIT nanoseconds into *NS; -1 when it is none or too large. */
 static int parse_decimal_ns(const char *s, size_t len, uint64_t unit, uint64_t *ns)
@@ -132,7 +139,8 @@ static int parse_decimal_ns(const char *s, size_t len, uint64_t unit, uint64_t *
 	}
 	if (i != len || !digits || (whole && unit > UINT64_MAX / whole))
 		return -1;
-	frac = frac * unit / scale; /* FRAC < SCALE <= 10^9, UNIT <= 3.6e12: fits */
+	/* FRAC < SCALE <= 10^9, UNIT <= 3.6e12: FRAC * UNIT would not fit, each part does. */
+	frac = frac * (unit / scale) + frac * (unit % scale) / scale;
 	if (frac > UINT64_MAX - whole * unit)
 		return -1;
 	*ns = whole * unit + frac;
@@ -305,7 +313,7 @@ int cmd_watch(int argc, char **argv)
 
 /* ---- run ---- */
 
-static volatile sig_atomic_t run_child; /* the pid SIGTERM and SIGHUP go on to */
+static volatile sig_atomic_t run_child; /* the pid SIGTERM and SIGHUP go on to; 0 once reaped */
 
 static void pass_on(int sig)
 {
@@ -313,21 +321,57 @@ static void pass_on(int sig)
 		kill((pid_t)run_child, sig);
 }
 
-/*
- * The child: default signal dispositions (an ignored one would survive the
- * exec), then CMD. An exec that fails writes its errno to FD (closed on a
- * successful exec) and exits 127.
- */
-__attribute__((noreturn)) static void child_exec(char **argv, int fd)
+/* The signals run changes, as they were when pmaps started (restored in CMD and at the end). */
+static const int run_sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
+#define RUN_NSIGS (sizeof(run_sigs) / sizeof(run_sigs[0]))
+
+int run_reap(pid_t pid, int *status, struct rusage *ru)
 {
-	static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD};
-	sigset_t none;
+	sigset_t fwd, old;
+	siginfo_t si;
+	int r;
+
+	/*
+	 * Until the child is reaped its pid is its own (a zombie's too), so
+	 * SIGTERM and SIGHUP go on to it while pmaps waits; the forwarding pid
+	 * is cleared with those two blocked, before the wait that frees the pid.
+	 */
+	do {
+		memset(&si, 0, sizeof(si));
+		r = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+	} while (r < 0 && errno == EINTR);
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGHUP);
+	sigprocmask(SIG_BLOCK, &fwd, &old);
+	run_child = 0;
+	do
+		r = (int)wait4(pid, status, 0, ru);
+	while (r < 0 && errno == EINTR);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r < 0 ? -errno : 0;
+}
+
+/*
+ * The child: each signal run changed back to what it was when pmaps
+ * started (one ignored then stays ignored, as under nohup; a handler is
+ * the default after the exec), the signal mask pmaps started with, then
+ * CMD. An exec that fails writes its errno to FD (closed on a successful
+ * exec) and exits 127.
+ */
+__attribute__((noreturn)) static void child_exec(char **argv, int fd,
+                                                 const struct sigaction *was,
+                                                 const sigset_t *mask)
+{
+	struct sigaction sa;
 	int e;
 
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	memset(&sa, 0, sizeof(sa));
+	for (size_t i = 0; i < RUN_NSIGS; i++) {
+		sa.sa_handler = was[i].sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL;
+		sigaction(run_sigs[i], &sa, NULL);
+	}
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	execvp(argv[0], argv);
 	e = errno;
 	if (write(fd, &e, sizeof(e)) < 0)
@@ -367,7 +411,8 @@ int cmd_run(int argc, char **argv)
 	};
 	/* '+': the options end at CMD, whose own options are its. */
 	static const char shortopts[] = "+i:n:d:o:qbh";
-	struct sigaction sa, old_int, old_quit, old_term, old_hup;
+	struct sigaction sa, was[RUN_NSIGS];
+	sigset_t block, mask;
 	struct watch_opts o;
 	const char *output = NULL;
 	int ch, rc, pfd[2], e = 0, fd;
@@ -414,39 +459,67 @@ int cmd_run(int argc, char **argv)
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		die_msg("run: pipe: %s", strerror(errno));
 		watch_unprepare(&o);
+		if (fd != STDERR_FILENO)
+			close(fd);
 		return EXIT_FAIL;
 	}
+	/*
+	 * The dispositions as pmaps found them, then the signals blocked across
+	 * the fork until pmaps's own are in place: a Ctrl-C or SIGTERM in
+	 * between would kill pmaps and leave CMD running. SIGCHLD to the
+	 * default first: one inherited as ignored would have the kernel reap
+	 * CMD and lose its status.
+	 */
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaction(run_sigs[i], NULL, &was[i]);
+	sigemptyset(&block);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaddset(&block, run_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &mask);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &sa, NULL);
 	fflush(NULL);
 	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		child_exec(argv + optind, pfd[1], was, &mask);
+	}
 	if (pid < 0) {
-		die_msg("run: fork: %s", strerror(errno));
+		e = errno;
+		sigaction(SIGCHLD, &was[RUN_NSIGS - 1], NULL);
+		sigprocmask(SIG_SETMASK, &mask, NULL);
+		die_msg("run: fork: %s", strerror(e));
 		close(pfd[0]);
 		close(pfd[1]);
 		watch_unprepare(&o);
+		if (fd != STDERR_FILENO)
+			close(fd);
 		return EXIT_FAIL;
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		child_exec(argv + optind, pfd[1]);
 	}
 	close(pfd[1]);
 	/* As time(1): the terminal's Ctrl-C and Ctrl-\ are CMD's to take. */
-	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGQUIT, &sa, &old_quit);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	/* A reader that goes away is an EPIPE: pmaps stops writing and waits for CMD. */
+	sigaction(SIGPIPE, &sa, NULL);
 	run_child = pid;
+	/* SIGTERM and SIGHUP go on to CMD, unless pmaps started with them ignored (nohup). */
 	sa.sa_handler = pass_on;
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
+	if (was[2].sa_handler != SIG_IGN)
+		sigaction(SIGTERM, &sa, NULL);
+	if (was[3].sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	do
 		got = read(pfd[0], &e, sizeof(e));
 	while (got < 0 && errno == EINTR);
 	close(pfd[0]);
 	if (got == (ssize_t)sizeof(e)) {
 		int status;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		struct rusage ru;
+		run_reap(pid, &status, &ru);
 		watch_unprepare(&o);
 		if (fd != STDERR_FILENO)
 			close(fd);
@@ -463,9 +536,7 @@ int cmd_run(int argc, char **argv)
 		rc = watch_pid(&o);
 	}
 	run_child = 0;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
+	for (size_t i = 0; i < RUN_NSIGS; i++)
+		sigaction(run_sigs[i], &was[i], NULL);
 	return rc;
 }

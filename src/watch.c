@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +114,7 @@ struct watch {
 	uint64_t bd_cost;   /* what the last breakdown took */
 	/* the breakdown's thread: its state under MU */
 	int bd_thread;      /* it runs */
+	int bd_init;        /* MU and CV are initialised */
 	pthread_t bd_tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -138,6 +140,7 @@ struct watch {
 	uint64_t pairs;     /* consecutive breakdowns */
 	uint64_t rises[PMAPS_X_COUNT], rise_first[PMAPS_X_COUNT], rise_last[PMAPS_X_COUNT];
 	unsigned first_ntop, peak_ntop;
+	uint64_t epoch_full; /* breakdowns of the program now watched (since its exec) */
 	struct pmaps_explain_top first_top[PMAPS_EXPLAIN_TOP], peak_top[PMAPS_EXPLAIN_TOP];
 	/* --pages: this sample's changes */
 	uint64_t pages_shown;
@@ -659,7 +662,8 @@ static void choose_source(struct watch *w)
 	st.size = sizeof(st);
 	memset(&k, 0, sizeof(k));
 	k.size = sizeof(k);
-	w->src = PMAPS_SRC_SMAPS;
+	/* --source's, even when status cannot be read (auto: smaps then) */
+	w->src = w->o->source != PMAPS_SRC_AUTO ? (enum pmaps_source)w->o->source : PMAPS_SRC_SMAPS;
 	w->bd_cost = UINT64_MAX / 4;
 	if (pmaps_status_read(w->proc, &st, NULL, 0) != 0)
 		return;
@@ -704,6 +708,20 @@ static void close_reading(struct watch *w)
 }
 
 /*
+ * 1 when the handles' directories are one process's: /proc/PID's inode
+ * while a handle holds it open stays that process's; a pid reused since
+ * gets a directory of its own (as survey tells them).
+ */
+static int same_process(const struct pmaps_proc *a, const struct pmaps_proc *b)
+{
+	struct stat sa, sb;
+
+	if (fstat(pmaps_proc_dirfd(a), &sa) < 0 || fstat(pmaps_proc_dirfd(b), &sb) < 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
  * Opens the explain session on a handle of its own (the thread's), and
  * --pages' diff on W->proc. Returns 0, or a negative errno with the
  * message in W->msg.
@@ -718,6 +736,11 @@ static int open_reading(struct watch *w)
 	if (err < 0) {
 		snprintf(w->msg, sizeof(w->msg), "%s", pmaps_strerror(err));
 		return err;
+	}
+	/* Opened by pid: one reused since W->proc was opened is another process. */
+	if (!same_process(w->proc, w->xproc)) {
+		snprintf(w->msg, sizeof(w->msg), "%s", pmaps_strerror(-ESRCH));
+		return -ESRCH;
 	}
 	/*
 	 * An exec between two samples: the library tells one during a read
@@ -749,15 +772,33 @@ static int open_reading(struct watch *w)
 /* The process exec'd: the same pid, a new program. Returns 0, or a negative errno. */
 static int reopen(struct watch *w)
 {
+	struct pmaps_proc *np;
 	int err;
 
+	/* Opened while the old handle holds the directory: the same process, or it is gone. */
+	err = pmaps_proc_open(&np, w->t.root, w->pidstr);
+	if (err == 0 && !same_process(w->proc, np)) {
+		pmaps_proc_close(np);
+		err = -ESRCH;
+	}
 	close_reading(w);
-	err = pmaps_proc_open(&w->proc, w->t.root, w->pidstr);
 	if (err < 0)
 		return err;
+	w->proc = np;
 	w->execs++;
-	/* What changed is a new program's, not growth: the next breakdown starts over. */
+	/*
+	 * What changed is a new program's, not growth: the next breakdown
+	 * starts over, and so do the summary's breakdown figures (first, at
+	 * the peak, last, growth, grew most, kept growing: the summary says
+	 * they are since the exec). The peak RSS of every sample stays.
+	 */
 	w->have_prev_full = 0;
+	w->epoch_full = 0;
+	w->pairs = 0;
+	w->cats_seen = 0;
+	w->lazy_max = w->swap_max = 0;
+	memset(w->cat_max, 0, sizeof(w->cat_max));
+	memset(w->rises, 0, sizeof(w->rises));
 	w->next_full = 0;
 	return open_reading(w);
 }
@@ -782,11 +823,11 @@ static void top_copy(struct pmaps_explain_top *dst, unsigned *n, const struct pm
 static void account_full(struct watch *w, const struct watch_sample *s,
                          const struct pmaps_explain *x)
 {
-	if (!w->full) {
+	if (!w->epoch_full) {
 		w->first = *s;
 		top_copy(w->first_top, &w->first_ntop, x);
 	}
-	if (!w->full || s->rss > w->at_peak.rss) {
+	if (!w->epoch_full || s->rss > w->at_peak.rss) {
 		w->at_peak = *s;
 		top_copy(w->peak_top, &w->peak_ntop, x);
 	}
@@ -813,6 +854,7 @@ static void account_full(struct watch *w, const struct watch_sample *s,
 		w->swap_max = s->swap;
 	w->last = *s;
 	w->full++;
+	w->epoch_full++;
 }
 
 /* Whether category K kept growing (KEPT_*: the man page's definition). */
@@ -988,7 +1030,9 @@ static enum end_why read_error(struct watch *w, int err, uint64_t t_ns)
 			return END_EXITED;
 		if (err < 0)
 			return END_FAILED;
-		if (w->o->fmt == FMT_JSONL) {
+		if (w->o->quiet) {
+			/* run -q: the summary alone (its execs count says it) */
+		} else if (w->o->fmt == FMT_JSONL) {
 			json_lead(w);
 			KEY(&w->out, ",\"t\":");
 			out_secs(&w->out, t_ns, 6);
@@ -1042,9 +1086,10 @@ static enum end_why bd_collect(struct watch *w)
 }
 
 /*
- * Takes the sample of the tick at NOW, LATE after it, and writes it (after
- * the line of a breakdown the thread finished since the tick before).
- * Returns END_NONE, or why the watch ends (W->msg says more).
+ * Takes the sample of the tick at NOW, LATE after it, and writes it (the
+ * line of a breakdown the thread finished since the tick before was
+ * written before NOW was read). Returns END_NONE, or why the watch ends
+ * (W->msg says more).
  */
 static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 {
@@ -1052,7 +1097,6 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 	struct pmaps_status st;
 	struct watch_sample s;
 	struct kids_sum ks;
-	enum end_why e;
 	uint64_t done;
 	int err = 0, full = 0, busy = 0;
 
@@ -1076,9 +1120,6 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 		if (err)
 			return read_error(w, err, s.t_ns);
 	}
-	e = bd_collect(w);
-	if (e != END_NONE)
-		return e;
 	if (w->bd_thread) {
 		pthread_mutex_lock(&w->mu);
 		busy = w->bd_busy;
@@ -1190,6 +1231,16 @@ static void watch_loop(struct watch *w)
 			w->end = r == 1 ? END_SIGNAL : END_EXITED;
 			break;
 		}
+		/*
+		 * A breakdown the thread finished since the tick before: its line
+		 * first, then the tick's time read (its t never before the line
+		 * before; writing that line is no part of the tick's cost).
+		 */
+		e = bd_collect(w);
+		if (e != END_NONE) {
+			w->end = e;
+			break;
+		}
 		now = mono_ns();
 		e = take(w, now, now - deadline);
 		if (e != END_NONE) {
@@ -1200,16 +1251,22 @@ static void watch_loop(struct watch *w)
 		next = (mono_ns() - w->t0) / w->interval + 1;
 		if (next < tick + 1)
 			next = tick + 1;
-		w->missed += next - tick - 1;
+		/* Missed only up to the last tick within --duration (LAST + 1 ends the loop). */
+		if (w->o->duration_ns && next > w->o->duration_ns / w->interval + 1)
+			w->missed += w->o->duration_ns / w->interval + 1 > tick + 1
+			                 ? w->o->duration_ns / w->interval - tick
+			                 : 0;
+		else
+			w->missed += next - tick - 1;
 		tick = next;
 	}
 	/*
-	 * A breakdown the thread is still reading when a limit or a signal
-	 * ends the watch is waited for: its figures (or its failure, such as
-	 * a permission the status samples did not need) are the watch's last.
+	 * A breakdown the thread is still reading when a limit ends the watch
+	 * is waited for: its figures (or its failure, such as a permission the
+	 * status samples did not need) are the watch's last. A signal's end
+	 * drops it: the summary comes at once, the thread is joined after it.
 	 */
-	if (w->bd_thread && (w->end == END_COUNT || w->end == END_DURATION ||
-	                     w->end == END_SIGNAL)) {
+	if (w->bd_thread && (w->end == END_COUNT || w->end == END_DURATION)) {
 		enum end_why e;
 		pthread_mutex_lock(&w->mu);
 		while (w->bd_busy)
@@ -1418,7 +1475,7 @@ static void table_summary(struct watch *w, const struct ending *en)
 	out_ch(o, '\n');
 	if (w->kids)
 		table_kids(w);
-	if (!w->full)
+	if (!w->epoch_full)
 		return;
 	out_str(o, "\n");
 	row_label(o, "category");
@@ -1427,7 +1484,10 @@ static void table_summary(struct watch *w, const struct ending *en)
 	cell(o, "last", wide(w, 8));
 	cell(o, "max", wide(w, 8));
 	cell(o, "growth", wide(w, 8));
-	out_str(o, "   (breakdowns: the peak's at ");
+	out_str(o, "   (breakdowns");
+	if (w->execs)
+		out_str(o, " since the last exec");
+	out_str(o, ": the peak's at ");
 	out_secs(o, w->at_peak.t_ns, 3);
 	out_str(o, " s)\n");
 	for (int k = 0; k < PMAPS_X_COUNT; k++)
@@ -1731,8 +1791,10 @@ static void json_summary(struct watch *w, const struct ending *en)
 	}
 	if (w->kids)
 		json_kids(w);
-	if (w->full) {
-		KEY(o, ",\"breakdown\":{\"first_t\":");
+	if (w->epoch_full) {
+		KEY(o, ",\"breakdown\":{\"since_exec\":");
+		out_str(o, w->execs ? "true" : "false");
+		KEY(o, ",\"first_t\":");
 		out_secs(o, w->first.t_ns, 6);
 		KEY(o, ",\"peak_t\":");
 		out_secs(o, w->at_peak.t_ns, 6);
@@ -1836,17 +1898,23 @@ void watch_unprepare(struct watch_opts *o)
 	o->tl = NULL;
 }
 
-/* Reaps run's child into EN (blocking: a watch that ended early waits for it). */
+/*
+ * Reaps run's child into EN (blocking: a watch that ended early waits for
+ * it). A status that cannot be had (ECHILD: something else reaped it) is
+ * said here, and EN->have stays 0.
+ */
 static void reap(pid_t pid, struct ending *en)
 {
 	struct rusage ru;
-	int status;
+	int status = 0, err;
 
 	memset(en, 0, sizeof(*en));
 	memset(&ru, 0, sizeof(ru));
-	while (wait4(pid, &status, 0, &ru) < 0)
-		if (errno != EINTR)
-			return;
+	err = run_reap(pid, &status, &ru);
+	if (err < 0) {
+		die_msg("run: process %d: its exit status is lost: %s", (int)pid, strerror(-err));
+		return;
+	}
 	en->have = 1;
 	if (WIFSIGNALED(status)) {
 		en->sig = WTERMSIG(status);
@@ -1855,6 +1923,24 @@ static void reap(pid_t pid, struct ending *en)
 		en->code = WEXITSTATUS(status);
 	}
 	en->maxrss = (uint64_t)ru.ru_maxrss * 1024u;
+}
+
+/* Ends the breakdown's thread (a breakdown it is reading is finished and dropped). */
+static void bd_stop(struct watch *w)
+{
+	if (w->bd_thread) {
+		pthread_mutex_lock(&w->mu);
+		w->bd_quit = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->bd_tid, NULL);
+		w->bd_thread = 0;
+	}
+	if (w->bd_init) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		w->bd_init = 0;
+	}
 }
 
 int watch_pid(struct watch_opts *o)
@@ -1875,14 +1961,19 @@ int watch_pid(struct watch_opts *o)
 		if (o->run)
 			reap(o->child, &en);
 		watch_unprepare(o);
-		return EXIT_FAIL;
+		if (o->run && o->out_fd != STDERR_FILENO)
+			close(o->out_fd);
+		/* run: CMD's status all the same */
+		return !en.have ? EXIT_FAIL : en.sig ? 128 + en.sig : en.code;
 	}
 	w->o = o;
 	w->interval = o->interval_ns;
 	w->late_limit = o->interval_ns / 10 > 1000000u ? o->interval_ns / 10 : 1000000u;
 	w->t.root = o->t.root;
+	w->src = o->source == PMAPS_SRC_PAGES ? PMAPS_SRC_PAGES : PMAPS_SRC_SMAPS;
 	if (o->run) {
 		snprintf(w->pidstr, sizeof(w->pidstr), "%d", (int)o->child);
+		w->pid = (int)o->child; /* the summary's, should it end before the first sample */
 		w->t.pid = w->pidstr;
 		w->t.root = NULL;
 		out_fd(&w->out, o->out_fd, w->buf, sizeof(w->buf));
@@ -1899,6 +1990,7 @@ int watch_pid(struct watch_opts *o)
 	if (o->run) {
 		sa.sa_handler = on_child;
 		sigaction(SIGCHLD, &sa, NULL);
+		child_sig = 1; /* CMD may have ended before the handler: the first sleep asks */
 	} else {
 		sa.sa_handler = on_stop;
 		for (int i = 0; i < 3; i++)
@@ -1956,18 +2048,16 @@ int watch_pid(struct watch_opts *o)
 	/* Without the thread (it could not start), every breakdown is read at its tick. */
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	w->bd_thread = pthread_create(&w->bd_tid, NULL, bd_main, w) == 0;
-	watch_loop(w);
-	if (w->bd_thread) {
-		pthread_mutex_lock(&w->mu);
-		w->bd_quit = 1;
-		pthread_cond_broadcast(&w->cv);
-		pthread_mutex_unlock(&w->mu);
-		pthread_join(w->bd_tid, NULL);
-		w->bd_thread = 0;
+	w->bd_init = 1;
+	/* The thread takes no signal: they are the main thread's (its sleeps end on them). */
+	{
+		sigset_t all, was;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &was);
+		w->bd_thread = pthread_create(&w->bd_tid, NULL, bd_main, w) == 0;
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
 	}
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->mu);
+	watch_loop(w);
 ended:
 	if (o->run)
 		reap(o->child, &en);
@@ -2003,18 +2093,24 @@ ended:
 		}
 	}
 	rc = finish_output(&w->out, rc);
-	if (en.have && rc == EXIT_OK) {
-		if (en.sig) {
+	bd_stop(w);
+	if (o->run) {
+		/*
+		 * Once CMD has run, its status is run's: pmaps's own failures
+		 * after it started (a read, the output, the SVG) were told on
+		 * standard error. 1 only when the status itself is lost.
+		 */
+		rc = EXIT_FAIL;
+		if (en.have && en.sig) {
 			die_msg("run: %s killed by signal %d (%s)%s", o->cmd, en.sig, strsignal(en.sig),
 			        en.core ? ", core dumped" : "");
 			rc = 128 + en.sig;
-		} else {
+		} else if (en.have) {
 			rc = en.code;
 		}
-	} else if (en.have && en.sig == 0 && rc == EXIT_OK) {
-		rc = en.code;
 	}
 out:
+	bd_stop(w);
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	close_reading(w);

@@ -7,6 +7,7 @@
 #define PMAPS_WATCH_LOOP_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "tool.h"
@@ -49,9 +50,17 @@ int watch_prepare(struct watch_opts *o);
 /* Undoes watch_prepare() when nothing was watched. */
 void watch_unprepare(struct watch_opts *o);
 /*
+ * Reaps run's child PID (blocking) into *STATUS and *RU, the pid SIGTERM
+ * and SIGHUP go on to cleared before the pid is freed. Returns 0, or a
+ * negative errno (-ECHILD: the status is lost).
+ */
+int run_reap(pid_t pid, int *status, struct rusage *ru);
+/*
  * Watches O->t.pid (watch) or O->child (run, prepared, and reaped here)
  * until it exits or a limit or signal ends it; writes the summary. Returns
- * the exit code: watch's, or run's (CMD's status).
+ * the exit code: watch's, or run's: CMD's status once it ran, whatever
+ * pmaps's own failures (told on standard error); 1 only when the status is
+ * lost.
  */
 int watch_pid(struct watch_opts *o);
 

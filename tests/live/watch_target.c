@@ -32,6 +32,13 @@
  * (The parent answers only once its child has answered; it never waits for
  * them: killed, they stay zombies until it exits.)
  *
+ * `watch_target churn N` is another workload (the allocation test's): N
+ * one-page mappings, every other one writable (so that none merge), then
+ * "ready PID" and, until killed, a page of a 4 MiB region written and one
+ * dropped (MADV_DONTNEED) every millisecond, a new one-page mapping every
+ * 10 ms (the count grows, up to N more), and on SIGUSR1 an exec of itself
+ * as `churn N` again ("ready PID" again from the new program).
+ *
  * Built without sanitizers (as layout.c): ASan's allocator would add
  * mappings of its own. No allocation after start: stdio's buffers are
  * warmed before the first command.
@@ -39,6 +46,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +169,56 @@ static void sleep_ms(long ms)
 		;
 }
 
-int main(void)
+static volatile sig_atomic_t exec_asked;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	exec_asked = 1;
+}
+
+static int churn(const char *arg)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	unsigned long n = strtoul(arg, NULL, 10), grown = 0;
+	size_t region = 4ul << 20, pages = region / (size_t)ps;
+	char *r, *base;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	/* the mappings: one reserved range, every page its own mapping by protection */
+	base = mmap(NULL, 2 * n * (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	r = mmap(NULL, region, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED || r == MAP_FAILED)
+		return 80;
+	for (unsigned long i = 0; i < n; i += 2) {
+		if (mprotect(base + i * (size_t)ps, (size_t)ps, PROT_READ | PROT_WRITE) < 0)
+			return 79;
+		base[i * (size_t)ps] = 1;
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	for (unsigned long k = 0;; k++) {
+		r[(k % pages) * (size_t)ps] = 1;
+		size_t drop = ((k + pages / 2) % pages) * (size_t)ps;
+		if (madvise(r + drop, (size_t)ps, MADV_DONTNEED) < 0)
+			return 78;
+		/* every 10th: one page more of the reserved half past N (a new mapping) */
+		if (k % 10 == 0 && grown < n / 2 &&
+		    mprotect(base + (n + 1 + 2 * grown++) * (size_t)ps, (size_t)ps, PROT_READ) < 0)
+			return 77;
+		if (exec_asked) {
+			char *argv[] = {"watch_target", "churn", (char *)arg, NULL};
+			execv("/proc/self/exe", argv);
+			return 76;
+		}
+		sleep_ms(1);
+	}
+}
+
+int main(int argc, char **argv)
 {
 	char line[4200];
 	long ps = sysconf(_SC_PAGESIZE);
@@ -172,6 +229,8 @@ int main(void)
 	                                      == (void *)-1)
 		return 99;
 	heap_base = sbrk(0);
+	if (argc == 3 && strcmp(argv[1], "churn") == 0)
+		return churn(argv[2]);
 	/* stdio's buffers, allocated now rather than in the first step */
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
