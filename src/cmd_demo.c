@@ -378,6 +378,12 @@ int cmd_demo(int argc, char **argv)
 				die_msg(svg ? "--svg is given twice" : "--svg needs a prefix");
 				return EXIT_USAGE;
 			}
+			/* Two files are named after it: neither standard output nor a directory. */
+			if (strcmp(optarg, "-") == 0 || optarg[strlen(optarg) - 1] == '/') {
+				die_msg("--svg takes a prefix for two file names (PREFIX-timeline.svg, "
+				        "PREFIX-pages.svg), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
 			svg = optarg;
 			break;
 		case 'h': return print_usage(demo_usage);

@@ -26,5 +26,16 @@ for cmd in maps pages explain top watch run phys demo; do
 	fi
 done
 rm -f /tmp/pmaps-help.$$ /tmp/pmaps-man.$$ /tmp/pmaps-diff.$$
+# The man page's and the README's version are the tool's.
+version=$("$PMAPS" --version | sed -n 's/^pmaps //p')
+if sed -n 2p "$MAN" | grep -q "\"pmaps $version\""; then pass=$((pass + 1))
+else echo "FAIL: the man page's .TH does not say pmaps $version: $(sed -n 2p "$MAN")"; fail=$((fail + 1)); fi
+README=$(dirname "$MAN")/../README.md
+if ! grep -q 'libpmaps\.so\.0\.[0-9]' "$README" || grep -q "libpmaps\.so\.$version" "$README"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: README names another libpmaps.so than $version: $(grep -o 'libpmaps\.so\.0\.[0-9.]*' "$README")"
+	fail=$((fail + 1))
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -645,6 +645,8 @@ else
 	echo "skipped: demo --svg, a late failure needs /dev/full"
 fi
 t err-demo-svg-twice 2 demo --svg "$TMP/a" --svg "$TMP/b"
+t err-demo-svg-stdout 2 demo --svg -
+t err-demo-svg-dir 2 demo --svg dir/
 
 # A proc root this user may not read is named as such, never blamed on the process.
 mkdir -p "$TMP/root000" "$TMP/root444/1"
