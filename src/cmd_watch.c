@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -443,6 +444,16 @@ int cmd_run(int argc, char **argv)
 		die_msg("which command? (pmaps run [OPTIONS] -- CMD [ARGS...]; see --help)");
 		return EXIT_USAGE;
 	}
+	if (output && o.svg) {
+		struct stat a, b;
+		/* One file for both would be the one written last, the other lost. */
+		if (strcmp(output, o.svg) == 0 ||
+		    (stat(output, &a) == 0 && stat(o.svg, &b) == 0 && a.st_dev == b.st_dev &&
+		     a.st_ino == b.st_ino)) {
+			die_msg("--output and --svg are one file ('%s'): give two", o.svg);
+			return EXIT_USAGE;
+		}
+	}
 	o.run = 1;
 	o.cmd = argv[optind];
 	/* What can fail before CMD starts, fails before it starts. */
@@ -523,9 +534,17 @@ int cmd_run(int argc, char **argv)
 		watch_unprepare(&o);
 		if (fd != STDERR_FILENO)
 			close(fd);
-		if (e == ENOENT) {
-			die_msg("run: %s: command not found", o.cmd);
+		struct stat st;
+		if (e == ENOENT && !strchr(o.cmd, '/')) {
+			die_msg("run: %s: command not found", o.cmd); /* PATH's lookup found none */
 			rc = 127;
+		} else if (e == ENOENT) {
+			die_msg("run: %s: %s", o.cmd, strerror(e)); /* as a shell: a path is not looked up */
+			rc = 127;
+		} else if (e == EACCES && strchr(o.cmd, '/') && stat(o.cmd, &st) == 0 &&
+		           S_ISDIR(st.st_mode)) {
+			die_msg("run: %s: %s", o.cmd, strerror(EISDIR));
+			rc = 126;
 		} else {
 			die_msg("run: %s: %s", o.cmd, strerror(e));
 			rc = 126;

@@ -63,6 +63,7 @@ static const char *const cat_colour[PMAPS_X_COUNT] = {
 };
 #define TL_C_RSS SVG_C_INK
 #define TL_C_LAZYFREE "#d4a017" /* SVG_C_LAZYFREE darkened: a thin line on white */
+#define TL_C_KIDS "#c9a0dc"     /* --children: the descendants, stacked on the process's RSS */
 
 struct timeline {
 	struct outfile file;
@@ -75,6 +76,7 @@ struct timeline {
 	struct watch_sample last; /* the last sample added: drawn last, whatever halving kept */
 	unsigned ever;     /* bit (1 << category): ever non-zero */
 	int lazy_ever;     /* LazyFree was known in some sample */
+	int kids_ever;     /* the descendants were read in some sample */
 	char buf[OUT_FD_BUFSIZE];
 };
 
@@ -126,13 +128,24 @@ int timeline_open(struct timeline **out, const char *path, char *msg, size_t msg
 	return 0;
 }
 
-/* Every two neighbours become the one with the higher RSS (the earlier on a tie). */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* What a point is kept and its peak marked by: RSS, with the descendants' when read. */
+static uint64_t key(const struct watch_sample *p)
+{
+	return p->kids_known ? sat_add(p->rss, p->kids_rss) : p->rss;
+}
+
+/* Every two neighbours become the one with the higher key (the earlier on a tie). */
 static void halve(struct timeline *tl)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i + 1 < tl->n; i += 2)
-		tl->pts[k++] = tl->pts[i + 1].rss > tl->pts[i].rss ? tl->pts[i + 1] : tl->pts[i];
+		tl->pts[k++] = key(&tl->pts[i + 1]) > key(&tl->pts[i]) ? tl->pts[i + 1] : tl->pts[i];
 	if (tl->n & 1)
 		tl->pts[k++] = tl->pts[tl->n - 1];
 	tl->n = k;
@@ -148,9 +161,11 @@ void timeline_add(struct timeline *tl, const struct watch_sample *s)
 			tl->ever |= 1u << c;
 	if (s->lazyfree_known)
 		tl->lazy_ever = 1;
+	if (s->kids_known)
+		tl->kids_ever = 1;
 	if (tl->n && tl->fill < tl->stride) {
 		struct watch_sample *last = &tl->pts[tl->n - 1];
-		if (s->rss > last->rss)
+		if (key(s) > key(last))
 			*last = *s;
 		tl->fill++;
 		return;
@@ -165,11 +180,6 @@ size_t timeline_points(const struct timeline *tl, const struct watch_sample **pt
 {
 	*pts = tl->pts;
 	return tl->n;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* The smallest 1, 2 or 5 times a power of ten that is at least RAW (>= 1). */
@@ -205,7 +215,7 @@ static size_t peak_index(const struct timeline *tl)
 	size_t k = 0;
 
 	for (size_t i = 1; i < tl->n; i++)
-		if (tl->pts[i].rss > tl->pts[k].rss)
+		if (key(&tl->pts[i]) > key(&tl->pts[k]))
 			k = i;
 	return k;
 }
@@ -239,8 +249,8 @@ static void layout(const struct timeline *tl, struct lay *L)
 		uint64_t top = stack_top(p);
 		if (top > maxv)
 			maxv = top;
-		if (p->rss > maxv)
-			maxv = p->rss;
+		if (key(p) > maxv)
+			maxv = key(p);
 		if (p->lazyfree_known && p->lazyfree > maxv)
 			maxv = p->lazyfree;
 	}
@@ -256,7 +266,7 @@ static void layout(const struct timeline *tl, struct lay *L)
 		range = 1;
 	L->ystep = nice_step((range + 4) / 5);
 	L->ymax = (double)((range + L->ystep - 1) / L->ystep) * (double)L->ystep * (double)L->yunit;
-	L->entries = __builtin_popcount(tl->ever) + 2 + tl->lazy_ever; /* + RSS, peak */
+	L->entries = __builtin_popcount(tl->ever) + 2 + tl->lazy_ever + tl->kids_ever; /* + RSS, peak */
 	L->rows = (L->entries + TL_LEGEND_COLS - 1) / TL_LEGEND_COLS;
 	L->height = tl->n < 2 ? TL_EMPTY_HEIGHT : TL_LEGEND_Y + L->rows * TL_LEGEND_ROW;
 }
@@ -302,6 +312,23 @@ static size_t fmt_secs(char *dst, uint64_t ns)
 	dst[n++] = (char)('0' + ms % 10);
 	memcpy(dst + n, " s", 3);
 	return n + 2;
+}
+
+/* "1150.000 ms": NS in UNIT (the time axis's), three decimals, into DST (48 bytes). */
+static size_t fmt_in_unit(char *dst, uint64_t ns, uint64_t unit, const char *name)
+{
+	uint64_t frac = (ns % unit) * 1000 / unit;
+	size_t n = fmt_u64(dst, ns / unit), k = strlen(name);
+
+	if (unit > 1) {
+		dst[n++] = '.';
+		dst[n++] = (char)('0' + frac / 100);
+		dst[n++] = (char)('0' + frac / 10 % 10);
+		dst[n++] = (char)('0' + frac % 10);
+	}
+	dst[n++] = ' ';
+	memcpy(dst + n, name, k + 1);
+	return n + k;
 }
 
 static void text(struct out *o, double x, double y, enum svg_anchor a, double size,
@@ -358,22 +385,44 @@ static void areas(struct out *o, const struct timeline *tl, const struct lay *L)
 		if (!(tl->ever & (1u << c)))
 			continue;
 		svg_path_begin(o, cat_colour[c], "none", 0);
-		/* The top edge left to right, then the bottom edge back. */
-		for (size_t i = 0; i < tl->n; i++) {
+		/*
+		 * The top edge left to right, then the bottom edge back, over the
+		 * breakdowns (a status sample knows no category: the RSS line has it).
+		 */
+		for (size_t i = 0, pen = 0; i < tl->n; i++) {
 			uint64_t base = 0;
+			if (tl->pts[i].status_only)
+				continue;
 			for (int d = 0; d < c; d++)
 				base = sat_add(base, tl->pts[i].cat[d]);
-			svg_path_to(o, i ? 'L' : 'M', X(L, tl->pts[i].t_ns),
+			svg_path_to(o, pen ? 'L' : 'M', X(L, tl->pts[i].t_ns),
 			            Y(L, sat_add(base, tl->pts[i].cat[c])));
+			pen = 1;
 		}
 		for (size_t i = tl->n; i-- > 0;) {
 			uint64_t base = 0;
+			if (tl->pts[i].status_only)
+				continue;
 			for (int d = 0; d < c; d++)
 				base = sat_add(base, tl->pts[i].cat[d]);
 			svg_path_to(o, 'L', X(L, tl->pts[i].t_ns), Y(L, base));
 		}
 		svg_path_end(o, 1);
 	}
+	if (!tl->kids_ever)
+		return;
+	/* The descendants: from the process's RSS up, where they were read. */
+	svg_path_begin(o, TL_C_KIDS, "none", 0);
+	for (size_t i = 0, pen = 0; i < tl->n; i++) {
+		if (!tl->pts[i].kids_known)
+			continue;
+		svg_path_to(o, pen ? 'L' : 'M', X(L, tl->pts[i].t_ns), Y(L, key(&tl->pts[i])));
+		pen = 1;
+	}
+	for (size_t i = tl->n; i-- > 0;)
+		if (tl->pts[i].kids_known)
+			svg_path_to(o, 'L', X(L, tl->pts[i].t_ns), Y(L, tl->pts[i].rss));
+	svg_path_end(o, 1);
 }
 
 static void lines(struct out *o, const struct timeline *tl, const struct lay *L)
@@ -406,7 +455,7 @@ static void lines(struct out *o, const struct timeline *tl, const struct lay *L)
 static void peak(struct out *o, const struct timeline *tl, const struct lay *L)
 {
 	const struct watch_sample *p = &tl->pts[peak_index(tl)];
-	double x = X(L, p->t_ns), y = Y(L, p->rss);
+	double x = X(L, p->t_ns), y = Y(L, key(p));
 	char lab[96];
 	size_t n = 0;
 
@@ -414,10 +463,10 @@ static void peak(struct out *o, const struct timeline *tl, const struct lay *L)
 	svg_circle(o, x, y, 4.5, SVG_C_PEAK);
 	memcpy(lab, "peak ", 5);
 	n = 5;
-	n += fmt_human(lab + n, p->rss);
+	n += fmt_human(lab + n, key(p));
 	memcpy(lab + n, " at ", 4);
 	n += 4;
-	n += fmt_secs(lab + n, p->t_ns);
+	n += fmt_in_unit(lab + n, p->t_ns, L->xunit, L->xunit_name);
 	/* Beside the dot, on the side with room. */
 	svg_text(o, x > (TL_X0 + TL_X1) / 2 ? x - 8 : x + 8, y - 8 < TL_Y0 - 4 ? TL_Y0 - 4 : y - 8,
 	         x > (TL_X0 + TL_X1) / 2 ? SVG_END : SVG_START, 12, SVG_C_PEAK, lab, n);
@@ -428,7 +477,7 @@ static void legend(struct out *o, const struct timeline *tl, const struct lay *L
 	int k = 0;
 
 	(void)L;
-	for (int c = 0; c <= PMAPS_X_COUNT + 2; c++) {
+	for (int c = 0; c <= PMAPS_X_COUNT + 3; c++) {
 		double x = TL_X0 + (k % TL_LEGEND_COLS) * TL_LEGEND_W;
 		double y = TL_LEGEND_Y + (k / TL_LEGEND_COLS) * TL_LEGEND_ROW;
 		const char *name;
@@ -445,9 +494,14 @@ static void legend(struct out *o, const struct timeline *tl, const struct lay *L
 				continue;
 			svg_line(o, x, y - 4, x + 18, y - 4, TL_C_LAZYFREE, 2, 1);
 			name = "LazyFree (MADV_FREE)";
+		} else if (c == PMAPS_X_COUNT + 2) {
+			if (!tl->kids_ever)
+				continue;
+			svg_rect(o, x, y - 10, 18, 12, TL_C_KIDS, NULL, 0);
+			name = "descendants' RSS";
 		} else {
 			svg_circle(o, x + 9, y - 4, 4.5, SVG_C_PEAK);
-			name = "peak RSS";
+			name = tl->kids_ever ? "peak of process + descendants" : "peak RSS";
 		}
 		text(o, x + 24, y, SVG_START, 12, SVG_C_INK, name ? name : "?");
 		k++;

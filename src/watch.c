@@ -35,8 +35,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,14 +104,19 @@ struct watch {
 	struct pmaps_explain_session *xs;
 	struct wpages *wp;
 	int probe; /* /proc/PID/maps, open on the program's address space: it reads 0 once that is gone */
+	int pidfd; /* watch: the process's pidfd (readable once it exited), or -1 */
 	enum pmaps_source src;
 	char why[160];
 	unsigned xopts;
 	char msg[1024];
+	char comm[64]; /* the program's name (comm) as the watch began, for the picture's title */
+	size_t comm_len;
 	/* timing */
 	uint64_t t0, interval, late_limit;
 	uint64_t samples, lines, full, late, missed, unread, execs;
 	uint64_t late_max, late_sum, cost_max, cost_sum;
+	/* what each kind of read took: status samples, breakdowns (the thread's too), page walks */
+	uint64_t st_n, st_sum, st_max, bdc_n, bdc_sum, bdc_max, pw_n, pw_sum, pw_max;
 	uint64_t next_full; /* when the next breakdown may be read (monotonic ns) */
 	uint64_t bd_cost;   /* what the last breakdown took */
 	/* the breakdown's thread: its state under MU */
@@ -254,6 +261,8 @@ static void table_heading(struct watch *w)
 	struct out *o = &w->out;
 	char iv[32];
 
+	if (w->o->quiet)
+		return; /* the summary only */
 	if (w->o->run)
 		out_str(o, "pmaps run: ");
 	else
@@ -279,8 +288,6 @@ static void table_heading(struct watch *w)
 		out_ch(o, ')');
 	}
 	out_ch(o, '\n');
-	if (w->o->quiet)
-		return;
 	cell(o, "time", 9);
 	cell(o, "rss", wide(w, 7));
 	cell(o, "change", wide(w, 7));
@@ -603,6 +610,12 @@ static int sample_pages(struct watch *w)
 	if (w->o->fmt == FMT_JSONL)
 		KEY(o, ",\"pages\":{\"changes\":[");
 	err = wpages_sample(w->wp, page_change, w, &ps, w->msg, sizeof(w->msg));
+	if (err == 0) {
+		w->pw_n++;
+		w->pw_sum = sat_add(w->pw_sum, ps.walk_ns);
+		if (ps.walk_ns > w->pw_max)
+			w->pw_max = ps.walk_ns;
+	}
 	if (w->o->fmt == FMT_JSONL) {
 		out_ch(o, ']');
 		if (err == 0) {
@@ -906,6 +919,17 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
 			w->cost_max = cost;
 		w->cost_sum = sat_add(w->cost_sum, cost);
 	}
+	if (x) {
+		w->bdc_n++;
+		w->bdc_sum = sat_add(w->bdc_sum, cost);
+		if (cost > w->bdc_max)
+			w->bdc_max = cost;
+	} else {
+		w->st_n++;
+		w->st_sum = sat_add(w->st_sum, cost);
+		if (cost > w->st_max)
+			w->st_max = cost;
+	}
 	if (!w->lines || s->rss > w->peak_rss) {
 		w->peak_rss = s->rss;
 		w->peak_t = s->t_ns;
@@ -927,8 +951,14 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
 		json_sample(w, s, x, st, ks, tick ? late : 0, cost);
 	else
 		table_line(w, s, x != NULL, x ? pmaps_source_name(x->source) : "status", ks);
-	if (x && w->o->tl)
-		timeline_add(w->o->tl, s);
+	if (w->o->tl) {
+		/* Every sample: a status one's RSS is drawn too, its categories not. */
+		struct watch_sample d = *s;
+		d.status_only = x == NULL;
+		d.kids_known = ks != NULL;
+		d.kids_rss = ks ? ks->rss : 0;
+		timeline_add(w->o->tl, &d);
+	}
 	if (x)
 		account_full(w, s, x);
 	w->lines++;
@@ -1189,6 +1219,22 @@ static int sleep_until(const struct watch *w, uint64_t deadline)
 
 	for (;;) {
 		int r;
+		if (w->pidfd >= 0 && !stop_sig) {
+			/* watch: the sleep ends when the process exits, so that its end is seen then */
+			uint64_t now = mono_ns();
+			struct pollfd pfd = {w->pidfd, POLLIN, 0};
+			struct timespec left = {0, 0};
+			if (now < deadline) {
+				left.tv_sec = (time_t)((deadline - now) / 1000000000u);
+				left.tv_nsec = (long)((deadline - now) % 1000000000u);
+			}
+			r = ppoll(&pfd, 1, &left, NULL);
+			if (r > 0 && (pfd.revents & POLLIN))
+				return 2;
+			if (r == 0 || (r < 0 && errno != EINTR))
+				return 0; /* the tick (an odd failure: as the sleep, no worse) */
+			continue;
+		}
 		if (stop_sig)
 			return 1;
 		if (child_sig && w->o->run) {
@@ -1261,22 +1307,30 @@ static void watch_loop(struct watch *w)
 		tick = next;
 	}
 	/*
-	 * A breakdown the thread is still reading when a limit ends the watch
-	 * is waited for: its figures (or its failure, such as a permission the
-	 * status samples did not need) are the watch's last. A signal's end
-	 * drops it: the summary comes at once, the thread is joined after it.
+	 * A breakdown the thread finished is the watch's, whatever ended it:
+	 * its line comes before the summary (a process that exits before its
+	 * second tick has only it). One it is still reading is waited for,
+	 * save on a signal (the summary comes at once; it is dropped, the
+	 * thread joined after): when a limit ended the watch its figures (or
+	 * its failure, such as a permission the status samples did not need)
+	 * are the watch's last; when the process ended, it ends as the read
+	 * does (gone: no line).
 	 */
-	if (w->bd_thread && (w->end == END_COUNT || w->end == END_DURATION)) {
+	w->t_end = mono_ns() - w->t0; /* when the end was seen */
+	if (w->bd_thread) {
 		enum end_why e;
-		pthread_mutex_lock(&w->mu);
-		while (w->bd_busy)
-			pthread_cond_wait(&w->cv, &w->mu);
-		pthread_mutex_unlock(&w->mu);
+		if (w->end != END_SIGNAL) {
+			pthread_mutex_lock(&w->mu);
+			while (w->bd_busy)
+				pthread_cond_wait(&w->cv, &w->mu);
+			pthread_mutex_unlock(&w->mu);
+		}
 		e = bd_collect(w);
-		if (e == END_FAILED || e == END_EXITED)
+		if (e == END_FAILED || (e == END_EXITED && w->end != END_SIGNAL))
 			w->end = e;
 	}
-	w->t_end = mono_ns() - w->t0;
+	if (w->end != END_EXITED)
+		w->t_end = mono_ns() - w->t0;
 }
 
 /* ---- the summary ---- */
@@ -1374,6 +1428,42 @@ struct ending {
 
 static void table_kids(struct watch *w);
 
+static void cost_pair(struct out *o, const char *what, uint64_t n, uint64_t sum, uint64_t max)
+{
+	out_str(o, what);
+	out_u64(o, n);
+	out_str(o, ", ");
+	out_ms(o, n ? sum / n : 0);
+	out_str(o, " (mean), ");
+	out_ms(o, max);
+	out_str(o, " (max)");
+}
+
+/* What each kind of read took, the background breakdowns and the page walks included. */
+static void table_costs(struct watch *w)
+{
+	struct out *o = &w->out;
+
+	cost_pair(o, "  reads: status ", w->st_n, w->st_sum, w->st_max);
+	cost_pair(o, "; breakdowns ", w->bdc_n, w->bdc_sum, w->bdc_max);
+	if (w->o->pages)
+		cost_pair(o, "; page walks ", w->pw_n, w->pw_sum, w->pw_max);
+	out_ch(o, '\n');
+}
+
+static void json_cost(struct out *o, const char *key, uint64_t n, uint64_t sum, uint64_t max)
+{
+	KEY(o, ",\"");
+	out_str(o, key);
+	KEY(o, "\":{\"n\":");
+	out_u64(o, n);
+	KEY(o, ",\"mean_ns\":");
+	out_u64(o, n ? sum / n : 0);
+	KEY(o, ",\"max_ns\":");
+	out_u64(o, max);
+	out_ch(o, '}');
+}
+
 static void table_summary(struct watch *w, const struct ending *en)
 {
 	struct out *o = &w->out;
@@ -1448,15 +1538,20 @@ static void table_summary(struct watch *w, const struct ending *en)
 		out_u64(o, w->execs);
 		out_str(o, " exec");
 	}
+	if (!w->samples) {
+		out_str(o, "\n  no samples: it ended before the first\n");
+		return;
+	}
 	out_str(o, "\n  lateness: max ");
 	out_ms(o, w->late_max);
 	out_str(o, ", mean ");
 	out_ms(o, lmean);
-	out_str(o, "; a sample took ");
+	out_str(o, "; a tick's sample took ");
 	out_ms(o, cmean);
 	out_str(o, " (mean), ");
 	out_ms(o, w->cost_max);
 	out_str(o, " (max)\n");
+	table_costs(w);
 	if (!w->samples)
 		return;
 	out_str(o, "  peak RSS: ");
@@ -1761,6 +1856,10 @@ static void json_summary(struct watch *w, const struct ending *en)
 	out_u64(o, w->cost_max);
 	KEY(o, ",\"cost_mean_ns\":");
 	out_u64(o, w->samples ? w->cost_sum / w->samples : 0);
+	json_cost(o, "status_cost", w->st_n, w->st_sum, w->st_max);
+	json_cost(o, "breakdown_cost", w->bdc_n, w->bdc_sum, w->bdc_max);
+	if (w->o->pages)
+		json_cost(o, "pages_walk", w->pw_n, w->pw_sum, w->pw_max);
 	if (en->have) {
 		if (en->sig) {
 			KEY(o, ",\"exit\":{\"signal\":");
@@ -1955,7 +2054,7 @@ int watch_pid(struct watch_opts *o)
 	memset(&en, 0, sizeof(en));
 	w = calloc(1, sizeof(*w));
 	if (w)
-		w->probe = -1;
+		w->probe = w->pidfd = -1;
 	if (!w) {
 		die_msg("out of memory");
 		if (o->run)
@@ -2034,6 +2133,52 @@ int watch_pid(struct watch_opts *o)
 		rc = EXIT_FAIL;
 		goto ended;
 	}
+	if (!o->run && w->probe >= 0) {
+		char c;
+		/*
+		 * Nothing sampled yet and no address space left (a zombie, one
+		 * exiting): the error pages and explain give, not a watch of
+		 * nothing. A breakdown's read says which, cheaply: it has no
+		 * mappings. One that turns zombie later ends the watch as an exit.
+		 */
+		if (pread(w->probe, &c, 1, 0) == 0) {
+			const struct pmaps_explain *x = NULL;
+			err = pmaps_explain_run(w->xs, &x);
+			if (err < 0 && err != -ESTALE && err != -EAGAIN) {
+				tool_fail(&w->t, (failed(&f, NULL, err, pmaps_explain_errmsg(w->xs)), &f));
+				rc = EXIT_FAIL;
+				goto ended;
+			}
+		}
+	}
+	{
+		/* The comm, read now: at the end the process may be gone. */
+		int fd = openat(pmaps_proc_dirfd(w->proc), "comm", O_RDONLY | O_CLOEXEC);
+		ssize_t r = fd >= 0 ? read(fd, w->comm, sizeof(w->comm)) : -1;
+		w->comm_len = r > 0 ? (size_t)r : 0;
+		if (w->comm_len && w->comm[w->comm_len - 1] == '\n')
+			w->comm_len--;
+		if (fd >= 0)
+			close(fd);
+	}
+#ifdef SYS_pidfd_open
+	if (!o->run && !w->t.root) {
+		/*
+		 * Its pidfd, so that a sleep ends when it exits. Opened by pid: it is
+		 * this process's when /proc/PID, opened after it, still is (a pid is
+		 * not reused while its process is alive or a zombie). None where the
+		 * kernel has none (before 5.3): the exit is seen at the next tick.
+		 */
+		struct pmaps_proc *np = NULL;
+		w->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)w->pid, 0u);
+		if (w->pidfd >= 0 && (pmaps_proc_open(&np, NULL, w->pidstr) < 0 ||
+		                      !same_process(w->proc, np))) {
+			close(w->pidfd);
+			w->pidfd = -1;
+		}
+		pmaps_proc_close(np);
+	}
+#endif
 	if (o->children) {
 		err = kids_open(&w->kids, w->t.root, w->pid, w->msg, sizeof(w->msg));
 		if (err < 0) {
@@ -2079,7 +2224,8 @@ ended:
 		char title[256], msg[512];
 		int n = o->run ? snprintf(title, sizeof(title), "pmaps run: %s (process %d)", o->cmd,
 		                          w->pid)
-		               : snprintf(title, sizeof(title), "pmaps watch: process %d", w->pid);
+		               : snprintf(title, sizeof(title), "pmaps watch: %.*s (process %d)",
+		                          (int)w->comm_len, w->comm, w->pid);
 		if (n < 0)
 			n = 0;
 		msg[0] = '\0';
@@ -2114,6 +2260,8 @@ out:
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	close_reading(w);
+	if (w->pidfd >= 0)
+		close(w->pidfd);
 	kids_close(w->kids);
 	watch_unprepare(o);
 	if (o->run && o->out_fd != STDERR_FILENO)

@@ -21,6 +21,10 @@ struct watch_sample {
 	uint64_t cat[PMAPS_X_COUNT];    /* RSS per category (enum pmaps_xcat) */
 	uint64_t lazyfree, swap;
 	int lazyfree_known, swap_known; /* 0: the source cannot see it (show it as absent) */
+	/* --children: the descendants' summed RSS at the sample, when they were read */
+	uint64_t kids_rss;
+	int kids_known;
+	int status_only; /* 1: a status sample: RSS alone, no categories (drawn as the RSS line) */
 };
 
 /*
@@ -50,8 +54,10 @@ int timeline_open(struct timeline **out, const char *path, char *msg, size_t msg
 /* Adds a sample; allocates nothing. */
 void timeline_add(struct timeline *tl, const struct watch_sample *s);
 /*
- * Writes the picture (stacked areas per category, RSS and LazyFree lines,
- * the peak marked, axes with units, a legend), titled TITLE (a target's
+ * Writes the picture (stacked areas per category from the breakdowns, the
+ * RSS line from every sample, with --children the descendants' RSS as an
+ * area stacked on it, a LazyFree line, the peak (of RSS, or of RSS and the
+ * descendants' together when they were read) marked, axes with units, a legend), titled TITLE (a target's
  * bytes allowed), and closes the file. Returns 0, or a negative errno with
  * a message in MSG.
  */

@@ -36,6 +36,7 @@
 #define MIB (1024ull * 1024)
 #define HEAP_COLOUR "#3b6fd4" /* timeline.c's colours, as a reader of the picture sees them */
 #define ANON_COLOUR "#7fa7ee"
+#define KIDS_COLOUR "#c9a0dc"
 
 static char dir[64];
 
@@ -578,6 +579,73 @@ static void test_few_samples(void **state)
 }
 
 /*
+ * A status sample is drawn (its RSS): a breakdown and a status sample are
+ * two samples, no "one sample only". With the descendants read, the peak is
+ * of the sum, the legend says so; the peak's time is in the axis's unit.
+ */
+static void test_status_and_kids(void **state)
+{
+	struct timeline *tl = NULL;
+	const struct watch_sample *pts;
+	struct watch_sample s;
+	char path[128], msg[256];
+	char *svg;
+
+	(void)state;
+	path_in(path, sizeof(path), "kids.svg");
+	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
+	memset(&s, 0, sizeof(s));
+	s.rss = s.cat[PMAPS_X_HEAP] = 4 * MIB; /* a breakdown at 0 */
+	timeline_add(tl, &s);
+	memset(&s, 0, sizeof(s));
+	s.t_ns = 10000000;
+	s.rss = 6 * MIB; /* a status sample at 10 ms, the descendants 10 MiB */
+	s.status_only = 1;
+	s.kids_known = 1;
+	s.kids_rss = 10 * MIB;
+	timeline_add(tl, &s);
+	memset(&s, 0, sizeof(s));
+	s.t_ns = 20000000;
+	s.rss = s.cat[PMAPS_X_HEAP] = 7 * MIB; /* the highest RSS, but not of the sum */
+	timeline_add(tl, &s);
+	assert_int_equal(timeline_points(tl, &pts), 3);
+	assert_int_equal(timeline_write(tl, "t", 1, msg, sizeof(msg)), 0);
+	timeline_close(tl);
+	expect_xml(path);
+	svg = slurp(path);
+	expect_contains(svg, ">time (ms)<");
+	expect_contains(svg, ">peak 16M at 10.000 ms<");
+	expect_contains(svg, ">peak of process + descendants<");
+	expect_contains(svg, ">descendants&apos; RSS<");
+	expect_contains(svg, "fill=\"" KIDS_COLOUR "\"");
+	if (strstr(svg, "one sample only"))
+		fail_msg("two and more samples drawn as one");
+	free(svg);
+
+	/* One breakdown and one status sample, no descendants: drawn, the peak RSS's. */
+	path_in(path, sizeof(path), "two.svg");
+	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
+	memset(&s, 0, sizeof(s));
+	s.rss = s.cat[PMAPS_X_ANON] = 2 * MIB;
+	timeline_add(tl, &s);
+	memset(&s, 0, sizeof(s));
+	s.t_ns = 1500000000;
+	s.rss = 612 * MIB;
+	s.status_only = 1;
+	timeline_add(tl, &s);
+	assert_int_equal(timeline_write(tl, "t", 1, msg, sizeof(msg)), 0);
+	timeline_close(tl);
+	expect_xml(path);
+	svg = slurp(path);
+	expect_contains(svg, ">time (ms)<");
+	expect_contains(svg, ">peak 612M at 1500.000 ms<");
+	expect_contains(svg, ">peak RSS<");
+	if (strstr(svg, "one sample only") || strstr(svg, "descendants"))
+		fail_msg("two samples, no descendants: drawn as such");
+	free(svg);
+}
+
+/*
  * The render fixture: 40 samples 100 ms apart. For the first half the heap
  * alone grows, 8 MiB + 1 MiB a sample; then anonymous memory comes, 4 MiB
  * a sample, up to the peak at sample 30, and goes again.
@@ -590,6 +658,16 @@ static void fixture_sample(struct watch_sample *s, uint64_t i)
 	if (i >= 20)
 		s->cat[PMAPS_X_ANON] = (i <= 30 ? i - 19 : 41 - i) * 4 * MIB;
 	s->rss = s->cat[PMAPS_X_HEAP] + s->cat[PMAPS_X_ANON];
+	/* Sample 10 is a status sample: its RSS alone. */
+	if (i == 10) {
+		memset(s->cat, 0, sizeof(s->cat));
+		s->status_only = 1;
+	}
+	/* --children: descendants from sample 20, 8 MiB, 60 MiB at 32 to 36 (the total's peak at 32). */
+	if (i >= 20) {
+		s->kids_known = 1;
+		s->kids_rss = (i >= 32 && i <= 36 ? 60 : 8) * MIB;
+	}
 }
 
 static int fixture(const char *out)
@@ -634,9 +712,23 @@ static int fixture(const char *out)
 	printf("probe %.1f %.1f %s anon over the heap\n", x, y, ANON_COLOUR);
 	timeline_where(tl, s.t_ns, s.cat[PMAPS_X_HEAP] / 2, &x, &y);
 	printf("probe %.1f %.1f %s heap under anon\n", x, y, HEAP_COLOUR);
-	/* The peak's dot. */
-	fixture_sample(&s, 30);
-	timeline_where(tl, s.t_ns, s.rss, &x, &y);
+	/* Sample 10, a status sample: the heap's area goes on across it (no dip to 0). */
+	fixture_sample(&s, 10);
+	timeline_where(tl, s.t_ns, 4 * MIB, &x, &y);
+	printf("probe %.1f %.1f %s heap across a status sample\n", x, y, HEAP_COLOUR);
+	/* The descendants: on the process's RSS where read, nowhere before. */
+	fixture_sample(&s, 25);
+	timeline_where(tl, s.t_ns, s.rss + s.kids_rss / 2, &x, &y);
+	printf("probe %.1f %.1f %s descendants on the RSS\n", x, y, KIDS_COLOUR);
+	fixture_sample(&s, 34);
+	timeline_where(tl, s.t_ns, s.rss + s.kids_rss / 2, &x, &y);
+	printf("probe %.1f %.1f %s descendants at their largest\n", x, y, KIDS_COLOUR);
+	fixture_sample(&s, 5);
+	timeline_where(tl, s.t_ns, s.rss + 4 * MIB, &x, &y);
+	printf("absent %.1f %.1f %s no descendants before they were read\n", x, y, KIDS_COLOUR);
+	/* The peak's dot: of the process and its descendants together (sample 32, not 30). */
+	fixture_sample(&s, 32);
+	timeline_where(tl, s.t_ns, s.rss + s.kids_rss, &x, &y);
 	printf("probe %.1f %.1f %s peak dot\n", x, y, SVG_C_PEAK);
 	if (timeline_write(tl, "pmaps watch 4242 (fixture)", 26, msg, sizeof(msg)) != 0) {
 		fprintf(stderr, "%s\n", msg);
@@ -660,6 +752,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_lazyfree_alone),
 		cmocka_unit_test(test_last_sample),
 		cmocka_unit_test(test_few_samples),
+		cmocka_unit_test(test_status_and_kids),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "fixture") == 0)
