@@ -68,26 +68,35 @@ static const char phys_usage[] =
 	"Exit status: 0 on success, 1 when the files cannot be read (not root: run\n"
 	"as root) or the output cannot be written, 2 on a usage error.\n";
 
-/* The states' words and colours (svg.h's palette where it has the state). */
+/*
+ * The states' words and colours (svg.h's palette where it has the state).
+ * The words follow the state's name ("reserved 470M (1.8%): firmware, ..."):
+ * they never say the name again. The 256-colour terminal colours are chosen
+ * by hand, not the xterm colours nearest the SVG's: the SVG's black
+ * (reserved) and near-white (free) vanish on a dark or a light terminal, and
+ * its greys for hole and zero come out as one. Each is a mid tone, none 0,
+ * 7, 15, 16 or 231, no two the same, neighbours apart.
+ */
 const struct phys_style phys_styles[PMAPS_PHYS_COUNT] = {
-	[PMAPS_PHYS_HOLE] = {"no RAM here", "#d9d2e9", 7, ' '},
-	[PMAPS_PHYS_HWPOISON] = {"memory errors: out of use", "#ff00ff", 5, '!'},
-	[PMAPS_PHYS_OFFLINE] = {"logically offline (balloon)", "#b39ddb", 5, 'o'},
-	[PMAPS_PHYS_RESERVED] = {"reserved: firmware, kernel image", SVG_C_RESERVED, 7, '#'},
-	[PMAPS_PHYS_FREE] = {"free (buddy allocator)", SVG_C_FREE, 7, '.'},
-	[PMAPS_PHYS_HUGETLB] = {"hugetlbfs pages", "#a04000", 1, 'H'},
-	[PMAPS_PHYS_SLAB] = {"slab (kernel objects)", SVG_C_SLAB, 6, 's'},
-	[PMAPS_PHYS_PGTABLE] = {"page tables", "#34495e", 6, 'p'},
-	[PMAPS_PHYS_ZERO] = {"the zero pages", SVG_C_ZERO, 7, '0'},
-	[PMAPS_PHYS_LAZYFREE] = {"anon freed with MADV_FREE", SVG_C_LAZYFREE, 3, 'z'},
-	[PMAPS_PHYS_ANON_THP] = {"anon in large folios (THP)", SVG_C_HUGE, 3, 'A'},
-	[PMAPS_PHYS_ANON] = {"anonymous", SVG_C_ANON, 4, 'a'},
-	[PMAPS_PHYS_SWAPCACHE] = {"shared memory in swap cache", SVG_C_SWAP, 5, 'w'},
-	[PMAPS_PHYS_SHMEM] = {"shmem: tmpfs, shared anon", SVG_C_SHMEM, 6, 'm'},
-	[PMAPS_PHYS_FILE_THP] = {"page cache in large folios", "#145a32", 2, 'F'},
-	[PMAPS_PHYS_FILE_MAPPED] = {"page cache, mapped", SVG_C_FILE, 2, 'f'},
-	[PMAPS_PHYS_FILE] = {"page cache, not mapped", SVG_C_SHARED, 2, 'c'},
-	[PMAPS_PHYS_KERNEL] = {"kernel: other allocations", SVG_C_KERNEL, 1, 'k'},
+	[PMAPS_PHYS_HOLE] = {"no RAM here", "#d9d2e9", 146, 7, ' '},
+	[PMAPS_PHYS_HWPOISON] = {"memory errors: out of use", "#ff00ff", 201, 5, '!'},
+	[PMAPS_PHYS_OFFLINE] = {"given back: a balloon driver, unplugged", "#b39ddb", 135, 5, 'o'},
+	[PMAPS_PHYS_RESERVED] = {"firmware, kernel image, early allocations", SVG_C_RESERVED, 95, 7,
+	                         '#'},
+	[PMAPS_PHYS_FREE] = {"unused (the buddy allocator's)", SVG_C_FREE, 250, 7, '.'},
+	[PMAPS_PHYS_HUGETLB] = {"the pool of huge pages (nr_hugepages)", "#a04000", 130, 1, 'H'},
+	[PMAPS_PHYS_SLAB] = {"kernel objects (kmalloc caches)", SVG_C_SLAB, 109, 6, 's'},
+	[PMAPS_PHYS_PGTABLE] = {"page tables", "#34495e", 60, 6, 'p'},
+	[PMAPS_PHYS_ZERO] = {"the shared read-only pages of zeros", SVG_C_ZERO, 246, 7, '0'},
+	[PMAPS_PHYS_LAZYFREE] = {"anon freed with MADV_FREE", SVG_C_LAZYFREE, 220, 3, 'z'},
+	[PMAPS_PHYS_ANON_THP] = {"anonymous, in large folios (THP)", SVG_C_HUGE, 208, 3, 'A'},
+	[PMAPS_PHYS_ANON] = {"process memory: heaps, stacks, private", SVG_C_ANON, 68, 4, 'a'},
+	[PMAPS_PHYS_SWAPCACHE] = {"on its way to or from swap", SVG_C_SWAP, 97, 5, 'w'},
+	[PMAPS_PHYS_SHMEM] = {"tmpfs, shared anonymous, SysV", SVG_C_SHMEM, 37, 6, 'm'},
+	[PMAPS_PHYS_FILE_THP] = {"page cache in large folios", "#145a32", 28, 2, 'F'},
+	[PMAPS_PHYS_FILE_MAPPED] = {"page cache, mapped", SVG_C_FILE, 35, 2, 'f'},
+	[PMAPS_PHYS_FILE] = {"page cache, not mapped", SVG_C_SHARED, 114, 2, 'c'},
+	[PMAPS_PHYS_KERNEL] = {"none of the above: vmalloc, drivers", SVG_C_KERNEL, 240, 1, 'k'},
 };
 
 unsigned phys_cell_state(const struct pmaps_phys_result *r, uint64_t first, uint64_t n)
@@ -393,6 +402,78 @@ static int phys_fail(const char *root, const char *msg, int err)
 	return EXIT_FAIL;
 }
 
+/* BYTES exactly, in the largest unit that divides it: "28K", "3M", "1G". */
+static void exact_size(char *b, size_t bn, uint64_t bytes)
+{
+	static const char unit[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && bytes % (1024ull << (10 * (u + 1))) == 0)
+		u++;
+	if (u < 0)
+		snprintf(b, bn, "%llu", (unsigned long long)bytes);
+	else
+		snprintf(b, bn, "%llu%c", (unsigned long long)(bytes >> (10 * (u + 1))), unit[u]);
+}
+
+/*
+ * A --block-size GIVEN that makes more blocks than a handle keeps (-E2BIG
+ * from the open): a usage error naming the smallest that fits, as a size.
+ * The library's own rule finds it: the open is tried with larger blocks
+ * (doubling, then halving the gap; an open that fits reads no frame and
+ * allocates what it would for the picture, untouched). The frames it found
+ * too many for come from the smallest fit: between 2^20 (LEAST - 1) and
+ * 2^20 LEAST, which is what the message says.
+ */
+static int too_many_blocks(const char *root, const struct pmaps_phys_opts *base,
+                           const char *given, uint64_t ps)
+{
+	struct pmaps_phys_opts o = *base;
+	struct pmaps_phys *q = NULL;
+	uint64_t bad = base->block_pages, good = 0, try = bad;
+	char m[512], least[32], most[32];
+	int err;
+
+	o.flags &= ~(uint32_t)PMAPS_PHYS_MAPCOUNT;
+	o.threads = 1;
+	/* BAD fails; GOOD (0: none yet) fits. Block sizes below 2^32 frames only. */
+	while (!good) {
+		try = bad * 2 < (1ull << 32) ? bad * 2 : (1ull << 32) - 1;
+		o.block_pages = try;
+		err = pmaps_phys_open(&q, root, &o, m, sizeof(m));
+		pmaps_phys_close(q);
+		q = NULL;
+		if (err == 0)
+			good = try;
+		else if (err != -E2BIG || try == (1ull << 32) - 1)
+			return phys_fail(root, m, err);
+		else
+			bad = try;
+	}
+	while (good - bad > 1) {
+		uint64_t mid = bad + (good - bad) / 2;
+		o.block_pages = mid;
+		err = pmaps_phys_open(&q, root, &o, m, sizeof(m));
+		pmaps_phys_close(q);
+		q = NULL;
+		if (err == 0)
+			good = mid;
+		else if (err == -E2BIG)
+			bad = mid;
+		else
+			return phys_fail(root, m, err);
+	}
+	exact_size(least, sizeof(least), good * ps);
+	/* The product saturates rather than wraps. */
+	if (good - 1 > UINT64_MAX / PMAPS_PHYS_MAX_BLOCKS / ps)
+		fmt_human(most, UINT64_MAX);
+	else
+		fmt_human(most, (uint64_t)PMAPS_PHYS_MAX_BLOCKS * (good - 1) * ps);
+	die_msg("--block-size %s makes more than %u blocks of this machine's memory (more than "
+	        "%s): at least %s", given, PMAPS_PHYS_MAX_BLOCKS, most, least);
+	return EXIT_USAGE;
+}
+
 static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
@@ -417,7 +498,7 @@ int cmd_phys(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct pmaps_phys_opts po = {sizeof(po), PMAPS_PHYS_MAPCOUNT, 0, 0, 0, NULL};
-	const char *root = NULL, *svg_path = NULL;
+	const char *root = NULL, *svg_path = NULL, *optarg_block = NULL;
 	uint64_t interval_ns = 1000000000u, count = 1, block_bytes = 0;
 	int summary = 0, json = 0, count_given = 0, ch, rc = EXIT_OK, svg_open = 0, err;
 	struct outfile svg_out;
@@ -461,6 +542,7 @@ int cmd_phys(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			po.block_pages = block_bytes / (uint64_t)ps;
+			optarg_block = optarg;
 			break;
 		case 'T':
 			if (parse_count(optarg, 16, &threads) < 0 || threads == 0) {
@@ -516,7 +598,10 @@ int cmd_phys(int argc, char **argv)
 	po.cancel = &phys_tui_cancel; /* set only by the live view's q and signals */
 	po.threads = (uint32_t)threads;
 	if ((err = pmaps_phys_open(&p, root, &po, msg, sizeof(msg))) < 0) {
-		rc = phys_fail(root, msg, err);
+		if (err == -E2BIG && block_bytes)
+			rc = too_many_blocks(root, &po, optarg_block, (uint64_t)ps);
+		else
+			rc = phys_fail(root, msg, err);
 		goto out;
 	}
 	/* The live picture, for a person at a terminal who asked for nothing else. */

@@ -15,6 +15,7 @@
 struct phys_style {
 	const char *what;  /* a few words for the table and the legend */
 	const char *svg;   /* "#rrggbb" (svg.h's palette where it has the state) */
+	short c256;        /* with 256 colours: an xterm colour seen on dark and light */
 	short c8;          /* with fewer than 256 colours: COLOR_*, never black (the
 	                      character tells states that share one apart) */
 	char ch;           /* without colour: the character a cell shows */

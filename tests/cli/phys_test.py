@@ -375,6 +375,14 @@ def test_tree_svg(tmp, root):
     with open(svg, encoding="utf-8") as f:
         text = f.read()
     ok(text.count("<rect") >= 10, "tree svg: cells and legend drawn", text.count("<rect"), ">= 10")
+    # The legend: "reserved 4.0K (2.3%): firmware, ...", the words never the state's name again.
+    import re
+    legend = re.findall(r">([a-z_]+) [0-9.]+[BKMGT]? \([0-9.]+%\): ([^<]*)<", text)
+    ok(sorted(k for k, _ in legend) == sorted(STATES), "tree svg: a legend line per state",
+       sorted(k for k, _ in legend), sorted(STATES))
+    for key, words in legend:
+        ok(key not in re.split(r"[^a-z0-9_]+", words.lower()),
+           "tree svg: legend of %s does not repeat its name" % key, words, "no " + repr(key))
 
 
 # ---- 3. live ----
@@ -574,8 +582,20 @@ def test_bad(tmp, root):
     os.makedirs(many, exist_ok=True)
     with open(os.path.join(many, "kpageflags"), "wb") as f:
         f.truncate((2**20 + 1) * 8)
-    one_line_fail(["phys", "--block-size", "4K", "--summary", "--proc-root", many], 1,
-                  "a block needs at least 2 frames (8192 bytes)", "--block-size of too many blocks")
+    # A usage error naming the smallest size that fits, as a size one can type.
+    one_line_fail(["phys", "--block-size", "4K", "--summary", "--proc-root", many], 2,
+                  "--block-size 4K makes more than 1048576 blocks of this machine's memory "
+                  "(more than 4G): at least 8K", "--block-size of too many blocks")
+    # 6 * 2^20 + 1 frames: 7 frames a block at least (28K), from 8K too.
+    many7 = os.path.join(tmp, "many7")
+    os.makedirs(many7, exist_ok=True)
+    with open(os.path.join(many7, "kpageflags"), "wb") as f:
+        f.truncate((6 * 2**20 + 1) * 8)
+    one_line_fail(["phys", "--block-size", "8K", "--json", "--proc-root", many7], 2,
+                  "more than 24G): at least 28K", "--block-size of too many blocks, 28K")
+    r = run(["phys", "--block-size", "28K", "--json", "--proc-root", many7])
+    ok(r.returncode == 0, "--block-size 28K, as the message says, fits",
+       (r.returncode, r.stderr), 0)
     one_line_fail(["phys", "--threads", "0"], 2, "--threads", "--threads 0")
     one_line_fail(["phys", "--threads", "17"], 2, "from 1 to 16", "--threads 17")
     one_line_fail(["phys", "--summary", "--json"], 2, "choose one", "--summary with --json")

@@ -12,7 +12,11 @@
 # locale (a character per state, no colour); a
 # reading that fails (the file cut inside an entry) restoring the terminal,
 # then saying why, with status 1; SIGINT ending it with 130; q and SIGINT
-# cancelling a reading of a large sparse tree at once; and, as root,
+# cancelling a reading of a large sparse tree at once; 256 colours in the C
+# locale (background colours, not a blank map); the 256-colour palette (no
+# black, no white, no two states alike); small terminals (60x15, 60x13,
+# 70x20, 75x80, 80x80: legend columns, map rows, whole words, distinct row
+# labels; 40x10 too small, then resized); and, as root,
 # the machine's own memory. Every wait is a bounded poll; a failed check
 # prints the screen it saw.
 #
@@ -213,6 +217,155 @@ st=$(ended torn)
 HIST="-S -"
 expect torn '^pmaps: phys: kpageflags: ends 4 bytes into an entry' "torn file: the message"
 HIST=
+
+# alltree DIR N: N frames of each of the 18 states, in their order (hole to kernel).
+alltree() {
+	mkdir -p "$1"
+	python3 - "$1" "$2" <<'EOF'
+import array, os, sys
+B = lambda n: 1 << n
+LRU, SLAB, BUDDY, MMAP, ANON, SWAPCACHE, SWAPBACKED = B(5), B(7), B(10), B(11), B(12), B(13), B(14)
+HUGE, HWPOISON, NOPAGE, THP, OFFLINE, ZERO, PGTABLE, RESERVED = (B(17), B(19), B(20), B(22),
+                                                                  B(23), B(24), B(26), B(32))
+states = [NOPAGE, HWPOISON, OFFLINE, RESERVED | ZERO, RESERVED, BUDDY, HUGE, SLAB, PGTABLE,
+          ANON | LRU, ANON | SWAPBACKED | THP, ANON | SWAPBACKED, SWAPCACHE | SWAPBACKED | LRU,
+          SWAPBACKED | LRU, LRU | THP, LRU | MMAP, LRU, 0]
+n = int(sys.argv[2])
+with open(os.path.join(sys.argv[1], "kpageflags"), "wb") as f:
+    f.write(array.array("Q", [v for v in states for _ in range(n)]).tobytes())
+EOF
+}
+# line N of the screen file (0-based)
+line() { sed -n "$(($1 + 1))p" "$TMP/screen"; }
+
+# ---- 256 colours without UTF-8: the map in background colours, not blank ----
+# No half block to draw: a cell is a space whose background is its state's
+# colour (the 256-colour palette: anon 68, free 250). Before, the colour was
+# the foreground of a space: a blank map.
+tree "$TMP/tc" anon free
+start cloc 100 30 "--proc-root $TMP/tc" -u NO_COLOR LC_ALL=C LANG=C
+expect cloc '^     0 *$' "C locale: row 0"
+tm capture-pane -e -N -p -t cloc >"$TMP/esc"
+row0=$(grep "^     0 " "$TMP/esc" | sed -E "s/$ESC\[([0-9;]*)m/<\1>/g")
+case $row0 in
+*'<48;5;68>    '*'<48;5;250>    '*) ok ;;
+*) bad "C locale, 256 colours: row 0 is not 4 cells on background 68 then 4 on 250: '$row0'" ;;
+esac
+keys cloc q
+st=$(ended cloc)
+[ "$st" = "0 0" ] && ok || bad "C locale q: exit status and alternate screen '$st', want '0 0'"
+
+# ---- the 256-colour palette: every state seen on dark and light, no two alike ----
+# The legend's swatches of a tree with all 18 states: each its state's
+# background colour. None is black (0, 16, 232-235: gone on a dark terminal),
+# white or light grey (7, 15, 231, 253-255: gone on a light one); all differ.
+alltree "$TMP/ta" 512
+start pal 100 30 "--proc-root $TMP/ta" -u NO_COLOR LC_ALL=C.UTF-8
+expect pal ' kernel ' "palette: the legend has all 18 states"
+tm capture-pane -e -p -t pal >"$TMP/esc"
+if python3 - "$TMP/esc" <<'EOF'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+states = ["hole", "hwpoison", "offline", "zero", "reserved", "free", "hugetlb", "slab", "pgtable",
+          "lazyfree", "anon_thp", "anon", "swapcache", "shmem", "file_thp", "file_mapped", "file",
+          "kernel"]
+found = {}
+for m in re.finditer(r"\x1b\[48;5;(\d+)m  ((?:\x1b\[[0-9;]*m)*) ([a-z_]+) ", text):
+    found[m.group(3)] = int(m.group(1))
+bad = []
+if sorted(found) != sorted(states):
+    bad.append("states in the legend: %s, want all 18" % sorted(found))
+forbidden = {0, 7, 15, 16, 231, 232, 233, 234, 235, 253, 254, 255}
+for s, c in found.items():
+    if c in forbidden:
+        bad.append("%s is colour %d (black or white)" % (s, c))
+colours = list(found.values())
+if len(set(colours)) != len(colours):
+    bad.append("colours shared: %s" % found)
+for b in bad:
+    print("  " + b)
+print("  palette: %s" % found)
+sys.exit(1 if bad else 0)
+EOF
+then ok; else bad "palette"; fi
+keys pal q
+ended pal >/dev/null
+
+# ---- small terminals: the layout gives way, never draws over itself ----
+# 60x15 and all 18 states: the legend in two columns (9 lines), the flags
+# line dropped, the map keeps 3 rows under the two header lines.
+alltree "$TMP/tl" 512
+start s60 60 15 "--proc-root $TMP/tl --block-size 4K" -u NO_COLOR LC_ALL=C.UTF-8
+expect s60 ' kernel ' "60x15: the legend"
+n=$(grep -c '▀' "$TMP/screen")
+[ "$n" = 3 ] && ok || { bad "60x15: $n map rows, want 3"; seen s60; }
+case $(line 0) in "pmaps phys: 36M"*"q quits") ok ;; *) bad "60x15: header '$(line 0)'"; seen s60 ;; esac
+case $(line 1) in "A half cell: "*) ok ;; *) bad "60x15: line 1 '$(line 1)'"; seen s60 ;; esac
+if grep -q ' hole .* hwpoison ' "$TMP/screen" && [ "$(grep -c '%' "$TMP/screen")" = 9 ]; then ok; else
+	bad "60x15: the legend is not 9 lines of two"; seen s60; fi
+keys s60 q
+ended s60 >/dev/null
+# 60x13: the blank line and the block line go too; the map still has 3 rows,
+# right under the header.
+start s13 60 13 "--proc-root $TMP/tl --block-size 4K" -u NO_COLOR LC_ALL=C.UTF-8
+expect s13 ' kernel ' "60x13: the legend"
+n=$(grep -c '▀' "$TMP/screen")
+[ "$n" = 3 ] && ok || { bad "60x13: $n map rows, want 3"; seen s13; }
+case $(line 0)/$(line 1) in "pmaps phys: 36M"*"q quits/     0 ▀"*) ok ;;
+*) bad "60x13: header then the map"; seen s13 ;; esac
+keys s13 q
+ended s13 >/dev/null
+# 70x20: two columns, 7 map rows.
+start s70 70 20 "--proc-root $TMP/tl --block-size 4K" -u NO_COLOR LC_ALL=C.UTF-8
+expect s70 ' kernel ' "70x20: the legend"
+n=$(grep -c '▀' "$TMP/screen")
+[ "$n" = 7 ] && ok || { bad "70x20: $n map rows, want 7"; seen s70; }
+if grep -q ' hole .* hwpoison ' "$TMP/screen"; then ok; else bad "70x20: one legend column"; seen s70; fi
+keys s70 q
+ended s70 >/dev/null
+# 75x80: every map row's label distinct (before: 10M, 10M, ...); header,
+# block line and flags line whole words, as many as fit.
+start s80 75 80 "--proc-root $TMP/tl --block-size 4K" -u NO_COLOR LC_ALL=C.UTF-8
+expect s80 ' kernel ' "75x80: the legend"
+labels=$(grep '▀' "$TMP/screen" | cut -c1-6 | sed 's/ //g' | grep -v '^$')
+nl=$(echo "$labels" | wc -l)
+nu=$(echo "$labels" | sort -u | wc -l)
+nr=$(grep -c '▀' "$TMP/screen")
+[ "$nl" = "$nr" ] && [ "$nu" = "$nl" ] && ok || {
+	bad "75x80: $nr map rows, $nl labels, $nu distinct"; echo "$labels" | tr '\n' ' '; echo; }
+case $(line 1) in *"frames)"|*"from address 0"|*"frames are in") ok ;;
+*) bad "75x80: block line cut: '$(line 1)'" ;; esac
+last=$(sed -n '$p' "$TMP/screen")
+if echo "$last" | grep -qE '^[a-z]+ [0-9.]+[BKMGT]?(  [a-z]+ [0-9.]+[BKMGT]?)* *$'; then ok; else
+	bad "75x80: flags line cut: '$last'"; fi
+keys s80 q
+ended s80 >/dev/null
+# 80x80: a block a half cell, rows 584K apart: labels in tenths of M (before:
+# 64 rows, 45 labels distinct).
+start l80 80 80 "--proc-root $TMP/tl --block-size 4K" -u NO_COLOR LC_ALL=C.UTF-8
+expect l80 ' kernel ' "80x80: the legend"
+labels=$(grep '▀' "$TMP/screen" | cut -c1-6 | sed 's/ //g' | grep -v '^$')
+nl=$(echo "$labels" | wc -l)
+nu=$(echo "$labels" | sort -u | wc -l)
+nr=$(grep -c '▀' "$TMP/screen")
+[ "$nr" = 64 ] && [ "$nl" = 64 ] && [ "$nu" = 64 ] && ok || {
+	bad "80x80: $nr map rows (want 64), $nl labels, $nu distinct"; echo "$labels" | tr '\n' ' '; echo; }
+case $labels in "0
+0.5M
+1.1M
+1.7M"*) ok ;; *) bad "80x80: labels $(echo "$labels" | head -4 | tr '\n' ' '), want 0 0.5M 1.1M 1.7M" ;; esac
+keys l80 q
+ended l80 >/dev/null
+# 40x10: too small for the map and the legend: one line says so, and the
+# view runs on; made larger (KEY_RESIZE), the map comes.
+start tiny 40 10 "--proc-root $TMP/tl" -u NO_COLOR LC_ALL=C.UTF-8
+expect tiny '^pmaps phys: 40x10 is too small' "40x10: too small"
+tm resize-window -t tiny -x 100 -y 30
+expect tiny ' kernel ' "resized to 100x30: the legend"
+expect tiny '^     0 ▀' "resized to 100x30: the map"
+keys tiny q
+st=$(ended tiny)
+[ "$st" = "0 0" ] && ok || bad "resized q: exit status and alternate screen '$st', want '0 0'"
 
 # ---- the machine itself, as root ----
 if [ "$(id -u)" = 0 ]; then
