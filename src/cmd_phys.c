@@ -45,7 +45,8 @@ static const char phys_usage[] =
 	"      --svg FILE         write a picture of one reading to FILE (- for\n"
 	"                         standard output), only when the reading ends well\n"
 	"  -i, --interval T       between readings or refreshes: seconds (1, 0.5) or\n"
-	"                         with a unit (500ms, 2s); default 1s, 10ms to 1 day\n"
+	"                         with a unit (500ms, 2s, 1m, 1h); default 1s, 10ms to\n"
+	"                         1 day\n"
 	"      --count N          N readings, --interval apart (0: until interrupted);\n"
 	"                         never the live picture (default 1)\n"
 	"      --block-size SIZE  the frames a block of the picture holds, as a size\n"
@@ -122,55 +123,6 @@ unsigned phys_cell_state(const struct pmaps_phys_result *r, uint64_t first, uint
 	 * that comes first.
 	 */
 	return tied[(n ? first / n : 0) % ntied];
-}
-
-/* "1", "0.5", "500ms", "2s" into nanoseconds. Returns 0, or -1. */
-static int parse_interval(const char *s, uint64_t *ns)
-{
-	uint64_t whole = 0, frac = 0, scale = 1, unit = 1000000000u;
-	const char *p = s;
-	int digits = 0;
-
-	for (; *p >= '0' && *p <= '9'; p++, digits++) {
-		if (whole > 1000000u)
-			return -1;
-		whole = whole * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++, digits++) {
-			if (scale < 1000000000u) {
-				frac = frac * 10 + (uint64_t)(*p - '0');
-				scale *= 10;
-			}
-		}
-	}
-	if (!digits)
-		return -1;
-	if (strcmp(p, "ms") == 0)
-		unit = 1000000u;
-	else if (*p && strcmp(p, "s") != 0)
-		return -1;
-	/* WHOLE <= 10^7 and UNIT <= 10^9: no product passes 2^64. */
-	*ns = whole * unit + frac * unit / scale;
-	return 0;
-}
-
-/* Decimal digits up to MAX. Returns 0, or -1. */
-static int parse_count(const char *s, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > max)
-			return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 static void put_human(struct out *o, uint64_t bytes, size_t width)
@@ -519,15 +471,15 @@ int cmd_phys(int argc, char **argv)
 		case 'G': svg_path = optarg; break;
 		case 'i':
 			/* At most a day: the live view's wait is an int of milliseconds. */
-			if (parse_interval(optarg, &interval_ns) < 0 || interval_ns < 10000000u ||
+			if (parse_time(optarg, 1000000000u, &interval_ns) < 0 || interval_ns < 10000000u ||
 			    interval_ns > 86400000000000u) {
 				die_msg("--interval takes a time from 10ms to 1 day (86400s), as 1, 0.5, "
-				        "500ms or 2s, not '%s'", optarg);
+				        "500ms, 2s or 1h, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'c':
-			if (parse_count(optarg, 1000000000u, &count) < 0) {
+			if (parse_decimal(optarg, 1000000000u, &count) < 0) {
 				die_msg("--count takes a number of readings (0: until interrupted), not '%s'",
 				        optarg);
 				return EXIT_USAGE;
@@ -545,7 +497,7 @@ int cmd_phys(int argc, char **argv)
 			optarg_block = optarg;
 			break;
 		case 'T':
-			if (parse_count(optarg, 16, &threads) < 0 || threads == 0) {
+			if (parse_decimal(optarg, 16, &threads) < 0 || threads == 0) {
 				die_msg("--threads takes a number from 1 to 16, not '%s'", optarg);
 				return EXIT_USAGE;
 			}

@@ -33,7 +33,8 @@ static const char top_usage[] =
 	"/proc/meminfo, what the refresh cost, then one line per process.\n"
 	"\n"
 	"Options:\n"
-	"  -d, --delay SECS       seconds between refreshes (default 2; 0.5 is fine)\n"
+	"  -d, --delay SECS       seconds between refreshes (default 2; 0.5 or 500ms is\n"
+	"                         fine: SECS, MS may carry a unit ms, s, m or h)\n"
 	"      --once             one snapshot, even on a terminal\n"
 	"      --count N          N snapshots, --delay apart (0: until interrupted);\n"
 	"                         never the live view (default 1)\n"
@@ -75,60 +76,12 @@ static const char top_usage[] =
 	"Exit status: 0 on success, 1 when the proc root cannot be read, no process\n"
 	"--pid names exists, or the output cannot be written; 2 on a usage error.\n";
 
-/* A decimal number ("2", "0.25") times UNIT nanoseconds into *NS; -1 when it is none or too large. */
-static int parse_ns(const char *s, uint64_t unit, uint64_t *ns)
-{
-	uint64_t whole = 0, frac = 0, scale = 1;
-	int digits = 0;
-
-	for (; *s >= '0' && *s <= '9'; s++, digits++) {
-		if (whole > (UINT64_MAX - 9) / 10)
-			return -1;
-		whole = whole * 10 + (uint64_t)(*s - '0');
-	}
-	if (*s == '.') {
-		for (s++; *s >= '0' && *s <= '9'; s++, digits++) {
-			/* Beyond a nanosecond, digits change nothing. */
-			if (scale < 1000000000u) {
-				frac = frac * 10 + (uint64_t)(*s - '0');
-				scale *= 10;
-			}
-		}
-	}
-	if (*s || !digits || (whole && unit > UINT64_MAX / whole))
-		return -1;
-	/* FRAC < SCALE <= 10^9 and UNIT <= 10^9: the product fits. */
-	frac = frac * unit / scale;
-	if (frac > UINT64_MAX - whole * unit)
-		return -1;
-	*ns = whole * unit + frac;
-	return 0;
-}
-
-/* Decimal digits, at most MAX, into *OUT. Returns 0, or -1. */
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > max)
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 /* A count: decimal digits, at most INT_MAX. Returns 0, or -1. */
 static int parse_count(const char *s, int *out)
 {
 	uint64_t v;
 
-	if (parse_u64(s, INT_MAX, &v) < 0)
+	if (parse_decimal(s, INT_MAX, &v) < 0)
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -173,7 +126,7 @@ static int set_user(struct top_opts *o, const char *s)
 
 	if (getpwnam_r(s, &pw, buf, sizeof(buf), &res) == 0 && res) {
 		o->uid = pw.pw_uid;
-	} else if (parse_u64(s, UINT32_MAX - 1, &uid) == 0) { /* (uid_t)-1 is no uid */
+	} else if (parse_decimal(s, UINT32_MAX - 1, &uid) == 0) { /* (uid_t)-1 is no uid */
 		o->uid = (uint32_t)uid;
 	} else {
 		die_msg("--user: no user '%s' (a name, or a uid)", s);
@@ -379,7 +332,7 @@ int cmd_top(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			if (parse_ns(optarg, 1000000000u, &ns) < 0 || ns == 0) {
+			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns == 0) {
 				die_msg("--delay takes seconds above 0 (2, 0.5), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -444,7 +397,7 @@ int cmd_top(int argc, char **argv)
 			}
 			break;
 		case 'B':
-			if (parse_ns(optarg, 1000000u, &ns) < 0 || ns == 0) {
+			if (parse_time(optarg, 1000000u, &ns) < 0 || ns == 0) {
 				die_msg("--budget takes milliseconds above 0 (--exact lifts it), not '%s'",
 				        optarg);
 				return EXIT_USAGE;
@@ -453,7 +406,7 @@ int cmd_top(int argc, char **argv)
 			break;
 		case 'E': t.o.exact = 1; break;
 		case 'M':
-			if (parse_ns(optarg, 1000000000u, &ns) < 0 || ns == 0) {
+			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns == 0) {
 				die_msg("--max-age takes seconds above 0, not '%s'", optarg);
 				return EXIT_USAGE;
 			}

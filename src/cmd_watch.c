@@ -118,73 +118,10 @@ static const char run_usage[] =
 	"cannot be executed; 1 when pmaps failed before CMD started (the SVG or\n"
 	"--output cannot be written) or CMD's status was lost; 2 on a usage error.\n";
 
-/* A decimal number ("2", "0.25") times UNIT nanoseconds into *NS; -1 when it is none or too large. */
-static int parse_decimal_ns(const char *s, size_t len, uint64_t unit, uint64_t *ns)
-{
-	uint64_t whole = 0, frac = 0, scale = 1;
-	int digits = 0;
-	size_t i = 0;
-
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-		if (whole > (UINT64_MAX - 9) / 10)
-			return -1;
-		whole = whole * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (i < len && s[i] == '.') {
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-			if (scale < 1000000000u) { /* beyond a nanosecond, digits change nothing */
-				frac = frac * 10 + (uint64_t)(s[i] - '0');
-				scale *= 10;
-			}
-		}
-	}
-	if (i != len || !digits || (whole && unit > UINT64_MAX / whole))
-		return -1;
-	/* FRAC < SCALE <= 10^9, UNIT <= 3.6e12: FRAC * UNIT would not fit, each part does. */
-	frac = frac * (unit / scale) + frac * (unit % scale) / scale;
-	if (frac > UINT64_MAX - whole * unit)
-		return -1;
-	*ns = whole * unit + frac;
-	return 0;
-}
-
-/* A time: seconds, or a number with a unit ms, s, m or h. Returns 0, or -1. */
-int watch_parse_time(const char *s, uint64_t *ns)
-{
-	static const struct {
-		const char *u;
-		uint64_t ns;
-	} units[] = {{"ms", 1000000u}, {"s", 1000000000u}, {"m", 60000000000u},
-	             {"h", 3600000000000u}};
-	size_t n = strlen(s);
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		size_t k = strlen(units[i].u);
-		if (n > k && strcmp(s + n - k, units[i].u) == 0 &&
-		    !(k == 1 && s[n - 2] == 'm')) /* "5ms" is not 5 m and an s */
-			return parse_decimal_ns(s, n - k, units[i].ns, ns);
-	}
-	return parse_decimal_ns(s, n, 1000000000u, ns);
-}
-
 /* A count: decimal digits, 1 to 2^32. Returns 0, or -1. */
 static int parse_count(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-
-	if (!*s)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
-		if (v > (1ull << 32))
-			return -1;
-	}
-	if (v == 0)
-		return -1;
-	*out = v;
-	return 0;
+	return parse_decimal(s, 1ull << 32, out) < 0 || *out == 0 ? -1 : 0;
 }
 
 /* The options watch and run share; RUN: run's. Returns 0, or an exit code. */
@@ -194,7 +131,7 @@ static int common_option(struct watch_opts *o, int ch, const char *cmd)
 
 	switch (ch) {
 	case 'i':
-		if (watch_parse_time(optarg, &ns) < 0) {
+		if (parse_time(optarg, 1000000000u, &ns) < 0) {
 			die_msg("--interval takes seconds (0.5) or a time with a unit (50ms, 2s), not '%s'",
 			        optarg);
 			return EXIT_USAGE;
@@ -216,7 +153,7 @@ static int common_option(struct watch_opts *o, int ch, const char *cmd)
 		}
 		return 0;
 	case 'd':
-		if (watch_parse_time(optarg, &ns) < 0 || ns == 0 || ns > (uint64_t)1e18) {
+		if (parse_time(optarg, 1000000000u, &ns) < 0 || ns == 0 || ns > (uint64_t)1e18) {
 			die_msg("--duration takes a time above 0 (30, 10s, 5m), not '%s'", optarg);
 			return EXIT_USAGE;
 		}

@@ -73,6 +73,15 @@ int set_format(enum fmt *fmt, int opt);
  * is no size or passes 2^64 - 1.
  */
 int parse_size(const char *s, uint64_t *out);
+/* Decimal digits (no sign, no space), at most MAX, into *OUT. Returns 0, or -1. */
+int parse_decimal(const char *s, uint64_t max, uint64_t *out);
+/*
+ * A time into nanoseconds: a decimal number ("2", "0.25") of UNIT
+ * nanoseconds, or with a unit of its own, ms, s, m or h ("50ms", "1.5m").
+ * Digits beyond a nanosecond change nothing. Returns 0, or -1 when S is
+ * none or passes 2^64 - 1 ns.
+ */
+int parse_time(const char *s, uint64_t unit, uint64_t *ns);
 
 /* Parses "rss,pss,path" or "all" into COLS; returns the count, or -1 with a message. */
 int parse_columns(const char *spec, int *cols, int max, int grouped);

@@ -284,3 +284,69 @@ int parse_columns(const char *spec, int *cols, int max, int grouped)
 	}
 	return n;
 }
+
+int parse_decimal(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		uint64_t d = (uint64_t)(*s - '0');
+
+		/* V * 10 + D <= MAX, asked without passing 2^64. */
+		if (*s < '0' || *s > '9' || d > max || v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The LEN bytes at S as a decimal number of UNIT nanoseconds. */
+static int decimal_ns(const char *s, size_t len, uint64_t unit, uint64_t *ns)
+{
+	uint64_t whole = 0, frac = 0, scale = 1;
+	int digits = 0;
+	size_t i = 0;
+
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (scale < 1000000000u) { /* beyond a nanosecond, digits change nothing */
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+				scale *= 10;
+			}
+		}
+	}
+	if (i != len || !digits || (whole && unit > UINT64_MAX / whole))
+		return -1;
+	/* FRAC < SCALE <= 10^9, UNIT <= 3.6e12: FRAC * UNIT would not fit, each part does. */
+	frac = frac * (unit / scale) + frac * (unit % scale) / scale;
+	if (frac > UINT64_MAX - whole * unit)
+		return -1;
+	*ns = whole * unit + frac;
+	return 0;
+}
+
+int parse_time(const char *s, uint64_t unit, uint64_t *ns)
+{
+	static const struct {
+		const char *u;
+		uint64_t ns;
+	} units[] = {{"ms", 1000000u}, {"s", 1000000000u}, {"m", 60000000000u},
+	             {"h", 3600000000000u}};
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t k = strlen(units[i].u);
+		if (n > k && strcmp(s + n - k, units[i].u) == 0 &&
+		    !(k == 1 && s[n - 2] == 'm')) /* "5ms" is not 5 m and an s */
+			return decimal_ns(s, n - k, units[i].ns, ns);
+	}
+	return decimal_ns(s, n, unit, ns);
+}

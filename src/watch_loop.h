@@ -39,8 +39,6 @@ struct watch_opts {
 	struct timeline *tl;
 };
 
-/* A time: seconds, or with a unit ms, s, m, h ("50ms", "2s"). Returns 0, or -1. */
-int watch_parse_time(const char *s, uint64_t *ns);
 
 /*
  * What must fail before sampling starts (run: before CMD starts): creates

@@ -565,7 +565,7 @@ def test_bad(tmp, root):
     one_line_fail(["phys", "--interval", "0"], 2, "--interval", "--interval 0")
     one_line_fail(["phys", "--interval", "soon"], 2, "'soon'", "--interval garbage")
     one_line_fail(["phys", "--interval", "5ms"], 2, "from 10ms", "--interval below 10ms")
-    one_line_fail(["phys", "--interval", "1h"], 2, "'1h'", "--interval unit")
+    one_line_fail(["phys", "--interval", "1d"], 2, "'1d'", "--interval unit")
     # At most a day: the live view waits an int of milliseconds (24.8 days wrapped it).
     one_line_fail(["phys", "--interval", "86401"], 2, "to 1 day", "--interval above a day")
     one_line_fail(["phys", "--interval", "2147484"], 2, "to 1 day", "--interval of 24.9 days")

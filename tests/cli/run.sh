@@ -601,7 +601,7 @@ if out=$("$PMAPS" demo --size 8M --svg "$TMP/demo" 2>&1) &&
 else bad "demo --svg: $out"; fi
 shm=$(grep -o 'data-state="shmem" data-pages="[0-9]*"' "$TMP/demo-pages.svg" 2>/dev/null)
 [ "$shm" = 'data-state="shmem" data-pages="256"' ] && ok || bad "demo --svg: shmem: want 256 pages, got '$shm'"
-grep -q '>peak [0-9.]*M at [0-9.]* s<' "$TMP/demo-timeline.svg" 2>/dev/null && ok ||
+grep -q '>peak [0-9.]*M at [0-9.]* m\{0,1\}s<' "$TMP/demo-timeline.svg" 2>/dev/null && ok ||
 	bad "demo --svg: the timeline has no peak label"
 grep -q '>LazyFree' "$TMP/demo-timeline.svg" 2>/dev/null && ok || bad "demo --svg: no LazyFree line"
 if command -v xmllint >/dev/null; then

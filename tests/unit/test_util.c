@@ -91,6 +91,57 @@ static void write_table(struct out *o)
 	out_u64(o, UINT64_MAX);
 }
 
+/* The time and count parsers every command's options share (util.c). */
+static void test_times(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t unit, ns;
+	} good[] = {
+		{"2", 1000000000u, 2000000000u},
+		{"0.25", 1000000000u, 250000000u},
+		{"5", 1000000u, 5000000u},           /* top's --budget: milliseconds */
+		{"50ms", 1000000000u, 50000000u},
+		{"2s", 1000000u, 2000000000u},        /* a unit of its own wins */
+		{"1.5m", 1000000000u, 90000000000u},
+		{"0.123456789h", 1000000000u, 444444440400u}, /* exact: no product wraps */
+		{"0.999999999m", 1000000000u, 59999999940u},
+		{"0.0000000001", 1000000000u, 0},     /* below a nanosecond */
+		{"18446744073", 1000000000u, 18446744073000000000u},
+	};
+	static const char *const bad[] = {
+		"", "s", "ms", ".", "1x", "1.2.3", "-1", " 1", "1 ", "5 ms", "18446744074",
+		"5124095576h", "1d",
+	};
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 7;
+		if (parse_time(good[i].s, good[i].unit, &v) != 0 || v != good[i].ns)
+			fail_msg("parse_time('%s', %llu): %llu, want %llu", good[i].s,
+			         (unsigned long long)good[i].unit, (unsigned long long)v,
+			         (unsigned long long)good[i].ns);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (parse_time(bad[i], 1000000000u, &v) == 0)
+			fail_msg("parse_time('%s') took it: %llu", bad[i], (unsigned long long)v);
+	assert_int_equal(parse_decimal("4294967296", 1ull << 32, &v), 0);
+	assert_int_equal(v, 1ull << 32);
+	assert_int_equal(parse_decimal("4294967297", 1ull << 32, &v), -1);
+	assert_int_equal(parse_decimal("99999999999999999999999", UINT64_MAX / 10, &v), -1);
+	assert_int_equal(parse_decimal("18446744073709551615", UINT64_MAX, &v), 0);
+	assert_int_equal(v, UINT64_MAX);
+	assert_int_equal(parse_decimal("18446744073709551616", UINT64_MAX, &v), -1);
+	assert_int_equal(parse_decimal("18446744073709551619", UINT64_MAX, &v), -1);
+	assert_int_equal(parse_decimal("", 10, &v), -1);
+	assert_int_equal(parse_decimal("9", 5, &v), -1);
+	assert_int_equal(parse_decimal("16", 16, &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(parse_decimal("17", 16, &v), -1);
+	assert_int_equal(parse_decimal("+1", 10, &v), -1);
+}
+
 static void test_escaping(void **state)
 {
 	char buf[256];
@@ -264,6 +315,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_human),
+		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_writer_spans_buffers),
 		cmocka_unit_test(test_columns),
