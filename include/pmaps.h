@@ -1698,6 +1698,29 @@ enum {
 	/* Also read /proc/kpagecount: the MAPPED and SHARED flags. Where the
 	 * file is missing they stay unknown (flags_known). */
 	PMAPS_PHYS_MAPCOUNT = 1u << 0,
+	/*
+	 * Since 0.3.0. Also read /proc/kpagecgroup (Linux 4.3+, CONFIG_MEMCG;
+	 * root only):
+	 * the pages charged to each memory cgroup (pmaps_phys_result.cgroups).
+	 * Where the file is missing, cgroups_known is 0 (not an error).
+	 */
+	PMAPS_PHYS_CGROUP = 1u << 1,
+};
+/* Since 0.3.0: the memory cgroups a handle counts apart (a table made at open). */
+#define PMAPS_PHYS_MAX_CGROUPS 4096u
+
+/*
+ * Since 0.3.0. The pages charged to one memory cgroup: INODE is the inode
+ * number of the cgroup's directory (in cgroup v2's mount, or the v1 memory
+ * controller's), as /proc/kpagecgroup gives it; 0 is the row of the frames
+ * charged to no cgroup (free pages, most kernel pages, and all frames on a
+ * kernel booted with cgroup_disable=memory). STATE[s]: its pages in state s
+ * (the frame's one state, as pmaps_phys_result.state); they add up to PAGES.
+ */
+struct pmaps_phys_cgroup {
+	uint64_t inode;
+	uint64_t pages;
+	uint64_t state[PMAPS_PHYS_MAX];
 };
 
 /* Defaults of struct pmaps_phys_opts (0 in a field means its default). */
@@ -1759,13 +1782,27 @@ struct pmaps_phys_result {
 	 * frames are in, not the one most of its blocks have.
 	 */
 	const uint32_t *block_state;
+	/*
+	 * Since 0.3.0, with PMAPS_PHYS_CGROUP. CGROUPS_KNOWN: kpagecgroup was
+	 * read (0: not asked for, or the kernel has none; then NCGROUPS is 0).
+	 * CGROUPS[0, NCGROUPS): one row per cgroup inode seen (inode 0 too),
+	 * largest PAGES first (ties: smaller inode first); at most
+	 * PMAPS_PHYS_MAX_CGROUPS rows. The frames of inodes seen after the table
+	 * was full are counted in CGROUPS_OTHER (never dropped): the rows and
+	 * CGROUPS_OTHER add up to PAGES. Valid until the next read or the close.
+	 */
+	int cgroups_known;
+	uint64_t cgroups_other;
+	size_t ncgroups;
+	const struct pmaps_phys_cgroup *cgroups;
 };
 
 struct pmaps_phys;
 
 /*
  * Opens PROC_ROOT/kpageflags (NULL: /proc), and kpagecount with
- * PMAPS_PHYS_MAPCOUNT, and PROC_ROOT/iomem when it can, and allocates the
+ * PMAPS_PHYS_MAPCOUNT, kpagecgroup with PMAPS_PHYS_CGROUP (and the table of
+ * PMAPS_PHYS_MAX_CGROUPS rows, 1.1 MiB), and PROC_ROOT/iomem when it can, and allocates the
  * buffers and the block arrays for the frames listed now (1 + 4 *
  * PMAPS_PHYS_COUNT bytes a block: 73 bytes for 2 MiB at the default block
  * size, 37 MiB for 1 TiB). OPTS may be NULL (defaults). Reads no page yet. Returns 0 and *OUT,
@@ -1783,8 +1820,8 @@ PMAPS_API int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
  * again. Allocates no memory; with THREADS it starts THREADS threads and
  * joins them before it returns. Returns 0 with *RES (valid until the next
  * read or the close), or a negative errno with pmaps_phys_errmsg(): -EIO (a
- * read failed, gave a part of an entry, or kpagecount was shorter than
- * kpageflags), -EINTR (the options' CANCEL flag was set); the previous
+ * read failed, gave a part of an entry, or kpagecount or kpagecgroup was
+ * shorter than kpageflags), -EINTR (the options' CANCEL flag was set); the previous
  * result is then gone (*RES NULL).
  */
 PMAPS_API int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res);

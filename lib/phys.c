@@ -27,6 +27,15 @@
  * Each block keeps a count per state (PMAPS_PHYS_COUNT uint32_t, made at
  * open), so a picture's cell of several blocks is coloured by its frames,
  * never by its blocks' winners.
+ *
+ * /proc/kpagecgroup (CONFIG_MEMCG, mode 0400, since 4.3): the same layout,
+ * the inode number of the memory cgroup directory a frame is charged to (0:
+ * none). With PMAPS_PHYS_CGROUP it is read beside kpageflags at the same
+ * offsets (the same threads and slots as kpagecount) and each frame is
+ * counted under its inode in a table made at open: rows in order of first
+ * sight, found through an open-addressing index twice their size (linear
+ * probing; the last inode is remembered, since frames of one cgroup come in
+ * runs). A full table sends new inodes' frames to "other", never drops them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,8 +142,9 @@ struct phys_ram {
 
 /* A chunk read by a reader thread, handed to the classifying thread. */
 struct phys_slot {
-	uint64_t *f, *c;     /* BUF_BYTES each (c NULL without kpagecount) */
-	ssize_t n, cn;       /* bytes read of each, or -errno */
+	uint64_t *f, *c, *g; /* BUF_BYTES each (c NULL without kpagecount, g without
+	                        kpagecgroup) */
+	ssize_t n, cn, gn;   /* bytes read of each, or -errno */
 	int full;            /* read, not yet classified */
 };
 
@@ -149,6 +159,13 @@ struct phys_reader {
 
 struct pmaps_phys {
 	int flagsfd, countfd;     /* countfd -1 without kpagecount */
+	int cgfd;                 /* kpagecgroup, -1 without */
+	uint64_t *gbuf;           /* BUF_BYTES (NULL without kpagecgroup) */
+	struct pmaps_phys_cgroup *cg; /* CG_MAX rows, NCG used (NULL without kpagecgroup) */
+	uint32_t *cg_idx;         /* CG_SLOTS: row + 1, or 0 for an empty slot */
+	size_t cg_max, cg_slots, ncg;
+	size_t cg_last;           /* the row of the last frame's inode, or CG_MAX */
+	uint64_t cg_other;
 	int iofd;                 /* iomem, -1 without */
 	volatile sig_atomic_t *cancel; /* the caller's: nonzero stops a reading */
 	uint64_t *fbuf, *cbuf;    /* BUF_BYTES each (cbuf NULL without kpagecount) */
@@ -174,6 +191,10 @@ struct pmaps_phys {
 	struct pmaps_phys_result res;
 	char msg[PMAPS_ERRMSG_SIZE];
 };
+
+/* Tests: the rows of the cgroup table opened next (0: PMAPS_PHYS_MAX_CGROUPS). Not API. */
+extern size_t pmaps__phys_cgroups_hook;
+size_t pmaps__phys_cgroups_hook;
 
 static void set_msg(char *msg, size_t msgsz, const char *s)
 {
@@ -341,6 +362,7 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
                     const struct pmaps_phys_opts *opts, char *msg, size_t msgsz)
 {
 	struct pmaps_phys_opts o = {sizeof(o), 0, 0, 0, 0, NULL};
+	const uint32_t known_flags = PMAPS_PHYS_MAPCOUNT | PMAPS_PHYS_CGROUP;
 	struct pmaps_phys *p;
 	char m[PMAPS_ERRMSG_SIZE] = "";
 	const char *root = proc_root ? proc_root : "/proc";
@@ -370,7 +392,7 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 	if (!o.buf_bytes)
 		o.buf_bytes = PMAPS_PHYS_BUF_BYTES;
 	if (o.block_pages >= (1ull << 32) || o.buf_bytes % 8 || o.buf_bytes < 4096 ||
-	    o.buf_bytes > (64u << 20) || (o.flags & ~(uint32_t)PMAPS_PHYS_MAPCOUNT) ||
+	    o.buf_bytes > (64u << 20) || (o.flags & ~known_flags) ||
 	    o.threads > PHYS_THREADS_MAX) {
 		set_msg(msg, msgsz, "phys: block_pages from 2^32, buf_bytes not a multiple of 8 "
 		        "from 4 KiB to 64 MiB, threads above 16, or an unknown flag");
@@ -395,6 +417,7 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 	}
 	memset(p, 0, sizeof(*p));
 	p->countfd = -1;
+	p->cgfd = -1;
 	p->iofd = -1;
 	p->cancel = o.cancel;
 	p->page_size = ps > 0 ? (unsigned)ps : 4096u;
@@ -412,6 +435,15 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 			m[0] = '\0'; /* the flags it gives stay unknown */
 		} else if (p->countfd < 0) {
 			err = p->countfd;
+			goto fail;
+		}
+	}
+	if (o.flags & PMAPS_PHYS_CGROUP) {
+		p->cgfd = open_kpage(rootfd, live, "kpagecgroup", m, sizeof(m));
+		if (p->cgfd == -ENOENT) {
+			m[0] = '\0'; /* cgroups unknown: a kernel without CONFIG_MEMCG */
+		} else if (p->cgfd < 0) {
+			err = p->cgfd;
 			goto fail;
 		}
 	}
@@ -447,10 +479,22 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 		goto nomem;
 	if (p->countfd >= 0 && !(p->cbuf = pmaps__alloc(p->buf_bytes)))
 		goto nomem;
+	if (p->cgfd >= 0) {
+		p->cg_max = pmaps__phys_cgroups_hook ? pmaps__phys_cgroups_hook
+		                                     : PMAPS_PHYS_MAX_CGROUPS;
+		for (p->cg_slots = 1; p->cg_slots < 2 * p->cg_max; p->cg_slots *= 2)
+			;
+		if (!(p->gbuf = pmaps__alloc(p->buf_bytes)) ||
+		    !(p->cg = pmaps__alloc(p->cg_max * sizeof(*p->cg))) ||
+		    !(p->cg_idx = pmaps__alloc(p->cg_slots * sizeof(*p->cg_idx))))
+			goto nomem;
+	}
 	for (unsigned i = 0; i < 2 * p->threads; i++) {
 		if (!(p->slots[i].f = pmaps__alloc(p->buf_bytes)))
 			goto nomem;
 		if (p->countfd >= 0 && !(p->slots[i].c = pmaps__alloc(p->buf_bytes)))
+			goto nomem;
+		if (p->cgfd >= 0 && !(p->slots[i].g = pmaps__alloc(p->buf_bytes)))
 			goto nomem;
 	}
 	if (p->threads) {
@@ -488,13 +532,19 @@ void pmaps_phys_close(struct pmaps_phys *p)
 		close(p->flagsfd);
 	if (p->countfd >= 0)
 		close(p->countfd);
+	if (p->cgfd >= 0)
+		close(p->cgfd);
 	if (p->iofd >= 0)
 		close(p->iofd);
 	pmaps__free(p->fbuf);
 	pmaps__free(p->cbuf);
+	pmaps__free(p->gbuf);
+	pmaps__free(p->cg);
+	pmaps__free(p->cg_idx);
 	for (unsigned i = 0; i < 2 * PHYS_THREADS_MAX; i++) {
 		pmaps__free(p->slots[i].f);
 		pmaps__free(p->slots[i].c);
+		pmaps__free(p->slots[i].g);
 	}
 	if (p->sync_ok) {
 		pthread_cond_destroy(&p->cv);
@@ -608,9 +658,92 @@ static void end_block(struct pmaps_phys *p, struct walk *w)
 	w->bc = block_row(p, w->nblock);
 }
 
-/* Frames FB[0, N) (and their counts CB, or NULL) into R. */
+/* A frame of state S charged to cgroup INODE into its row (or "other"). */
+static void cg_count(struct pmaps_phys *p, uint64_t inode, unsigned s)
+{
+	struct pmaps_phys_cgroup *row;
+	size_t i;
+
+	if (p->cg_last < p->ncg && p->cg[p->cg_last].inode == inode) {
+		row = &p->cg[p->cg_last];
+	} else {
+		/* A 64-bit mix (splitmix64's finaliser): inodes are often close together. */
+		uint64_t h = inode;
+		h ^= h >> 30;
+		h *= 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 27;
+		h *= 0x94d049bb133111ebull;
+		h ^= h >> 31;
+		for (i = (size_t)h & (p->cg_slots - 1);; i = (i + 1) & (p->cg_slots - 1)) {
+			uint32_t v = p->cg_idx[i];
+			if (!v) {
+				if (p->ncg == p->cg_max) {
+					p->cg_other++;
+					return;
+				}
+				p->cg_idx[i] = (uint32_t)(p->ncg + 1);
+				row = &p->cg[p->ncg++];
+				memset(row, 0, sizeof(*row));
+				row->inode = inode;
+				break;
+			}
+			if (p->cg[v - 1].inode == inode) {
+				row = &p->cg[v - 1];
+				break;
+			}
+		}
+		p->cg_last = (size_t)(row - p->cg);
+	}
+	/* A row's counts are at most the file's frames: no sum wraps. */
+	row->pages++;
+	row->state[s]++;
+}
+
+/* Row A before row B: more pages first, then the smaller inode. */
+static int cg_before(const struct pmaps_phys_cgroup *a, const struct pmaps_phys_cgroup *b)
+{
+	return a->pages != b->pages ? a->pages > b->pages : a->inode < b->inode;
+}
+
+static void cg_swap(struct pmaps_phys_cgroup *a, struct pmaps_phys_cgroup *b)
+{
+	struct pmaps_phys_cgroup t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void cg_sift(struct pmaps_phys_cgroup *v, size_t i, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		/* A heap with the row that sorts last on top. */
+		if (c + 1 < n && cg_before(&v[c], &v[c + 1]))
+			c++;
+		if (!cg_before(&v[i], &v[c]))
+			return;
+		cg_swap(&v[i], &v[c]);
+		i = c;
+	}
+}
+
+/* Heapsort in place (qsort may allocate): no allocation per read. */
+static void cg_sort(struct pmaps_phys_cgroup *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		cg_sift(v, i, n);
+	for (size_t e = n; e > 1; e--) {
+		cg_swap(&v[0], &v[e - 1]);
+		cg_sift(v, 0, e - 1);
+	}
+}
+
+/* Frames FB[0, N) (and their counts CB, their cgroups GB, or NULL) into R. */
 static void walk_frames(struct pmaps_phys *p, struct walk *w, struct pmaps_phys_result *r,
-                        const uint64_t *fb, const uint64_t *cb, size_t n, uint64_t fmask)
+                        const uint64_t *fb, const uint64_t *cb, const uint64_t *gb, size_t n,
+                        uint64_t fmask)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t f = fb[i], pfn = w->pfn + i;
@@ -644,6 +777,8 @@ static void walk_frames(struct pmaps_phys *p, struct walk *w, struct pmaps_phys_
 		}
 counted:
 		r->state[s]++;
+		if (gb)
+			cg_count(p, gb[i], s);
 		if (f & fmask) {
 			for (unsigned k = 0; k < PMAPS_PHYS_F_COUNT; k++)
 				if (flag_defs[k].bit >= 0)
@@ -704,7 +839,7 @@ static void *reader_main(void *arg)
 	for (uint64_t k = rd->id;; k += p->threads) {
 		struct phys_slot *s = slot_of(p, k);
 		off_t off = (off_t)(k * p->buf_bytes);
-		ssize_t n, cn = 0;
+		ssize_t n, cn = 0, gn = 0;
 		uint64_t reads = 0;
 		int quit;
 
@@ -718,10 +853,13 @@ static void *reader_main(void *arg)
 		n = read_full(p->flagsfd, s->f, p->buf_bytes, off, &reads);
 		if (n > 0 && n % 8 == 0 && p->countfd >= 0)
 			cn = read_full(p->countfd, s->c, (size_t)n, off, &reads);
+		if (n > 0 && n % 8 == 0 && p->cgfd >= 0)
+			gn = read_full(p->cgfd, s->g, (size_t)n, off, &reads);
 		pthread_mutex_lock(&p->mu);
 		rd->reads += reads;
 		s->n = n;
 		s->cn = cn;
+		s->gn = gn;
 		s->full = 1;
 		if ((n < 0 || (size_t)n < p->buf_bytes) && k + 1 < p->end_chunk)
 			p->end_chunk = k + 1;
@@ -750,9 +888,9 @@ static void readers_stop(struct pmaps_phys *p, unsigned n)
  * or -errno with the message.
  */
 static ssize_t chunk(struct pmaps_phys *p, uint64_t k, off_t off, int threaded,
-                     uint64_t **f, uint64_t **c, uint64_t *reads)
+                     uint64_t **f, uint64_t **c, uint64_t **g, uint64_t *reads)
 {
-	ssize_t n, cn = 0;
+	ssize_t n, cn = 0, gn = 0;
 	int err;
 
 	if (threaded) {
@@ -763,14 +901,19 @@ static ssize_t chunk(struct pmaps_phys *p, uint64_t k, off_t off, int threaded,
 		pthread_mutex_unlock(&p->mu);
 		*f = s->f;
 		*c = s->c;
+		*g = s->g;
 		n = s->n;
 		cn = s->cn;
+		gn = s->gn;
 	} else {
 		*f = p->fbuf;
 		*c = p->cbuf;
+		*g = p->gbuf;
 		n = read_full(p->flagsfd, *f, p->buf_bytes, off, reads);
 		if (n > 0 && n % 8 == 0 && p->countfd >= 0)
 			cn = read_full(p->countfd, *c, (size_t)n, off, reads);
+		if (n > 0 && n % 8 == 0 && p->cgfd >= 0)
+			gn = read_full(p->cgfd, *g, (size_t)n, off, reads);
 	}
 	if (n < 0) {
 		err = (int)n;
@@ -795,6 +938,21 @@ static ssize_t chunk(struct pmaps_phys *p, uint64_t k, off_t off, int threaded,
 			pmaps__msg(p->msg, sizeof(p->msg), "kpagecount: %zd bytes at byte %lld where "
 			           "kpageflags gave %zd: shorter (memory removed while it was "
 			           "read?)", cn, (long long)off, n);
+			return -EIO;
+		}
+	}
+	if (n > 0 && p->cgfd >= 0) {
+		if (gn < 0) {
+			err = (int)gn;
+			pmaps__msg(p->msg, sizeof(p->msg), "kpagecgroup: a read at byte %lld: %s",
+			           (long long)off, pmaps_strerror(err));
+			return err;
+		}
+		/* Never inode 0 in place of a charge: "no cgroup" would be too large. */
+		if (gn != n) {
+			pmaps__msg(p->msg, sizeof(p->msg), "kpagecgroup: %zd bytes at byte %lld where "
+			           "kpageflags gave %zd: shorter (memory removed while it was "
+			           "read?)", gn, (long long)off, n);
 			return -EIO;
 		}
 	}
@@ -832,6 +990,11 @@ int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res)
 	read_iomem(p);
 	memset(p->bstate, 0, (p->block_cap ? p->block_cap : 1) * PMAPS_PHYS_COUNT * sizeof(uint32_t));
 	w.bc = block_row(p, 0);
+	p->ncg = 0;
+	p->cg_last = SIZE_MAX;
+	p->cg_other = 0;
+	if (p->cg_idx)
+		memset(p->cg_idx, 0, p->cg_slots * sizeof(*p->cg_idx));
 	r->size = sizeof(*r);
 	r->page_size = p->page_size;
 	r->block_pages = p->block_pages;
@@ -861,7 +1024,7 @@ int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res)
 	}
 	for (uint64_t k = 0;; k++) {
 		off_t off = (off_t)(k * p->buf_bytes);
-		uint64_t *f, *c;
+		uint64_t *f, *c, *g;
 		ssize_t n;
 		/* Between chunks: a cancel takes effect within one. */
 		if (p->cancel && *p->cancel) {
@@ -869,12 +1032,13 @@ int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res)
 			err = -EINTR;
 			break;
 		}
-		n = chunk(p, k, off, threaded, &f, &c, &r->reads);
+		n = chunk(p, k, off, threaded, &f, &c, &g, &r->reads);
 		if (n < 0) {
 			err = (int)n;
 			break;
 		}
-		walk_frames(p, &w, r, f, p->countfd >= 0 ? c : NULL, (size_t)n / 8, fmask);
+		walk_frames(p, &w, r, f, p->countfd >= 0 ? c : NULL, p->cgfd >= 0 ? g : NULL,
+		            (size_t)n / 8, fmask);
 		if (threaded)
 			chunk_done(p, k);
 		if ((size_t)n < p->buf_bytes)
@@ -894,6 +1058,13 @@ int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res)
 	r->blocks = w.nblock < p->block_cap ? w.nblock : p->block_cap;
 	r->block = p->block;
 	r->block_state = p->bstate;
+	if (p->cgfd >= 0) {
+		cg_sort(p->cg, p->ncg);
+		r->cgroups_known = 1;
+		r->cgroups_other = p->cg_other;
+		r->ncgroups = p->ncg;
+		r->cgroups = p->cg;
+	}
 	r->read_ns = pmaps__now_ns() - t0;
 	*res = r;
 	return 0;

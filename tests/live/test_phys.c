@@ -8,7 +8,9 @@
  * reading and no fd left open; the same with reader threads, and many
  * chunks read in threads against the calling thread's reading; faults
  * injected into the reads (EINTR, EIO, a read ending inside an entry); bad
- * options and files; and, as root, the
+ * options and files; kpagecgroup's rows per cgroup inode, exact per state,
+ * with a table lowered through a hook so that later inodes go to "other",
+ * missing and short kpagecgroup; and, as root, the
  * real /proc/kpageflags, whose length this test measures itself. Not root:
  * the live case checks the refusal and its message instead.
  */
@@ -149,6 +151,9 @@ static const char iomem[] =
 
 static char dir[64];
 
+/* lib/phys.c's: the rows of the cgroup table opened next (0: the default). */
+extern size_t pmaps__phys_cgroups_hook;
+
 static void write_file(const char *name, const void *data, size_t len)
 {
 	char path[128];
@@ -198,8 +203,10 @@ static int teardown(void **state)
 {
 	(void)state;
 	pmaps__pread_hook = NULL;
+	pmaps__phys_cgroups_hook = 0; /* a failed cgroup test leaves no small table behind */
 	remove_file("kpageflags");
 	remove_file("kpagecount");
+	remove_file("kpagecgroup");
 	remove_file("iomem");
 	remove_file("link");
 	rmdir(dir);
@@ -813,6 +820,21 @@ static void test_phys_live(void **state)
 		assert_true(r->state[PMAPS_PHYS_FREE] > 0);
 		assert_int_equal(r->blocks, r->pages / 512 + (r->pages % 512 != 0));
 		pmaps_phys_close(p);
+		/* kpagecgroup where the kernel has it: the rows and other add up to the frames. */
+		o.flags = PMAPS_PHYS_CGROUP;
+		assert_int_equal(pmaps_phys_open(&p, NULL, &o, msg, sizeof(msg)), 0);
+		assert_int_equal(pmaps_phys_read(p, &r), 0);
+		if (access("/proc/kpagecgroup", F_OK) == 0) {
+			uint64_t rows = r->cgroups_other;
+			assert_int_equal(r->cgroups_known, 1);
+			assert_true(r->ncgroups >= 1 && r->ncgroups <= PMAPS_PHYS_MAX_CGROUPS);
+			for (size_t i = 0; i < r->ncgroups; i++)
+				rows += r->cgroups[i].pages;
+			assert_int_equal(rows, r->pages);
+		} else {
+			assert_int_equal(r->cgroups_known, 0);
+		}
+		pmaps_phys_close(p);
 	}
 	/* Not root: refused, with the fix in the message (as nobody when we are root). */
 	pid = fork();
@@ -966,6 +988,187 @@ static void test_phys_block_bounds(void **state)
 	pmaps_phys_close(p);
 }
 
+/*
+ * kpagecgroup (PMAPS_PHYS_CGROUP): CG_FRAMES frames of four kinds, each with
+ * its state by hand, charged to inodes by a pattern; the test tallies rows
+ * itself. The first CG_EARLY frames use inodes 0, 100, 200 and 300 only, the
+ * rest 400 and 500 too: with the table lowered to 4 rows (the hook), 400's
+ * and 500's frames are "other".
+ */
+#define CG_FRAMES 3001
+#define CG_EARLY 1024
+static const struct {
+	uint64_t flags;
+	unsigned state;
+} cg_kinds[4] = {
+	{BUDDY, S(FREE)},
+	{ANON | SWAPBACKED | MMAP | LRU, S(ANON)},
+	{LRU, S(FILE)},
+	{SLAB, S(SLAB)},
+};
+
+static uint64_t cg_inode(size_t i)
+{
+	static const uint64_t early[] = {0, 100, 200, 300, 100, 100, 200};
+	static const uint64_t late[] = {0, 100, 200, 300, 400, 500, 500, 300};
+
+	if (i < CG_EARLY)
+		return early[i % 7];
+	return late[i % 8];
+}
+
+static void cg_tree(size_t gframes)
+{
+	static uint64_t f[CG_FRAMES], g[CG_FRAMES];
+
+	for (size_t i = 0; i < CG_FRAMES; i++) {
+		f[i] = cg_kinds[(i / 3) % 4].flags;
+		g[i] = cg_inode(i);
+	}
+	write_file("kpageflags", f, sizeof(f));
+	remove_file("kpagecount");
+	remove_file("iomem");
+	if (gframes)
+		write_file("kpagecgroup", g, gframes * 8);
+	else
+		remove_file("kpagecgroup");
+}
+
+/* R's rows against the test's own tally; MAXROWS: the table's size. */
+static void cg_check(const struct pmaps_phys_result *r, size_t maxrows)
+{
+	static const uint64_t inodes[] = {0, 100, 200, 300, 400, 500};
+	uint64_t want[6][PMAPS_PHYS_COUNT], tot[6], other = 0, sum = 0;
+	size_t rows = 0;
+
+	memset(want, 0, sizeof(want));
+	memset(tot, 0, sizeof(tot));
+	for (size_t i = 0; i < CG_FRAMES; i++) {
+		uint64_t ino = cg_inode(i);
+		size_t k = (size_t)(ino / 100);
+		if (k >= maxrows) { /* 400 and 500 are first seen after 0-300 */
+			other++;
+			continue;
+		}
+		want[k][cg_kinds[(i / 3) % 4].state]++;
+		tot[k]++;
+	}
+	assert_int_equal(r->cgroups_known, 1);
+	for (size_t k = 0; k < 6; k++)
+		rows += tot[k] != 0;
+	if (r->ncgroups != rows)
+		print_error("%zu cgroup rows, want %zu\n", r->ncgroups, rows);
+	assert_int_equal(r->ncgroups, rows);
+	if (r->cgroups_other != other)
+		print_error("other: %llu, want %llu\n", (unsigned long long)r->cgroups_other,
+		            (unsigned long long)other);
+	assert_int_equal(r->cgroups_other, other);
+	for (size_t j = 0; j < r->ncgroups; j++) {
+		const struct pmaps_phys_cgroup *c = &r->cgroups[j];
+		size_t k = (size_t)(c->inode / 100);
+		uint64_t ssum = 0;
+		assert_true(c->inode % 100 == 0 && k < 6);
+		assert_int_equal(c->inode, inodes[k]);
+		if (c->pages != tot[k])
+			print_error("inode %llu: %llu pages, want %llu\n", (unsigned long long)c->inode,
+			            (unsigned long long)c->pages, (unsigned long long)tot[k]);
+		assert_int_equal(c->pages, tot[k]);
+		for (unsigned st = 0; st < PMAPS_PHYS_MAX; st++) {
+			uint64_t w = st < PMAPS_PHYS_COUNT ? want[k][st] : 0;
+			if (c->state[st] != w)
+				print_error("inode %llu state %u: %llu, want %llu\n",
+				            (unsigned long long)c->inode, st,
+				            (unsigned long long)c->state[st], (unsigned long long)w);
+			assert_int_equal(c->state[st], w);
+			ssum += c->state[st];
+		}
+		assert_int_equal(ssum, c->pages);
+		/* Largest first, ties by the smaller inode. */
+		if (j)
+			assert_true(r->cgroups[j - 1].pages > c->pages ||
+			            (r->cgroups[j - 1].pages == c->pages &&
+			             r->cgroups[j - 1].inode < c->inode));
+		sum += c->pages;
+	}
+	assert_int_equal(sum + r->cgroups_other, CG_FRAMES);
+	assert_int_equal(r->pages, CG_FRAMES);
+}
+
+static void test_phys_cgroups(void **state)
+{
+	struct pmaps_phys *p;
+	const struct pmaps_phys_result *r;
+	static const unsigned thr[] = {0, 3};
+	unsigned long a0;
+	int fds;
+
+	(void)state;
+	cg_tree(CG_FRAMES);
+	fds = count_fds();
+	for (size_t t = 0; t < 2; t++) {
+		threads = thr[t];
+		/* The default table: every inode has its row. */
+		pmaps__phys_cgroups_hook = 0;
+		open_tree(&p, PMAPS_PHYS_CGROUP, 0, 4096); /* 6 chunks of 512 frames */
+		assert_int_equal(pmaps_phys_read(p, &r), 0);
+		cg_check(r, 6);
+		assert_int_equal(r->ncgroups, 6);
+		/* Sorted: 100 has the most, then 300 (its late share), by the tally. */
+		assert_int_equal(r->cgroups[0].inode, 100);
+		pmaps_phys_close(p);
+		/* A table of 4 rows: 400 and 500 go to "other", again on a second reading. */
+		pmaps__phys_cgroups_hook = 4;
+		pmaps_set_allocator(count_alloc, count_free, NULL);
+		open_tree(&p, PMAPS_PHYS_CGROUP | PMAPS_PHYS_MAPCOUNT, 0, 4096);
+		a0 = allocs;
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(pmaps_phys_read(p, &r), 0);
+			cg_check(r, 4);
+			assert_int_equal(r->ncgroups, 4);
+		}
+		assert_int_equal(allocs, a0); /* no allocation per reading */
+		pmaps_phys_close(p);
+		pmaps_set_allocator(NULL, NULL, NULL);
+		pmaps__phys_cgroups_hook = 0;
+		assert_int_equal(count_fds(), fds);
+	}
+	threads = 0;
+}
+
+/* Without kpagecgroup: cgroups unknown, not an error; a short one: -EIO. */
+static void test_phys_cgroups_missing(void **state)
+{
+	struct pmaps_phys *p;
+	const struct pmaps_phys_result *r;
+
+	(void)state;
+	cg_tree(0);
+	open_tree(&p, PMAPS_PHYS_CGROUP, 0, 4096);
+	assert_int_equal(pmaps_phys_read(p, &r), 0);
+	assert_int_equal(r->cgroups_known, 0);
+	assert_int_equal(r->ncgroups, 0);
+	assert_null(r->cgroups);
+	assert_int_equal(r->pages, CG_FRAMES);
+	pmaps_phys_close(p);
+	/* Not asked for: unknown too, with the file there. */
+	cg_tree(CG_FRAMES);
+	open_tree(&p, 0, 0, 4096);
+	assert_int_equal(pmaps_phys_read(p, &r), 0);
+	assert_int_equal(r->cgroups_known, 0);
+	pmaps_phys_close(p);
+	for (unsigned t = 0; t < 2; t++) {
+		threads = t ? 3 : 0;
+		cg_tree(1000); /* kpagecgroup ends inside the second chunk */
+		open_tree(&p, PMAPS_PHYS_CGROUP, 0, 4096);
+		assert_int_equal(pmaps_phys_read(p, &r), -EIO);
+		assert_null(r);
+		if (strstr(pmaps_phys_errmsg(p), "kpagecgroup: 3904 bytes at byte 4096") == NULL)
+			fail_msg("message: %s", pmaps_phys_errmsg(p));
+		pmaps_phys_close(p);
+	}
+	threads = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -982,6 +1185,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phys_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phys_cells, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phys_block_bounds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phys_cgroups, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phys_cgroups_missing, setup, teardown),
 		cmocka_unit_test(test_phys_live),
 	};
 
