@@ -10,15 +10,18 @@
  * layout, and writes through the sink. No arithmetic on memory figures
  * here: bytes come from pmaps_phys_bytes().
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "outfile.h"
 #include "phys.h"
 #include "svg.h"
@@ -57,6 +60,13 @@ static const char phys_usage[] =
 	"                         frame is most of a reading's time\n"
 	"      --proc-root DIR    read DIR/kpageflags, kpagecount and iomem instead\n"
 	"                         of /proc's (a snapshot, a host's proc)\n"
+	"      --cgroups          also the pages charged to each memory cgroup, from\n"
+	"                         /proc/kpagecgroup: the largest 20 in the table, all\n"
+	"                         in JSON (\"cgroups\"); always a table or JSON, never\n"
+	"                         the live picture; not with --svg\n"
+	"      --cgroup-root DIR  name cgroups from the directories under DIR (default:\n"
+	"                         the cgroup v1 memory controller's mount, else the\n"
+	"                         cgroup2 mount, from /proc/self/mountinfo)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"States, first match wins: hole (no RAM: outside iomem's System RAM, or\n"
@@ -67,7 +77,8 @@ static const char phys_usage[] =
 	"A compound tail page has its head's state.\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the files cannot be read (not root: run\n"
-	"as root) or the output cannot be written, 2 on a usage error.\n";
+	"as root), --cgroup-root is no directory, or the output cannot be written,\n"
+	"2 on a usage error.\n";
 
 /*
  * The states' words and colours (svg.h's palette where it has the state).
@@ -154,8 +165,356 @@ static const char *source_words(const struct pmaps_phys_result *r)
 	return r->holes_known ? "kpageflags; holes from iomem" : "kpageflags; iomem not read";
 }
 
+/* ---- memory cgroups (--cgroups) ---- */
+
+#define CG_SHOWN 20        /* rows of the table */
+#define CG_WALK_DEPTH 64   /* directories below the cgroup root */
+#define CG_WALK_DIRS 100000 /* directories looked at, at most */
+#define CG_PATH 4096
+
+/* The path of each row's inode, found by walking the cgroup mount. */
+struct cg_names {
+	char **path;        /* per row of the result (NULL: not found) */
+	size_t n;
+	struct cg_key { uint64_t inode; size_t row; } *keys; /* sorted by inode */
+	const char *root;   /* the cgroup tree's directory the paths are under */
+	size_t dirs;        /* directories looked at */
+	int truncated;      /* the walk stopped at CG_WALK_DIRS */
+};
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct cg_key *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+static void cg_found(struct cg_names *c, uint64_t ino, const char *path)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->keys[mid].inode < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->n && c->keys[lo].inode == ino; lo++)
+		if (!c->path[c->keys[lo].row])
+			c->path[c->keys[lo].row] = strdup(path);
+}
+
+/*
+ * The directories under DFD (PATH, LEN bytes, its name from the root):
+ * bounded in depth and count, never through a symlink (O_NOFOLLOW). Takes DFD.
+ */
+static void cg_walk(struct cg_names *c, int dfd, char *path, size_t len, unsigned depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		size_t nl = strlen(e->d_name);
+		struct stat st;
+		int fd;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (c->dirs >= CG_WALK_DIRS) {
+			c->truncated = 1;
+			break;
+		}
+		if (len + 1 + nl + 1 > CG_PATH)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		c->dirs++;
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		path[len] = '/';
+		memcpy(path + len + 1, e->d_name, nl + 1);
+		cg_found(c, (uint64_t)st.st_ino, path);
+		if (depth + 1 < CG_WALK_DEPTH)
+			cg_walk(c, fd, path, len + 1 + nl, depth + 1);
+		else
+			close(fd);
+		path[len] = '\0';
+	}
+	closedir(d);
+}
+
+static void cg_names_free(struct cg_names *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->path[i]);
+	free(c->path);
+	free(c->keys);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Names R's cgroup rows from the tree at ROOTFD (kept open). Returns 0 or -ENOMEM. */
+static int cg_names_find(struct cg_names *c, const struct pmaps_phys_result *r, int rootfd,
+                         const char *root)
+{
+	char path[CG_PATH];
+	struct stat st;
+	int fd;
+
+	memset(c, 0, sizeof(*c));
+	c->root = root;
+	c->n = r->ncgroups;
+	if (!c->n)
+		return 0;
+	c->path = calloc(c->n, sizeof(*c->path));
+	c->keys = calloc(c->n, sizeof(*c->keys));
+	if (!c->path || !c->keys) {
+		cg_names_free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		c->keys[i].inode = r->cgroups[i].inode;
+		c->keys[i].row = i;
+	}
+	qsort(c->keys, c->n, sizeof(*c->keys), key_cmp);
+	if (fstat(rootfd, &st) == 0)
+		cg_found(c, (uint64_t)st.st_ino, "/");
+	fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		path[0] = '\0';
+		cg_walk(c, fd, path, 0, 0);
+	}
+	return 0;
+}
+
+/* Row I's name: its path, "inode N", or "(no cgroup)" for inode 0. */
+static void cg_put_name(struct out *o, const struct cg_names *c,
+                        const struct pmaps_phys_cgroup *g, size_t i)
+{
+	if (i < c->n && c->path && c->path[i])
+		out_table_str(o, c->path[i], strlen(c->path[i]));
+	else if (g->inode == 0)
+		out_str(o, "(no cgroup)");
+	else {
+		out_str(o, "inode ");
+		out_u64(o, g->inode);
+	}
+}
+
+static uint64_t cg_sum(const uint64_t *state, const unsigned *which, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = sat_add(v, state[which[i]]);
+	return v;
+}
+
+static const unsigned cg_anon[] = {PMAPS_PHYS_ANON, PMAPS_PHYS_ANON_THP, PMAPS_PHYS_LAZYFREE};
+static const unsigned cg_file[] = {PMAPS_PHYS_FILE, PMAPS_PHYS_FILE_MAPPED, PMAPS_PHYS_FILE_THP};
+static const unsigned cg_shmem[] = {PMAPS_PHYS_SHMEM, PMAPS_PHYS_SWAPCACHE};
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static void cg_row(struct out *o, const struct pmaps_phys_result *r, const uint64_t *state,
+                   uint64_t pages)
+{
+	uint64_t anon = cg_sum(state, cg_anon, NELEM(cg_anon));
+	uint64_t file = cg_sum(state, cg_file, NELEM(cg_file));
+	uint64_t shmem = cg_sum(state, cg_shmem, NELEM(cg_shmem));
+	uint64_t known = sat_add(sat_add(anon, file), shmem);
+
+	put_num(o, pages, 12);
+	put_human(o, pmaps_phys_bytes(r, pages), 9);
+	put_pct(o, pages, r->pages, 8);
+	put_human(o, pmaps_phys_bytes(r, anon), 9);
+	put_human(o, pmaps_phys_bytes(r, file), 9);
+	put_human(o, pmaps_phys_bytes(r, shmem), 9);
+	put_human(o, pmaps_phys_bytes(r, pages > known ? pages - known : 0), 9);
+	out_str(o, "  ");
+}
+
+/* The table of the cgroups: the largest CG_SHOWN, the rest, "other" and the total. */
+static void write_cgroups_table(struct out *o, const struct pmaps_phys_result *r,
+                                const struct cg_names *c)
+{
+	size_t shown = r->ncgroups < CG_SHOWN ? r->ncgroups : CG_SHOWN;
+
+	out_str(o, "\n");
+	if (!r->cgroups_known) {
+		out_str(o, "Memory cgroups: unknown (no /proc/kpagecgroup: a kernel without "
+		           "CONFIG_MEMCG)\n");
+		out_record(o);
+		return;
+	}
+	out_str(o, "Memory cgroups with pages charged to them (kpagecgroup): ");
+	out_u64(o, r->ncgroups);
+	out_str(o, ", named under ");
+	out_table_str(o, c->root, strlen(c->root));
+	if (c->truncated)
+		out_str(o, "; the cgroup tree was walked only in part");
+	out_str(o, "\n\n       PAGES     SIZE       %     ANON     FILE    SHMEM     REST  CGROUP\n");
+	for (size_t i = 0; i < shown; i++) {
+		const struct pmaps_phys_cgroup *g = &r->cgroups[i];
+		cg_row(o, r, g->state, g->pages);
+		cg_put_name(o, c, g, i);
+		out_ch(o, '\n');
+		out_record(o);
+	}
+	if (r->ncgroups > shown) {
+		uint64_t st[PMAPS_PHYS_MAX] = {0}, pages = 0;
+		for (size_t i = shown; i < r->ncgroups; i++) {
+			pages = sat_add(pages, r->cgroups[i].pages);
+			for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++)
+				st[s] = sat_add(st[s], r->cgroups[i].state[s]);
+		}
+		cg_row(o, r, st, pages);
+		out_str(o, "and ");
+		out_u64(o, r->ncgroups - shown);
+		out_str(o, " more (--json lists them all)\n");
+	}
+	if (r->cgroups_other) {
+		put_num(o, r->cgroups_other, 12);
+		put_human(o, pmaps_phys_bytes(r, r->cgroups_other), 9);
+		put_pct(o, r->cgroups_other, r->pages, 8);
+		out_str(o, "                                     other cgroups (beyond ");
+		out_u64(o, PMAPS_PHYS_MAX_CGROUPS);
+		out_str(o, ": not told apart)\n");
+	}
+	out_record(o);
+}
+
+static void write_cgroups_json(struct out *o, const struct pmaps_phys_result *r,
+                               const struct cg_names *c)
+{
+	out_str(o, ",\"cgroups_known\":");
+	out_str(o, r->cgroups_known ? "true" : "false");
+	out_ch(o, ',');
+	out_json_named(o, "cgroup_root", 11, c->root, strlen(c->root));
+	out_str(o, ",\"cgroups_other_pages\":");
+	out_u64(o, r->cgroups_other);
+	out_str(o, ",\"cgroups\":[");
+	for (size_t i = 0; i < r->ncgroups; i++) {
+		const struct pmaps_phys_cgroup *g = &r->cgroups[i];
+		if (i)
+			out_ch(o, ',');
+		out_str(o, "{\"inode\":");
+		out_u64(o, g->inode);
+		out_ch(o, ',');
+		if (i < c->n && c->path && c->path[i])
+			out_json_named(o, "path", 4, c->path[i], strlen(c->path[i]));
+		else
+			out_str(o, "\"path\":null");
+		out_str(o, ",\"pages\":");
+		out_u64(o, g->pages);
+		out_str(o, ",\"bytes\":");
+		out_u64(o, pmaps_phys_bytes(r, g->pages));
+		out_str(o, ",\"states\":{");
+		for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++) {
+			if (s)
+				out_ch(o, ',');
+			out_ch(o, '"');
+			out_str(o, pmaps_phys_state_key(s));
+			out_str(o, "\":");
+			out_u64(o, g->state[s]);
+		}
+		out_str(o, "}}");
+		out_record(o);
+	}
+	out_ch(o, ']');
+}
+
+/*
+ * The memory cgroup mount from /proc/self/mountinfo into DIR (CAP bytes):
+ * a v1 hierarchy with the memory controller first (kpagecgroup's inodes are
+ * then its), else cgroup2. Fields: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS
+ * [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS; octal escapes (\040) in the
+ * mount point. Returns 0, or -ENOENT.
+ */
+static int cg_mount(char *dir, size_t cap)
+{
+	static char buf[1 << 18];
+	char v2[CG_PATH] = "";
+	size_t len = 0;
+	ssize_t n;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC), found = 0;
+
+	if (fd < 0)
+		return -ENOENT;
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	for (char *line = buf, *nl; *line && !found; line = nl + 1) {
+		char *f[6], *dash, *mp, *type, *opts, *q;
+		size_t k = 0, o;
+		char *sp;
+		if (!(nl = strchr(line, '\n')))
+			break;
+		*nl = '\0';
+		if (!(dash = strstr(line, " - ")))
+			continue;
+		*dash = '\0';
+		for (sp = line; k < 5 && sp; k++) {
+			f[k] = sp;
+			if ((sp = strchr(sp, ' ')))
+				*sp++ = '\0';
+		}
+		if (k < 5)
+			continue;
+		mp = f[4];
+		type = dash + 3;
+		if (!(q = strchr(type, ' ')))
+			continue;
+		*q++ = '\0';
+		opts = strchr(q, ' ');
+		opts = opts ? opts + 1 : q + strlen(q);
+		/* The mount point, unescaped. */
+		for (o = 0, q = mp; *q && o + 1 < cap; o++) {
+			if (q[0] == '\\' && q[1] >= '0' && q[1] <= '3' && q[2] >= '0' && q[2] <= '7' &&
+			    q[3] >= '0' && q[3] <= '7') {
+				dir[o] = (char)((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
+				q += 4;
+			} else {
+				dir[o] = *q++;
+			}
+		}
+		dir[o] = '\0';
+		if (strcmp(type, "cgroup") == 0) {
+			for (char *t = opts, *e; t && *t; t = e ? e + 1 : NULL) {
+				e = strchr(t, ',');
+				if ((e ? (size_t)(e - t) : strlen(t)) == 6 && strncmp(t, "memory", 6) == 0) {
+					found = 1;
+					break;
+				}
+			}
+		} else if (strcmp(type, "cgroup2") == 0 && !v2[0] && o < sizeof(v2)) {
+			memcpy(v2, dir, o + 1);
+		}
+	}
+	if (found)
+		return 0;
+	if (!v2[0])
+		return -ENOENT;
+	snprintf(dir, cap, "%s", v2);
+	return 0;
+}
+
 /* The table of one reading. */
-static void write_table(struct out *o, const struct pmaps_phys_result *r)
+static void write_table(struct out *o, const struct pmaps_phys_result *r,
+                        const struct cg_names *c)
 {
 	char b[32];
 
@@ -198,6 +557,8 @@ static void write_table(struct out *o, const struct pmaps_phys_result *r)
 		out_ch(o, '\n');
 	}
 	out_record(o);
+	if (c)
+		write_cgroups_table(o, r, c);
 }
 
 static void json_pages(struct out *o, const struct pmaps_phys_result *r, const char *key,
@@ -212,7 +573,8 @@ static void json_pages(struct out *o, const struct pmaps_phys_result *r, const c
 }
 
 /* One reading as one line of JSON. */
-static void write_json(struct out *o, const struct pmaps_phys_result *r)
+static void write_json(struct out *o, const struct pmaps_phys_result *r,
+                       const struct cg_names *c)
 {
 	out_str(o, "{\"page_size\":");
 	out_u64(o, r->page_size);
@@ -244,7 +606,10 @@ static void write_json(struct out *o, const struct pmaps_phys_result *r)
 			out_str(o, ":null");
 		}
 	}
-	out_str(o, "}}\n");
+	out_ch(o, '}');
+	if (c)
+		write_cgroups_json(o, r, c);
+	out_str(o, "}\n");
 	out_record(o);
 }
 
@@ -446,11 +811,16 @@ int cmd_phys(int argc, char **argv)
 		{"block-size", required_argument, NULL, 'B'},
 		{"threads", required_argument, NULL, 'T'},
 		{"proc-root", required_argument, NULL, 'R'},
+		{"cgroups", no_argument, NULL, 'C'},
+		{"cgroup-root", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct pmaps_phys_opts po = {sizeof(po), PMAPS_PHYS_MAPCOUNT, 0, 0, 0, NULL};
-	const char *root = NULL, *svg_path = NULL, *optarg_block = NULL;
+	const char *root = NULL, *svg_path = NULL, *optarg_block = NULL, *cg_root = NULL;
+	int cgroups = 0, cgfd = -1;
+	struct cg_names cgn, *cgp = NULL;
+	char cg_dir[CG_PATH];
 	uint64_t interval_ns = 1000000000u, count = 1, block_bytes = 0;
 	int summary = 0, json = 0, count_given = 0, ch, rc = EXIT_OK, svg_open = 0, err;
 	struct outfile svg_out;
@@ -503,6 +873,8 @@ int cmd_phys(int argc, char **argv)
 			}
 			break;
 		case 'R': root = optarg; break;
+		case 'C': cgroups = 1; break;
+		case 'P': cg_root = optarg; break;
 		case 'h': return print_usage(phys_usage);
 		default: return option_error("phys", argv, shortopts, longopts);
 		}
@@ -518,6 +890,38 @@ int cmd_phys(int argc, char **argv)
 	if (svg_path && count_given && count != 1) {
 		die_msg("--svg pictures one reading: --count does not go with it");
 		return EXIT_USAGE;
+	}
+	if (cgroups && svg_path) {
+		die_msg("--cgroups is a table or JSON: it does not go with --svg");
+		return EXIT_USAGE;
+	}
+	if (cg_root && !cgroups) {
+		die_msg("--cgroup-root names the cgroups of --cgroups: give --cgroups too");
+		return EXIT_USAGE;
+	}
+	if (cg_root && !cg_root[0]) {
+		die_msg("--cgroup-root takes a directory, not ''");
+		return EXIT_USAGE;
+	}
+	/* --cgroups is the table (or JSON): never the live picture. */
+	if (cgroups && !json)
+		summary = 1;
+	/* The cgroup tree first: a wrong --cgroup-root fails before any reading. */
+	if (cgroups) {
+		if (!cg_root) {
+			if (cg_mount(cg_dir, sizeof(cg_dir)) == 0)
+				cg_root = cg_dir;
+			else
+				cg_root = "/sys/fs/cgroup";
+		}
+		cgfd = open(cg_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cgfd < 0) {
+			die_msg("phys: --cgroup-root %s: %s", cg_root,
+			        errno == ENOENT || errno == ENOTDIR ? "no such directory"
+			                                            : strerror(errno));
+			return EXIT_FAIL;
+		}
+		po.flags |= PMAPS_PHYS_CGROUP;
 	}
 	if (svg_path && !svg_path[0]) {
 		die_msg("--svg takes a file name, not ''");
@@ -593,9 +997,9 @@ int cmd_phys(int argc, char **argv)
 			goto out;
 		out_fd(&o, STDOUT_FILENO, obuf, sizeof(obuf));
 		if (json)
-			write_json(&o, r);
+			write_json(&o, r, NULL);
 		else
-			write_table(&o, r);
+			write_table(&o, r, NULL);
 		rc = finish_output(&o, EXIT_OK);
 		goto out;
 	}
@@ -611,12 +1015,25 @@ int cmd_phys(int argc, char **argv)
 			rc = phys_fail(root, pmaps_phys_errmsg(p), err);
 			goto out;
 		}
+		if (cgroups) {
+			if (cg_names_find(&cgn, r, cgfd, cg_root) < 0) {
+				out_flush(&o);
+				die_msg("phys: out of memory for the cgroups' names");
+				rc = EXIT_FAIL;
+				goto out;
+			}
+			cgp = &cgn;
+		}
 		if (json) {
-			write_json(&o, r);
+			write_json(&o, r, cgp);
 		} else {
 			if (i)
 				out_ch(&o, '\n');
-			write_table(&o, r);
+			write_table(&o, r, cgp);
+		}
+		if (cgp) {
+			cg_names_free(cgp);
+			cgp = NULL;
 		}
 		out_flush(&o);
 		if (o.err)
@@ -626,6 +1043,8 @@ int cmd_phys(int argc, char **argv)
 out:
 	if (svg_open)
 		outfile_abort(&svg_out);
+	if (cgfd >= 0)
+		close(cgfd);
 	pmaps_phys_close(p);
 	return rc;
 }

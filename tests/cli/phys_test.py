@@ -21,7 +21,13 @@
   5. bad input: one line on stderr, nothing on stdout, exit 2 for usage, 1 for
      failures; an unwritable --svg fails before anything is read, and a failed
      reading leaves the --svg path as it was (no file made, none emptied);
-     --svg - is standard output; not root (setpriv to nobody) names the fix.
+     --svg - is standard output; not root (setpriv to nobody) names the fix;
+  6. --cgroups: a hand-made tree with kpagecgroup and a cgroup directory tree
+     (a newline in a name, a symlink that must not be followed), whose
+     directories' inode numbers this test reads with os.stat to write
+     kpagecgroup: the JSON and the table exactly per cgroup path; as root, a
+     snapshot of /proc/kpagecgroup against this test's own per-inode sums,
+     and the live paths are directories with those inode numbers.
 Parts that need root print why they are skipped when not root; in CI (CI set)
 not being root is a failure.
 
@@ -667,6 +673,172 @@ def test_bad(tmp, root):
         skip("not root: setpriv (util-linux) missing")
 
 
+# ---- --cgroups ----
+
+CG_KINDS = [(BUDDY, "free"), (ANON | SWAPBACKED | MMAP | LRU, "anon"), (LRU, "file"),
+            (SWAPBACKED, "shmem"), (SLAB, "slab")]
+
+
+def cg_expect(flags, inodes):
+    """Rows as the tool must give them: [(inode, pages, {state: pages})], largest first."""
+    rows = {}
+    for f, ino in zip(flags, inodes):
+        st = dict(CG_KINDS)[f]
+        pages, states = rows.setdefault(ino, [0, collections.Counter()])
+        rows[ino][0] = pages + 1
+        states[st] += 1
+    return sorted(((i, p, s) for i, (p, s) in rows.items()), key=lambda t: (-t[1], t[0]))
+
+
+def test_cgroups(tmp):
+    root = os.path.join(tmp, "cgproc")
+    tree = os.path.join(tmp, "cgtree")
+    os.mkdir(root)
+    for d in ("a", "a/b", "we ird\nname", "c"):
+        os.makedirs(os.path.join(tree, d))
+    os.symlink("a", os.path.join(tree, "link"))
+    ino = {p: os.stat(os.path.join(tree, p.lstrip("/"))).st_ino
+           for p in ("/", "/a", "/a/b", "/we ird\nname")}
+    names = {v: k for k, v in ino.items()}
+    lost = 999999999  # no directory has it: "inode N"
+    ok(lost not in names, "cgroups: the lost inode is no directory's")
+    pattern = [0, ino["/a"], ino["/a"], ino["/a/b"], ino["/we ird\nname"], ino["/"], lost,
+               ino["/a"], 0, 0, ino["/a/b"]]
+    n = 1000
+    flags = [CG_KINDS[(i // 3) % len(CG_KINDS)][0] for i in range(n)]
+    inodes = [pattern[i % len(pattern)] for i in range(n)]
+    with open(os.path.join(root, "kpageflags"), "wb") as f:
+        f.write(array.array("Q", flags).tobytes())
+    with open(os.path.join(root, "kpagecgroup"), "wb") as f:
+        f.write(array.array("Q", inodes).tobytes())
+    want = cg_expect(flags, inodes)
+    doc = json_of(["phys", "--cgroups", "--json", "--proc-root", root, "--cgroup-root", tree],
+                  "cgroups tree")
+    if doc is not None:
+        ok(doc["cgroups_known"] is True and doc["cgroups_other_pages"] == 0 and
+           doc["cgroup_root"] == tree, "cgroups tree: known, no other, the root",
+           (doc["cgroups_known"], doc["cgroups_other_pages"], doc["cgroup_root"]))
+        got = [(c["inode"], c["pages"], {k: v for k, v in c["states"].items() if v})
+               for c in doc["cgroups"]]
+        ok(got == [(i, p, dict(s)) for i, p, s in want], "cgroups tree: rows exactly", got,
+           want)
+        paths = [c["path"] for c in doc["cgroups"]]
+        ok(paths == [names.get(i) for i, _, _ in want], "cgroups tree: paths", paths,
+           [names.get(i) for i, _, _ in want])
+        for c in doc["cgroups"]:
+            ok(sorted(c["states"]) == sorted(STATES) and sum(c["states"].values()) == c["pages"]
+               and c["bytes"] == c["pages"] * PAGE, "cgroups tree: states and bytes of %r"
+               % c["path"], c)
+    # The table: one line per cgroup, pages first and the (escaped) name last.
+    r = run(["phys", "--cgroups", "--proc-root", root, "--cgroup-root", tree])
+    ok(r.returncode == 0 and not r.stderr, "cgroups table: exit", (r.returncode, r.stderr), 0)
+    lines = r.stdout.decode().splitlines()
+    head = [i for i, l in enumerate(lines) if l.split()[:2] == ["PAGES", "SIZE"]]
+    ok(len(head) == 1, "cgroups table: one header", lines)
+    if head:
+        rows = lines[head[0] + 1:]
+        shown = {"/we ird\nname": "/we ird\\nname"}
+        wl = [(str(p), shown.get(names.get(i), names.get(i)) if i in names else
+               ("(no cgroup)" if i == 0 else "inode %d" % i)) for i, p, _ in want]
+        gl = [(l.split()[0], l.split("  ")[-1].strip()) for l in rows]
+        ok(gl == wl, "cgroups table: pages and names", gl, wl)
+    # 25 cgroups: the largest 20, then one line for the other 5 (their pages summed).
+    many = os.path.join(tmp, "cgmany")
+    os.mkdir(many)
+    with open(os.path.join(many, "kpageflags"), "wb") as f:
+        f.write(array.array("Q", [ANON | SWAPBACKED] * 325).tobytes())
+    # Inode 1000 + k has k + 1 frames: 25 + 24 + ... + 1 = 325.
+    with open(os.path.join(many, "kpagecgroup"), "wb") as f:
+        f.write(array.array("Q", [1000 + k for k in range(25) for _ in range(k + 1)]).tobytes())
+    r = run(["phys", "--cgroups", "--proc-root", many, "--cgroup-root", tree])
+    lines = r.stdout.decode().splitlines()
+    head = [i for i, l in enumerate(lines) if l.split()[:2] == ["PAGES", "SIZE"]]
+    if ok(r.returncode == 0 and len(head) == 1, "cgroups 25: the table", r.stdout[-300:]):
+        rows = [(l.split()[0], l.split("  ")[-1].strip()) for l in lines[head[0] + 1:]]
+        want_rows = [(str(k + 1), "inode %d" % (1000 + k)) for k in range(24, 4, -1)]
+        want_rows.append((str(5 + 4 + 3 + 2 + 1), "and 5 more (--json lists them all)"))
+        ok(rows == want_rows, "cgroups 25: 20 rows and the rest", rows, want_rows)
+    # Without --cgroup-root the names come from the live mount: the fixture's inodes
+    # may name nothing or anything there, so only the counts are compared.
+    # No kpagecgroup: unknown, not an error.
+    os.unlink(os.path.join(root, "kpagecgroup"))
+    doc = json_of(["phys", "--cgroups", "--json", "--proc-root", root, "--cgroup-root", tree],
+                  "cgroups missing")
+    if doc is not None:
+        ok(doc["cgroups_known"] is False and doc["cgroups"] == [], "cgroups missing: unknown",
+           (doc["cgroups_known"], doc["cgroups"]))
+    r = run(["phys", "--cgroups", "--proc-root", root, "--cgroup-root", tree])
+    ok(r.returncode == 0 and b"Memory cgroups: unknown" in r.stdout, "cgroups missing: table",
+       (r.returncode, r.stdout[-200:]))
+    # On a terminal too: the table, not the live picture (which would wait for q).
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(PMAPS, [PMAPS, "phys", "--cgroups", "--proc-root", root, "--cgroup-root",
+                         tree])
+    out = b""
+    import select
+    import time
+    end = time.monotonic() + 30
+    while True:
+        if not select.select([fd], [], [], max(0, end - time.monotonic()))[0]:
+            os.kill(pid, 9)  # the live picture: it never ends by itself
+            break
+        try:
+            b = os.read(fd, 65536)
+        except OSError:
+            break
+        if not b:
+            break
+        out += b
+    _, status = os.waitpid(pid, 0)
+    ok(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and
+       out.startswith(b"Physical memory: ") and b"Memory cgroups: unknown" in out,
+       "--cgroups on a terminal: the table", (status, out[:80]))
+    # Bad input.
+    one_line_fail(["phys", "--cgroups", "--svg", os.path.join(tmp, "x.svg")], 2, "--svg",
+                  "--cgroups with --svg")
+    one_line_fail(["phys", "--cgroups", "--cgroup-root", "/nonexistent-pmaps-cg"], 1,
+                  "--cgroup-root /nonexistent-pmaps-cg: no such directory",
+                  "--cgroup-root missing")
+    one_line_fail(["phys", "--cgroup-root", tree], 2, "give --cgroups",
+                  "--cgroup-root without --cgroups")
+    ok(not os.path.exists(os.path.join(tmp, "x.svg")), "--cgroups --svg: no file made")
+    # Live, as root.
+    if os.geteuid() != 0:
+        skip("--cgroups live: not root")
+        return
+    if not os.path.exists("/proc/kpagecgroup"):
+        skip("--cgroups live: no /proc/kpagecgroup (CONFIG_MEMCG)")
+        return
+    snap = os.path.join(tmp, "cgsnap")
+    os.mkdir(snap)
+    fl = read_all("/proc/kpageflags")
+    cg = read_all("/proc/kpagecgroup")
+    ok(len(fl) == len(cg), "live: kpagecgroup as long as kpageflags", len(cg), len(fl))
+    with open(os.path.join(snap, "kpageflags"), "wb") as f:
+        f.write(fl)
+    with open(os.path.join(snap, "kpagecgroup"), "wb") as f:
+        f.write(cg)
+    mine = collections.Counter(array.array("Q", cg))
+    doc = json_of(["phys", "--cgroups", "--json", "--proc-root", snap], "cgroups snapshot")
+    if doc is not None:
+        got = {c["inode"]: c["pages"] for c in doc["cgroups"]}
+        ok(doc["cgroups_other_pages"] == 0 and got == dict(mine),
+           "cgroups snapshot: pages per inode against this test's sums",
+           sorted(got.items())[:8], sorted(mine.items())[:8])
+    doc = json_of(["phys", "--cgroups", "--json"], "cgroups live")
+    if doc is not None:
+        croot = doc["cgroup_root"]
+        named = [c for c in doc["cgroups"] if c["path"] is not None]
+        ok(named, "cgroups live: some cgroup named", doc["cgroups"][:3])
+        for c in named:
+            p = croot + ("" if c["path"] == "/" else c["path"])
+            st = os.stat(p) if os.path.isdir(p) else None
+            ok(st is not None and st.st_ino == c["inode"], "cgroups live: %s is the directory "
+               "of inode %d" % (p, c["inode"]), st and st.st_ino, c["inode"])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="pmaps-phys-test.")
     try:
@@ -677,6 +849,7 @@ def main():
         test_live(tmp)
         test_cells(tmp)
         test_bad(tmp, root)
+        test_cgroups(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
