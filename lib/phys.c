@@ -883,6 +883,27 @@ static void readers_stop(struct pmaps_phys *p, unsigned n)
 }
 
 /*
+ * The read of NAME (kpagecount, kpagecgroup) beside kpageflags' N bytes at
+ * OFF: GOT bytes, or a negative errno. Never zeros in place of its entries
+ * (mapped and shared would be short, "no cgroup" too large): a shorter read
+ * is -EIO. Returns 0, or the error with its message.
+ */
+static int beside(struct pmaps_phys *p, const char *name, ssize_t got, ssize_t n, off_t off)
+{
+	if (got < 0) {
+		pmaps__msg(p->msg, sizeof(p->msg), "%s: a read at byte %lld: %s", name,
+		           (long long)off, pmaps_strerror((int)got));
+		return (int)got;
+	}
+	if (got != n) {
+		pmaps__msg(p->msg, sizeof(p->msg), "%s: %zd bytes at byte %lld where kpageflags "
+		           "gave %zd: shorter (memory removed while it was read?)", name, got,
+		           (long long)off, n);
+		return -EIO;
+	}
+	return 0;
+}
+/*
  * Chunk K at OFF, BUF_BYTES of kpageflags (and as much of kpagecount) into
  * *F and *C: read here, or waited for from its reader. Returns its bytes,
  * or -errno with the message.
@@ -926,36 +947,10 @@ static ssize_t chunk(struct pmaps_phys *p, uint64_t k, off_t off, int threaded,
 		           "at byte %lld: no kernel writes that", n % 8, (long long)off);
 		return -EIO;
 	}
-	if (n > 0 && p->countfd >= 0) {
-		if (cn < 0) {
-			err = (int)cn;
-			pmaps__msg(p->msg, sizeof(p->msg), "kpagecount: a read at byte %lld: %s",
-			           (long long)off, pmaps_strerror(err));
-			return err;
-		}
-		/* Never zeros in place of counts: mapped and shared would be short. */
-		if (cn != n) {
-			pmaps__msg(p->msg, sizeof(p->msg), "kpagecount: %zd bytes at byte %lld where "
-			           "kpageflags gave %zd: shorter (memory removed while it was "
-			           "read?)", cn, (long long)off, n);
-			return -EIO;
-		}
-	}
-	if (n > 0 && p->cgfd >= 0) {
-		if (gn < 0) {
-			err = (int)gn;
-			pmaps__msg(p->msg, sizeof(p->msg), "kpagecgroup: a read at byte %lld: %s",
-			           (long long)off, pmaps_strerror(err));
-			return err;
-		}
-		/* Never inode 0 in place of a charge: "no cgroup" would be too large. */
-		if (gn != n) {
-			pmaps__msg(p->msg, sizeof(p->msg), "kpagecgroup: %zd bytes at byte %lld where "
-			           "kpageflags gave %zd: shorter (memory removed while it was "
-			           "read?)", gn, (long long)off, n);
-			return -EIO;
-		}
-	}
+	if (n > 0 && p->countfd >= 0 && (err = beside(p, "kpagecount", cn, n, off)) < 0)
+		return err;
+	if (n > 0 && p->cgfd >= 0 && (err = beside(p, "kpagecgroup", gn, n, off)) < 0)
+		return err;
 	return n;
 }
 
