@@ -40,6 +40,7 @@
 #include "pages_svg.h"
 #include "tool.h"
 #include "watch.h"
+#include "num.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41
@@ -223,14 +224,6 @@ struct pictures {
 	struct outfile pages_file; /* the pages picture, written by draw(), committed at the end */
 	uint64_t t0;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Opens both files (outfile.h), so that an unwritable PREFIX fails before anything starts. */
 static int pictures_open(struct pictures *p, const char *prefix)

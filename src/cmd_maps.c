@@ -19,6 +19,7 @@
 
 #include "sort.h"
 #include "tool.h"
+#include "num.h"
 
 static const char maps_usage[] =
 	"Usage: pmaps maps [OPTIONS] PID\n"
@@ -181,14 +182,6 @@ static int no_memory(const struct maps_opts *o, struct out *out, int pid, enum p
 	w_begin(&w, out, o->fmt, &d);
 	w_end(&w, NULL);
 	return 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* What the cursor's read cost, and how it listed the mappings. */

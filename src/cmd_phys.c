@@ -26,6 +26,7 @@
 #include "phys.h"
 #include "svg.h"
 #include "tool.h"
+#include "num.h"
 
 static const char phys_usage[] =
 	"Usage: pmaps phys [OPTIONS]\n"
@@ -181,11 +182,6 @@ struct cg_names {
 	size_t dirs;        /* directories looked at */
 	int truncated;      /* the walk stopped at CG_WALK_DIRS */
 };
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 static int key_cmp(const void *a, const void *b)
 {

@@ -66,6 +66,7 @@
 
 #include "pages_svg.h"
 #include "svg.h"
+#include "num.h"
 
 #define W 1300
 #define TOP 90
@@ -121,11 +122,6 @@ struct pic {
 	char body_buf[OUT_FD_BUFSIZE];
 	char out_buf[OUT_FD_BUFSIZE];
 };
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 static enum pstate page_state(const struct pmaps_page_range *r, int shmem)
 {

@@ -49,6 +49,7 @@
 
 #include "phys.h"
 #include "tool.h"
+#include "num.h"
 
 static volatile sig_atomic_t stop_sig;
 volatile sig_atomic_t phys_tui_cancel;
@@ -57,14 +58,6 @@ static void on_stop(int sig)
 {
 	stop_sig = sig;
 	phys_tui_cancel = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 #define PAIRS_MAX 1024

@@ -33,6 +33,7 @@
 #include "outfile.h"
 #include "svg.h"
 #include "watch.h"
+#include "num.h"
 
 /* The layout, in user units. */
 #define TL_WIDTH 960.0
@@ -126,11 +127,6 @@ int timeline_open(struct timeline **out, const char *path, char *msg, size_t msg
 	tl->open = 1;
 	*out = tl;
 	return 0;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* What a point is kept and its peak marked by: RSS, with the descendants' when read. */

@@ -39,6 +39,7 @@
 
 #include "tool.h"
 #include "top.h"
+#include "num.h"
 
 /* ---- the terminal ---- */
 
@@ -59,14 +60,6 @@ static volatile sig_atomic_t stop_sig;
 static void on_stop(int sig)
 {
 	stop_sig = sig;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- text views: a writer's table in memory, a screenful at a time ---- */

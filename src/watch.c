@@ -47,6 +47,7 @@
 #include "watch.h"
 #include "watch_kids.h"
 #include "watch_loop.h"
+#include "num.h"
 
 #define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)
 
@@ -159,19 +160,6 @@ struct watch {
 	enum end_why end;
 	uint64_t t_end;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ---- writing ---- */
 
@@ -1014,9 +1002,9 @@ static void *bd_main(void *arg)
 			break;
 		w->bd_want = 0;
 		pthread_mutex_unlock(&w->mu);
-		t = mono_ns();
+		t = now_ns();
 		err = pmaps_explain_run(w->xs, &x);
-		e = mono_ns();
+		e = now_ns();
 		pthread_mutex_lock(&w->mu);
 		w->bd_x = x;
 		w->bd_err = err;
@@ -1178,7 +1166,7 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 		if (err == 0 && !((st.present >> PMAPS_ST_VM_RSS) & 1))
 			err = -ESRCH;
 	}
-	done = mono_ns();
+	done = now_ns();
 	if (full) {
 		/* At most a quarter of the time on breakdowns. */
 		w->bd_cost = done - now;
@@ -1202,7 +1190,7 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 		err = kids_sample(w->kids, s.t_ns, &ks, w->msg, sizeof(w->msg));
 		if (err < 0)
 			return END_FAILED;
-		done = mono_ns();
+		done = now_ns();
 	}
 	return emit(w, &s, x, full ? NULL : &st, w->kids ? &ks : NULL, 1, late, done - now);
 }
@@ -1221,7 +1209,7 @@ static int sleep_until(const struct watch *w, uint64_t deadline)
 		int r;
 		if (w->pidfd >= 0 && !stop_sig) {
 			/* watch: the sleep ends when the process exits, so that its end is seen then */
-			uint64_t now = mono_ns();
+			uint64_t now = now_ns();
 			struct pollfd pfd = {w->pidfd, POLLIN, 0};
 			struct timespec left = {0, 0};
 			if (now < deadline) {
@@ -1258,7 +1246,7 @@ static void watch_loop(struct watch *w)
 {
 	uint64_t tick = 0;
 
-	w->t0 = mono_ns();
+	w->t0 = now_ns();
 	for (;;) {
 		uint64_t deadline = w->t0 + tick * w->interval, now, next;
 		enum end_why e;
@@ -1287,14 +1275,14 @@ static void watch_loop(struct watch *w)
 			w->end = e;
 			break;
 		}
-		now = mono_ns();
+		now = now_ns();
 		e = take(w, now, now - deadline);
 		if (e != END_NONE) {
 			w->end = e;
 			break;
 		}
 		/* The next tick not yet passed: the ones this sample overran are missed. */
-		next = (mono_ns() - w->t0) / w->interval + 1;
+		next = (now_ns() - w->t0) / w->interval + 1;
 		if (next < tick + 1)
 			next = tick + 1;
 		/* Missed only up to the last tick within --duration (LAST + 1 ends the loop). */
@@ -1316,7 +1304,7 @@ static void watch_loop(struct watch *w)
 	 * are the watch's last; when the process ended, it ends as the read
 	 * does (gone: no line).
 	 */
-	w->t_end = mono_ns() - w->t0; /* when the end was seen */
+	w->t_end = now_ns() - w->t0; /* when the end was seen */
 	if (w->bd_thread) {
 		enum end_why e;
 		if (w->end != END_SIGNAL) {
@@ -1330,7 +1318,7 @@ static void watch_loop(struct watch *w)
 			w->end = e;
 	}
 	if (w->end != END_EXITED)
-		w->t_end = mono_ns() - w->t0;
+		w->t_end = now_ns() - w->t0;
 }
 
 /* ---- the summary ---- */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "watch_kids.h"
+#include "num.h"
 
 /* The process table's first size: well above a quiet machine's count. */
 #define ENTS_FIRST 4096u
@@ -68,11 +69,6 @@ struct kids {
 	size_t ndone;
 	uint64_t seen, untracked_max, grows;
 };
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* ---- the set of descendants' pids: open addressing, rebuilt per sample ---- */
 

@@ -73,6 +73,7 @@
 #include <time.h>
 
 #include "watch.h"
+#include "num.h"
 
 /* Mappings closer than this are walked with one PAGEMAP_SCAN seek. */
 #define JOIN_GAP (64ull << 20)
@@ -109,19 +110,6 @@ struct wpages {
 	size_t max_runs; /* WPAGES_MAX_RUNS, or a test's (wpages_set_max_runs()) */
 	uint64_t grows;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /*
  * Room for NEED elements of SIZE bytes in both sets' arrays *P0 and *P1

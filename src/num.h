@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * num.h - the two small sums every front end file needs: a sum of counters
+ * that never wraps, and the monotonic clock in nanoseconds.
+ */
+#ifndef PMAPS_NUM_H
+#define PMAPS_NUM_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* A + B, or UINT64_MAX where it would wrap: sums never wrap. */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#endif
