@@ -965,6 +965,16 @@ def vm_rss(pid):
     return None
 
 
+def until_gone(pid, timeout=10.0):
+    """Whether PID has released its memory (a zombie, or reaped) within TIMEOUT s."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if vm_rss(pid) is None:
+            return True
+        time.sleep(0.005)
+    return False
+
+
 def held(samples, pids, tries=100):
     """The first sample from now whose children figures equal the descendants PIDS'
     own VmRSS, read by the test before and after it (so they held still across it)."""
@@ -1048,6 +1058,10 @@ def test_children():
            None, kids[:2])
         for p in kids[:2] + [leaf]:
             os.kill(p, signal.SIGKILL)
+        # kill() returns before the target has let go of its memory: the
+        # helper's exit (which ends the watch) waits for all three to have.
+        for p in kids[:2] + [leaf]:
+            eq(f"children: {p} gone after SIGKILL", until_gone(p), True)
         h.cmd("exit 0")
         h_proc.wait()
         w.wait(timeout=30)
