@@ -1120,6 +1120,17 @@ PMAPS_API int pmaps_explain_open(struct pmaps_explain_session **out, struct pmap
  */
 PMAPS_API int pmaps_explain_run(struct pmaps_explain_session *s, const struct pmaps_explain **out);
 
+/*
+ * Since 0.4.0: points session S at another process PROC (a front end that
+ * explains many processes one after another: the survey's breakdowns),
+ * keeping its cursors and buffers; what it learnt of the last process goes
+ * (the executable's build info is read again). Allocates nothing. Not for
+ * a session opened with PMAPS_EXPLAIN_PAGES (-EINVAL). Returns 0, or
+ * -EINVAL, -ENOMEM; the process's own errors (gone, no access) are the
+ * next run's to report. PROC must outlive the session's use of it.
+ */
+PMAPS_API int pmaps_explain_retarget(struct pmaps_explain_session *s, struct pmaps_proc *proc);
+
 /* The last error's message, or "". Valid until the next call on the session. */
 PMAPS_API const char *pmaps_explain_errmsg(const struct pmaps_explain_session *s);
 
@@ -1426,6 +1437,20 @@ enum {
 	PMAPS_SURVEY_CGROUP = 1u << 1,
 	/* Also read /proc/meminfo at each refresh (pmaps_survey_meminfo()). */
 	PMAPS_SURVEY_MEMINFO = 1u << 2,
+	/*
+	 * Since 0.4.0: the costly read is an explain run on one session
+	 * re-pointed from process to process (pmaps_explain_retarget()): smaps
+	 * (and smaps_rollup, status, the threads' stack pointers, the
+	 * executable's build info), or for a large process the gentle page walk
+	 * (PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE), which holds no lock for
+	 * long. Each row then has a breakdown by category and state
+	 * (pmaps_survey_breakdown()), its mapping count and its runtime, and
+	 * its Pss, USS, SwapPss and LazyFree are the breakdown's sums (so the
+	 * categories add up to them exactly). A large process is walked whole
+	 * in one refresh (its pauses not counted in the budget). About twice
+	 * smaps_rollup's cost (bench/README.md).
+	 */
+	PMAPS_SURVEY_BREAKDOWN = 1u << 3,
 };
 
 /* Defaults of struct pmaps_survey_opts (0 in a field means its default). */
@@ -1508,7 +1533,42 @@ struct pmaps_survey_row {
 	const struct pmaps_group_row *total;
 	/* This refresh's status (pmaps_status). */
 	const struct pmaps_status *status;
+	/*
+	 * Since 0.4.0, with PMAPS_SURVEY_BREAKDOWN: the breakdown the costly
+	 * figures came with (pmaps_survey_breakdown()), or NULL when they were
+	 * never read; TOTAL is then NULL.
+	 */
+	const struct pmaps_survey_breakdown *breakdown;
+	/*
+	 * With BREAKDOWN: its mappings, VMAs as vm.max_map_count counts them:
+	 * [vsyscall], which maps lists, is none.
+	 */
+	uint64_t mappings;
+	enum pmaps_runtime runtime; /* with BREAKDOWN: the language runtime found */
+	/* With BREAKDOWN: the runtime's version, or empty. Bytes the target chose. */
+	struct pmaps_view runtime_version;
 };
+
+/* A survey row's breakdown by category (PMAPS_SURVEY_BREAKDOWN): opaque. */
+struct pmaps_survey_breakdown;
+
+/*
+ * The bytes of category CAT (enum pmaps_xcat, or -1 for the sum over
+ * categories) in state COL of breakdown B into *V. Returns 1, or 0 when
+ * the source did not know that state (pmaps_explain_known()'s rules: the
+ * clean/dirty split, LOCKED and SWAP_PSS from the page walk; PSS and
+ * LAZYFREE there without CAP_SYS_ADMIN) or B is NULL, *V then 0. As in an
+ * explain result, RSS = PRIVATE_DIRTY + PRIVATE_CLEAN + SHARED exactly, and
+ * the categories add up to the total (-1) in every state but two: the
+ * total's PSS and SWAP_PSS are smaps_rollup's when it was read right after
+ * smaps at the same Rss, and smaps rounds each mapping's down to a KiB, so
+ * the categories' may fall short of them by less than 1 KiB a mapping.
+ */
+PMAPS_API int pmaps_survey_breakdown(const struct pmaps_survey_breakdown *b, int cat,
+                                     enum pmaps_xcol col, uint64_t *v);
+/* The mappings of category CAT (-1: all) in breakdown B (0 for NULL). */
+PMAPS_API uint64_t pmaps_survey_breakdown_mappings(const struct pmaps_survey_breakdown *b,
+                                                   int cat);
 
 /* What the last refresh did. */
 struct pmaps_survey_stats {

@@ -484,6 +484,7 @@ struct pmaps_explain_session {
 	struct pmaps__sps sps;
 	int go;                        /* the executable has Go's build info */
 	char go_version[32];
+	uint64_t gate[PMAPS_X_COUNT];  /* the last run's mappings above user space, by category */
 	struct runs runs;
 	struct pmaps__mapped hsperf;
 	char msg[PMAPS_ERRMSG_SIZE];
@@ -687,6 +688,9 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
 		add_chk(&ps->ovf, &x->v[cat][col], mv[col]);
 	x->mappings[cat]++;
 	x->nmappings++;
+	/* [vsyscall]: maps lists it, but it is no VMA (map_count, vm.max_map_count). */
+	if (m->start >= 0x800000000000ull)
+		s->gate[cat]++;
 	add_top(x, m, cat);
 	if (s->pages) {
 		r = walk_pages(s->pages, m, pg);
@@ -902,6 +906,7 @@ static void start_result(struct pmaps_explain_session *s)
 	x->source = s->fast ? PMAPS_SRC_PAGES : PMAPS_SRC_SMAPS;
 	x->xc_known = s->xc_known;
 	memset(&s->runs, 0, sizeof(s->runs));
+	memset(s->gate, 0, sizeof(s->gate));
 	s->hsperf.path[0] = '\0';
 	s->msg[0] = '\0';
 	if (s->go) {
@@ -1081,6 +1086,32 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 fail:
 	pmaps__msg(s->msg, sizeof(s->msg), "%s", pmaps_strerror(r));
 	return r;
+}
+
+uint64_t pmaps__explain_gate(const struct pmaps_explain_session *s, int cat)
+{
+	return s->gate[cat];
+}
+
+int pmaps_explain_retarget(struct pmaps_explain_session *s, struct pmaps_proc *proc)
+{
+	int r;
+
+	if (!s || !proc || s->pages)
+		return -EINVAL;
+	s->proc = proc;
+	/* A failed open leaves the cursor in error: the run's rewind opens it again and says why. */
+	r = pmaps_maps_retarget(s->smaps, proc);
+	s->smaps_fresh = r == 0;
+	if (r == -ENOMEM || r == -EINVAL)
+		return r;
+	if (s->rollup) {
+		r = pmaps_maps_retarget(s->rollup, proc);
+		if (r == -ENOMEM || r == -EINVAL)
+			return r;
+	}
+	s->go = pmaps__go_buildinfo(proc, s->go_version, sizeof(s->go_version));
+	return 0;
 }
 
 int pmaps_explain_known(const struct pmaps_explain *x, int cat, enum pmaps_xcol col)

@@ -45,6 +45,11 @@ _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
 #define PMAPS__SUMMARY_SIZE0 sizeof(struct pmaps_page_summary)
 #define PMAPS__GROUP_ROW_SIZE0 sizeof(struct pmaps_group_row)
 #define PMAPS__EXPLAIN_SIZE0 offsetof(struct pmaps_explain, source)
+/*
+ * Of the last run's mappings in category CAT, those above user space
+ * ([vsyscall]: listed by maps, no VMA; the page sources never list it).
+ */
+uint64_t pmaps__explain_gate(const struct pmaps_explain_session *s, int cat);
 /* Since 0.2.0, in ABI 0: their first size is the whole struct. */
 #define PMAPS__COST_SIZE0 sizeof(struct pmaps_cost)
 #define PMAPS__POLICY_SIZE0 sizeof(struct pmaps_policy)

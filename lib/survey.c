@@ -29,6 +29,10 @@
  *                  hold its lock longer than hold_ns (priced from VmRSS and
  *                  VmPTE): the gentle page walk (PMAPS_SRC_PAGES), which
  *                  gives USS, and Pss with CAP_SYS_ADMIN.
+ *   explain        with PMAPS_SURVEY_BREAKDOWN, instead of both: one explain
+ *                  session, re-pointed at each process, reads smaps (or the
+ *                  gentle page walk for a large process, whole) and keeps
+ *                  the sums by category and state in the row's slot.
  *
  * The budget counts the costly reads' time (a walk's pauses excluded).
  * Once it is spent, what is still due keeps its older figures (or has
@@ -66,6 +70,15 @@ static const enum pmaps_status_field watched[] = {
 };
 #define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
 
+/* A row's breakdown (PMAPS_SURVEY_BREAKDOWN): an explain result's sums. */
+struct pmaps_survey_breakdown {
+	uint64_t v[PMAPS_X_COUNT][PMAPS_XC_COUNT];
+	uint64_t total[PMAPS_XC_COUNT];
+	uint64_t mappings[PMAPS_X_COUNT];
+	uint64_t nmappings;
+	uint32_t xc_known, swap_unknown;
+};
+
 struct slot {
 	struct pmaps_survey_row row;
 	uint64_t ino;                /* the inode of PROC_ROOT/PID when listed */
@@ -78,6 +91,12 @@ struct slot {
 	int denied;                  /* its memory files refused this reader */
 	char comm[64];
 	char cgroup[CGROUP_ROOM];
+	/* PMAPS_SURVEY_BREAKDOWN: the last explain's sums (with HAS_TOTAL), its runtime */
+	struct pmaps_survey_breakdown bd;
+	enum pmaps_runtime runtime;
+	char runtime_version[32];
+	uint64_t bd_hold_ns;         /* the longest its last smaps read held the lock */
+	int bd_mode;                 /* the survey's PMAPS_SURVEY_BREAKDOWN */
 };
 
 struct pmaps_survey {
@@ -102,6 +121,8 @@ struct pmaps_survey {
 	uint64_t walk_ino;           /* and this directory inode */
 	size_t walk_slot;            /* its row in CUR, read last (SIZE_MAX: none) */
 	int walk_seen;               /* this refresh went on with it, or will */
+	/* PMAPS_SURVEY_BREAKDOWN: from smaps, and the gentle walk's (opened on first use) */
+	struct pmaps_explain_session *xs[2];
 	struct pmaps_meminfo mi;
 	int have_mi;
 	int (*want)(void *ctx, const struct pmaps_survey_row *row);
@@ -194,6 +215,8 @@ void pmaps_survey_close(struct pmaps_survey *s)
 	if (!s)
 		return;
 	walk_end(s);
+	pmaps_explain_close(s->xs[0]);
+	pmaps_explain_close(s->xs[1]);
 	pmaps_maps_close(s->walk);
 	pmaps_maps_close(s->rollup);
 	pmaps_group_close(s->group);
@@ -328,9 +351,43 @@ static void read_cgroup(struct pmaps_survey *s, struct slot *sl, int dfd)
 	}
 }
 
-/* The costly figures of SL from its total, into the row. */
-static void total_values(struct slot *sl)
+/* The costly figures of SL from its breakdown, into the row. */
+static void breakdown_values(struct slot *sl)
 {
+	struct pmaps_survey_row *r = &sl->row;
+	static const struct {
+		enum pmaps_survey_value sv;
+		enum pmaps_xcol col;
+	} from_bd[] = {
+		{PMAPS_SV_PSS, PMAPS_XC_PSS},
+		{PMAPS_SV_USS, PMAPS_XC_PRIVATE},
+		{PMAPS_SV_SWAP_PSS, PMAPS_XC_SWAP_PSS},
+		{PMAPS_SV_LAZYFREE, PMAPS_XC_LAZYFREE},
+	};
+
+	for (size_t i = 0; i < sizeof(from_bd) / sizeof(from_bd[0]); i++) {
+		uint64_t v;
+		r->present &= ~(1ull << from_bd[i].sv);
+		r->v[from_bd[i].sv] = 0;
+		if (sl->has_total && pmaps_survey_breakdown(&sl->bd, -1, from_bd[i].col, &v) == 1) {
+			r->v[from_bd[i].sv] = v;
+			r->present |= 1ull << from_bd[i].sv;
+		}
+	}
+	r->source = sl->has_total ? (enum pmaps_source)PMAPS_ROW_SOURCE(sl->total.flags)
+	                          : PMAPS_SRC_STATUS;
+	if (sl->has_total && !(sl->bd.xc_known & (1u << PMAPS_XC_PSS)))
+		r->flags |= PMAPS_SURVEY_PARTIAL;
+}
+
+/* The costly figures of SL from its total, into the row. */
+static void total_values(const struct pmaps_survey *s, struct slot *sl)
+{
+	if (s->o.flags & PMAPS_SURVEY_BREAKDOWN) {
+		breakdown_values(sl);
+		return;
+	}
+
 	struct pmaps_survey_row *r = &sl->row;
 	const struct pmaps_group_row *t = &sl->total;
 	static const struct {
@@ -536,6 +593,87 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int d
 }
 
 /*
+ * The explain run of the process under DFD into SL's breakdown: from smaps,
+ * or (LARGE) the gentle page walk, whole. The session's time less its
+ * pauses is added to the budget spent.
+ */
+static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, int dfd,
+                                       int large)
+{
+	struct pmaps_explain_session **xs = &s->xs[large];
+	struct pmaps_cost k = {.size = sizeof(k)};
+	struct pmaps_proc *p = &s->proc;
+	const struct pmaps_explain *x = NULL;
+	uint64_t t0 = pmaps__now_ns(), took, paused;
+	int r;
+
+	p->dirfd = p->memfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	if (p->dirfd < 0)
+		return READ_FAILED;
+	p->tid = 0;
+	p->statfd = -1;
+	p->pid = sl->row.pid;
+	pmaps__msg(p->pidname, sizeof(p->pidname), "%d", sl->row.pid);
+	s->walk_on = 1; /* walk_end() closes the handle's fds */
+	s->walk_pid = -1;
+	if (!*xs) {
+		uint64_t a0 = pmaps__alloc_count();
+		r = pmaps_explain_open(xs, p, large ? PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE : 0);
+		s->stats.allocations += (uint32_t)(pmaps__alloc_count() - a0);
+		if (r == -ENOMEM || r == -EINVAL) {
+			pmaps_explain_close(*xs);
+			*xs = NULL;
+		} else {
+			r = 0; /* the process's own errors are the run's */
+		}
+	} else {
+		r = pmaps_explain_retarget(*xs, p);
+	}
+	if (r == 0)
+		r = pmaps_explain_run(*xs, &x);
+	took = pmaps__now_ns() - t0;
+	paused = 0;
+	if (*xs && pmaps_explain_cost(*xs, &k) == 0 && large)
+		paused = k.pauses * (uint64_t)PMAPS_POLICY_GENTLE_PAUSE_US * 1000u;
+	took = took > paused ? took - paused : 0;
+	s->spent += took;
+	sl->row.cost_ns = took;
+	walk_end(s);
+	if (r < 0)
+		return r == -EACCES || r == -EPERM ? READ_DENIED
+		       : r == -ESRCH || r == -ENODATA ? READ_GONE : READ_FAILED;
+	/* The mappings are VMAs (what vm.max_map_count limits): [vsyscall] is none. */
+	sl->bd.nmappings = x->nmappings;
+	for (int c = 0; c < PMAPS_X_COUNT; c++) {
+		uint64_t gate = pmaps__explain_gate(*xs, c);
+		memcpy(sl->bd.v[c], x->v[c], sizeof(sl->bd.v[c]));
+		sl->bd.mappings[c] = x->mappings[c] - gate;
+		sl->bd.nmappings -= gate;
+	}
+	memcpy(sl->bd.total, x->total, sizeof(sl->bd.total));
+	/*
+	 * smaps prints each mapping's Pss rounded down to a KiB; smaps_rollup
+	 * sums them exactly first. Read right after at the same Rss, its Pss
+	 * and SwapPss are the total's.
+	 */
+	if (x->have_rollup && x->rollup_apart == 0) {
+		sl->bd.total[PMAPS_XC_PSS] = x->rollup[PMAPS_F_PSS];
+		sl->bd.total[PMAPS_XC_SWAP_PSS] = x->rollup[PMAPS_F_SWAP_PSS];
+	}
+	sl->bd.xc_known = x->xc_known;
+	sl->bd.swap_unknown = x->swap_unknown;
+	sl->runtime = x->runtime_kind;
+	memcpy(sl->runtime_version, x->runtime_version, sizeof(sl->runtime_version));
+	sl->runtime_version[sizeof(sl->runtime_version) - 1] = '\0';
+	/* The row's costly figures are the breakdown's; TOTAL only says the source. */
+	memset(&sl->total, 0, sizeof(sl->total));
+	sl->total.flags = PMAPS__ROW_SRC(x->source);
+	/* Its hold, for the next refresh's choice: a smaps read() that held the lock too long. */
+	sl->bd_hold_ns = k.hold_ns;
+	return READ_OK;
+}
+
+/*
  * The costly read of SL through DFD, if the budget allows. Returns 0, or
  * -ESRCH when the process has gone (its row is dropped).
  */
@@ -544,7 +682,7 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 	const struct pmaps_survey_opts *o = &s->o;
 	enum read_result res;
 	uint64_t t0, left = 0;
-	int large = 0;
+	int large = 0, breakdown = (o->flags & PMAPS_SURVEY_BREAKDOWN) != 0;
 
 	if (o->budget_ns) {
 		if (s->spent >= o->budget_ns) {
@@ -553,7 +691,17 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		}
 		left = o->budget_ns - s->spent;
 	}
-	if (o->hold_ns) {
+	if (o->hold_ns && breakdown) {
+		/*
+		 * smaps holds the lock for one read() at a time: priced, or known
+		 * from the last read of it.
+		 */
+		struct pmaps_cost k = {.size = sizeof(k)};
+		pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_SMAPS, NULL, &k);
+		large = k.hold_ns > o->hold_ns ||
+		        (sl->has_total && PMAPS_ROW_SOURCE(sl->total.flags) == PMAPS_SRC_SMAPS &&
+		         sl->bd_hold_ns > o->hold_ns);
+	} else if (o->hold_ns) {
 		/*
 		 * Priced from VmRSS and VmPTE, or known: the last smaps_rollup read
 		 * of it took longer (the price is one machine's; this may be slower).
@@ -566,7 +714,11 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		        (s->walk_on && s->walk_pid == sl->row.pid);
 	}
 	t0 = pmaps__now_ns();
-	if (large) {
+	if (breakdown) {
+		if (large)
+			sl->row.flags |= PMAPS_SURVEY_LARGE;
+		res = read_breakdown(s, sl, dfd, large);
+	} else if (large) {
 		sl->row.flags |= PMAPS_SURVEY_LARGE;
 		res = read_walk(s, sl, dfd, left);
 	} else {
@@ -727,7 +879,12 @@ static void fix_views(struct slot *sl)
 	sl->row.comm.ptr = sl->comm;
 	sl->row.cgroup.ptr = sl->cgroup;
 	sl->row.status = &sl->st;
-	sl->row.total = sl->has_total ? &sl->total : NULL;
+	sl->row.total = sl->has_total && !sl->bd_mode ? &sl->total : NULL;
+	sl->row.breakdown = sl->has_total && sl->bd_mode ? &sl->bd : NULL;
+	sl->row.mappings = sl->row.breakdown ? sl->bd.nmappings : 0;
+	sl->row.runtime = sl->row.breakdown ? sl->runtime : PMAPS_RUNTIME_NONE;
+	sl->row.runtime_version.ptr = sl->runtime_version;
+	sl->row.runtime_version.len = sl->row.breakdown ? strlen(sl->runtime_version) : 0;
 }
 
 /*
@@ -850,6 +1007,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		sl = &s->cur[s->n];
 		memset(&sl->row, 0, sizeof(sl->row));
 		sl->row.pid = pid;
+		sl->bd_mode = (s->o.flags & PMAPS_SURVEY_BREAKDOWN) != 0;
 		sl->ino = ino;
 		k = read_status(s, sl, dfd);
 		if (k == 2) {
@@ -869,6 +1027,13 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		if (old && old->ino == ino && old->row.comm.len == sl->row.comm.len &&
 		    memcmp(old->comm, sl->comm, sl->row.comm.len) == 0) {
 			sl->total = old->total;
+			if (sl->bd_mode) {
+				sl->bd = old->bd;
+				sl->runtime = old->runtime;
+				memcpy(sl->runtime_version, old->runtime_version,
+				       sizeof(sl->runtime_version));
+				sl->bd_hold_ns = old->bd_hold_ns;
+			}
 			sl->read_at = old->read_at;
 			memcpy(sl->at_read, old->at_read, sizeof(sl->at_read));
 			sl->has_total = old->has_total;
@@ -878,6 +1043,10 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		} else {
 			sl->read_at = 0;
 			sl->has_total = sl->denied = 0;
+			if (sl->bd_mode) {
+				memset(&sl->bd, 0, sizeof(sl->bd));
+				sl->bd_hold_ns = 0;
+			}
 			sl->row.flags = PMAPS_SURVEY_NEW;
 		}
 		if (s->o.flags & PMAPS_SURVEY_CGROUP)
@@ -982,7 +1151,7 @@ counted:
 		if (sl->denied)
 			sl->row.flags |= PMAPS_SURVEY_DENIED;
 		status_values(sl);
-		total_values(sl);
+		total_values(s, sl);
 		sl->row.age_ns = sl->read_at && !(sl->row.flags & PMAPS_SURVEY_FRESH)
 		                 ? now - sl->read_at : 0;
 		if (sl->row.flags & PMAPS_SURVEY_SKIPPED) {
@@ -1020,6 +1189,26 @@ counted:
 	s->stats.allocations = allocations;
 	s->stats.wall_ns = pmaps__now_ns() - t0;
 	return (int)s->nprev;
+}
+
+int pmaps_survey_breakdown(const struct pmaps_survey_breakdown *b, int cat, enum pmaps_xcol col,
+                           uint64_t *v)
+{
+	*v = 0;
+	if (!b || cat < -1 || cat >= PMAPS_X_COUNT || (unsigned)col >= PMAPS_XC_COUNT ||
+	    !(b->xc_known & (1u << col)))
+		return 0;
+	if (col == PMAPS_XC_SWAP && (cat < 0 ? b->swap_unknown : (b->swap_unknown >> cat) & 1))
+		return 0;
+	*v = cat < 0 ? b->total[col] : b->v[cat][col];
+	return 1;
+}
+
+uint64_t pmaps_survey_breakdown_mappings(const struct pmaps_survey_breakdown *b, int cat)
+{
+	if (!b || cat < -1 || cat >= PMAPS_X_COUNT)
+		return 0;
+	return cat < 0 ? b->nmappings : b->mappings[cat];
 }
 
 int pmaps_survey_want(struct pmaps_survey *s,

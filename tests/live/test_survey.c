@@ -681,6 +681,157 @@ static void test_survey_large(void **state)
 	pmaps_survey_close(s);
 }
 
+/*
+ * Rss of PID's smaps_rollup, and its mappings (lines of maps but [vsyscall],
+ * which is no VMA), from the kernel's text.
+ */
+static void rss_maps_of(pid_t pid, uint64_t *rss, uint64_t *maps)
+{
+	char path[64], line[4096];
+	unsigned long long kb;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	*rss = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Rss: %llu kB", &kb) == 1)
+			*rss = kb << 10;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	*maps = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strchr(line, '\n') && !strstr(line, "[vsyscall]"))
+			(*maps)++;
+	fclose(f);
+}
+
+/* The sum of breakdown B's categories in state COL; asserts each is known. */
+static uint64_t categories_sum(const struct pmaps_survey_breakdown *b, enum pmaps_xcol col)
+{
+	uint64_t sum = 0, v;
+
+	for (int c = 0; c < PMAPS_X_COUNT; c++) {
+		assert_int_equal(pmaps_survey_breakdown(b, c, col, &v), 1);
+		sum += v;
+	}
+	return sum;
+}
+
+/*
+ * PMAPS_SURVEY_BREAKDOWN: each child's row has its breakdown by category,
+ * from smaps through one session re-pointed from child to child. Pss and
+ * USS equal smaps_rollup's; the categories add up to the total in every
+ * state, the total's RSS is smaps_rollup's Rss, the mapping count is maps'
+ * line count, the shared anonymous pages are in shmem; refreshes after the
+ * first allocate nothing; with a hold limit of 1 ns the page walk reads
+ * them (LARGE, source pages) with the same USS.
+ */
+static void test_survey_breakdown(void **state)
+{
+	/* Every refresh reads them again (max_age_ns 1). */
+	struct pmaps_survey_opts o = {.size = sizeof(o), .flags = PMAPS_SURVEY_BREAKDOWN,
+	                              .max_age_ns = 1};
+	struct pmaps_survey_stats st = {.size = sizeof(st)};
+	struct pmaps_survey *s;
+	struct kernel_view k;
+	uint64_t v;
+	(void)state;
+
+	start_kids(KIDS);
+	pmaps_set_allocator(count_alloc, count_free, NULL);
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	assert_int_equal(pmaps_survey_want(s, a_kid, NULL), 0);
+	for (int round = 0; round < 3; round++) {
+		unsigned long before = allocs;
+		int tries = 0;
+		if (round)
+			touch_more(round);
+		/*
+		 * The children's Pss counts their share of libc's pages, so a
+		 * process that starts and ends elsewhere during the read moves it
+		 * and puts it back: bracketed() cannot see that. Read again until
+		 * the survey's Pss is the kernel's, before and after, for all.
+		 */
+		for (;; tries++) {
+			int same = 1;
+			bracketed(s, KIDS, &k, NULL, 0);
+			for (int i = 0; i < KIDS; i++)
+				same &= row_of(s, kids[i].pid)->v[PMAPS_SV_PSS] == k.pss[i];
+			if (same || tries == 20)
+				break;
+		}
+		if (round && allocs != before)
+			fail_msg("refresh %d: %lu allocations, want 0", round + 1, allocs - before);
+		for (int i = 0; i < KIDS; i++) {
+			const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
+			uint64_t rss, maps;
+			rss_maps_of(kids[i].pid, &rss, &maps);
+			if (!r->breakdown || r->source != PMAPS_SRC_SMAPS || r->total)
+				fail_msg("pid %d: breakdown %p, source %s, total %p: want a breakdown from "
+				         "smaps and no total", (int)r->pid, (const void *)r->breakdown,
+				         pmaps_source_name(r->source), (const void *)r->total);
+			EQ("pss", r->pid, r->v[PMAPS_SV_PSS], k.pss[i]);
+			EQ("uss", r->pid, r->v[PMAPS_SV_USS], k.uss[i]);
+			assert_int_equal(pmaps_survey_breakdown(r->breakdown, -1, PMAPS_XC_RSS, &v), 1);
+			EQ("breakdown rss", r->pid, v, rss);
+			EQ("categories' rss", r->pid, categories_sum(r->breakdown, PMAPS_XC_RSS), rss);
+			/* smaps rounds each mapping's Pss down to a KiB; smaps_rollup rounds once. */
+			v = categories_sum(r->breakdown, PMAPS_XC_PSS);
+			if (v > k.pss[i] || k.pss[i] - v >= (maps << 10))
+				fail_msg("pid %d: the categories' pss %llu, smaps_rollup's %llu: want at most "
+				         "and less than 1 KiB a mapping (%llu) below", (int)r->pid,
+				         (unsigned long long)v, (unsigned long long)k.pss[i],
+				         (unsigned long long)maps);
+			EQ("private dirty + clean + shared", r->pid,
+			   categories_sum(r->breakdown, PMAPS_XC_PRIVATE_DIRTY) +
+			   categories_sum(r->breakdown, PMAPS_XC_PRIVATE_CLEAN) +
+			   categories_sum(r->breakdown, PMAPS_XC_SHARED), rss);
+			EQ("mappings", r->pid, r->mappings, maps);
+			EQ("mappings by category", r->pid, pmaps_survey_breakdown_mappings(r->breakdown, -1),
+			   maps);
+			assert_int_equal(pmaps_survey_breakdown(r->breakdown, PMAPS_X_SHMEM, PMAPS_XC_RSS, &v),
+			                 1);
+			EQ("shmem rss", r->pid, v, (uint64_t)SHARED_PAGES * page);
+			assert_int_equal(r->runtime, PMAPS_RUNTIME_GLIBC);
+		}
+	}
+	assert_int_equal(pmaps_survey_stats(s, &st), 0);
+	assert_int_equal(st.allocations, 0);
+	/* Out of range and absent: 0, never a stale figure. */
+	assert_int_equal(pmaps_survey_breakdown(NULL, -1, PMAPS_XC_RSS, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(pmaps_survey_breakdown(row_of(s, kids[0].pid)->breakdown, PMAPS_X_COUNT,
+	                                        PMAPS_XC_RSS, &v), 0);
+	assert_int_equal(pmaps_survey_breakdown_mappings(NULL, -1), 0);
+	pmaps_survey_close(s);
+	pmaps_set_allocator(NULL, NULL, NULL);
+
+	/* Large: the gentle page walk, whole, with the same USS and its own breakdown. */
+	o.hold_ns = 1;
+	o.max_age_ns = 1;
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	assert_int_equal(pmaps_survey_want(s, a_kid, NULL), 0);
+	bracketed(s, KIDS, &k, NULL, 0);
+	for (int i = 0; i < KIDS; i++) {
+		const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
+		uint64_t rss, maps;
+		rss_maps_of(kids[i].pid, &rss, &maps);
+		if (!r->breakdown || r->source != PMAPS_SRC_PAGES || !(r->flags & PMAPS_SURVEY_LARGE))
+			fail_msg("pid %d: flags %#x, source %s: want a page walk's breakdown", (int)r->pid,
+			         r->flags, pmaps_source_name(r->source));
+		EQ("uss (pages)", r->pid, r->v[PMAPS_SV_USS], k.uss[i]);
+		EQ("categories' rss (pages)", r->pid, categories_sum(r->breakdown, PMAPS_XC_RSS), rss);
+		/* The page walk has no clean/dirty split: unknown, not 0. */
+		assert_int_equal(pmaps_survey_breakdown(r->breakdown, -1, PMAPS_XC_PRIVATE_DIRTY, &v), 0);
+		EQ("mappings (pages)", r->pid, r->mappings, maps);
+	}
+	pmaps_survey_close(s);
+}
+
 /* Another user's processes: status figures, and DENIED; never an error. */
 static void test_survey_denied(void **state)
 {
@@ -962,6 +1113,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_survey_walk_resumes, teardown),
 		cmocka_unit_test_teardown(test_survey_enomem, teardown),
 		cmocka_unit_test_teardown(test_survey_denied, teardown),
+		cmocka_unit_test_teardown(test_survey_breakdown, teardown),
 		cmocka_unit_test_teardown(test_survey_leader_exited, teardown),
 		cmocka_unit_test(test_survey_fixture),
 		cmocka_unit_test(test_survey_sum),
