@@ -1121,7 +1121,7 @@ PMAPS_API int pmaps_explain_open(struct pmaps_explain_session **out, struct pmap
 PMAPS_API int pmaps_explain_run(struct pmaps_explain_session *s, const struct pmaps_explain **out);
 
 /*
- * Since 0.4.0: points session S at another process PROC (a front end that
+ * Since 0.3.0: points session S at another process PROC (a front end that
  * explains many processes one after another: the survey's breakdowns),
  * keeping its cursors and buffers; what it learnt of the last process goes
  * (the executable's build info is read again). Allocates nothing. Not for
@@ -1438,7 +1438,7 @@ enum {
 	/* Also read /proc/meminfo at each refresh (pmaps_survey_meminfo()). */
 	PMAPS_SURVEY_MEMINFO = 1u << 2,
 	/*
-	 * Since 0.4.0: the costly read is an explain run on one session
+	 * Since 0.3.0: the costly read is an explain run on one session
 	 * re-pointed from process to process (pmaps_explain_retarget()): smaps
 	 * (and smaps_rollup, status, the threads' stack pointers, the
 	 * executable's build info), or for a large process the gentle page walk
@@ -1534,7 +1534,7 @@ struct pmaps_survey_row {
 	/* This refresh's status (pmaps_status). */
 	const struct pmaps_status *status;
 	/*
-	 * Since 0.4.0, with PMAPS_SURVEY_BREAKDOWN: the breakdown the costly
+	 * Since 0.3.0, with PMAPS_SURVEY_BREAKDOWN: the breakdown the costly
 	 * figures came with (pmaps_survey_breakdown()), or NULL when they were
 	 * never read; TOTAL is then NULL.
 	 */

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,55 +83,6 @@ static int parse_count(const char *s, int *out)
 	if (parse_decimal(s, INT_MAX, &v) < 0)
 		return -1;
 	*out = (int)v;
-	return 0;
-}
-
-/* --pid's list: "1,2,3", added to O's. Returns 0, or EXIT_USAGE with the message. */
-static int add_pids(struct top_opts *o, const char *arg)
-{
-	const char *s = arg;
-
-	for (;;) {
-		char num[16];
-		size_t n = strcspn(s, ",");
-		int pid;
-		if (n == 0 || n >= sizeof(num)) {
-			die_msg("--pid takes process ids separated by commas, not '%s'", arg);
-			return EXIT_USAGE;
-		}
-		memcpy(num, s, n);
-		num[n] = '\0';
-		if (parse_count(num, &pid) < 0 || pid == 0) {
-			die_msg("--pid: '%s' is not a process id", num);
-			return EXIT_USAGE;
-		}
-		if (o->npids == TOP_MAX_PIDS) {
-			die_msg("--pid: at most %d processes", TOP_MAX_PIDS);
-			return EXIT_USAGE;
-		}
-		o->pids[o->npids++] = pid;
-		if (!s[n])
-			return 0;
-		s += n + 1;
-	}
-}
-
-/* --user: a name NSS knows, or a uid. Returns 0, or EXIT_USAGE with the message. */
-static int set_user(struct top_opts *o, const char *s)
-{
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	uint64_t uid;
-
-	if (getpwnam_r(s, &pw, buf, sizeof(buf), &res) == 0 && res) {
-		o->uid = pw.pw_uid;
-	} else if (parse_decimal(s, UINT32_MAX - 1, &uid) == 0) { /* (uid_t)-1 is no uid */
-		o->uid = (uint32_t)uid;
-	} else {
-		die_msg("--user: no user '%s' (a name, or a uid)", s);
-		return EXIT_USAGE;
-	}
-	o->have_uid = 1;
 	return 0;
 }
 
@@ -362,11 +312,11 @@ int cmd_top(int argc, char **argv)
 		case 'u':
 			if (t.o.have_uid)
 				return once_only("--user", "one user; --pid takes several processes");
-			if (set_user(&t.o, optarg) != 0)
+			if (top_set_user(&t.o, optarg) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			if (add_pids(&t.o, optarg) != 0)
+			if (top_add_pids(&t.o, optarg) != 0)
 				return EXIT_USAGE;
 			break;
 		case 'N':

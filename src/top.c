@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,55 @@ static int root_fail(const char *root, int err)
 	return EXIT_FAIL;
 }
 
+/* --pid's list: "1,2,3", added to O's. Returns 0, or EXIT_USAGE with the message. */
+int top_add_pids(struct top_opts *o, const char *arg)
+{
+	const char *s = arg;
+
+	for (;;) {
+		char num[16];
+		size_t n = strcspn(s, ",");
+		uint64_t v;
+		if (n == 0 || n >= sizeof(num)) {
+			die_msg("--pid takes process ids separated by commas, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		memcpy(num, s, n);
+		num[n] = '\0';
+		if (parse_decimal(num, INT_MAX, &v) < 0 || v == 0) {
+			die_msg("--pid: '%s' is not a process id", num);
+			return EXIT_USAGE;
+		}
+		if (o->npids == TOP_MAX_PIDS) {
+			die_msg("--pid: at most %d processes", TOP_MAX_PIDS);
+			return EXIT_USAGE;
+		}
+		o->pids[o->npids++] = (int)v;
+		if (!s[n])
+			return 0;
+		s += n + 1;
+	}
+}
+
+/* --user: a name NSS knows, or a uid. Returns 0, or EXIT_USAGE with the message. */
+int top_set_user(struct top_opts *o, const char *s)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	uint64_t uid;
+
+	if (getpwnam_r(s, &pw, buf, sizeof(buf), &res) == 0 && res) {
+		o->uid = pw.pw_uid;
+	} else if (parse_decimal(s, UINT32_MAX - 1, &uid) == 0) { /* (uid_t)-1 is no uid */
+		o->uid = (uint32_t)uid;
+	} else {
+		die_msg("--user: no user '%s' (a name, or a uid)", s);
+		return EXIT_USAGE;
+	}
+	o->have_uid = 1;
+	return 0;
+}
+
 int top_init(struct top *t)
 {
 	struct pmaps_survey_opts so;
@@ -79,6 +129,8 @@ int top_init(struct top *t)
 	so.flags = PMAPS_SURVEY_MEMINFO;
 	if (t->o.exact)
 		so.flags |= PMAPS_SURVEY_EXACT;
+	if (t->o.breakdown)
+		so.flags |= PMAPS_SURVEY_BREAKDOWN;
 	if (t->o.cgroups || t->o.cgroup || t->o.group == TOP_GROUP_CGROUP)
 		so.flags |= PMAPS_SURVEY_CGROUP;
 	so.budget_ns = t->o.budget_ns;

@@ -57,6 +57,7 @@ struct top_opts {
 	int group;           /* --group: TOP_GROUP_* */
 	int count;           /* --count: snapshots written when not interactive (default 1); 0 forever */
 	int cgroups;         /* read each process's cgroup: --cgroup, --group cgroup, the terminal view */
+	int breakdown;       /* each process's breakdown by category (PMAPS_SURVEY_BREAKDOWN): serve */
 };
 
 struct top_user; /* top.c's cache of user names */
@@ -79,6 +80,10 @@ struct top {
 	struct top_user *users;   /* uid -> name cache: blocks whose names stay put */
 };
 
+/* --pid's list: "1,2,3", added to O's. Returns 0, or EXIT_USAGE with the message. */
+int top_add_pids(struct top_opts *o, const char *arg);
+/* --user: a name NSS knows, or a uid. Returns 0, or EXIT_USAGE with the message. */
+int top_set_user(struct top_opts *o, const char *s);
 /* Fills O with the defaults: delay 2 s, sorted by PSS largest first, one snapshot. */
 void top_opts_init(struct top_opts *o);
 /*
