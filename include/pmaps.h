@@ -1441,9 +1441,11 @@ enum {
 	 * Since 0.3.0: the costly read is an explain run on one session
 	 * re-pointed from process to process (pmaps_explain_retarget()): smaps
 	 * (and smaps_rollup, status, the threads' stack pointers, the
-	 * executable's build info), or for a large process the gentle page walk
-	 * (PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE), which holds no lock for
-	 * long. Each row then has a breakdown by category and state
+	 * executable's build info), or the gentle page walk (PMAPS_EXPLAIN_FAST |
+	 * PMAPS_EXPLAIN_GENTLE), which pauses for the process's writers, for a
+	 * large process: one whose smaps would take longer than HOLD_NS to read
+	 * (its read()s follow each other at once), priced from VmRSS, VmPTE and
+	 * its mappings, or measured by the last read. Each row then has a breakdown by category and state
 	 * (pmaps_survey_breakdown()), its mapping count and its runtime, and
 	 * its Pss, USS, SwapPss and LazyFree are the breakdown's sums (so the
 	 * categories add up to them exactly). A large process is walked whole

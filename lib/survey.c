@@ -31,8 +31,10 @@
  *                  gives USS, and Pss with CAP_SYS_ADMIN.
  *   explain        with PMAPS_SURVEY_BREAKDOWN, instead of both: one explain
  *                  session, re-pointed at each process, reads smaps (or the
- *                  gentle page walk for a large process, whole) and keeps
- *                  the sums by category and state in the row's slot.
+ *                  gentle page walk, whole, for a process whose smaps would
+ *                  take longer than hold_ns: its reads follow each other at
+ *                  once) and keeps the sums by category and state in the
+ *                  row's slot.
  *
  * The budget counts the costly reads' time (a walk's pauses excluded).
  * Once it is spent, what is still due keeps its older figures (or has
@@ -96,6 +98,7 @@ struct slot {
 	enum pmaps_runtime runtime;
 	char runtime_version[32];
 	uint64_t bd_hold_ns;         /* the longest its last smaps read held the lock */
+	uint64_t bd_ns;              /* and what the whole read took */
 	int bd_mode;                 /* the survey's PMAPS_SURVEY_BREAKDOWN */
 };
 
@@ -670,6 +673,7 @@ static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, 
 	sl->total.flags = PMAPS__ROW_SRC(x->source);
 	/* Its hold, for the next refresh's choice: a smaps read() that held the lock too long. */
 	sl->bd_hold_ns = k.hold_ns;
+	sl->bd_ns = k.ns;
 	return READ_OK;
 }
 
@@ -693,14 +697,17 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 	}
 	if (o->hold_ns && breakdown) {
 		/*
-		 * smaps holds the lock for one read() at a time: priced, or known
-		 * from the last read of it.
+		 * smaps takes the lock for one read() at a time, but its reads
+		 * follow each other at once: a process whose whole smaps takes
+		 * longer than HOLD_NS to read keeps the writers of its mappings
+		 * waiting read after read. Priced from VmRSS, VmPTE and the
+		 * mappings, or known from the last read of it.
 		 */
 		struct pmaps_cost k = {.size = sizeof(k)};
 		pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_SMAPS, NULL, &k);
-		large = k.hold_ns > o->hold_ns ||
+		large = k.ns > o->hold_ns || k.hold_ns > o->hold_ns ||
 		        (sl->has_total && PMAPS_ROW_SOURCE(sl->total.flags) == PMAPS_SRC_SMAPS &&
-		         sl->bd_hold_ns > o->hold_ns);
+		         (sl->bd_ns > o->hold_ns || sl->bd_hold_ns > o->hold_ns));
 	} else if (o->hold_ns) {
 		/*
 		 * Priced from VmRSS and VmPTE, or known: the last smaps_rollup read
@@ -1033,6 +1040,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 				memcpy(sl->runtime_version, old->runtime_version,
 				       sizeof(sl->runtime_version));
 				sl->bd_hold_ns = old->bd_hold_ns;
+				sl->bd_ns = old->bd_ns;
 			}
 			sl->read_at = old->read_at;
 			memcpy(sl->at_read, old->at_read, sizeof(sl->at_read));
@@ -1045,7 +1053,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 			sl->has_total = sl->denied = 0;
 			if (sl->bd_mode) {
 				memset(&sl->bd, 0, sizeof(sl->bd));
-				sl->bd_hold_ns = 0;
+				sl->bd_hold_ns = sl->bd_ns = 0;
 			}
 			sl->row.flags = PMAPS_SURVEY_NEW;
 		}
