@@ -10,7 +10,8 @@
  * arrays in shared memory. mmap() and munmap() take its mmap_lock for
  * writing, so they wait for any reader holding it; the fault only needs
  * the VMA (per-VMA locks) and shows whether a reader gets in its way
- * anyway.
+ * anyway. The victim and its figures are the stall harness (stall.h,
+ * stall_harness.c), which pmaps-bench-serve shares.
  *
  * The parent, pinned to CPU 1, runs each reader of the table below in a
  * loop for --seconds while the victim records; a baseline phase with no
@@ -26,50 +27,25 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <pmaps.h>
 
+#include "stall.h"
 #include "uapi.h"
 
 
 /* PAGEMAP_SCAN's end: EFAULT past TASK_SIZE_MAX, the last page below 2^47 on x86-64. */
 #define SCAN_END PMAPS__USER_TOP47
-#define LOOP_BYTES (64u << 10)     /* what the victim maps and unmaps */
 #define MAX_READS (1u << 20)       /* read durations kept per phase, for the median */
-
-/*
- * Shared with the victim. CMD is the parent's: odd means idle, even means
- * record (a new phase each time it changes). ACK is the victim's echo of
- * the CMD it acts on; when it echoes an idle CMD, N and LOOPS hold the
- * phase just ended and the arrays are the parent's until CMD changes again.
- */
-struct shared {
-	_Atomic uint32_t cmd, ack;
-	uint64_t n;     /* samples stored */
-	uint64_t loops; /* loops done (more than N when the arrays filled) */
-	uint64_t cap;
-	uint32_t *mmap_ns, *fault_ns, *munmap_ns;
-};
-
-struct stats {
-	uint64_t n, loops;
-	double secs;
-	uint32_t mmap_p50, mmap_p99, mmap_p999, munmap_p999, fault_p999, max;
-};
 
 struct reader;
 typedef int (*read_fn)(struct reader *r, pid_t pid);
@@ -93,7 +69,7 @@ struct reader {
 	int run, failed, unsupported;
 	uint64_t reads;
 	double ms_median;
-	struct stats st;
+	struct stall_stats st;
 };
 
 static int read_text(struct reader *r, pid_t pid);
@@ -137,8 +113,6 @@ static struct reader readers[] = {
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
-static struct shared *sh;
-static size_t sh_bytes;
 static pid_t victim = -1;
 static struct pmaps_proc *proc; /* the victim, for the pmaps readers */
 static char buf[64 << 10];
@@ -149,31 +123,6 @@ static uint64_t *read_ns;
 static void warn(const char *what, const char *msg)
 {
 	fprintf(stderr, "pmaps-bench-stall: %s: %s\n", what, msg);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ns(long ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
 }
 
 static int set_err(struct reader *r, const char *what, int err)
@@ -280,7 +229,7 @@ static int read_scan(struct reader *r, pid_t pid)
 			return set_err(r, "PAGEMAP_SCAN made no progress", EIO);
 		at = a.walk_end;
 		if (r->pause_ns && at < SCAN_END)
-			sleep_ns(r->pause_ns);
+			stall_sleep_ns(r->pause_ns);
 	}
 	return 0;
 }
@@ -380,149 +329,7 @@ static void reader_close(struct reader *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* The victim                                                          */
-
-static void victim_fail(const char *what)
-{
-	fprintf(stderr, "pmaps-bench-stall: victim: %s: %s\n", what, strerror(errno));
-	_exit(1);
-}
-
-static void touch(volatile char *p, size_t len, size_t step)
-{
-	for (size_t i = 0; i < len; i += step)
-		p[i] = 1;
-}
-
-_Noreturn static void victim_main(pid_t parent, long vmas, long resident_mib)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), chunk = 4 * page;
-	uint32_t seen = 0;
-	uint64_t n = 0, loops = 0;
-	char *p;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-		victim_fail("prctl");
-	if (getppid() != parent)
-		_exit(1);
-	if (pin(0) < 0)
-		fprintf(stderr, "pmaps-bench-stall: victim: not pinned to CPU 0: %s\n",
-		        strerror(errno));
-	/* The arrays, faulted in now rather than while timing. */
-	touch((volatile char *)sh->mmap_ns, sh->cap * 3 * sizeof(uint32_t), page);
-
-	/* VMAs of 4 pages: every other one read-only, so none merge. */
-	p = mmap(NULL, (size_t)vmas * chunk, PROT_READ | PROT_WRITE,
-	         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		victim_fail("mmap of the small VMAs");
-	touch(p, (size_t)vmas * chunk, chunk);
-	for (long i = 1; i < vmas; i += 2)
-		if (mprotect(p + (size_t)i * chunk, chunk, PROT_READ) < 0)
-			victim_fail("mprotect");
-	p = mmap(NULL, (size_t)resident_mib << 20, PROT_READ | PROT_WRITE,
-	         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		victim_fail("mmap of the resident region");
-	touch(p, (size_t)resident_mib << 20, page);
-
-	for (;;) {
-		uint32_t c = atomic_load_explicit(&sh->cmd, memory_order_acquire);
-		uint64_t t0, t1, t2, t3;
-		char *q;
-
-		if (c != seen) {
-			if (seen && !(seen & 1)) {
-				sh->n = n;
-				sh->loops = loops;
-			}
-			seen = c;
-			n = loops = 0;
-			atomic_store_explicit(&sh->ack, c, memory_order_release);
-		}
-		if (c & 1) {
-			sleep_ns(100000);
-			continue;
-		}
-		t0 = now_ns();
-		q = mmap(NULL, LOOP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		t1 = now_ns();
-		if (q == MAP_FAILED)
-			victim_fail("mmap");
-		*(volatile char *)q = 1;
-		t2 = now_ns();
-		if (munmap(q, LOOP_BYTES) < 0)
-			victim_fail("munmap");
-		t3 = now_ns();
-		if (n < sh->cap) {
-			sh->mmap_ns[n] = t1 - t0 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t1 - t0);
-			sh->fault_ns[n] = t2 - t1 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t2 - t1);
-			sh->munmap_ns[n] = t3 - t2 > UINT32_MAX ? UINT32_MAX : (uint32_t)(t3 - t2);
-			n++;
-		}
-		loops++;
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* The parent                                                          */
-
-/* 0 while the victim lives; -1 (said why) once it has died, reaped. */
-static int victim_check(void)
-{
-	int status;
-	pid_t w = waitpid(victim, &status, WNOHANG);
-
-	if (w == 0)
-		return 0;
-	if (w < 0)
-		warn("waitpid", strerror(errno));
-	else if (WIFSIGNALED(status))
-		fprintf(stderr, "pmaps-bench-stall: the victim died of signal %d\n", WTERMSIG(status));
-	else
-		fprintf(stderr, "pmaps-bench-stall: the victim exited (%d)\n", WEXITSTATUS(status));
-	victim = -1;
-	return -1;
-}
-
-static void victim_kill(void)
-{
-	if (victim <= 0)
-		return;
-	if (kill(victim, SIGKILL) < 0)
-		warn("kill", strerror(errno));
-	while (waitpid(victim, NULL, 0) < 0)
-		if (errno != EINTR) {
-			warn("waitpid", strerror(errno));
-			break;
-		}
-	victim = -1;
-}
-
-/* Sets CMD and waits up to TIMEOUT_S for the victim to act on it. */
-static int victim_command(uint32_t cmd, double timeout_s)
-{
-	uint64_t until = now_ns() + (uint64_t)(timeout_s * 1e9);
-
-	atomic_store_explicit(&sh->cmd, cmd, memory_order_release);
-	while (atomic_load_explicit(&sh->ack, memory_order_acquire) != cmd) {
-		if (victim_check() < 0)
-			return -1;
-		if (now_ns() > until) {
-			warn("victim", "does not answer");
-			return -1;
-		}
-		sleep_ns(200000);
-	}
-	return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
+/* The phases                                                          */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -531,61 +338,28 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The Q-quantile of sorted V[N] (nearest rank). */
-static uint32_t quantile(const uint32_t *v, uint64_t n, double q)
-{
-	uint64_t i = (uint64_t)(q * (double)n + 0.999999);
-
-	if (n == 0)
-		return 0;
-	return v[i == 0 ? 0 : i > n ? n - 1 : i - 1];
-}
-
-static void phase_stats(struct stats *st, double secs)
-{
-	uint64_t n = sh->n;
-
-	st->n = n;
-	st->loops = sh->loops;
-	st->secs = secs;
-	qsort(sh->mmap_ns, n, sizeof(uint32_t), cmp_u32);
-	qsort(sh->fault_ns, n, sizeof(uint32_t), cmp_u32);
-	qsort(sh->munmap_ns, n, sizeof(uint32_t), cmp_u32);
-	st->mmap_p50 = quantile(sh->mmap_ns, n, 0.5);
-	st->mmap_p99 = quantile(sh->mmap_ns, n, 0.99);
-	st->mmap_p999 = quantile(sh->mmap_ns, n, 0.999);
-	st->munmap_p999 = quantile(sh->munmap_ns, n, 0.999);
-	st->fault_p999 = quantile(sh->fault_ns, n, 0.999);
-	st->max = n ? sh->mmap_ns[n - 1] : 0;
-	if (n && sh->munmap_ns[n - 1] > st->max)
-		st->max = sh->munmap_ns[n - 1];
-	if (n && sh->fault_ns[n - 1] > st->max)
-		st->max = sh->fault_ns[n - 1];
-}
-
 /*
  * One phase: the victim records while R (NULL: nobody, the baseline) reads
  * it over and over for SECS. Returns -1 when the victim is gone; a failing
  * reader is R->failed and ends its phase early.
  */
-static int phase(struct reader *r, uint32_t *cmd, double secs)
+static int phase(struct reader *r, double secs, struct stall_stats *st)
 {
 	uint64_t t0, end, nr = 0;
 
-	*cmd += 1; /* even: record */
-	if (victim_command(*cmd, 10) < 0)
+	if (stall_record() < 0)
 		return -1;
-	t0 = now_ns();
+	t0 = stall_now_ns();
 	end = t0 + (uint64_t)(secs * 1e9);
-	for (uint64_t t = t0; t < end; t = now_ns()) {
+	for (uint64_t t = t0; t < end; t = stall_now_ns()) {
 		uint64_t a;
 		int err;
 
 		if (!r) {
-			sleep_ns(end - t > 10000000 ? 10000000 : (long)(end - t));
+			stall_sleep_ns(end - t > 10000000 ? 10000000 : (long)(end - t));
 			continue;
 		}
-		a = now_ns();
+		a = stall_now_ns();
 		err = r->read_once(r, victim);
 		if (err < 0) {
 			if (err == -ENOTTY)
@@ -596,13 +370,12 @@ static int phase(struct reader *r, uint32_t *cmd, double secs)
 			break;
 		}
 		if (nr < MAX_READS)
-			read_ns[nr] = now_ns() - a;
+			read_ns[nr] = stall_now_ns() - a;
 		r->reads++;
 		nr++;
 	}
-	secs = (double)(now_ns() - t0) / 1e9;
-	*cmd += 1; /* odd: idle, the arrays are ours */
-	if (victim_command(*cmd, 10) < 0)
+	secs = (double)(stall_now_ns() - t0) / 1e9;
+	if (stall_stop(st, secs) < 0)
 		return -1;
 	if (r) {
 		reader_close(r);
@@ -611,17 +384,11 @@ static int phase(struct reader *r, uint32_t *cmd, double secs)
 		qsort(read_ns, nr, sizeof(uint64_t), cmp_u64);
 		r->ms_median = nr ? (double)read_ns[(nr - 1) / 2] / 1e6 : 0;
 		r->run = 1;
-		phase_stats(&r->st, secs);
 	}
 	return 0;
 }
 
-static double us(uint32_t ns)
-{
-	return ns / 1e3;
-}
-
-static void print_row(const char *name, const struct reader *r, const struct stats *st,
+static void print_row(const char *name, const struct reader *r, const struct stall_stats *st,
                       double base_p999)
 {
 	char reads[24] = "-", ms[24] = "-";
@@ -634,11 +401,7 @@ static void print_row(const char *name, const struct reader *r, const struct sta
 		snprintf(reads, sizeof(reads), "%llu", (unsigned long long)r->reads);
 		snprintf(ms, sizeof(ms), "%.3f", r->ms_median);
 	}
-	printf("%-26s %7s %9s %8.1f %8.1f %9.1f %9.1f %9.1f %9.1f %8.1f %7.0f%s\n", name, reads, ms,
-	       us(st->mmap_p50), us(st->mmap_p99), us(st->mmap_p999), us(st->munmap_p999),
-	       us(st->fault_p999), us(st->max), base_p999 > 0 ? us(st->mmap_p999) / base_p999 : 0,
-	       st->secs > 0 ? (double)st->loops / st->secs / 1e3 : 0,
-	       st->loops > st->n ? " (capped)" : "");
+	stall_print_row(name, reads, ms, st, base_p999);
 }
 
 static int selected(const char *only, const char *name)
@@ -679,9 +442,8 @@ int main(int argc, char **argv)
 {
 	double secs = 3, vmas = 20000, mib = 4096;
 	const char *only = NULL;
-	struct stats base[2];
+	struct stall_stats base[2];
 	struct utsname un;
-	uint32_t cmd = 1;
 	int rc = 1, err;
 	char pid[16];
 
@@ -738,36 +500,8 @@ int main(int argc, char **argv)
 		warn("malloc", strerror(errno));
 		return 1;
 	}
-	/* Room for 1.5M loops a second, more than the victim manages. */
-	uint64_t cap = (uint64_t)(secs * 1.5e6) + 4096;
-	sh_bytes = sizeof(*sh) + cap * 3 * sizeof(uint32_t);
-	sh = mmap(NULL, sh_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED) {
-		warn("mmap of the shared arrays", strerror(errno));
-		free(read_ns);
-		return 1;
-	}
-	sh->cap = cap;
-	sh->mmap_ns = (uint32_t *)(sh + 1);
-	sh->fault_ns = sh->mmap_ns + cap;
-	sh->munmap_ns = sh->fault_ns + cap;
-	atomic_store(&sh->cmd, cmd);
-	atomic_store(&sh->ack, 0);
-
-	fflush(stdout);
-	pid_t parent = getpid();
-	victim = fork();
-	if (victim < 0) {
-		warn("fork", strerror(errno));
-		goto out;
-	}
-	if (victim == 0)
-		victim_main(parent, (long)vmas, (long)mib);
-	if ((err = pin(1)) < 0)
-		fprintf(stderr, "pmaps-bench-stall: note: not pinned to CPU 1: %s\n", strerror(-err));
-
-	/* Setup: touching GiBs takes a while. */
-	if (victim_command(cmd, 60 + mib / 64) < 0)
+	victim = stall_start((long)vmas, (long)mib, secs);
+	if (victim < 0)
 		goto out;
 	snprintf(pid, sizeof(pid), "%d", (int)victim);
 	err = pmaps_proc_open(&proc, NULL, pid);
@@ -776,17 +510,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (phase(NULL, &cmd, secs) < 0)
+	if (phase(NULL, secs, &base[0]) < 0)
 		goto out;
-	phase_stats(&base[0], secs);
 	for (size_t k = 0; k < N_READERS; k++)
-		if (selected(only, readers[k].name) && phase(&readers[k], &cmd, secs) < 0)
+		if (selected(only, readers[k].name) && phase(&readers[k], secs, &readers[k].st) < 0)
 			goto out;
-	if (phase(NULL, &cmd, secs) < 0)
+	if (phase(NULL, secs, &base[1]) < 0)
 		goto out;
-	phase_stats(&base[1], secs);
 
-	double base_p999 = (us(base[0].mmap_p999) + us(base[1].mmap_p999)) / 2;
+	double base_p999 = stall_base_p999_us(&base[0], &base[1]);
 	if (uname(&un) < 0)
 		snprintf(un.release, sizeof(un.release), "?");
 	printf("pmaps-bench-stall: the victim's mmap()/fault/munmap() of 64 KiB while each reader "
@@ -795,10 +527,7 @@ int main(int argc, char **argv)
 	       "latencies in us; max = the worst single mmap(), fault or munmap(); "
 	       "x base = mmap p99.9 / the mean of both baselines'\n\n",
 	       (long)vmas, (long)mib, secs, un.release, sysconf(_SC_NPROCESSORS_ONLN));
-	printf("%-26s %7s %9s %8s %8s %9s %9s %9s %9s %8s %7s\n", "reader", "reads", "ms/read",
-	       "mmap p50", "p99", "p99.9", "munmap", "fault", "max", "x base", "kloop/s");
-	printf("%-26s %7s %9s %8s %8s %9s %9s %9s\n", "", "", "(median)", "", "", "", "p99.9",
-	       "p99.9");
+	stall_print_header();
 	print_row("baseline", NULL, &base[0], base_p999);
 	rc = 0;
 	for (size_t k = 0; k < N_READERS; k++) {
@@ -815,9 +544,7 @@ out:
 	for (size_t k = 0; k < N_READERS; k++)
 		reader_close(&readers[k]);
 	pmaps_proc_close(proc);
-	victim_kill();
-	if (munmap(sh, sh_bytes) < 0)
-		warn("munmap", strerror(errno));
+	stall_end();
 	free(read_ns);
 	return rc;
 }
