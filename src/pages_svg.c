@@ -53,8 +53,9 @@
  * layout, once to walk them; mappings that appear in between only make
  * more bands of K. The height is only known at the end, so the bands
  * go to an anonymous memory file first, and the document is written to the
- * caller's file (outfile.h: outfile_begin() first) once the walk has ended
- * well: a failed walk writes nothing.
+ * caller's file (outfile.h: outfile_begin() first), or to the caller's file
+ * descriptor (pmaps serve), once the walk has ended well: a failed walk
+ * writes nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -475,12 +476,14 @@ static int write_doc(const struct pages_svg_req *req, struct pic *pc, int body_f
 		tn += cn;
 		title[tn++] = ')';
 	}
-	err = outfile_begin(req->out, msg, sizeof(msg));
-	if (err < 0) {
-		failed(f, NULL, err, msg);
-		return err;
+	if (req->out) {
+		err = outfile_begin(req->out, msg, sizeof(msg));
+		if (err < 0) {
+			failed(f, NULL, err, msg);
+			return err;
+		}
 	}
-	out_fd(&o, req->out->fd, pc->out_buf, sizeof(pc->out_buf));
+	out_fd(&o, req->out ? req->out->fd : req->fd, pc->out_buf, sizeof(pc->out_buf));
 	svg_begin(&o, W, height, title, tn);
 	svg_text(&o, LABEL_X, 20, SVG_START, 14, SVG_C_INK, title, tn);
 	if (pc->k > 1)
@@ -530,7 +533,8 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	err = pmaps_pages_open(&pg, req->proc, req->strategy,
 	                       PMAPS_PAGES_KPAGE | (req->gentle ? PMAPS_PAGES_GENTLE : 0));
 	if (err == -ENODATA) {
-		kernel_thread_note(pmaps_proc_pid(req->proc));
+		if (!req->quiet)
+			kernel_thread_note(pmaps_proc_pid(req->proc));
 		/* No pages: none of any state, whatever a reader could see. */
 		err = write_doc(req, pc, -1, 0, "a kernel thread: no user address space", 1,
 		                PMAPS_PG_HUGE | PMAPS_PG_ZERO, f);
@@ -541,7 +545,7 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		goto done;
 	}
 	kpage = pmaps_pages_kpage(pg);
-	if (kpage != 1)
+	if (kpage != 1 && !req->quiet)
 		note_msg("%s", pmaps_pages_errmsg(pg));
 	err = pmaps_maps_open(&maps, req->proc, PMAPS_SRC_MAPS, 0);
 	if (err < 0) {
@@ -633,7 +637,7 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	                f);
 	if (err < 0)
 		goto done;
-	if (req->verbose)
+	if (req->verbose && !req->quiet)
 		note_msg("read with %s: %llu kernel calls over %llu mapping(s); %llu bands",
 		         pmaps_pages_strategy(pg) == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",
 		         (unsigned long long)calls, (unsigned long long)idx,
