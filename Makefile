@@ -18,13 +18,16 @@
 # libncurses-dev: pmaps top's terminal view; tmux runs it in its test.
 # The SVG pictures' tests: xmllint (libxml2-utils) parses them, headless chromium
 # renders them to PNG, python3-pil reads the pixels back.
+# pmaps serve: libmicrohttpd-dev (its HTTP daemon); prometheus (promtool, and a real
+# Prometheus scraping it in its test).
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
-	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core
+	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core \
+	libmicrohttpd-dev prometheus
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: the release preset configures the tests too.
-INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev libncurses-dev
+INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev libncurses-dev libmicrohttpd-dev
 PREFIX ?= /usr/local
 
 .PHONY: all demo check bench fuzz valgrind install clean deps fuzz-deps

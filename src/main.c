@@ -25,6 +25,7 @@ static const char usage[] =
 	"                     page-level changes, an SVG timeline\n"
 	"  run -- CMD ARGS    start CMD and watch it until it exits\n"
 	"  phys               the machine's physical memory by page state (root)\n"
+	"  serve              a Prometheus exporter and a live web page over HTTP\n"
 	"  demo               start a built-in workload and show where its memory is\n"
 	"  help [CMD]         show help for pmaps or for a command\n"
 	"\n"
@@ -95,6 +96,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (strcmp(cmd, "phys") == 0)
 		return cmd_phys(argc, argv);
+	if (strcmp(cmd, "serve") == 0)
+		return cmd_serve(argc, argv);
 	die_msg("unknown command '%s' (see pmaps --help)", cmd);
 	return EXIT_USAGE;
 }

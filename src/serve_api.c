@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serve_api.c - pmaps serve's JSON endpoints and the address-space
+ * picture, each the document the tool writes for the same question:
+ *
+ *   /api/processes              pmaps top --once --json (the collector's lines)
+ *   /api/process/PID/explain    pmaps explain PID --json
+ *   /api/process/PID/pages      pmaps pages PID --summary --gentle --json
+ *   /api/process/PID/pages.svg  pmaps pages PID --gentle --svg -
+ *
+ * Only the processes of the selection are answered for: a pid the
+ * collector's last refresh did not select is 404, as is one that exited.
+ * The three per-process reads are costly (a walk of smaps or of the page
+ * tables): one at a time, under SV->costly, never under SV->lock, so that
+ * a scrape is never kept waiting behind a picture; a request waits for
+ * another's reading COSTLY_WAIT_S at most, then is told to try again (503),
+ * so that readings queued up cannot take all of the daemon's threads. An explain reads smaps
+ * unless one read of it would hold the process's mmap_lock longer than
+ * the survey's hold limit (pmaps_cost_estimate(), as pmaps watch
+ * decides): then the gentle page walk, which holds it only briefly.
+ *
+ * Bodies: a document written through the writers (writer.h) into a memory
+ * sink that is grown and written again when it fills (up to API_MAX), or,
+ * for the page walks that cannot be repeated cheaply, into an anonymous
+ * memory file copied out at the end. Every error is a JSON object
+ * {"error": MESSAGE, "pid": PID} (MESSAGE escaped as any target byte).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pages_svg.h"
+#include "serve.h"
+#include "tool.h"
+
+#define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)
+
+/* A JSON body's first buffer, and the most any body may take. */
+#define API_FIRST (64u * 1024u)
+#define API_MAX (64u * 1024u * 1024u)
+
+/* The longest a request waits for another's costly reading. */
+#define COSTLY_WAIT_S 2
+
+#define JSON_TYPE "application/json"
+#define SVG_TYPE "image/svg+xml"
+
+/* R answers STATUS with {"error": MSG} (and "pid" when PID > 0). */
+static void reply_error(struct serve_reply *r, unsigned status, int pid, const char *msg)
+{
+	size_t n = strlen(msg), cap = 96 + 8 * n;
+	struct out o;
+
+	memset(r, 0, sizeof(*r));
+	r->body = malloc(cap);
+	if (!r->body) {
+		serve_reply_text(r, 500, "out of memory");
+		return;
+	}
+	/* 6 bytes a byte at most (\u00XX), or 3 (U+FFFD) and 2 of hex: the sink cannot fill. */
+	out_memory(&o, r->body, cap);
+	KEY(&o, "{");
+	out_json_named(&o, "error", 5, msg, n);
+	if (pid > 0) {
+		KEY(&o, ",\"pid\":");
+		out_u64(&o, (uint64_t)pid);
+	}
+	KEY(&o, "}\n");
+	r->status = status;
+	r->content_type = JSON_TYPE;
+	r->len = out_kept(&o);
+}
+
+/* The HTTP status of a failed read of a process: gone, not ours to read, busy, or else. */
+static unsigned err_status(int err)
+{
+	switch (err) {
+	case -ESRCH:
+		return 404;
+	case -EACCES:
+	case -EPERM:
+		return 403;
+	case -EAGAIN:  /* it kept changing while read */
+	case -ESTALE:  /* it exec'd during the read */
+	case -ENOMEM:
+		return 503;
+	default:
+		return 500;
+	}
+}
+
+/* A failed read of PID as R: the library's message when it has one, else the errno's. */
+static void reply_failed(struct serve_reply *r, int pid, int err, const char *libmsg)
+{
+	char msg[1200];
+
+	/* (ENOENT is a file this kernel or proc tree lacks: the library's message says which.) */
+	if (err == -ESRCH)
+		snprintf(msg, sizeof(msg), "process %d exited", pid);
+	else if (libmsg && libmsg[0])
+		snprintf(msg, sizeof(msg), "%s", libmsg); /* it names the privilege a denial needs */
+	else if (err == -EACCES || err == -EPERM)
+		snprintf(msg, sizeof(msg), "%s: reading another user's process needs root or "
+		         "CAP_SYS_PTRACE", pmaps_strerror(err));
+	else
+		snprintf(msg, sizeof(msg), "%s", pmaps_strerror(err));
+	reply_error(r, err_status(err), pid, msg);
+}
+
+/*
+ * Writes a document with FILL(O, CTX) into a memory sink, into R's body:
+ * when it fills, again into one twice as large, up to API_MAX. Returns 0,
+ * or -ENOBUFS (larger than API_MAX), -ENOMEM, with R untouched.
+ */
+static int render(struct serve_reply *r, void (*fill)(struct out *o, const void *ctx),
+                  const void *ctx)
+{
+	for (size_t cap = API_FIRST; cap <= API_MAX; cap *= 2) {
+		char *buf = malloc(cap);
+		struct out o;
+
+		if (!buf)
+			return -ENOMEM;
+		out_memory(&o, buf, cap);
+		fill(&o, ctx);
+		if (o.err == 0) {
+			r->status = 200;
+			r->content_type = JSON_TYPE;
+			r->body = buf;
+			r->len = out_kept(&o);
+			return 0;
+		}
+		free(buf);
+		if (o.err != ENOBUFS)
+			return -o.err;
+	}
+	return -ENOBUFS;
+}
+
+/* The body of R after render() failed with ERR. */
+static void reply_render_failed(struct serve_reply *r, int pid, int err)
+{
+	if (err == -ENOBUFS)
+		reply_error(r, 503, pid, "the document would pass 64 MiB");
+	else
+		reply_error(r, err == -ENOMEM ? 503 : 500, pid, pmaps_strerror(err));
+}
+
+/*
+ * Takes SV->costly, waiting COSTLY_WAIT_S at most: a request that finds
+ * another reading under way longer than that is answered 503 (R filled)
+ * rather than hold one of the daemon's few threads, which scrapes need.
+ * Returns 0 with the lock, or -1.
+ */
+static int costly_lock(struct serve *sv, int pid, struct serve_reply *r)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += COSTLY_WAIT_S;
+	if (pthread_mutex_timedlock(&sv->costly, &until) == 0)
+		return 0;
+	reply_error(r, 503, pid, "busy: another process is being read; try again");
+	return -1;
+}
+
+/* ---- /api/processes ---- */
+
+static void fill_processes(struct out *o, const void *ctx)
+{
+	const struct serve *sv = ctx;
+	const struct top *t = &sv->top;
+	struct pmaps_survey_stats st;
+	struct writer w;
+	struct doc d;
+
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	memset(&d, 0, sizeof(d));
+	d.kind = DOC_PROCS;
+	d.pgroup = t->o.group;
+	d.stats = pmaps_survey_stats(t->s, &st) == 0 ? &st : NULL;
+	d.meminfo = pmaps_survey_meminfo(t->s);
+	d.shown = t->nlines;
+	d.matched = t->matched;
+	d.denied = t->denied;
+	d.sort = t->o.sort;
+	d.desc = col_sort_desc(t->o.sort) ^ (t->o.ascending != 0);
+	d.root = sv->root;
+	w_begin(&w, o, FMT_JSON, &d);
+	for (size_t i = 0; i < t->nlines; i++)
+		w_proc(&w, &t->lines[i]);
+	w_end(&w, NULL);
+}
+
+void serve_api_processes(struct serve *sv, struct serve_reply *r)
+{
+	char msg[256];
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	pthread_mutex_lock(&sv->lock);
+	if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
+		pthread_mutex_unlock(&sv->lock);
+		reply_error(r, 503, 0, msg);
+		return;
+	}
+	/* The lines stay put while the lock is held: every try writes the same document. */
+	err = render(r, fill_processes, sv);
+	pthread_mutex_unlock(&sv->lock);
+	if (err < 0)
+		reply_render_failed(r, 0, err);
+}
+
+/* ---- a process of the selection ---- */
+
+/*
+ * Opens PID for a costly read, when it is one of the selection of the
+ * collector's last refresh (refreshed first if its figures are too old).
+ * Returns the handle, or NULL with R filled: 404 for a pid not selected
+ * or gone, 403, 503 when the survey could not be read.
+ */
+static struct pmaps_proc *open_selected(struct serve *sv, int pid, struct serve_reply *r)
+{
+	struct pmaps_proc *proc = NULL;
+	char msg[256], pidstr[16];
+	int found = 0, err;
+
+	pthread_mutex_lock(&sv->lock);
+	err = serve_fresh(sv, msg, sizeof(msg));
+	for (size_t i = 0; err == 0 && i < sv->top.nlines && !found; i++)
+		found = sv->top.lines[i].row && sv->top.lines[i].row->pid == pid;
+	pthread_mutex_unlock(&sv->lock);
+	if (err < 0) {
+		reply_error(r, 503, pid, msg);
+		return NULL;
+	}
+	if (!found) {
+		snprintf(msg, sizeof(msg), "process %d is not one this server shows", pid);
+		reply_error(r, 404, pid, msg);
+		return NULL;
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	err = pmaps_proc_open(&proc, sv->o.top.root, pidstr);
+	if (err < 0) {
+		reply_failed(r, pid, err, NULL);
+		return NULL;
+	}
+	return proc;
+}
+
+/* ---- /api/process/PID/explain ---- */
+
+/*
+ * The explain's options: smaps (every state), unless one read of it would
+ * hold PROC's mmap_lock longer than the survey's hold limit: then the
+ * gentle page walk. When status cannot be read, smaps (whose read then
+ * says what is wrong).
+ */
+static unsigned explain_options(struct pmaps_proc *proc)
+{
+	struct pmaps_status st;
+	struct pmaps_cost k;
+
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	if (pmaps_status_read(proc, &st, NULL, 0) == 0 &&
+	    pmaps_cost_estimate(&st, 0, PMAPS_SRC_SMAPS, NULL, &k) == 0 &&
+	    k.hold_ns > PMAPS_SURVEY_HOLD_NS)
+		return PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE;
+	return 0;
+}
+
+struct explain_ctx {
+	int pid;
+	const struct pmaps_explain *x;
+};
+
+static void fill_explain(struct out *o, const void *ctx)
+{
+	const struct explain_ctx *c = ctx;
+	struct writer w;
+	struct doc d;
+
+	memset(&d, 0, sizeof(d));
+	d.kind = DOC_EXPLAIN;
+	d.pid = c->pid;
+	w_begin(&w, o, FMT_JSON, &d);
+	w_explain(&w, c->x);
+	w_end(&w, NULL);
+}
+
+void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r)
+{
+	struct pmaps_explain_session *s = NULL;
+	struct explain_ctx c = {pid, NULL};
+	struct pmaps_proc *proc;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	proc = open_selected(sv, pid, r);
+	if (!proc)
+		return;
+	if (costly_lock(sv, pid, r) < 0) {
+		pmaps_proc_close(proc);
+		return;
+	}
+	err = pmaps_explain_open(&s, proc, explain_options(proc));
+	if (err == 0)
+		err = pmaps_explain_run(s, &c.x);
+	if (err == 0)
+		err = render(r, fill_explain, &c);
+	else
+		reply_failed(r, pid, err, s ? pmaps_explain_errmsg(s) : NULL);
+	pthread_mutex_unlock(&sv->costly);
+	if (err < 0 && !r->status)
+		reply_render_failed(r, pid, err);
+	pmaps_explain_close(s);
+	pmaps_proc_close(proc);
+}
+
+/* ---- /api/process/PID/pages and pages.svg: page walks, into a memory file ---- */
+
+/*
+ * The LEN bytes of memory file FD into R's body (TYPE). Returns 0, or a
+ * negative errno (R untouched).
+ */
+static int reply_memfd(struct serve_reply *r, int fd, const char *type)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	size_t len, off = 0;
+	char *buf;
+
+	if (end < 0)
+		return -errno;
+	if ((uint64_t)end > API_MAX)
+		return -ENOBUFS;
+	len = (size_t)end;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	while (off < len) {
+		ssize_t n = pread(fd, buf + off, len - off, (off_t)off);
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+			free(buf);
+			return err;
+		}
+		off += (size_t)n;
+	}
+	r->status = 200;
+	r->content_type = type;
+	r->body = buf;
+	r->len = len;
+	return 0;
+}
+
+/* Whether what FD and O hold passes API_MAX: the walk stops there. */
+static int too_large(int fd, const struct out *o)
+{
+	off_t at = lseek(fd, 0, SEEK_CUR);
+
+	return at < 0 || (uint64_t)at + o->len > API_MAX;
+}
+
+/*
+ * The page summary of every mapping of PROC to sink O (a memory file FD),
+ * as pmaps pages --summary --json writes it, walked gently. Returns 0, or
+ * a negative errno with the failure in F.
+ */
+static int pages_summary(struct pmaps_proc *proc, struct out *o, int fd, struct failure *f)
+{
+	struct pmaps_maps *maps = NULL;
+	struct pmaps_pages *pg = NULL;
+	const struct pmaps_mapping *m;
+	struct pmaps_page_summary sum = {.size = sizeof(struct pmaps_page_summary)};
+	struct writer w;
+	struct doc d;
+	uint64_t n = 0;
+	int err, walking = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.kind = DOC_SUMMARY;
+	d.pid = pmaps_proc_pid(proc);
+	err = pmaps_pages_open(&pg, proc, PMAPS_PAGES_AUTO, PMAPS_PAGES_KPAGE | PMAPS_PAGES_GENTLE);
+	if (err < 0) {
+		/* A kernel thread is never selected (the survey skips them): ENODATA is a failure too. */
+		failed(f, "pagemap", err, pg ? pmaps_pages_errmsg(pg) : NULL);
+		goto done;
+	}
+	err = pmaps_maps_open(&maps, proc, PMAPS_SRC_MAPS, 0);
+	if (err < 0) {
+		failed(f, "maps", err, maps ? pmaps_maps_errmsg(maps) : NULL);
+		goto done;
+	}
+	d.strategy = pmaps_pages_strategy(pg);
+	d.kpage = pmaps_pages_kpage(pg) == 1;
+	w_begin(&w, o, FMT_JSON, &d);
+	while ((err = pmaps_maps_next(maps, &m)) > 0) {
+		walking = 1;
+		err = pmaps_pages_summarize(pg, m->start, m->end, &sum);
+		if (err < 0)
+			break;
+		w_summary(&w, &sum, m);
+		walking = 0;
+		if (++n % 64 == 0 && too_large(fd, o)) {
+			err = failed(f, NULL, -ENOBUFS, "the document would pass 64 MiB");
+			goto done;
+		}
+	}
+	if (err < 0) {
+		if (walking)
+			failed(f, "pagemap", err, pmaps_pages_errmsg(pg));
+		else
+			failed(f, "maps", err, pmaps_maps_errmsg(maps));
+		goto done;
+	}
+	w_end(&w, NULL);
+done:
+	pmaps_maps_close(maps);
+	pmaps_pages_close(pg);
+	return err < 0 ? err : 0;
+}
+
+void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r)
+{
+	struct pmaps_proc *proc;
+	struct failure f;
+	struct out o;
+	char *buf;
+	int fd, err;
+
+	memset(r, 0, sizeof(*r));
+	memset(&f, 0, sizeof(f));
+	proc = open_selected(sv, pid, r);
+	if (!proc)
+		return;
+	buf = malloc(OUT_FD_BUFSIZE);
+	fd = memfd_create("pmaps-serve-pages", MFD_CLOEXEC);
+	if (!buf || fd < 0) {
+		reply_error(r, 503, pid, !buf ? "out of memory" : "cannot make a memory file");
+		goto done;
+	}
+	out_fd(&o, fd, buf, OUT_FD_BUFSIZE);
+	if (costly_lock(sv, pid, r) < 0)
+		goto done;
+	err = pages_summary(proc, &o, fd, &f);
+	pthread_mutex_unlock(&sv->costly);
+	out_flush(&o);
+	if (err == 0 && o.err)
+		err = failed(&f, NULL, -o.err, "writing to a memory file");
+	if (err == 0)
+		err = reply_memfd(r, fd, JSON_TYPE);
+	if (err == -ENOBUFS && !f.msg[0])
+		failed(&f, NULL, err, "the document would pass 64 MiB");
+	if (err < 0) {
+		memset(r, 0, sizeof(*r));
+		if (err == -ENOBUFS)
+			reply_error(r, 503, pid, f.msg);
+		else
+			reply_failed(r, pid, err, f.msg);
+	}
+done:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	pmaps_proc_close(proc);
+}
+
+void serve_api_pages_svg(struct serve *sv, int pid, struct serve_reply *r)
+{
+	struct pages_svg_req req = {
+		.strategy = PMAPS_PAGES_AUTO,
+		.gentle = 1,
+		.quiet = 1,
+	};
+	struct failure f;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	memset(&f, 0, sizeof(f));
+	req.proc = open_selected(sv, pid, r);
+	if (!req.proc)
+		return;
+	/* The picture: at most 1000 bands of at most 800 rectangles (pages_svg.c). */
+	req.fd = memfd_create("pmaps-serve-svg", MFD_CLOEXEC);
+	if (req.fd < 0) {
+		reply_error(r, 503, pid, "cannot make a memory file");
+		goto done;
+	}
+	if (costly_lock(sv, pid, r) < 0) {
+		close(req.fd);
+		goto done;
+	}
+	err = pages_svg_write(&req, &f);
+	pthread_mutex_unlock(&sv->costly);
+	if (err == 0)
+		err = reply_memfd(r, req.fd, SVG_TYPE);
+	if (err == -ENOBUFS)
+		reply_error(r, 503, pid, "the picture would pass 64 MiB");
+	else if (err < 0)
+		reply_failed(r, pid, err, f.msg);
+	close(req.fd);
+done:
+	pmaps_proc_close(req.proc);
+}
