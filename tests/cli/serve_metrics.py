@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""pmaps serve's /metrics: what the collector decides, against helpers this
+test starts and the kernel's own figures for them.
+
+    serve_metrics.py PMAPS [GOTARGET]
+
+- A helper with a hostile name (ESC, BEL, a quote, a backslash, a byte that
+  is no UTF-8): its labels are the text escape of its bytes, promtool
+  accepts the exposition, and the label unescaped gives the bytes back.
+- --group-by comm: three helpers of one name make one group whose figures
+  are the sums of theirs; --group-by cmdline:REGEX groups by the match, and
+  the processes it does not match are counted apart.
+- --min-interval: a second scrape within it is answered from the same
+  refresh (the same duration figure, an older age); with 0, every scrape
+  refreshes.
+- A scrape during which processes keep exiting and starting: every answer
+  is 200 and valid, and no exited process is in it as if alive.
+- --budget: a scrape spends at most one read past it; what it leaves is
+  served from status, counted as skipped, and read first next time.
+- A Go program (tests/live/gotarget.go): pmaps_process_runtime_info says
+  go and the version its build info gives (`go version` reads the same).
+- Bad input: one line on stderr and exit 2.
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+PMAPS = sys.argv[1]
+GOTARGET = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
+passed = failed = 0
+procs = []
+
+
+def ok(name, cond, got=None, want=None):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL: {name}: got {got!r}, want {want!r}", flush=True)
+
+
+def eq(name, got, want):
+    ok(name, got == want, got, want)
+
+
+# A helper: names itself, maps and touches SIZE bytes, says "ready", waits for stdin to close.
+HELPER = r"""
+import ctypes, mmap, sys
+name = bytes.fromhex(sys.argv[1])
+libc = ctypes.CDLL(None)
+libc.prctl(15, ctypes.c_char_p(name), 0, 0, 0)
+size = int(sys.argv[2])
+m = mmap.mmap(-1, size) if size else None
+for i in range(0, size, 4096):
+    m[i] = 1
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def helper(name, size=0, extra=None):
+    args = [sys.executable, "-c", HELPER, name.hex(), str(size)] + (extra or [])
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    procs.append(p)
+    assert p.stdout.readline() == b"ready\n"
+    return p
+
+
+def serve(*args):
+    p = subprocess.Popen([PMAPS, "serve", "--listen", "127.0.0.1:0", *args],
+                         stderr=subprocess.PIPE)
+    procs.append(p)
+    line = p.stderr.readline().decode()
+    m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", line)
+    if not m:
+        raise SystemExit(f"pmaps serve did not start: {line!r}")
+    return p, int(m.group(1))
+
+
+def get(port, path="/metrics", accept=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if accept:
+        req.add_header("Accept", accept)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return r.status, r.headers.get("Content-Type"), r.read().decode("utf-8")
+
+
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(?:,|$)')
+
+
+def unescape_label(v):
+    return re.sub(r'\\(.)', lambda m: "\n" if m.group(1) == "n" else m.group(1), v)
+
+
+def samples(text):
+    """[(name, {label: value}, value)] of a text exposition, comments left out."""
+    out = []
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        m = SAMPLE.match(line)
+        if not m:
+            raise ValueError(f"not a sample line: {line!r}")
+        labels = {k: unescape_label(v) for k, v in LABEL.findall(m.group(2) or "")}
+        out.append((m.group(1), labels, float(m.group(3))))
+    return out
+
+
+def find(ss, name, **want):
+    return [v for n, l, v in ss if n == name and all(l.get(k) == w for k, w in want.items())]
+
+
+def text_escape(b):
+    """The text escape (escape.h) of bytes B, for what this test's names hold."""
+    out = []
+    for c in b:
+        if c == 0x5c:
+            out.append("\\\\")
+        elif c < 0x20 or c == 0x7f or c >= 0x80:
+            out.append(f"\\x{c:02x}")
+        else:
+            out.append(chr(c))
+    return "".join(out)
+
+
+def promtool(text):
+    r = subprocess.run(["promtool", "check", "metrics"], input=text.encode(),
+                       capture_output=True, timeout=60)
+    return r.returncode, (r.stdout + r.stderr).decode()
+
+
+def stop(p):
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    return p.returncode
+
+
+def end(p):
+    p.stdin.close()
+    p.wait(timeout=10)
+
+
+def rollup(pid):
+    v = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[2] == "kB":
+                v[parts[0].rstrip(":")] = int(parts[1]) * 1024
+    return v
+
+
+def test_hostile_name():
+    name = b'h"\\\x1b[31m\x07\xff'
+    h = helper(name, 1 << 20)
+    s, port = serve("--pid", str(h.pid), "--min-interval", "0")
+    try:
+        st, ctype, text = get(port)
+        eq("hostile: 200", st, 200)
+        eq("hostile: the text format", ctype, "text/plain; version=0.0.4; charset=utf-8")
+        rc, out = promtool(text)
+        eq(f"hostile: promtool check metrics ({out.strip()[:300]})", rc, 0)
+        ss = samples(text)
+        comm = find_labels(ss, "pmaps_process_resident_bytes", pid=str(h.pid))
+        eq("hostile: the comm label is the text escape of its bytes", comm.get("comm"),
+           text_escape(name))
+        ok("hostile: no raw control byte in the answer",
+           not any(ch in text for ch in "\x1b\x07"), None, "escaped")
+        # The sum over category and state is the resident figure, exactly.
+        res = find(ss, "pmaps_process_resident_bytes", pid=str(h.pid))
+        parts = find(ss, "pmaps_process_memory_bytes", pid=str(h.pid))
+        eq("hostile: categories add up to resident", sum(parts), res[0] if res else None)
+        st, ctype, text = get(port, accept="application/openmetrics-text;version=1.0.0,"
+                              "text/plain;version=0.0.4;q=0.5")
+        eq("hostile: OpenMetrics asked for", ctype,
+           "application/openmetrics-text; version=1.0.0; charset=utf-8")
+        eq("hostile: OpenMetrics ends with # EOF", text.endswith("# EOF\n"), True)
+        st, ctype, text = get(port, accept="application/openmetrics-text;q=0,text/plain")
+        eq("hostile: OpenMetrics refused by q=0", ctype,
+           "text/plain; version=0.0.4; charset=utf-8")
+    finally:
+        stop(s)
+        end(h)
+
+
+def find_labels(ss, name, **want):
+    for n, l, v in ss:
+        if n == name and all(l.get(k) == w for k, w in want.items()):
+            return l
+    return {}
+
+
+def test_groups():
+    hs = [helper(b"grp-same", (i + 1) << 20) for i in range(3)]
+    other = helper(b"grp-other", 1 << 20, ["--role=alpha"])
+    pids = ",".join(str(h.pid) for h in hs + [other])
+    s, port = serve("--pid", pids, "--group-by", "comm", "--min-interval", "0")
+    try:
+        # The helpers at rest: their rollups before and after the scrape agree.
+        for _ in range(20):
+            before = [rollup(h.pid) for h in hs]
+            st, _, text = get(port)
+            after = [rollup(h.pid) for h in hs]
+            if before == after:
+                break
+        rc, out = promtool(text)
+        eq(f"groups: promtool ({out.strip()[:300]})", rc, 0)
+        ss = samples(text)
+        eq("groups: three processes in grp-same",
+           find(ss, "pmaps_group_processes", group="grp-same"), [3.0])
+        eq("groups: one in grp-other", find(ss, "pmaps_group_processes", group="grp-other"),
+           [1.0])
+        eq("groups: no per-process series", find(ss, "pmaps_process_resident_bytes"), [])
+        eq("groups: grp-same's rss is the sum of the three rollups' Rss",
+           find(ss, "pmaps_group_resident_bytes", group="grp-same"),
+           [float(sum(r["Rss"] for r in after))])
+        eq("groups: grp-same's uss is the sum of the three rollups' Private_*",
+           find(ss, "pmaps_group_uss_bytes", group="grp-same"),
+           [float(sum(r["Private_Clean"] + r["Private_Dirty"] for r in after))])
+        eq("groups: the group's categories add up to its resident",
+           sum(find(ss, "pmaps_group_memory_bytes", group="grp-same")),
+           find(ss, "pmaps_group_resident_bytes", group="grp-same")[0])
+    finally:
+        stop(s)
+    # By command line: the helpers' script text is alike; the role argument is not.
+    s, port = serve("--pid", pids, "--group-by", r"cmdline:--role=([a-z]+)", "--min-interval",
+                    "0")
+    try:
+        st, _, text = get(port)
+        ss = samples(text)
+        eq("cmdline: the match's group names it", find(ss, "pmaps_group_processes",
+                                                         group="alpha"), [1.0])
+        eq("cmdline: the three without --role are in no group",
+           find(ss, "pmaps_group_unmatched_processes"), [3.0])
+        eq("cmdline: promtool", promtool(text)[0], 0)
+    finally:
+        stop(s)
+        for h in hs + [other]:
+            end(h)
+
+
+def test_interval():
+    h = helper(b"interval", 1 << 20)
+    s, port = serve("--pid", str(h.pid), "--min-interval", "1h")
+    try:
+        t1 = samples(get(port)[2])
+        time.sleep(0.2)
+        t2 = samples(get(port)[2])
+        d1 = find(t1, "pmaps_scrape_duration_seconds")
+        d2 = find(t2, "pmaps_scrape_duration_seconds")
+        eq("interval: one refresh for both scrapes (the same duration)", d2, d1)
+        a1, a2 = find(t1, "pmaps_scrape_age_seconds"), find(t2, "pmaps_scrape_age_seconds")
+        ok("interval: the second answer's figures are older", a2 and a1 and a2[0] >= a1[0] + 0.1,
+           (a1, a2), "+0.2 s")
+        eq("interval: scrapes counted", (find(t1, "pmaps_scrapes_total"),
+                                         find(t2, "pmaps_scrapes_total")), ([1.0], [2.0]))
+    finally:
+        stop(s)
+    s, port = serve("--pid", str(h.pid), "--min-interval", "0")
+    try:
+        get(port)
+        time.sleep(0.1)
+        a = find(samples(get(port)[2]), "pmaps_scrape_age_seconds")
+        ok("interval 0: every scrape refreshes", a and a[0] < 0.1, a, "< 0.1 s")
+    finally:
+        stop(s)
+        end(h)
+
+
+def test_churn():
+    """Processes exit and start during the scrapes: every answer whole and valid."""
+    s, port = serve("--min-interval", "0", "--budget", "50")
+    churn = subprocess.Popen(["sh", "-c", "while :; do for i in 1 2 3 4 5 6 7 8; do "
+                              "sleep 0.0$i & done; wait; done"])
+    procs.append(churn)
+    try:
+        bad = []
+        for i in range(25):
+            st, _, text = get(port)
+            rc, out = promtool(text) if i % 5 == 0 else (0, "")
+            if st != 200 or rc != 0 or not text.rstrip().endswith("pmaps_exporter_privileged 1"
+                                                                  if os.geteuid() == 0 else
+                                                                  "pmaps_exporter_privileged 0"):
+                bad.append((i, st, rc, out[:200]))
+        eq("churn: 25 scrapes while processes come and go, all whole", bad, [])
+        ok("churn: pmaps serve still runs", s.poll() is None, s.returncode, None)
+    finally:
+        churn.kill()
+        churn.wait()
+        eq("churn: SIGTERM ends it with 0", stop(s), 0)
+
+
+def test_budget():
+    """A budget of 1 ms and six processes, one of them large: each scrape
+    answers at once; the first reads one process past status (the budget is
+    checked before each read) and leaves the others, counted as skipped and
+    served from status; later scrapes read those first, until every one has
+    its breakdown, which adds up."""
+    big = helper(b"big-one", 1 << 30)
+    small = [helper(b"small-one", 1 << 20) for _ in range(5)]
+    hs = [big] + small
+    pids = [str(h.pid) for h in hs]
+    s, port = serve("--pid", ",".join(pids), "--min-interval", "0", "--budget", "1")
+    try:
+        t0 = time.monotonic()
+        st, _, text = get(port)
+        took = time.monotonic() - t0
+        ss = samples(text)
+        eq("budget: 200", st, 200)
+        ok("budget: the first scrape took under 5 s", took < 5, took, "< 5 s")
+        srcs = [find_labels(ss, "pmaps_process_source_info", pid=p).get("source") for p in pids]
+        eq("budget: one read past status, five left", sorted(x == "status" for x in srcs),
+           [False] + [True] * 5)
+        eq("budget: five skipped", find(ss, "pmaps_scrape_processes", outcome="skipped"), [5.0])
+        eq("budget: those left have no pss", sum(1 for p in pids if find(
+            ss, "pmaps_process_pss_bytes", pid=p)), 1)
+        for n in range(2, 12):
+            ss = samples(get(port)[2])
+            srcs = [find_labels(ss, "pmaps_process_source_info", pid=p).get("source")
+                    for p in pids]
+            if "status" not in srcs:
+                break
+        ok("budget: every process read within 11 scrapes", "status" not in srcs, srcs,
+           "smaps or pages")
+        for p in pids:
+            res = find(ss, "pmaps_process_resident_bytes", pid=p)
+            eq(f"budget: {p}'s categories add up to resident",
+               sum(find(ss, "pmaps_process_memory_bytes", pid=p)), res[0] if res else None)
+    finally:
+        stop(s)
+        for h in hs:
+            end(h)
+
+
+def test_go_runtime():
+    if not GOTARGET:
+        print("serve_metrics: no Go target built (golang-go): the runtime check is skipped")
+        return
+    r = subprocess.run(["go", "version", GOTARGET], capture_output=True, timeout=60)
+    want = r.stdout.decode().split(":", 1)[1].strip() if r.returncode == 0 else None
+    g = subprocess.Popen([GOTARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=dict(os.environ, GODEBUG="madvdontneed=0"))
+    procs.append(g)
+    eq("go: the target is ready", g.stdout.readline(), b"ready\n")
+    s, port = serve("--pid", str(g.pid), "--min-interval", "0")
+    try:
+        ss = samples(get(port)[2])
+        l = find_labels(ss, "pmaps_process_runtime_info", pid=str(g.pid))
+        eq("go: runtime and version", (l.get("runtime"), l.get("version")), ("go", want))
+        heap = find(ss, "pmaps_process_memory_bytes", pid=str(g.pid), category="runtime-heap")
+        ok("go: its heap is a category of its own", sum(heap) > 0, heap, "> 0")
+    finally:
+        stop(s)
+        end(g)
+
+
+def test_bad_input():
+    cases = [
+        (["--listen", "nowhere"], "--listen takes ADDR:PORT"),
+        (["--listen", "127.0.0.1:70000"], "--listen takes ADDR:PORT"),
+        (["--listen", "example.com:80"], "--listen takes ADDR:PORT"),
+        (["--group-by", "size"], "--group-by takes comm or cmdline:REGEX"),
+        (["--group-by", "cmdline:("], "is no regular expression"),
+        (["--all", "--pid", "1"], "--all is every process"),
+        (["--budget", "0"], "--budget takes milliseconds"),
+        (["--threads", "0"], "--threads takes a number"),
+        (["--timeout", "0.5"], "--timeout takes whole seconds"),
+        (["--min-interval", "soon"], "--min-interval takes seconds"),
+        (["--bogus"], "bogus"),
+        (["extra"], "serve takes no arguments"),
+    ]
+    for args, want in cases:
+        r = subprocess.run([PMAPS, "serve", *args], capture_output=True, timeout=10)
+        lines = r.stderr.decode().splitlines()
+        ok(f"bad input {args}: exit 2, one line with {want!r}",
+           r.returncode == 2 and len(lines) == 1 and want in lines[0], (r.returncode, lines),
+           want)
+
+
+def main():
+    try:
+        for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_churn,
+                  test_budget, test_go_runtime):
+            t()
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    print(f"serve_metrics: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
