@@ -1439,18 +1439,19 @@ enum {
 	PMAPS_SURVEY_MEMINFO = 1u << 2,
 	/*
 	 * Since 0.3.0: the costly read is an explain run on one session
-	 * re-pointed from process to process (pmaps_explain_retarget()): smaps
-	 * (and smaps_rollup, status, the threads' stack pointers, the
-	 * executable's build info), or the gentle page walk (PMAPS_EXPLAIN_FAST |
-	 * PMAPS_EXPLAIN_GENTLE), which pauses for the process's writers, for a
-	 * large process: one whose smaps would take longer than HOLD_NS to read
-	 * (its read()s follow each other at once), priced from VmRSS, VmPTE and
-	 * its mappings, or measured by the last read. Each row then has a breakdown by category and state
-	 * (pmaps_survey_breakdown()), its mapping count and its runtime, and
-	 * its Pss, USS, SwapPss and LazyFree are the breakdown's sums (so the
-	 * categories add up to them exactly). A large process is walked whole
-	 * in one refresh (its pauses not counted in the budget). About twice
-	 * smaps_rollup's cost (bench/README.md).
+	 * re-pointed from process to process (pmaps_explain_retarget()): status,
+	 * the threads' stack pointers, the executable's build info and smaps;
+	 * or, for a large process, the gentle page walk (PMAPS_EXPLAIN_FAST |
+	 * PMAPS_EXPLAIN_GENTLE), which pauses for the process's writers: one a
+	 * read() of whose smaps would hold its lock longer than HOLD_NS (priced
+	 * from VmRSS and VmPTE, or measured by the last read). Then
+	 * smaps_rollup, which holds the lock through its whole walk, only where
+	 * that walk is shorter than HOLD_NS (priced, and the last smaps read's
+	 * whole time). Each row has a breakdown by category and state
+	 * (pmaps_survey_breakdown()), its mapping count and its runtime; its
+	 * Pss, USS, SwapPss and LazyFree are the breakdown's totals. A large
+	 * process is walked whole in one refresh (its pauses not counted in the
+	 * budget). Costs more than smaps_rollup alone (bench/README.md).
 	 */
 	PMAPS_SURVEY_BREAKDOWN = 1u << 3,
 };
@@ -1563,8 +1564,10 @@ struct pmaps_survey_breakdown;
  * explain result, RSS = PRIVATE_DIRTY + PRIVATE_CLEAN + SHARED exactly, and
  * the categories add up to the total (-1) in every state but two: the
  * total's PSS and SWAP_PSS are smaps_rollup's when it was read right after
- * smaps at the same Rss, and smaps rounds each mapping's down to a KiB, so
- * the categories' may fall short of them by less than 1 KiB a mapping.
+ * smaps at the same Rss (PMAPS_SURVEY_BREAKDOWN says when), and smaps
+ * rounds each mapping's down to a KiB, so the categories' may fall short
+ * of them by less than 1 KiB a mapping. Without smaps_rollup, the total's
+ * are the categories' sums.
  */
 PMAPS_API int pmaps_survey_breakdown(const struct pmaps_survey_breakdown *b, int cat,
                                      enum pmaps_xcol col, uint64_t *v);

@@ -485,6 +485,7 @@ struct pmaps_explain_session {
 	int go;                        /* the executable has Go's build info */
 	char go_version[32];
 	uint64_t gate[PMAPS_X_COUNT];  /* the last run's mappings above user space, by category */
+	int no_rollup;                 /* the runs skip smaps_rollup (pmaps__explain_rollup()) */
 	struct runs runs;
 	struct pmaps__mapped hsperf;
 	char msg[PMAPS_ERRMSG_SIZE];
@@ -983,7 +984,7 @@ static int read_once(struct pmaps_explain_session *s, int *overlap)
 	 * again each time: the thread it was opened through may have ended.
 	 * Not with the page sources, whose point is not to take that walk.
 	 */
-	r = s->rollup ? pmaps_maps_rewind(s->rollup) : -ENOENT;
+	r = s->rollup && !s->no_rollup ? pmaps_maps_rewind(s->rollup) : -ENOENT;
 	if (r == 0 && (r = pmaps_maps_next(s->rollup, &m)) > 0) {
 		memcpy(x->rollup, m->v, sizeof(x->rollup));
 		x->have_rollup = 1;
@@ -1086,6 +1087,11 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 fail:
 	pmaps__msg(s->msg, sizeof(s->msg), "%s", pmaps_strerror(r));
 	return r;
+}
+
+void pmaps__explain_rollup(struct pmaps_explain_session *s, int on)
+{
+	s->no_rollup = !on;
 }
 
 uint64_t pmaps__explain_gate(const struct pmaps_explain_session *s, int cat)

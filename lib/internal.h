@@ -50,6 +50,11 @@ _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
  * ([vsyscall]: listed by maps, no VMA; the page sources never list it).
  */
 uint64_t pmaps__explain_gate(const struct pmaps_explain_session *s, int cat);
+/*
+ * Whether S's next runs read smaps_rollup after smaps (ON, as opened), or
+ * not: its walk holds the process's lock whole, in one read().
+ */
+void pmaps__explain_rollup(struct pmaps_explain_session *s, int on);
 /* Since 0.2.0, in ABI 0: their first size is the whole struct. */
 #define PMAPS__COST_SIZE0 sizeof(struct pmaps_cost)
 #define PMAPS__POLICY_SIZE0 sizeof(struct pmaps_policy)

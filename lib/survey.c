@@ -31,10 +31,11 @@
  *                  gives USS, and Pss with CAP_SYS_ADMIN.
  *   explain        with PMAPS_SURVEY_BREAKDOWN, instead of both: one explain
  *                  session, re-pointed at each process, reads smaps (or the
- *                  gentle page walk, whole, for a process whose smaps would
- *                  take longer than hold_ns: its reads follow each other at
- *                  once) and keeps the sums by category and state in the
- *                  row's slot.
+ *                  gentle page walk, whole, for a process one of whose
+ *                  smaps read()s would hold its lock longer than hold_ns),
+ *                  then smaps_rollup for the exact Pss where its whole walk
+ *                  is shorter than hold_ns, and keeps the sums by category
+ *                  and state in the row's slot.
  *
  * The budget counts the costly reads' time (a walk's pauses excluded).
  * Once it is spent, what is still due keeps its older figures (or has
@@ -99,6 +100,7 @@ struct slot {
 	char runtime_version[32];
 	uint64_t bd_hold_ns;         /* the longest its last smaps read held the lock */
 	uint64_t bd_ns;              /* and what the whole read took */
+	uint64_t bd_rss;             /* and VmRSS then (0: no smaps read to go by) */
 	int bd_mode;                 /* the survey's PMAPS_SURVEY_BREAKDOWN */
 };
 
@@ -601,7 +603,7 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int d
  * pauses is added to the budget spent.
  */
 static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, int dfd,
-                                       int large)
+                                       int large, int rollup)
 {
 	struct pmaps_explain_session **xs = &s->xs[large];
 	struct pmaps_cost k = {.size = sizeof(k)};
@@ -632,8 +634,11 @@ static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, 
 	} else {
 		r = pmaps_explain_retarget(*xs, p);
 	}
-	if (r == 0)
+	if (r == 0) {
+		if (!large)
+			pmaps__explain_rollup(*xs, rollup);
 		r = pmaps_explain_run(*xs, &x);
+	}
 	took = pmaps__now_ns() - t0;
 	paused = 0;
 	if (*xs && pmaps_explain_cost(*xs, &k) == 0 && large)
@@ -671,9 +676,12 @@ static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, 
 	/* The row's costly figures are the breakdown's; TOTAL only says the source. */
 	memset(&sl->total, 0, sizeof(sl->total));
 	sl->total.flags = PMAPS__ROW_SRC(x->source);
-	/* Its hold, for the next refresh's choice: a smaps read() that held the lock too long. */
-	sl->bd_hold_ns = k.hold_ns;
-	sl->bd_ns = k.ns;
+	/* What a smaps read took, for the next refresh's choice (a walk's figures say nothing of it). */
+	if (!large) {
+		sl->bd_hold_ns = k.hold_ns;
+		sl->bd_ns = k.ns;
+		sl->bd_rss = sl->st.v[PMAPS_ST_VM_RSS];
+	}
 	return READ_OK;
 }
 
@@ -681,12 +689,13 @@ static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, 
  * The costly read of SL through DFD, if the budget allows. Returns 0, or
  * -ESRCH when the process has gone (its row is dropped).
  */
-static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_t now)
+static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_t now,
+                       int waited)
 {
 	const struct pmaps_survey_opts *o = &s->o;
 	enum read_result res;
 	uint64_t t0, left = 0;
-	int large = 0, breakdown = (o->flags & PMAPS_SURVEY_BREAKDOWN) != 0;
+	int large = 0, rollup = 1, breakdown = (o->flags & PMAPS_SURVEY_BREAKDOWN) != 0;
 
 	if (o->budget_ns) {
 		if (s->spent >= o->budget_ns) {
@@ -697,17 +706,36 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 	}
 	if (o->hold_ns && breakdown) {
 		/*
-		 * smaps takes the lock for one read() at a time, but its reads
-		 * follow each other at once: a process whose whole smaps takes
-		 * longer than HOLD_NS to read keeps the writers of its mappings
-		 * waiting read after read. Priced from VmRSS, VmPTE and the
-		 * mappings, or known from the last read of it.
+		 * smaps holds the lock for one read() at a time, through the
+		 * mappings that read prints: too long for one that holds a
+		 * large mapping. Priced, or known from the last read of it
+		 * (its longest read()). smaps_rollup holds it through the whole
+		 * walk: read only where that walk is short (priced, and the
+		 * last smaps read's whole time).
 		 */
-		struct pmaps_cost k = {.size = sizeof(k)};
+		struct pmaps_cost k = {.size = sizeof(k)}, kr = {.size = sizeof(kr)};
+		uint64_t rss = sl->st.v[PMAPS_ST_VM_RSS];
+		/*
+		 * The last smaps read's times stand (a page walk in between keeps
+		 * them: the price alone may say smaps is fine, and the next read
+		 * say otherwise, and so on) until the process has shrunk to half
+		 * its size then.
+		 */
+		if (rss < sl->bd_rss / 2)
+			sl->bd_hold_ns = sl->bd_ns = sl->bd_rss = 0;
 		pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_SMAPS, NULL, &k);
-		large = k.ns > o->hold_ns || k.hold_ns > o->hold_ns ||
-		        (sl->has_total && PMAPS_ROW_SOURCE(sl->total.flags) == PMAPS_SRC_SMAPS &&
-		         (sl->bd_ns > o->hold_ns || sl->bd_hold_ns > o->hold_ns));
+		pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_ROLLUP, NULL, &kr);
+		large = k.hold_ns > o->hold_ns || sl->bd_hold_ns > o->hold_ns;
+		rollup = kr.hold_ns <= o->hold_ns && sl->bd_ns <= o->hold_ns;
+		/*
+		 * A gentle walk is read whole: one starts a refresh (nothing read
+		 * yet), or had waited since the last one; else it waits, first
+		 * in line next time.
+		 */
+		if (large && s->spent && !waited) {
+			sl->row.flags |= PMAPS_SURVEY_SKIPPED | PMAPS_SURVEY_LARGE;
+			return 0;
+		}
 	} else if (o->hold_ns) {
 		/*
 		 * Priced from VmRSS and VmPTE, or known: the last smaps_rollup read
@@ -724,7 +752,7 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 	if (breakdown) {
 		if (large)
 			sl->row.flags |= PMAPS_SURVEY_LARGE;
-		res = read_breakdown(s, sl, dfd, large);
+		res = read_breakdown(s, sl, dfd, large, rollup);
 	} else if (large) {
 		sl->row.flags |= PMAPS_SURVEY_LARGE;
 		res = read_walk(s, sl, dfd, left);
@@ -744,6 +772,7 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		s->stats.read++;
 		return 0;
 	case READ_DENIED:
+		sl->row.flags &= ~PMAPS_SURVEY_LARGE; /* never read: nothing was walked */
 		sl->has_total = 0;
 		sl->denied = 1;
 		sl->read_at = now;
@@ -930,7 +959,7 @@ static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *
 		return 0;
 	}
 	sl->row.flags &= ~PMAPS_SURVEY_LARGE;
-	return read_costly(s, sl, dfd, now);
+	return read_costly(s, sl, dfd, now, waited);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -1041,6 +1070,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 				       sizeof(sl->runtime_version));
 				sl->bd_hold_ns = old->bd_hold_ns;
 				sl->bd_ns = old->bd_ns;
+				sl->bd_rss = old->bd_rss;
 			}
 			sl->read_at = old->read_at;
 			memcpy(sl->at_read, old->at_read, sizeof(sl->at_read));
@@ -1053,7 +1083,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 			sl->has_total = sl->denied = 0;
 			if (sl->bd_mode) {
 				memset(&sl->bd, 0, sizeof(sl->bd));
-				sl->bd_hold_ns = sl->bd_ns = 0;
+				sl->bd_hold_ns = sl->bd_ns = sl->bd_rss = 0;
 			}
 			sl->row.flags = PMAPS_SURVEY_NEW;
 		}
@@ -1107,7 +1137,7 @@ counted:
 				dfd = -1;
 			}
 		}
-		if (dfd < 0 || read_costly(s, sl, dfd, now) < 0) {
+		if (dfd < 0 || read_costly(s, sl, dfd, now, 0) < 0) {
 			sl->row.pid = -1; /* gone: dropped below */
 			s->stats.vanished++;
 		}
@@ -1126,7 +1156,7 @@ counted:
 			close(dfd);
 			dfd = -1;
 		}
-		if (dfd < 0 || read_costly(s, sl, dfd, now) < 0) {
+		if (dfd < 0 || read_costly(s, sl, dfd, now, 0) < 0) {
 			sl->row.pid = -1;
 			s->stats.vanished++;
 			walk_end(s);

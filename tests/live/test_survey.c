@@ -826,7 +826,24 @@ static void test_survey_breakdown(void **state)
 	o.max_age_ns = 1;
 	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
 	assert_int_equal(pmaps_survey_want(s, first_two, NULL), 0);
-	bracketed(s, 2, &k, NULL, 0);
+	/*
+	 * A gentle walk is read whole, and one refresh starts another only
+	 * for a process that waited: the two children are walked in turn,
+	 * one a refresh, the other kept (SKIPPED) and first next time.
+	 */
+	for (int round = 0; round < 3; round++) {
+		int fresh = 0;
+		bracketed(s, 2, &k, NULL, 0);
+		for (int i = 0; i < 2; i++) {
+			const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
+			if (r->flags & PMAPS_SURVEY_FRESH)
+				fresh++;
+			else if (!(r->flags & PMAPS_SURVEY_SKIPPED))
+				fail_msg("pid %d: flags %#x: want fresh or skipped", (int)r->pid, r->flags);
+		}
+		if (fresh != 1)
+			fail_msg("refresh %d: %d of the two walked, want 1", round + 1, fresh);
+	}
 	for (int i = 0; i < 2; i++) {
 		const struct pmaps_survey_row *r = row_of(s, kids[i].pid);
 		uint64_t rss, maps;
