@@ -333,7 +333,11 @@ static int make_groups(struct serve *sv)
 		} else {
 			const struct ckey *o = old_key(gs, row->pid);
 			struct ckey *k = &gs->keys[gs->nkeys++];
-			if (o && !(row->flags & PMAPS_SURVEY_NEW))
+			/*
+			 * Kept while the process's figures are: read again with
+			 * them (an exec that keeps the name changes the command line).
+			 */
+			if (o && !(row->flags & (PMAPS_SURVEY_NEW | PMAPS_SURVEY_FRESH)))
 				*k = *o;
 			else
 				cmdline_key(sv, row->pid, k);
@@ -527,7 +531,8 @@ static const struct pfam proc_fams[] = {
 	{"swap_bytes", "Swapped out (status VmSwap)", PMAPS_SV_SWAP},
 	{"lazyfree_bytes", "Freed with MADV_FREE, still resident until the kernel needs the "
 	 "memory (LazyFree)", PMAPS_SV_LAZYFREE},
-	{"mappings", "Mappings (VMAs, as vm.max_map_count counts them)", F_MAPPINGS},
+	{"mappings", "Mappings (VMAs, as vm.max_map_count limits them: see pmaps_vm_max_mappings)",
+	 F_MAPPINGS},
 };
 
 static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
@@ -564,7 +569,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 	family(o, m, "pmaps_process_memory_bytes", "gauge", "bytes",
 	       "Resident memory by category (what it is for, as pmaps explain says) and state "
 	       "(private or shared, dirty or clean; the page walk knows private and shared only); "
-	       "only categories with a mapping");
+	       "empty cells have no series");
 	for (size_t i = 0; i < t->nlines; i++) {
 		const struct pmaps_survey_row *row = t->lines[i].row;
 		const struct state_col *sc;
@@ -583,6 +588,9 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 			for (int s = 0; s < PMAPS_XC_COUNT; s++)
 				pmaps_survey_breakdown(row->breakdown, c, s, &v[s]);
 			for (size_t j = 0; j < ns; j++) {
+				uint64_t b = state_value(v, &sc[j]);
+				if (!b)
+					continue; /* no series for an empty cell: they are most */
 				out_str(o, "pmaps_process_memory_bytes");
 				proc_labels(sv, o, row);
 				out_str(o, ",category=\"");
@@ -590,7 +598,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				out_str(o, "\",state=\"");
 				out_str(o, sc[j].name);
 				out_ch(o, '"');
-				sample_end(o, state_value(v, &sc[j]));
+				sample_end(o, b);
 			}
 		}
 	}
@@ -653,7 +661,10 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
 		const struct pfam *pf = &proc_fams[f];
 		snprintf(name, sizeof(name), "pmaps_group_%s", pf->name);
-		family(o, m, name, "gauge", pf->k == F_MAPPINGS ? NULL : "bytes", pf->help);
+		family(o, m, name, "gauge", pf->k == F_MAPPINGS ? NULL : "bytes",
+		       pf->k == F_MAPPINGS ? "Mappings (VMAs) of the group's processes, summed (the "
+		                             "limit, pmaps_vm_max_mappings, is each process's)"
+		                           : pf->help);
 		for (size_t i = 0; i < gs->n; i++) {
 			const struct sgroup *g = &gs->g[i];
 			uint64_t v;
@@ -688,6 +699,9 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 			if (!g->bd_maps[c])
 				continue;
 			for (size_t j = 0; j < ns; j++) {
+				uint64_t b = state_value(g->bd[c], &sc[j]);
+				if (!b)
+					continue;
 				out_str(o, "pmaps_group_memory_bytes");
 				group_labels(o, g);
 				out_str(o, ",category=\"");
@@ -695,7 +709,7 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 				out_str(o, "\",state=\"");
 				out_str(o, sc[j].name);
 				out_ch(o, '"');
-				sample_end(o, state_value(g->bd[c], &sc[j]));
+				sample_end(o, b);
 			}
 		}
 	}
@@ -739,14 +753,24 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 		family(o, m, "pmaps_scrape_processes", "gauge", NULL,
 		       "Processes in the last refresh: selected (by --pid, --name, --user, --cgroup), "
 		       "listed (on the machine), read past status, kept (nothing moved), skipped (by "
-		       "the budget: older figures kept), denied (another user's: status only), large "
-		       "(read by the gentle page walk), vanished (exited during it), failed");
+		       "the budget: older figures kept), denied (not readable by this reader: another "
+		       "user's, or refused by a security module; status figures only), large (read by "
+		       "the gentle page walk), vanished (exited during it), failed");
 		for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
 			out_str(o, "pmaps_scrape_processes{outcome=\"");
 			out_str(o, outcomes[i]);
 			out_ch(o, '"');
 			sample_end(o, counts[i]);
 		}
+	}
+	if (sv->max_map_count) {
+		family(o, m, "pmaps_vm_max_mappings", "gauge", NULL,
+		       "The most mappings a process may have (/proc/sys/vm/max_map_count, read at "
+		       "start): alert on pmaps_process_mappings against it");
+		out_str(o, "pmaps_vm_max_mappings ");
+		out_u64(o, sv->max_map_count);
+		out_ch(o, '\n');
+		out_record(o);
 	}
 	family(o, m, "pmaps_scrape_duration_seconds", "gauge", "seconds",
 	       "Wall time of the last refresh of the figures");
@@ -835,12 +859,30 @@ static int wants_openmetrics(const char *accept)
 	return om > 0 && om >= text;
 }
 
+/*
+ * Takes SV->lock, waiting at most SERVE_LOCK_WAIT_S (a refresh under way
+ * for another request: its budget and one gentle walk at most). Returns
+ * 0, or -1 with R set to 503.
+ */
+int serve_lock(struct serve *sv, struct serve_reply *r)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += SERVE_LOCK_WAIT_S;
+	if (pthread_mutex_timedlock(&sv->lock, &until) == 0)
+		return 0;
+	serve_reply_text(r, 503, "busy: a refresh of the figures is taking long; try again");
+	return -1;
+}
+
 static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 {
 	struct mctx m = {wants_openmetrics(accept), 0};
 	char msg[256];
 
-	pthread_mutex_lock(&sv->lock);
+	if (serve_lock(sv, r) < 0)
+		return;
 	if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
 		pthread_mutex_unlock(&sv->lock);
 		serve_reply_text(r, 503, msg);
@@ -970,6 +1012,26 @@ static int parse_listen(struct serve_opts *o, const char *arg)
 	return 0;
 }
 
+/* /proc/sys/vm/max_map_count under ROOT (NULL: /proc), or 0 when unreadable. */
+static uint64_t read_max_map_count(const char *root)
+{
+	char path[PATH_MAX], buf[32];
+	uint64_t v = 0;
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/sys/vm/max_map_count", root ? root : "/proc");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 1 || buf[n - 1] != '\n')
+		return 0;
+	buf[n - 1] = '\0';
+	return parse_decimal(buf, UINT64_MAX - 1, &v) == 0 ? v : 0;
+}
+
 static int once_only(const char *opt, const char *why)
 {
 	die_msg("%s given twice: it takes %s", opt, why);
@@ -1019,6 +1081,7 @@ int cmd_serve(int argc, char **argv)
 	top_opts_init(&sv.o.top);
 	sv.o.top.sort = COL_PID;
 	sv.o.top.breakdown = 1;
+	sv.o.top.cmd = "serve";
 	sv.o.min_interval_ns = 5000000000u;
 	sv.o.max_connections = 256;
 	sv.o.timeout_s = 10;
@@ -1123,8 +1186,9 @@ int cmd_serve(int argc, char **argv)
 	}
 	sv.o.listen = listen ? listen : "127.0.0.1:9743";
 	if (parse_listen(&sv.o, sv.o.listen) < 0) {
-		die_msg("--listen takes ADDR:PORT with a numeric address (127.0.0.1:9743, "
-		        "[::1]:9743, 0.0.0.0:9743), not '%s'", sv.o.listen);
+		die_msg("--listen takes ADDR:PORT with a numeric address or localhost "
+		        "(127.0.0.1:9743, [::1]:9743, localhost:9743, 0.0.0.0:9743), not '%s'",
+		        sv.o.listen);
 		return EXIT_USAGE;
 	}
 	if (group) {
@@ -1155,11 +1219,14 @@ int cmd_serve(int argc, char **argv)
 		}
 	}
 	if (!sv.o.loopback)
-		note_msg("serve: warning: listening on %s, not a loopback address: anyone who can "
-		         "connect sees the names, users and memory of the processes served",
-		         sv.o.listen);
+		die_msg("serve: warning: %s is not a loopback address: anyone who can connect sees "
+		        "the names, users and memory of the processes served", sv.o.listen);
 	sv.groups = &groups;
 	sv.root = geteuid() == 0;
+	if (!sv.root)
+		note_msg("serve: not root: other users' processes get status figures only (resident, "
+		         "swap); root, or CAP_SYS_PTRACE, adds their PSS, USS, LazyFree and breakdown");
+	sv.max_map_count = read_max_map_count(sv.o.top.root);
 	pthread_mutex_init(&sv.lock, NULL);
 	pthread_mutex_init(&sv.costly, NULL);
 	rc = top_init(&sv.top);

@@ -73,7 +73,16 @@ struct serve {
 	struct serve_groups *groups;   /* --group-by: the groups of the last refresh */
 	pthread_mutex_t costly;        /* one explain or picture at a time */
 	int root;                      /* the reader is root */
+	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
 };
+
+/* The longest a request waits for another's refresh before it answers 503. */
+#define SERVE_LOCK_WAIT_S 10
+/*
+ * Takes SV->lock within SERVE_LOCK_WAIT_S. Returns 0, or -1 with R set to
+ * 503 (busy).
+ */
+int serve_lock(struct serve *sv, struct serve_reply *r);
 
 /*
  * Refreshes SV->top when its figures are older than --min-interval (or

@@ -42,22 +42,23 @@ void top_opts_init(struct top_opts *o)
 	o->sort = COL_SV0 + PMAPS_SV_PSS;
 	o->group = TOP_GROUP_NONE;
 	o->count = 1;
+	o->cmd = "top";
 }
 
 /* Why the proc root cannot serve, in one line; EXIT_FAIL. */
-static int root_fail(const char *root, int err)
+static int root_fail(const char *cmd, const char *root, int err)
 {
 	const char *dir = root ? root : "/proc";
 
 	if (err == -ENOENT)
-		die_msg("top: proc root '%s': no such directory", dir);
+		die_msg("%s: proc root '%s': no such directory", cmd, dir);
 	else if (err == -ENOTDIR)
-		die_msg("top: proc root '%s' is not a directory", dir);
+		die_msg("%s: proc root '%s' is not a directory", cmd, dir);
 	else if (err == -EACCES || err == -EPERM)
-		die_msg("top: proc root '%s': permission denied (this user may not read the directory)",
-		        dir);
+		die_msg("%s: proc root '%s': permission denied (this user may not read the directory)",
+		        cmd, dir);
 	else
-		die_msg("top: proc root '%s': %s", dir, pmaps_strerror(err));
+		die_msg("%s: proc root '%s': %s", cmd, dir, pmaps_strerror(err));
 	return EXIT_FAIL;
 }
 
@@ -122,7 +123,7 @@ int top_init(struct top *t)
 	 */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return root_fail(t->o.root, -errno);
+		return root_fail(t->o.cmd, t->o.root, -errno);
 	close(fd);
 	memset(&so, 0, sizeof(so));
 	so.size = sizeof(so);
@@ -142,7 +143,7 @@ int top_init(struct top *t)
 		return EXIT_FAIL;
 	}
 	if (err < 0)
-		return root_fail(t->o.root, err);
+		return root_fail(t->o.cmd, t->o.root, err);
 	return 0;
 }
 
@@ -175,21 +176,21 @@ int top_refresh(struct top *t)
 	if (r < 0) {
 		const char *m = pmaps_survey_errmsg(t->s);
 		if (r == -ENOMEM)
-			die_msg("top: out of memory");
+			die_msg("%s: out of memory", t->o.cmd);
 		else
-			die_msg("top: proc root '%s': %s", t->o.root ? t->o.root : "/proc",
+			die_msg("%s: proc root '%s': %s", t->o.cmd, t->o.root ? t->o.root : "/proc",
 			        m && m[0] ? m : pmaps_strerror(r));
 		return EXIT_FAIL;
 	}
 	/* Not one process and no meminfo: a directory, but no proc tree. */
 	if (r == 0 && !pmaps_survey_meminfo(t->s)) {
-		die_msg("top: '%s' is no proc tree: no process directories and no meminfo in it",
-		        t->o.root ? t->o.root : "/proc");
+		die_msg("%s: '%s' is no proc tree: no process directories and no meminfo in it",
+		        t->o.cmd, t->o.root ? t->o.root : "/proc");
 		return EXIT_FAIL;
 	}
 	t->refreshed = r;
 	if (reserve(t, pmaps_survey_count(t->s)) < 0) {
-		die_msg("top: out of memory");
+		die_msg("%s: out of memory", t->o.cmd);
 		return EXIT_FAIL;
 	}
 	top_select(t);

@@ -58,6 +58,7 @@ struct top_opts {
 	int count;           /* --count: snapshots written when not interactive (default 1); 0 forever */
 	int cgroups;         /* read each process's cgroup: --cgroup, --group cgroup, the terminal view */
 	int breakdown;       /* each process's breakdown by category (PMAPS_SURVEY_BREAKDOWN): serve */
+	const char *cmd;     /* the command messages name ("top", "serve") */
 };
 
 struct top_user; /* top.c's cache of user names */

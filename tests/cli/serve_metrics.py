@@ -18,6 +18,7 @@ test starts and the kernel's own figures for them.
   is 200 and valid, and no exited process is in it as if alive.
 - --budget: a scrape spends at most one read past it; what it leaves is
   served from status, counted as skipped, and read first next time.
+- A large process is read from smaps at most once, then always gently.
 - A Go program (tests/live/gotarget.go): pmaps_process_runtime_info says
   go and the version its build info gives (`go version` reads the same).
 - Bad input: one line on stderr and exit 2.
@@ -367,6 +368,34 @@ def test_go_runtime():
         end(g)
 
 
+def test_large_stable():
+    """A 1 GiB process in one mapping: one read() of its smaps walks all of it
+    (tens of ms under its lock). Read again at every scrape (--max-age 1ms,
+    --min-interval 0), it is read from smaps at most once, to learn that, and
+    from the gentle walk from then on: never back and forth, its series'
+    states stable. Its categories add up to its resident figure each time."""
+    big = helper(b"one-big", 1 << 30)
+    s, port = serve("--pid", str(big.pid), "--min-interval", "0", "--max-age", "1ms")
+    try:
+        srcs, states = [], []
+        for _ in range(8):
+            ss = samples(get(port)[2])
+            srcs.append(find_labels(ss, "pmaps_process_source_info", pid=str(big.pid))
+                        .get("source"))
+            states.append(sorted({l["state"] for n, l, v in ss
+                                  if n == "pmaps_process_memory_bytes"}))
+            res = find(ss, "pmaps_process_resident_bytes", pid=str(big.pid))
+            eq("large: categories add up to resident",
+               sum(find(ss, "pmaps_process_memory_bytes", pid=str(big.pid))),
+               res[0] if res else None)
+        ok("large: read from smaps once at most", srcs.count("smaps") <= 1, srcs, "<= 1 smaps")
+        eq("large: the gentle walk from then on", srcs[-5:], ["pages"] * 5)
+        eq("large: the walk's states, stable", states[-5:], [["private", "shared"]] * 5)
+    finally:
+        stop(s)
+        end(big)
+
+
 def test_bad_input():
     cases = [
         (["--listen", "nowhere"], "--listen takes ADDR:PORT"),
@@ -393,7 +422,7 @@ def test_bad_input():
 def main():
     try:
         for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_churn,
-                  test_budget, test_go_runtime):
+                  test_budget, test_large_stable, test_go_runtime):
             t()
     finally:
         for p in procs:
