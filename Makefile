@@ -80,6 +80,7 @@ bench: deps
 	./build/release/pmaps-bench-watch
 	./build/release/pmaps-bench-stall
 	./build/release/pmaps-bench-phys
+	./build/release/pmaps-bench-serve
 
 fuzz: deps fuzz-deps
 	cmake --preset fuzz
