@@ -196,6 +196,16 @@ static void procs_begin(struct writer *w)
 	}
 	KEY(o, ",\"matched\":");
 	out_u64(o, d->matched);
+	if (d->reader) {
+		KEY(o, ",\"reader\":{");
+		out_json_named(o, "user", 4, d->reader, strlen(d->reader));
+		KEY(o, ",\"uid\":");
+		out_u64(o, d->reader_uid);
+		if (d->root)
+			KEY(o, ",\"root\":true}");
+		else
+			KEY(o, ",\"root\":false}");
+	}
 	KEY(o, ",\"sort\":\"");
 	out_mem(o, columns[d->sort].key.s, columns[d->sort].key.n);
 	if (d->desc)

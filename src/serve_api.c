@@ -10,14 +10,23 @@
  *
  * Only the processes of the selection are answered for: a pid the
  * collector's last refresh did not select is 404, as is one that exited.
+ * The refresh may be --min-interval old, and a pid may have been reused
+ * since: the process opened must have the row's uid and name (status), or
+ * it is another one and the row's has exited (404).
+ *
  * The three per-process reads are costly (a walk of smaps or of the page
  * tables): one at a time, under SV->costly, never under SV->lock, so that
  * a scrape is never kept waiting behind a picture; a request waits for
  * another's reading COSTLY_WAIT_S at most, then is told to try again (503),
- * so that readings queued up cannot take all of the daemon's threads. An explain reads smaps
- * unless one read of it would hold the process's mmap_lock longer than
- * the survey's hold limit (pmaps_cost_estimate(), as pmaps watch
- * decides): then the gentle page walk, which holds it only briefly.
+ * so that readings queued up cannot take all of the daemon's threads. An
+ * explain takes the gentle page walk, which holds the process's mmap_lock
+ * only briefly, when the survey found the process large or read it with
+ * the page walk itself; else smaps, unless one read of it would hold that
+ * lock longer than the survey's hold limit (pmaps_cost_estimate(), as
+ * pmaps watch decides). And each endpoint keeps its last answer: the same
+ * process asked again within --min-interval (the open page polls its
+ * explain every few seconds; two viewers double nothing) gets that answer,
+ * as /metrics gets the collector's kept figures.
  *
  * Bodies: a document written through the writers (writer.h) into a memory
  * sink that is grown and written again when it fills (up to API_MAX), or,
@@ -34,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "num.h"
 #include "pages_svg.h"
 #include "serve.h"
 #include "tool.h"
@@ -104,11 +114,8 @@ static void reply_failed(struct serve_reply *r, int pid, int err, const char *li
 		snprintf(msg, sizeof(msg), "process %d exited", pid);
 	else if (libmsg && libmsg[0])
 		snprintf(msg, sizeof(msg), "%s", libmsg); /* it names the privilege a denial needs */
-	else if (err == -EACCES || err == -EPERM)
-		snprintf(msg, sizeof(msg), "%s: reading another user's process needs root or "
-		         "CAP_SYS_PTRACE", pmaps_strerror(err));
 	else
-		snprintf(msg, sizeof(msg), "%s", pmaps_strerror(err));
+		snprintf(msg, sizeof(msg), "%s", pmaps_strerror(err)); /* so does this, for EACCES */
 	reply_error(r, err_status(err), pid, msg);
 }
 
@@ -171,9 +178,16 @@ static int costly_lock(struct serve *sv, int pid, struct serve_reply *r)
 
 /* ---- /api/processes ---- */
 
+struct processes_ctx {
+	const struct serve *sv;
+	const char *reader;   /* the name of the user this server runs as */
+	uint32_t reader_uid;
+};
+
 static void fill_processes(struct out *o, const void *ctx)
 {
-	const struct serve *sv = ctx;
+	const struct processes_ctx *c = ctx;
+	const struct serve *sv = c->sv;
 	const struct top *t = &sv->top;
 	struct pmaps_survey_stats st;
 	struct writer w;
@@ -192,6 +206,8 @@ static void fill_processes(struct out *o, const void *ctx)
 	d.sort = t->o.sort;
 	d.desc = col_sort_desc(t->o.sort) ^ (t->o.ascending != 0);
 	d.root = sv->root;
+	d.reader = c->reader;
+	d.reader_uid = c->reader_uid;
 	w_begin(&w, o, FMT_JSON, &d);
 	for (size_t i = 0; i < t->nlines; i++)
 		w_proc(&w, &t->lines[i]);
@@ -200,6 +216,7 @@ static void fill_processes(struct out *o, const void *ctx)
 
 void serve_api_processes(struct serve *sv, struct serve_reply *r)
 {
+	struct processes_ctx c;
 	char msg[256];
 	int err;
 
@@ -211,7 +228,10 @@ void serve_api_processes(struct serve *sv, struct serve_reply *r)
 		return;
 	}
 	/* The lines stay put while the lock is held: every try writes the same document. */
-	err = render(r, fill_processes, sv);
+	c.sv = sv;
+	c.reader_uid = (uint32_t)geteuid();
+	c.reader = top_user_name(&sv->top, c.reader_uid); /* the page says whose processes it reads */
+	err = render(r, fill_processes, &c);
 	pthread_mutex_unlock(&sv->lock);
 	if (err < 0)
 		reply_render_failed(r, 0, err);
@@ -219,22 +239,110 @@ void serve_api_processes(struct serve *sv, struct serve_reply *r)
 
 /* ---- a process of the selection ---- */
 
+/* What the collector's last refresh knew of a process: who it was, how it was read. */
+struct selected {
+	int pid;
+	uint32_t uid;              /* status Uid: (the real uid) */
+	uint32_t flags;            /* PMAPS_SURVEY_* */
+	enum pmaps_source source;  /* of its costly figures */
+	size_t comm_len;
+	char comm[64];             /* status Name:, as the survey keeps it */
+};
+
+/*
+ * The name status gives PROC into NAME (SIZE bytes, NUL-terminated), as the
+ * survey keeps a row's: the "Name:" line's value after one tab, the
+ * kernel's \\ and \n undone, at most SIZE - 1 bytes. Name: is status's
+ * first line; 512 bytes hold it whatever the kernel escaped. Returns its
+ * length, or a negative errno (-ESRCH gone, -EACCES, -EBADMSG no Name:).
+ */
+static ssize_t status_name(struct pmaps_proc *proc, char *name, size_t size)
+{
+	char buf[512];
+	const char *p, *nl;
+	size_t n = 0;
+	ssize_t got;
+	int fd = openat(pmaps_proc_dirfd(proc), "status", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	got = pread(fd, buf, sizeof(buf), 0);
+	if (got < 0)
+		got = errno == ENOENT ? -ESRCH : -errno;
+	close(fd);
+	if (got < 0)
+		return got;
+	nl = memchr(buf, '\n', (size_t)got);
+	if (!nl || nl - buf < 5 || memcmp(buf, "Name:", 5) != 0)
+		return -EBADMSG;
+	p = buf + 5;
+	if (p < nl && *p == '\t')
+		p++;
+	for (; p < nl && n < size - 1; p++) {
+		char c = *p;
+		if (c == '\\' && nl - p > 1 && (p[1] == '\\' || p[1] == 'n'))
+			c = *++p == 'n' ? '\n' : '\\';
+		name[n++] = c;
+	}
+	name[n] = '\0';
+	return (ssize_t)n;
+}
+
+/*
+ * Whether PROC, opened for SEL's pid, is the process the survey saw (its
+ * row can be --min-interval old): the same real uid and the same name.
+ * Returns 1, 0 for another process (the pid reused), or a negative errno.
+ */
+static int same_process(struct pmaps_proc *proc, const struct selected *sel)
+{
+	struct pmaps_status st;
+	char name[sizeof(sel->comm)];
+	ssize_t n;
+	int err;
+
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	err = pmaps_status_read(proc, &st, NULL, 0);
+	if (err < 0)
+		return err;
+	if ((st.present >> PMAPS_ST_UID & 1) && st.v[PMAPS_ST_UID] != sel->uid)
+		return 0;
+	n = status_name(proc, name, sizeof(name));
+	if (n < 0)
+		return (int)n;
+	return (size_t)n == sel->comm_len && memcmp(name, sel->comm, sel->comm_len) == 0;
+}
+
 /*
  * Opens PID for a costly read, when it is one of the selection of the
- * collector's last refresh (refreshed first if its figures are too old).
- * Returns the handle, or NULL with R filled: 404 for a pid not selected
- * or gone, 403, 503 when the survey could not be read.
+ * collector's last refresh (refreshed first if its figures are too old)
+ * and still the process that refresh saw; its row's facts into SEL.
+ * Returns the handle, or NULL with R filled: 404 for a pid not selected,
+ * gone or reused, 403, 503 when the survey could not be read.
  */
-static struct pmaps_proc *open_selected(struct serve *sv, int pid, struct serve_reply *r)
+static struct pmaps_proc *open_selected(struct serve *sv, int pid, struct serve_reply *r,
+                                        struct selected *sel)
 {
 	struct pmaps_proc *proc = NULL;
 	char msg[256], pidstr[16];
 	int found = 0, err;
 
+	memset(sel, 0, sizeof(*sel));
 	pthread_mutex_lock(&sv->lock);
 	err = serve_fresh(sv, msg, sizeof(msg));
-	for (size_t i = 0; err == 0 && i < sv->top.nlines && !found; i++)
-		found = sv->top.lines[i].row && sv->top.lines[i].row->pid == pid;
+	for (size_t i = 0; err == 0 && i < sv->top.nlines && !found; i++) {
+		const struct pmaps_survey_row *row = sv->top.lines[i].row;
+		if (!row || row->pid != pid)
+			continue;
+		found = 1;
+		sel->pid = pid;
+		sel->uid = row->uid;
+		sel->flags = row->flags;
+		sel->source = row->source;
+		sel->comm_len = row->comm.len < sizeof(sel->comm) - 1 ? row->comm.len
+		                                                       : sizeof(sel->comm) - 1;
+		memcpy(sel->comm, row->comm.ptr, sel->comm_len);
+	}
 	pthread_mutex_unlock(&sv->lock);
 	if (err < 0) {
 		reply_error(r, 503, pid, msg);
@@ -247,26 +355,140 @@ static struct pmaps_proc *open_selected(struct serve *sv, int pid, struct serve_
 	}
 	snprintf(pidstr, sizeof(pidstr), "%d", pid);
 	err = pmaps_proc_open(&proc, sv->o.top.root, pidstr);
+	if (err == 0) {
+		/* Another process under the row's pid: the row's exited (ESRCH says so). */
+		err = same_process(proc, sel);
+		err = err == 0 ? -ESRCH : err < 0 ? err : 0;
+	}
 	if (err < 0) {
+		pmaps_proc_close(proc);
 		reply_failed(r, pid, err, NULL);
 		return NULL;
 	}
 	return proc;
 }
 
+/* ---- the last answer of each endpoint, kept for --min-interval ---- */
+
+enum { KEEP_EXPLAIN, KEEP_PAGES, KEEP_SVG, KEEP_COUNT };
+
+/*
+ * A larger answer is not kept: three of them at most stay in memory
+ * between requests, whatever the processes (the largest are made again).
+ */
+#define KEEP_MAX (8u * 1024u * 1024u)
+
+/* An endpoint's last answer: whose (the server, the process as its row said), when, what. */
+struct kept {
+	const struct serve *sv;
+	struct selected who;
+	uint64_t at_ns;            /* when its reading began (CLOCK_MONOTONIC) */
+	char *body;                /* NULL: none */
+	size_t len;
+	const char *content_type;
+};
+
+static struct kept kept[KEEP_COUNT];
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int same_who(const struct selected *a, const struct selected *b)
+{
+	return a->pid == b->pid && a->uid == b->uid && a->comm_len == b->comm_len &&
+	       memcmp(a->comm, b->comm, a->comm_len) == 0;
+}
+
+/*
+ * R from endpoint KIND's last answer, when it was SEL's (on SV) and is
+ * younger than --min-interval. Returns 1 (R filled), or 0.
+ */
+static int kept_get(const struct serve *sv, int kind, const struct selected *sel,
+                    struct serve_reply *r)
+{
+	const struct kept *k = &kept[kind];
+	int hit = 0;
+
+	if (!sv->o.min_interval_ns)
+		return 0;
+	pthread_mutex_lock(&kept_lock);
+	if (k->body && k->sv == sv && same_who(&k->who, sel) &&
+	    now_ns() - k->at_ns < sv->o.min_interval_ns) {
+		char *copy = malloc(k->len ? k->len : 1);
+		if (copy) {
+			memcpy(copy, k->body, k->len);
+			memset(r, 0, sizeof(*r));
+			r->status = 200;
+			r->content_type = k->content_type;
+			r->body = copy;
+			r->len = k->len;
+			hit = 1;
+		}
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return hit;
+}
+
+/* Keeps R, an answer about SEL read from AT_NS on, as endpoint KIND's last (a 200 alone). */
+static void kept_put(const struct serve *sv, int kind, const struct selected *sel,
+                     uint64_t at_ns, const struct serve_reply *r)
+{
+	struct kept *k = &kept[kind];
+	char *copy;
+
+	if (!sv->o.min_interval_ns || r->status != 200 || r->len > KEEP_MAX)
+		return;
+	copy = malloc(r->len ? r->len : 1);
+	if (!copy)
+		return;
+	memcpy(copy, r->body, r->len);
+	pthread_mutex_lock(&kept_lock);
+	free(k->body);
+	k->sv = sv;
+	k->who = *sel;
+	k->at_ns = at_ns;
+	k->body = copy;
+	k->len = r->len;
+	k->content_type = r->content_type;
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/*
+ * Takes SV->costly for a reading of SEL by endpoint KIND (costly_lock()),
+ * unless the answer is kept: either way R may be filled. Returns 1 with the
+ * lock (R not filled: read), or 0 (R filled: answered or busy).
+ */
+static int costly_begin(struct serve *sv, int kind, const struct selected *sel,
+                        struct serve_reply *r)
+{
+	if (kept_get(sv, kind, sel, r))
+		return 0;
+	if (costly_lock(sv, sel->pid, r) < 0)
+		return 0;
+	/* The reading this one waited for may have been of the same process. */
+	if (kept_get(sv, kind, sel, r)) {
+		pthread_mutex_unlock(&sv->costly);
+		return 0;
+	}
+	return 1;
+}
+
 /* ---- /api/process/PID/explain ---- */
 
 /*
- * The explain's options: smaps (every state), unless one read of it would
- * hold PROC's mmap_lock longer than the survey's hold limit: then the
- * gentle page walk. When status cannot be read, smaps (whose read then
- * says what is wrong).
+ * The explain's options: the gentle page walk when the survey found the
+ * process too large for one read of smaps within its hold limit, or read
+ * it with the page walk itself (its Pss then from there: the explain's
+ * figures agree with the table's and /metrics'); else smaps (every
+ * state), unless one read of it would hold PROC's mmap_lock longer than
+ * the hold limit by the estimate of status now. When status cannot be
+ * read, smaps (whose read then says what is wrong).
  */
-static unsigned explain_options(struct pmaps_proc *proc)
+static unsigned explain_options(struct pmaps_proc *proc, const struct selected *sel)
 {
 	struct pmaps_status st;
 	struct pmaps_cost k;
 
+	if ((sel->flags & PMAPS_SURVEY_LARGE) || sel->source == PMAPS_SRC_PAGES)
+		return PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE;
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
 	memset(&k, 0, sizeof(k));
@@ -302,17 +524,20 @@ void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r)
 	struct pmaps_explain_session *s = NULL;
 	struct explain_ctx c = {pid, NULL};
 	struct pmaps_proc *proc;
+	struct selected sel;
+	uint64_t at;
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	proc = open_selected(sv, pid, r);
+	proc = open_selected(sv, pid, r, &sel);
 	if (!proc)
 		return;
-	if (costly_lock(sv, pid, r) < 0) {
+	if (!costly_begin(sv, KEEP_EXPLAIN, &sel, r)) {
 		pmaps_proc_close(proc);
 		return;
 	}
-	err = pmaps_explain_open(&s, proc, explain_options(proc));
+	at = now_ns();
+	err = pmaps_explain_open(&s, proc, explain_options(proc, &sel));
 	if (err == 0)
 		err = pmaps_explain_run(s, &c.x);
 	if (err == 0)
@@ -322,6 +547,7 @@ void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r)
 	pthread_mutex_unlock(&sv->costly);
 	if (err < 0 && !r->status)
 		reply_render_failed(r, pid, err);
+	kept_put(sv, KEEP_EXPLAIN, &sel, at, r);
 	pmaps_explain_close(s);
 	pmaps_proc_close(proc);
 }
@@ -432,16 +658,20 @@ done:
 void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r)
 {
 	struct pmaps_proc *proc;
+	struct selected sel;
 	struct failure f;
 	struct out o;
-	char *buf;
-	int fd, err;
+	char *buf = NULL;
+	uint64_t at;
+	int fd = -1, err;
 
 	memset(r, 0, sizeof(*r));
 	memset(&f, 0, sizeof(f));
-	proc = open_selected(sv, pid, r);
+	proc = open_selected(sv, pid, r, &sel);
 	if (!proc)
 		return;
+	if (kept_get(sv, KEEP_PAGES, &sel, r))
+		goto done;
 	buf = malloc(OUT_FD_BUFSIZE);
 	fd = memfd_create("pmaps-serve-pages", MFD_CLOEXEC);
 	if (!buf || fd < 0) {
@@ -449,8 +679,9 @@ void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r)
 		goto done;
 	}
 	out_fd(&o, fd, buf, OUT_FD_BUFSIZE);
-	if (costly_lock(sv, pid, r) < 0)
+	if (!costly_begin(sv, KEEP_PAGES, &sel, r))
 		goto done;
+	at = now_ns();
 	err = pages_summary(proc, &o, fd, &f);
 	pthread_mutex_unlock(&sv->costly);
 	out_flush(&o);
@@ -467,6 +698,7 @@ void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r)
 		else
 			reply_failed(r, pid, err, f.msg);
 	}
+	kept_put(sv, KEEP_PAGES, &sel, at, r);
 done:
 	if (fd >= 0)
 		close(fd);
@@ -481,24 +713,29 @@ void serve_api_pages_svg(struct serve *sv, int pid, struct serve_reply *r)
 		.gentle = 1,
 		.quiet = 1,
 	};
+	struct selected sel;
 	struct failure f;
+	uint64_t at;
 	int err;
 
 	memset(r, 0, sizeof(*r));
 	memset(&f, 0, sizeof(f));
-	req.proc = open_selected(sv, pid, r);
+	req.proc = open_selected(sv, pid, r, &sel);
 	if (!req.proc)
 		return;
+	if (kept_get(sv, KEEP_SVG, &sel, r))
+		goto done;
 	/* The picture: at most 1000 bands of at most 800 rectangles (pages_svg.c). */
 	req.fd = memfd_create("pmaps-serve-svg", MFD_CLOEXEC);
 	if (req.fd < 0) {
 		reply_error(r, 503, pid, "cannot make a memory file");
 		goto done;
 	}
-	if (costly_lock(sv, pid, r) < 0) {
+	if (!costly_begin(sv, KEEP_SVG, &sel, r)) {
 		close(req.fd);
 		goto done;
 	}
+	at = now_ns();
 	err = pages_svg_write(&req, &f);
 	pthread_mutex_unlock(&sv->costly);
 	if (err == 0)
@@ -507,6 +744,7 @@ void serve_api_pages_svg(struct serve *sv, int pid, struct serve_reply *r)
 		reply_error(r, 503, pid, "the picture would pass 64 MiB");
 	else if (err < 0)
 		reply_failed(r, pid, err, f.msg);
+	kept_put(sv, KEEP_SVG, &sel, at, r);
 	close(req.fd);
 done:
 	pmaps_proc_close(req.proc);

@@ -83,6 +83,13 @@ struct doc {
 	int sort;                 /* the column the records are sorted by */
 	int desc;                 /* largest (or last) first */
 	int root;                 /* the reader is root: a denied read is no missing privilege */
+	/*
+	 * JSON: the user the reader runs as (pmaps serve: its page says whose
+	 * processes it may read), written as "reader" with READER_UID and ROOT;
+	 * NULL (pmaps top): not written. NUL-terminated; bytes NSS chose.
+	 */
+	const char *reader;
+	uint32_t reader_uid;
 	int csv_header;           /* CSV: write the heading (the first of several snapshots) */
 };
 

@@ -6,8 +6,9 @@
 
 The helper is a Python process with a hostile name (prctl(PR_SET_NAME) of
 "w<b>\\x1b[31m", which status Name shows as it is, or as "w<b>\\e[31m") that
-touches 4 MiB and then waits in pause(): once its VmRSS has held still for a
-second, its figures hold still.
+touches 4 MiB and then waits for a line on stdin: once its VmRSS has held
+still for a second, its figures hold still. "grow" has it touch 4 MiB more
+(in a new mapping), "exec" has it become sleep(1).
 The test starts `pmaps serve --listen 127.0.0.1:0 --min-interval 1s` and
 checks, with the kernel's own files as the answer:
 
@@ -18,19 +19,31 @@ checks, with the kernel's own files as the answer:
     of maps; a pid that does not exist is 404 with a JSON body;
   - a second server of --pid HELPER --pid VICTIM --min-interval 1h: every
     per-process endpoint answers 404 (JSON) for a process outside the
-    selection, and for the victim killed after the first refresh ("exited");
+    selection; the victim's explain, pages and picture asked again after it
+    grew (smaps_rollup says so) are the same bytes (kept for the interval,
+    not read again); once it exec'd into sleep(1) since the refresh (its pid
+    now names another program) each is 404 "process N exited", exactly; as
+    after it is killed;
   - as root, a third server run as nobody (setpriv): 403 for the helper's
-    explain, pages and picture, the error naming CAP_SYS_PTRACE;
+    explain, pages and picture, the error naming CAP_SYS_PTRACE once; and a
+    fourth, as nobody over every process: /api/processes says whom it runs
+    as ("reader"), its page shows the banner of what root would add, with
+    the count of denied processes, and sorts a row without PSS by its RSS;
   - /api/process/PID/pages: one summary per line of maps, in its order;
   - /api/process/PID/pages.svg: well-formed (xmllint), a band per mapping;
   - the page in headless chromium (--dump-dom): the table has the helper's
-    row with its name as text (no element made of it), the process view
+    row with its name as text (no element made of it), sorted by PSS (RSS
+    where there is none), ages as "8 s" or "2 min", the banner shown exactly
+    when a process is denied; the process view
     (/#pid=PID) its breakdown by the categories the explain gives and the
     picture loaded (the <img>'s naturalWidth, which the page writes into
     data-natural-width); #errors empty, and no console message or uncaught
     error in chromium's log;
+  - the process view after one explain (a short virtual time): the timeline
+    a point per category, no area;
   - a screenshot (1280x900) of the process view: not blank, and the file
-    categories' green of the bars there.
+    categories' green of the bars there; one (1280x1000) of the table, with
+    sleep(1)s enough to fill it: the table reaches the window's foot.
 
 Exit 77 (skip) outside CI when chromium, xmllint or PIL is missing, as
 tests/cli/svgcheck.py decides. Every process started is stopped on the way
@@ -39,6 +52,7 @@ out, whatever happened; the temporary directory is removed.
 import html.parser
 import json
 import os
+import pwd
 import re
 import select
 import shutil
@@ -65,11 +79,22 @@ import ctypes, signal, sys
 libc = ctypes.CDLL(None)
 if libc.prctl(15, b"w<b>\x1b[31m", 0, 0, 0) != 0:  # PR_SET_NAME
     sys.exit("prctl failed")
-buf = bytearray(4 << 20)
-for i in range(0, len(buf), 4096):
-    buf[i] = 1
+import os
+def touch(n):
+    b = bytearray(n)
+    for i in range(0, len(b), 4096):
+        b[i] = 1
+    return b
+bufs = [touch(4 << 20)]
 sys.stdout.write("ready\n")
 sys.stdout.flush()
+for line in sys.stdin:
+    if line == "grow\n":
+        bufs.append(touch(4 << 20))
+        sys.stdout.write("grown\n")
+        sys.stdout.flush()
+    elif line == "exec\n":
+        os.execvp("sleep", ["sleep", "60"])
 while True:
     signal.pause()
 """
@@ -188,13 +213,13 @@ def get_json(url):
         return st, ct, body
 
 
-def chromium(tmp, url, *extra):
-    """Runs headless chromium on URL; returns (stdout bytes, stderr text)."""
+def chromium(tmp, url, *extra, budget=12000):
+    """Runs headless chromium on URL (BUDGET ms of virtual time); returns (stdout bytes, stderr text)."""
     prof = tempfile.mkdtemp(prefix="chromium.", dir=tmp)
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
            "--no-first-run", "--no-default-browser-check", "--disable-extensions",
            "--user-data-dir=" + prof, "--enable-logging=stderr", "--v=0",
-           "--virtual-time-budget=12000", *extra, url]
+           "--virtual-time-budget=%d" % budget, *extra, url]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          start_new_session=True, env=dict(os.environ, HOME=prof))
     try:
@@ -344,11 +369,58 @@ def start_helper():
     return h
 
 
+def tell(h, line, reply=None):
+    """Sends LINE to helper H; with REPLY, waits for that line back."""
+    h.stdin.write(line.encode() + b"\n")
+    h.stdin.flush()
+    if reply is not None:
+        r, _, _ = select.select([h.stdout], [], [], 15)
+        got = h.stdout.readline() if r else b""
+        eq(f"the helper's answer to {line!r}", got, reply.encode() + b"\n")
+
+
+def check_kept_and_reused(srv, victim):
+    """
+    The victim's explain, pages and picture, asked again after it grew, are
+    the answers of the first asking (the server keeps each for its hour);
+    after it exec'd into sleep(1), its pid is another program's than the
+    refresh saw: 404, "process N exited", exactly.
+    """
+    vp = victim.pid
+    first = {}
+    for what in ("explain", "pages", "pages.svg"):
+        st, _, body = get(f"{srv.url}/api/process/{vp}/{what}")
+        eq(f"{what} of the victim: 200", st, 200)
+        first[what] = body
+    rss0 = json.loads(first["explain"]).get("rss") if first["explain"].startswith(b"{") else None
+    tell(victim, "grow", "grown")
+    ok("the victim grew (smaps_rollup Rss passed the explain's by 3 MiB at least)",
+       rss0 is not None and rollup_kb(vp, "Rss") >= rss0 + (3 << 20), rollup_kb(vp, "Rss"),
+       f">= {rss0} + 3 MiB")
+    for what in ("explain", "pages", "pages.svg"):
+        st, _, body = get(f"{srv.url}/api/process/{vp}/{what}")
+        eq(f"{what} of the victim again, within --min-interval: 200", st, 200)
+        ok(f"... the same bytes (kept, not read again)", body == first[what],
+           body[:120], first[what][:120])
+    tell(victim, "exec")
+    end = time.monotonic() + 10
+    while status_field(vp, "Name") != b"sleep" and time.monotonic() < end:
+        time.sleep(0.05)
+    eq("the victim is sleep(1) now", status_field(vp, "Name"), b"sleep")
+    want = {"error": f"process {vp} exited", "pid": vp}
+    for what in ("explain", "pages", "pages.svg"):
+        st, ct, e = get_json(f"{srv.url}/api/process/{vp}/{what}")
+        eq(f"{what} of a pid another program has since the refresh: 404", (st, ct),
+           (404, "application/json"))
+        ok("... the row's process exited", e == want, str(e)[:300], want)
+
+
 def check_selection(pid):
     """
     A server of the helper and a victim alone, whose figures are kept for an
-    hour: another process is not shown (404); the victim, killed after the
-    first refresh, is still selected but gone (404, "exited"), whatever is
+    hour: another process is not shown (404); the victim's answers kept, then
+    its pid another program's (check_kept_and_reused()); killed after the
+    first refresh, it is still selected but gone (404, "exited"), whatever is
     asked of it.
     """
     victim = start_helper()
@@ -363,6 +435,7 @@ def check_selection(pid):
             eq(f"{what} of a process outside the selection: 404", st, 404)
             ok("... as a JSON error", ct == "application/json" and isinstance(e, dict) and "error" in e,
                (ct, str(e)[:200]), ("application/json", {"error": "..."}))
+        check_kept_and_reused(srv, victim)
         victim.kill()
         victim.wait()
         for what in ("explain", "pages", "pages.svg"):
@@ -379,19 +452,67 @@ def check_selection(pid):
         victim.wait()
 
 
-def check_denied(pid):
-    """A server run as nobody: the helper (root's) is shown, its memory not readable: 403."""
-    srv = Server("--pid", str(pid), "--min-interval", "1s",
-                 prefix=("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"))
+NOBODY = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+
+
+def check_denied(tmp, pid):
+    """
+    A server run as nobody: the helper (root's) is shown, its memory not
+    readable: 403, the privilege named once. Another over every process
+    (figures kept for the test's length): its page's banner and order.
+    """
+    srv = Server("--pid", str(pid), "--min-interval", "1s", prefix=NOBODY)
     try:
         for what in ("explain", "pages", "pages.svg"):
             st, ct, e = get_json(f"{srv.url}/api/process/{pid}/{what}")
             eq(f"{what} of another user's process: 403", st, 403)
-            ok("... as a JSON error naming the privilege",
-               isinstance(e, dict) and "CAP_SYS_PTRACE" in e.get("error", ""),
-               str(e)[:200], {"error": "... CAP_SYS_PTRACE ..."})
+            msg = e.get("error", "") if isinstance(e, dict) else str(e)[:200]
+            eq("... as a JSON error naming the privilege once", msg.count("CAP_SYS_PTRACE"), 1)
     finally:
         eq("pmaps serve as nobody: exit 0 on SIGTERM", srv.stop(), 0)
+
+    srv = Server("--min-interval", "1h", prefix=NOBODY)
+    try:
+        st, _, doc = get_json(srv.url + "/api/processes")
+        eq("as nobody: /api/processes", st, 200)
+        if st != 200 or not isinstance(doc, dict):
+            return
+        eq("as nobody: the reader", doc.get("reader"),
+           {"user": pwd.getpwuid(65534).pw_name, "uid": 65534, "root": False})
+        rows = doc.get("processes", [])
+        denied = sum("denied" in p.get("flags", []) for p in rows)
+        ok("as nobody: root's processes denied", denied >= 1 and denied < len(rows), denied,
+           f"1 .. {len(rows) - 1}")
+        out, log = chromium(tmp, srv.url + "/", "--dump-dom")
+        dom = Dom(out.decode("utf-8", "replace"))
+        banner = dom.by_id.get("banner", {"attrs": {"hidden": ""}, "text": ""})
+        ok("as nobody: the banner shown", "hidden" not in banner["attrs"], banner["attrs"], "not hidden")
+        eq("as nobody: the banner's words", banner["text"],
+           f"{denied} of {len(rows)} processes are another user's: pmaps serve runs as "
+           f"{pwd.getpwuid(65534).pw_name} without CAP_SYS_PTRACE; root would add their PSS, USS "
+           f"and breakdown.")
+        check_order(dom, "as nobody")
+        eq("as nobody: #errors empty", dom.by_id.get("errors", {}).get("text"), "")
+        eq("as nobody: no console message or uncaught error", console_trouble(log), [])
+    finally:
+        eq("pmaps serve as nobody over all: exit 0 on SIGTERM", srv.stop(), 0)
+
+
+def check_order(dom, what):
+    """
+    The table sorted by PSS, largest first, a row without PSS by its RSS (the
+    cells' titles); a row with neither (a zombie has no VmRSS) last.
+    """
+    keys = []
+    for r in dom.table_rows("procs"):
+        c = r["cells"]
+        if len(c) > 4:
+            v = (c[4]["attrs"].get("title") or c[3]["attrs"].get("title") or "").split(" ")[0]
+            keys.append(int(v) if v else None)
+    have = [k for k in keys if k is not None]
+    ok(f"{what}: rows", len(have) > 1, len(have), "> 1")
+    eq(f"{what}: sorted by PSS (else RSS), largest first; none last", keys,
+       sorted(have, reverse=True) + [None] * (len(keys) - len(have)))
 
 
 def check_page(tmp, srv, pid, name, x):
@@ -408,12 +529,19 @@ def check_page(tmp, srv, pid, name, x):
         eq("page /: no element made of its name", [t for t in rows[0]["tags"] if t not in ("td", "span")], [])
     ok("page /: other processes' rows too", len(dom.table_rows("procs")) > 1,
        len(dom.table_rows("procs")), "> 1")
-    # Sorted by PSS, largest first (the exact bytes are each cell's title); none last.
-    pss = [(c["attrs"].get("title") or "").split(" ")[0] for c in
-           (r["cells"][4] for r in dom.table_rows("procs") if len(r["cells"]) > 4)]
-    have = [int(v) for v in pss if v]
-    eq("page /: sorted by PSS, largest first", have, sorted(have, reverse=True))
-    eq("page /: rows without PSS last", pss, [str(v) for v in have] + [""] * (len(pss) - len(have)))
+    # Sorted by PSS, largest first (the exact bytes are each cell's title), else by RSS.
+    check_order(dom, "page /")
+    ages = [r["cells"][8]["text"] for r in dom.table_rows("procs") if len(r["cells"]) > 8]
+    eq("page /: ages as '8 s', '2 min' or none",
+       [a for a in ages if not re.fullmatch(r"(\d+ (s|min|h))?", a)], [])
+    st, _, doc = get_json(srv.url + "/api/processes")
+    rows = doc.get("processes", []) if isinstance(doc, dict) else []
+    if any("age_s" in p for p in rows):
+        ok("page /: some age shown", any(ages), ages[:5], "an age")
+    banner = dom.by_id.get("banner", {"attrs": {}, "text": "?"})
+    if not any("denied" in p.get("flags", []) for p in rows):
+        ok("page /: no banner without a denied process", "hidden" in banner["attrs"],
+           (banner["attrs"], banner["text"]), "hidden")
     asof = dom.by_id.get("asof", {}).get("text", "")
     ok("page /: the 'as of' time", asof.startswith("as of "), asof, "as of HH:MM:SS ...")
     eq("page /: #errors empty", dom.by_id.get("errors", {}).get("text"), "")
@@ -441,6 +569,14 @@ def check_page(tmp, srv, pid, name, x):
     eq("page #pid: #errors empty", dom.by_id.get("errors", {}).get("text"), "")
     eq("page #pid: no console message or uncaught error", console_trouble(log), [])
 
+    # One explain read (the next is 5 s of virtual time away): a point per category, no area.
+    out, log = chromium(tmp, f"{srv.url}/#pid={pid}", "--dump-dom", budget=1500)
+    dom = Dom(out.decode("utf-8", "replace"))
+    tl = dom.by_id.get("timeline", {"tags": []})
+    eq("page #pid, one sample: the timeline's points, no area",
+       (tl["tags"].count("circle"), tl["tags"].count("path")), (len(want or []) + 1, 0))
+    eq("page #pid, one sample: no console message or uncaught error", console_trouble(log), [])
+
     shot = os.path.join(tmp, "shot.png")
     out, log = chromium(tmp, f"{srv.url}/#pid={pid}", "--screenshot=" + shot, "--window-size=1280,900")
     ok("screenshot written", os.path.isfile(shot), None, shot)
@@ -454,6 +590,37 @@ def check_page(tmp, srv, pid, name, x):
         green = svgcheck.count_near(img, "#2e9e5b", tol=8)
         ok("screenshot: the file-text bar and swatches drawn (#2e9e5b)", green >= 20, green, ">= 20")
     eq("screenshot: no console message or uncaught error", console_trouble(log), [])
+    check_height(tmp, srv)
+
+
+def check_height(tmp, srv):
+    """
+    The table uses the window's height: in a 1280x1000 window, with rows
+    enough to fill it (sleep(1)s started here when the machine has too few),
+    text reaches the window's last 100 pixels.
+    """
+    st, _, doc = get_json(srv.url + "/api/processes")
+    n = len(doc.get("processes", [])) if isinstance(doc, dict) else 0
+    sleeps = []
+    try:
+        for _ in range(max(0, 60 - n)):
+            sleeps.append(subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL))
+        if sleeps:
+            time.sleep(1.5)  # a refresh (--min-interval 1s) that has them
+        shot = os.path.join(tmp, "list.png")
+        out, log = chromium(tmp, srv.url + "/", "--screenshot=" + shot, "--window-size=1280,1000")
+        ok("screenshot of the table written", os.path.isfile(shot), None, shot)
+        if os.path.isfile(shot):
+            from PIL import Image
+            img = Image.open(shot).convert("RGB")
+            foot = img.crop((0, 900, 1280, 995))
+            dark = sum(n for n, c in (foot.getcolors(1280 * 100) or []) if sum(c) < 3 * 160)
+            ok("screenshot of the table: text in the window's last 100 pixels", dark >= 200, dark, ">= 200")
+        eq("screenshot of the table: no console message or uncaught error", console_trouble(log), [])
+    finally:
+        for p in sleeps:
+            p.kill()
+            p.wait()
 
 
 def main():
@@ -473,7 +640,7 @@ def main():
         check_svg(tmp, pid, svg)
         check_selection(pid)
         if os.geteuid() == 0 and shutil.which("setpriv"):
-            check_denied(pid)
+            check_denied(tmp, pid)
         check_page(tmp, srv, pid, name, x)
         # Still at rest after all that reading: the figures checked did not move under it.
         eq("the helper's VmRSS held still", status_kb(pid, "VmRSS"), rss0)

@@ -13,7 +13,18 @@
  *     not before, and the reading once it is done; the same for the pages
  *     and the picture;
  *   - a sleep(1)'s explain, pages and picture: whole documents of their
- *     kinds.
+ *     kinds;
+ *   - the explain's source from the survey's row: the gentle page walk
+ *     ("source":"pages") for a row the survey found large or read from the
+ *     pages, smaps otherwise (the row given the flag or source here);
+ *   - a pid reused since the refresh (the row given another name, another
+ *     uid): 404 "process N exited" from every endpoint, its exact body;
+ *   - a process whose directory this reader may not open (a tree made and
+ *     closed after the refresh, by a child of this test run as nobody when
+ *     it is root): 403 with the library's message once, its exact body;
+ *   - the last answer kept for --min-interval: an explain of a fixture
+ *     whose smaps changed in between is the same bytes within the interval,
+ *     and the new ones without one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +38,7 @@
 #include <string.h>
 #include <signal.h>
 #include <spawn.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -125,6 +137,7 @@ static void serve_init(struct serve *sv, const char *root, int pid)
 		sv->top.o.pids[0] = pid;
 		sv->top.o.npids = 1;
 	}
+	sv->o.top = sv->top.o; /* as serve.c's: the options, and the survey's copy of them */
 	sv->root = geteuid() == 0;
 	assert_int_equal(pthread_mutex_init(&sv->lock, NULL), 0);
 	assert_int_equal(pthread_mutex_init(&sv->costly, NULL), 0);
@@ -335,12 +348,342 @@ static void test_busy(void **state)
 	expect_sys(waitpid(pid, &st, 0));
 }
 
+/* A sleep(1) of its own (see test_busy), once it is sleep(1). */
+static pid_t spawn_sleep(void)
+{
+	char *const argv[] = {"sleep", "60", NULL};
+	pid_t pid;
+
+	assert_int_equal(posix_spawnp(&pid, "sleep", NULL, NULL, argv, environ), 0);
+	for (int i = 0; i < 500; i++) {
+		char path[64], link[256];
+		ssize_t n;
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0 && (link[n] = '\0', strstr(link, "sleep")))
+			break;
+		usleep(10000);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	int st;
+
+	expect_sys(kill(pid, SIGKILL));
+	expect_sys(waitpid(pid, &st, 0));
+}
+
+/*
+ * After SV's refresh, the line of PID shows *COPY (a copy of its row, for
+ * the caller to change) instead of the survey's row, which is returned.
+ */
+static const struct pmaps_survey_row *swap_row(struct serve *sv, int pid,
+                                               struct pmaps_survey_row *copy)
+{
+	char msg[128];
+
+	assert_int_equal(serve_fresh(sv, msg, sizeof(msg)), 0);
+	for (size_t i = 0; i < sv->top.nlines; i++) {
+		const struct pmaps_survey_row *row = sv->top.lines[i].row;
+		if (row && row->pid == pid) {
+			*copy = *row;
+			sv->top.lines[i].row = copy;
+			return row;
+		}
+	}
+	fail_msg("process %d is not in the selection", pid);
+	return NULL;
+}
+
+static void restore_row(struct serve *sv, const struct pmaps_survey_row *row)
+{
+	for (size_t i = 0; i < sv->top.nlines; i++)
+		if (sv->top.lines[i].row && sv->top.lines[i].row->pid == row->pid)
+			sv->top.lines[i].row = row;
+}
+
+/* The explain's "source" for a row of FLAGS and SOURCE, of PID on SV. */
+static void explain_source_is(struct serve *sv, int pid, uint32_t flags, enum pmaps_source src,
+                              const char *want)
+{
+	struct pmaps_survey_row copy;
+	const struct pmaps_survey_row *row = swap_row(sv, pid, &copy);
+	struct serve_reply r;
+	char head[160];
+
+	copy.flags = flags;
+	copy.source = src;
+	serve_api_explain(sv, pid, &r);
+	restore_row(sv, row);
+	snprintf(head, sizeof(head), "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":%d,"
+	         "\"source\":\"%s\",", pid, want);
+	assert_int_equal(r.status, 200);
+	if (r.len < strlen(head) || memcmp(r.body, head, strlen(head)) != 0) {
+		print_error("flags %#x, source %s: the explain begins %.*s, not %s\n", flags,
+		            pmaps_source_name(src), (int)(r.len < 160 ? r.len : 160), r.body, head);
+		fail();
+	}
+	free(r.body);
+}
+
+/*
+ * A process the survey found too large for smaps within its hold limit, or
+ * read from the pages, is explained by the gentle page walk ("pages"), as
+ * the table and /metrics said; any other from smaps.
+ */
+static void test_explain_source(void **state)
+{
+	struct serve sv;
+	pid_t pid;
+
+	(void)state;
+	pid = spawn_sleep();
+	serve_init(&sv, NULL, (int)pid);
+	explain_source_is(&sv, (int)pid, PMAPS_SURVEY_LARGE, PMAPS_SRC_ROLLUP, "pages");
+	explain_source_is(&sv, (int)pid, PMAPS_SURVEY_LARGE | PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS,
+	                  "pages");
+	explain_source_is(&sv, (int)pid, 0, PMAPS_SRC_PAGES, "pages");
+	explain_source_is(&sv, (int)pid, 0, PMAPS_SRC_ROLLUP, "smaps");
+	explain_source_is(&sv, (int)pid, PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS, "smaps");
+	serve_done(&sv);
+	reap(pid);
+}
+
+/* Every endpoint's answer for PID on SV is 404 "process PID exited", exactly. */
+static void all_exited(struct serve *sv, int pid, const char *why)
+{
+	endpoint eps[] = {serve_api_explain, serve_api_pages, serve_api_pages_svg};
+	char want[128];
+
+	snprintf(want, sizeof(want), "{\"error\":\"process %d exited\",\"pid\":%d}\n", pid, pid);
+	for (size_t i = 0; i < sizeof(eps) / sizeof(eps[0]); i++) {
+		struct serve_reply r;
+		eps[i](sv, pid, &r);
+		if (r.status != 404 || r.len != strlen(want) || memcmp(r.body, want, r.len) != 0) {
+			print_error("%s, endpoint %zu: %u %.*s, not 404 %s", why, i, r.status,
+			            (int)(r.len < 300 ? r.len : 300), r.body ? r.body : "", want);
+			fail();
+		}
+		assert_string_equal(r.content_type, "application/json");
+		free(r.body);
+	}
+}
+
+/*
+ * The pid of the survey's row now names another process (reused since the
+ * refresh): a row of another name or another uid than the process has. 404,
+ * the row's process exited; the row as it is: the answers.
+ */
+static void test_reused(void **state)
+{
+	struct pmaps_survey_row copy;
+	const struct pmaps_survey_row *row;
+	struct serve_reply r;
+	struct serve sv;
+	pid_t pid;
+
+	(void)state;
+	pid = spawn_sleep();
+	serve_init(&sv, NULL, (int)pid);
+	row = swap_row(&sv, (int)pid, &copy);
+	assert_int_equal(copy.comm.len, 5);
+	assert_memory_equal(copy.comm.ptr, "sleep", 5);
+	copy.comm.ptr = "sleeq";
+	all_exited(&sv, (int)pid, "another name");
+	copy.comm.len = 4;
+	copy.comm.ptr = "slee";
+	all_exited(&sv, (int)pid, "a shorter name");
+	copy.comm = row->comm;
+	copy.uid = row->uid + 1;
+	all_exited(&sv, (int)pid, "another uid");
+	copy.uid = row->uid;
+	serve_api_explain(&sv, (int)pid, &r);
+	assert_int_equal(r.status, 200);
+	free(r.body);
+	restore_row(&sv, row);
+	serve_done(&sv);
+	reap(pid);
+}
+
+/* Writes file DIR/NAME (N bytes of S). Returns 0 or -1. */
+static int put(const char *dir_, const char *name, const char *s, size_t n)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir_, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, n) == (ssize_t)n;
+	return close(fd) == 0 && ok ? 0 : -1;
+}
+
+/*
+ * The child of test_denied: as nobody when it is root (else as itself),
+ * makes a proc tree of the fixture's process 100, has it refreshed, makes
+ * the process's directory unreadable and asks for its explain: the answer
+ * to FD, as "STATUS BODY". Returns its exit status (0: asked).
+ */
+static int denied_child(int fd, const char *status, size_t slen, const char *rollup, size_t rlen,
+                        const char *meminfo, size_t mlen)
+{
+	char root[64], pdir[80], head[16], msg[128];
+	struct serve sv;
+	struct serve_reply r;
+	int ret = 0;
+
+	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
+		return 10;
+	snprintf(root, sizeof(root), "/tmp/test_serve_api.denied.XXXXXX");
+	if (!mkdtemp(root))
+		return 11;
+	snprintf(pdir, sizeof(pdir), "%s/100", root);
+	if (put(root, "meminfo", meminfo, mlen) < 0 || mkdir(pdir, 0755) < 0 ||
+	    put(pdir, "status", status, slen) < 0 || put(pdir, "smaps_rollup", rollup, rlen) < 0)
+		ret = 12;
+	memset(&sv, 0, sizeof(sv));
+	top_opts_init(&sv.top.o);
+	sv.top.o.once = 1;
+	sv.top.o.root = root;
+	sv.o.top = sv.top.o;
+	if (!ret && (pthread_mutex_init(&sv.lock, NULL) != 0 ||
+	             pthread_mutex_init(&sv.costly, NULL) != 0 || top_init(&sv.top) != 0))
+		ret = 13;
+	if (!ret && serve_fresh(&sv, msg, sizeof(msg)) != 0)
+		ret = 14;
+	if (!ret && chmod(pdir, 0) < 0)
+		ret = 15;
+	if (!ret) {
+		serve_api_explain(&sv, 100, &r);
+		snprintf(head, sizeof(head), "%u ", r.status);
+		if (write(fd, head, strlen(head)) < 0 || write(fd, r.body, r.len) < 0)
+			ret = 16;
+		free(r.body);
+		top_done(&sv.top);
+	}
+	chmod(pdir, 0755);
+	snprintf(msg, sizeof(msg), "%s/status", pdir);
+	unlink(msg);
+	snprintf(msg, sizeof(msg), "%s/smaps_rollup", pdir);
+	unlink(msg);
+	rmdir(pdir);
+	snprintf(msg, sizeof(msg), "%s/meminfo", root);
+	unlink(msg);
+	if (rmdir(root) < 0 && !ret)
+		ret = 17;
+	return ret;
+}
+
+/*
+ * A selected process this reader may not open: 403, and the library's
+ * message (which names CAP_SYS_PTRACE) once, not followed by it again.
+ */
+static void test_denied(void **state)
+{
+	static const char want[] = "403 {\"error\":\"permission denied: reading another user's "
+	                           "process needs root or CAP_SYS_PTRACE\",\"pid\":100}\n";
+	char *status, *rollup, *meminfo, got[1024];
+	size_t slen, rlen, mlen, n = 0;
+	int fds[2], st;
+	pid_t pid;
+
+	(void)state;
+	status = slurp(FIXTURE "/100/status", &slen);
+	rollup = slurp(FIXTURE "/100/smaps_rollup", &rlen);
+	meminfo = slurp(FIXTURE "/meminfo", &mlen);
+	expect_sys(pipe2(fds, O_CLOEXEC));
+	pid = fork();
+	expect_sys(pid);
+	if (pid == 0) {
+		close(fds[0]);
+		_exit(denied_child(fds[1], status, slen, rollup, rlen, meminfo, mlen));
+	}
+	close(fds[1]);
+	for (ssize_t k; n < sizeof(got) - 1 && (k = read(fds[0], got + n, sizeof(got) - 1 - n)) > 0;)
+		n += (size_t)k;
+	got[n] = '\0';
+	close(fds[0]);
+	expect_sys(waitpid(pid, &st, 0));
+	expect_exited(st, 0);
+	assert_string_equal(got, want);
+	free(status);
+	free(rollup);
+	free(meminfo);
+}
+
+/*
+ * The last answer kept: a fixture's process 100 (the top fixture's status
+ * and rollup, explain-cpython's smaps), explained; its smaps replaced by
+ * explain-glibc's; explained again within --min-interval: the same bytes.
+ * Without an interval the new smaps' answer (a control: the change shows).
+ */
+static void test_kept(void **state)
+{
+	char root[256], pdir[300], *text, *first;
+	size_t n, first_len;
+	struct serve_reply r;
+	struct serve sv;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/kept", dir);
+	snprintf(pdir, sizeof(pdir), "%s/100", root);
+	expect_sys(mkdir(root, 0755));
+	expect_sys(mkdir(pdir, 0755));
+	text = slurp(FIXTURE "/meminfo", &n);
+	assert_int_equal(put(root, "meminfo", text, n), 0);
+	free(text);
+	text = slurp(FIXTURE "/100/status", &n);
+	assert_int_equal(put(pdir, "status", text, n), 0);
+	free(text);
+	text = slurp(FIXTURE "/100/smaps_rollup", &n);
+	assert_int_equal(put(pdir, "smaps_rollup", text, n), 0);
+	free(text);
+	text = slurp(PMAPS_TEST_DATA "/explain-cpython/proc/300/smaps", &n);
+	assert_int_equal(put(pdir, "smaps", text, n), 0);
+	free(text);
+
+	serve_init(&sv, root, 100);
+	sv.o.min_interval_ns = 3600ull * 1000000000ull;
+	serve_api_explain(&sv, 100, &r);
+	assert_int_equal(r.status, 200);
+	first = r.body;
+	first_len = r.len;
+	expect_contains(first, "\"source\":\"smaps\"");
+
+	text = slurp(PMAPS_TEST_DATA "/explain-glibc/proc/100/smaps", &n);
+	assert_int_equal(put(pdir, "smaps", text, n), 0);
+	free(text);
+	serve_api_explain(&sv, 100, &r);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(r.len, first_len);
+	assert_memory_equal(r.body, first, first_len);
+	free(r.body);
+
+	sv.o.min_interval_ns = 0;
+	serve_api_explain(&sv, 100, &r);
+	assert_int_equal(r.status, 200);
+	if (r.len == first_len && memcmp(r.body, first, first_len) == 0) {
+		print_error("without an interval, the explain did not see the new smaps\n");
+		fail();
+	}
+	free(r.body);
+	free(first);
+	serve_done(&sv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_not_selected),
 		cmocka_unit_test(test_busy),
+		cmocka_unit_test(test_explain_source),
+		cmocka_unit_test(test_reused),
+		cmocka_unit_test(test_denied),
+		cmocka_unit_test(test_kept),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
