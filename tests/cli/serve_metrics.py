@@ -78,11 +78,13 @@ def serve(*args):
     p = subprocess.Popen([PMAPS, "serve", "--listen", "127.0.0.1:0", *args],
                          stderr=subprocess.PIPE)
     procs.append(p)
-    line = p.stderr.readline().decode()
-    m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", line)
-    if not m:
-        raise SystemExit(f"pmaps serve did not start: {line!r}")
-    return p, int(m.group(1))
+    lines = []
+    for _ in range(3):  # without root a note comes first
+        lines.append(p.stderr.readline().decode())
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", lines[-1])
+        if m:
+            return p, int(m.group(1))
+    raise SystemExit(f"pmaps serve did not start: {lines!r}")
 
 
 def get(port, path="/metrics", accept=None):
@@ -139,13 +141,18 @@ def promtool(text):
 
 
 def stop(p):
+    """SIGTERM to a server: it must end with 0 and say nothing more (under the
+    sanitizers: no report)."""
     if p.poll() is None:
         p.send_signal(signal.SIGTERM)
         try:
-            p.wait(timeout=10)
+            p.wait(timeout=20)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+    rest = p.stderr.read().decode(errors="replace") if p.stderr else ""
+    eq("serve: SIGTERM ends it with 0", p.returncode, 0)
+    eq("serve: nothing more on stderr", rest, "")
     return p.returncode
 
 
