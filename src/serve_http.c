@@ -12,7 +12,26 @@
  *     connection waits in the listen backlog (one that slips through is
  *     closed by MHD at once);
  *   - time: a connection idle for --timeout is closed
- *     (MHD_OPTION_CONNECTION_TIMEOUT);
+ *     (MHD_OPTION_CONNECTION_TIMEOUT). That is only an idle timeout in MHD
+ *     0.9.75: a client sending a byte of its request head every few
+ *     seconds would hold its connection for ever, and --max-connections
+ *     such clients the whole server. So each connection is also timed here
+ *     from where it waits for a request (its start, or the end of its last
+ *     request): a request head not complete after --timeout, or a head and
+ *     its reply not done after REPLY_TIMEOUTS times --timeout, and the
+ *     connection is shut down (the main thread looks every TICK_MS; MHD
+ *     then closes it as closed by the client). See struct conn. A client
+ *     that stops reading its reply is idle to MHD; one that reads slowly
+ *     but steadily (it frees room in the socket's buffer, MHD sends more)
+ *     is not, and only the reply's deadline ends it;
+ *   - clients: on an address other than loopback, one client address may
+ *     hold a quarter of --max-connections, at least PER_IP_MIN
+ *     (MHD_OPTION_PER_IP_CONNECTION_LIMIT; MHD closes its others at once).
+ *     On loopback every client is 127.0.0.1 or ::1, and this would only
+ *     lower --max-connections;
+ *   - memory: the replies queued and not yet taken by their clients hold
+ *     at most INFLIGHT_CAP bytes together; a reply that would pass it is
+ *     answered 503 instead (see struct held);
  *   - size: each connection has a memory pool of max_request and 2 KiB
  *     (MHD_OPTION_CONNECTION_MEMORY_LIMIT; see POOL_EXTRA); a request line
  *     or headers that do not fit are answered by MHD 0.9.75 with 414 or
@@ -40,10 +59,12 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "serve.h"
@@ -60,6 +81,63 @@
  * headers reach the limit sooner (3000 of them get 431).
  */
 #define POOL_EXTRA (2u * 1024)
+
+/*
+ * A reply waits in memory until its client has read it (or gone): an
+ * explain or a picture may be up to 64 MiB, and 256 clients that never
+ * read would pin 16 GiB. The replies in flight together stay under this;
+ * past it a request gets 503 until clients read or go. 256 MiB holds four
+ * of the largest replies and thousands of ordinary ones (/metrics of a
+ * thousand processes is about 1 MiB).
+ */
+#define INFLIGHT_CAP ((size_t)256 << 20)
+
+/*
+ * The deadlines, counted from where a connection waits for a request:
+ * --timeout for the request's head, REPLY_TIMEOUTS times --timeout for the
+ * head and the reply (one minute by default: time for a 64 MiB reply at
+ * about 1 MiB/s; a slower client holds a connection others may wait for).
+ * The main thread looks every TICK_MS: a deadline is kept to within that.
+ */
+#define REPLY_TIMEOUTS 6u
+#define TICK_MS 500
+/* Non-loopback: what one client address may hold, at least. */
+#define PER_IP_MIN 4u
+
+/*
+ * A connection, from MHD's NOTIFY_STARTED to its NOTIFY_CLOSED (its socket
+ * context), on the list of struct http. MHD closes the socket only after
+ * NOTIFY_CLOSED, which unlinks it under http.lock: while the main thread
+ * holds the lock and finds a connection on the list, its FD is the
+ * connection's and open, so a shutdown() never hits a descriptor reused
+ * for something else.
+ */
+enum conn_phase { CONN_HEAD, CONN_REPLY };
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	enum conn_phase phase;  /* waiting for a request's head, or answering it */
+	uint64_t since_ns;      /* when it began waiting for this request (CLOCK_MONOTONIC) */
+	int cut;                /* shut down by the deadline */
+};
+
+/* The daemon's state besides MHD's: the handler's and the callbacks' CLS. */
+struct http {
+	struct serve *sv;
+	pthread_mutex_t lock;   /* CONNS and INFLIGHT */
+	struct conn *conns;     /* the open connections */
+	size_t inflight;        /* bytes of the replies MHD holds */
+	size_t inflight_cap;
+	uint64_t head_ns;       /* --timeout */
+	uint64_t reply_ns;      /* REPLY_TIMEOUTS times that */
+};
+
+/* A reply's body while MHD holds it, counted in http.inflight. */
+struct held {
+	struct http *h;
+	char *body;
+	size_t len;
+};
 
 /* The web page's policy: nothing from anywhere but this server and itself. */
 static const char page_csp[] =
@@ -209,14 +287,140 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	return r;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* C's connection record, or NULL (none could be allocated: it is being cut). */
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* C enters PHASE: a head is in (CONN_REPLY), or a request ended (CONN_HEAD: the clock restarts). */
+static void conn_phase(struct http *h, struct MHD_Connection *c, enum conn_phase phase)
+{
+	struct conn *k = conn_of(c);
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (phase == CONN_HEAD)
+		k->since_ns = now_ns();
+	k->phase = phase;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * NOTIFY_STARTED and NOTIFY_CLOSED: the connection's record in and out of
+ * the list. One that cannot be recorded cannot be timed, so it is not
+ * served: shut down at once (MHD closes it and still notifies its end).
+ */
+static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+                        enum MHD_ConnectionNotificationCode toe)
+{
+	struct http *h = cls;
+	struct conn *k;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = ci ? malloc(sizeof(*k)) : NULL;
+		*socket_context = k;
+		if (!k) {
+			if (ci)
+				shutdown(ci->connect_fd, SHUT_RDWR);
+			return;
+		}
+		k->fd = ci->connect_fd;
+		k->phase = CONN_HEAD;
+		k->since_ns = now_ns();
+		k->cut = 0;
+		k->prev = NULL;
+		pthread_mutex_lock(&h->lock);
+		k->next = h->conns;
+		if (h->conns)
+			h->conns->prev = k;
+		h->conns = k;
+		pthread_mutex_unlock(&h->lock);
+		return;
+	}
+	k = *socket_context;
+	if (!k)
+		return;
+	pthread_mutex_lock(&h->lock);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		h->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&h->lock);
+	free(k);
+	*socket_context = NULL;
+}
+
+/*
+ * The main thread's look at the clock: every connection past its deadline
+ * is shut down (both ways: MHD sees the end as a client's and closes it).
+ */
+static void cut_late(struct http *h)
+{
+	struct conn *k;
+	uint64_t now = now_ns();
+
+	pthread_mutex_lock(&h->lock);
+	for (k = h->conns; k; k = k->next)
+		if (!k->cut && now - k->since_ns > (k->phase == CONN_HEAD ? h->head_ns : h->reply_ns)) {
+			shutdown(k->fd, SHUT_RDWR);
+			k->cut = 1;
+		}
+	pthread_mutex_unlock(&h->lock);
+}
+
 static void completed(void *cls, struct MHD_Connection *c, void **req_cls,
                       enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)c;
 	(void)toe;
+	conn_phase(cls, c, CONN_HEAD);
 	free(*req_cls);
 	*req_cls = NULL;
+}
+
+/* MHD is done with a reply's body: freed and counted back. */
+static void release(void *cls)
+{
+	struct held *b = cls;
+	struct http *h = b->h;
+
+	pthread_mutex_lock(&h->lock);
+	h->inflight -= b->len;
+	pthread_mutex_unlock(&h->lock);
+	free(b->body);
+	free(b);
+}
+
+/*
+ * Counts LEN bytes in flight: 0, or -1 when they would pass the cap (FORCE:
+ * counted anyway, for the small 503 that says so).
+ */
+static int take(struct http *h, size_t len, int force)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&h->lock);
+	if (!force && (len > h->inflight_cap || h->inflight > h->inflight_cap - len))
+		ret = -1;
+	else
+		h->inflight = len > SIZE_MAX - h->inflight ? SIZE_MAX : h->inflight + len;
+	pthread_mutex_unlock(&h->lock);
+	return ret;
 }
 
 /* Adds a header; 0, or -1 when MHD could not (out of memory, bad bytes). */
@@ -225,18 +429,43 @@ static int header(struct MHD_Response *resp, const char *name, const char *value
 	return MHD_add_response_header(resp, name, value) == MHD_YES ? 0 : -1;
 }
 
-/* Queues R (and frees its body). Returns MHD_YES, or MHD_NO to drop the connection. */
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *r)
+/*
+ * Queues R (and frees its body). Returns MHD_YES, or MHD_NO to drop the
+ * connection. A body that would pass the cap of replies in flight is
+ * dropped for a 503 that says so.
+ */
+static enum MHD_Result send_reply(struct http *h, struct MHD_Connection *c, struct serve_reply *r)
 {
-	struct MHD_Response *resp;
-	const char *type = r->content_type ? r->content_type : "application/octet-stream";
+	struct MHD_Response *resp = NULL;
+	const char *type;
 	enum MHD_Result ret;
-	int bad = 0;
+	struct held *b;
+	int bad = 0, force = 0;
 
+	if (r->body && r->len > 0 && take(h, r->len, 0) < 0) {
+		free(r->body);
+		serve_reply_text(r, 503, "busy: too many replies wait for their clients to read them; try again");
+		force = 1;
+	}
 	if (r->body && r->len > 0) {
-		resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
-		if (!resp)
+		if (force)
+			take(h, r->len, 1);
+		b = malloc(sizeof(*b));
+		if (b) {
+			b->h = h;
+			b->body = r->body;
+			b->len = r->len;
+			resp = MHD_create_response_from_buffer_with_free_callback_cls(r->len, r->body,
+			                                                              release, b);
+		}
+		if (!resp) {
+			/* Not MHD's: counted back and freed here. */
+			pthread_mutex_lock(&h->lock);
+			h->inflight -= r->len;
+			pthread_mutex_unlock(&h->lock);
 			free(r->body);
+			free(b);
+		}
 	} else {
 		free(r->body);
 		resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
@@ -244,6 +473,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *
 	r->body = NULL;
 	if (!resp)
 		return MHD_NO;
+	type = r->content_type ? r->content_type : "application/octet-stream";
 	bad |= header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	bad |= header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	bad |= header(resp, "X-Content-Type-Options", "nosniff");
@@ -252,6 +482,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct serve_reply *
 	              strncmp(type, "text/html", 9) == 0 ? page_csp : data_csp);
 	if (r->allow)
 		bad |= header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+	if (force)
+		bad |= header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	ret = bad ? MHD_NO : MHD_queue_response(c, r->status ? r->status : 500, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -267,7 +499,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                               const char *upload_data, size_t *upload_data_size,
                               void **req_cls)
 {
-	struct serve *sv = cls;
+	struct http *h = cls;
 	struct request *rq = *req_cls;
 	struct serve_reply r;
 	const char *accept;
@@ -280,11 +512,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		*upload_data_size = 0; /* a body after the reply: not wanted */
 		return MHD_YES;
 	}
+	/* The head is in: from here the connection has the reply's deadline. */
+	conn_phase(h, c, CONN_REPLY);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		rq->answered = 1;
 		serve_reply_text(&r, 405, "method not allowed: only GET and HEAD");
 		r.allow = "GET, HEAD";
-		return send_reply(c, &r);
+		return send_reply(h, c, &r);
 	}
 	/*
 	 * A GET without a body is answered on the second call, when MHD has
@@ -302,8 +536,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_NO; /* a body no header announced: cannot be */
 	rq->answered = 1;
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	serve_route(sv, url, rq->has_query ? rq->query : NULL, accept, &r);
-	return send_reply(c, &r);
+	serve_route(h->sv, url, rq->has_query ? rq->query : NULL, accept, &r);
+	return send_reply(h, c, &r);
 }
 
 /* "127.0.0.1:9743" or "[::1]:9743" for the address SA (its real port). */
@@ -367,9 +601,31 @@ fail:
 	return -1;
 }
 
+/*
+ * The cap of replies in flight: INFLIGHT_CAP, or for tests only (to reach
+ * it with a few replies) the bytes in PMAPS_SERVE_INFLIGHT_CAP, read once.
+ * Not an option: nobody needs to tune it, and no user is told of it.
+ */
+static size_t inflight_cap(void)
+{
+	const char *e = getenv("PMAPS_SERVE_INFLIGHT_CAP");
+	size_t v = 0;
+
+	if (!e || !*e)
+		return INFLIGHT_CAP;
+	for (; *e >= '0' && *e <= '9'; e++) {
+		if (v > (SIZE_MAX - 9) / 10)
+			return INFLIGHT_CAP;
+		v = v * 10 + (size_t)(*e - '0');
+	}
+	return *e || v == 0 ? INFLIGHT_CAP : v;
+}
+
 int serve_http_run(struct serve *sv)
 {
 	struct MHD_Daemon *d;
+	struct http h;
+	struct timespec tick = {0, TICK_MS * 1000000L};
 	struct sockaddr_storage bound;
 	socklen_t boundlen = sizeof(bound);
 	struct sigaction ign;
@@ -380,7 +636,11 @@ int serve_http_run(struct serve *sv)
 	/* MHD_USE_ERROR_LOG: without it MHD says nothing, not even to mhd_log(). */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	size_t maxreq, pool;
-	int fd, sig;
+	int fd, sig, e;
+	struct MHD_OptionItem opt[3];
+	unsigned nopt = 0;
+	/* Non-loopback: a quarter of the connections for one client address. */
+	unsigned per_ip = conns / 4 > PER_IP_MIN ? conns / 4 : PER_IP_MIN;
 
 	/* MHD splits the connections among the threads: each needs one. */
 	if (threads > conns)
@@ -415,20 +675,33 @@ int serve_http_run(struct serve *sv)
 	if (bound.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 
+	memset(&h, 0, sizeof(h));
+	h.sv = sv;
+	pthread_mutex_init(&h.lock, NULL);
+	h.inflight_cap = inflight_cap();
+	h.head_ns = (uint64_t)(sv->o.timeout_s ? sv->o.timeout_s : 10) * 1000000000u;
+	h.reply_ns = h.head_ns * REPLY_TIMEOUTS;
+
 	/*
-	 * The thread pool's size comes last: for one thread it is not given
-	 * (MHD would warn that a pool of 1 is no pool), MHD_OPTION_END in its
-	 * place ending the list.
+	 * The options given only when wanted, in an array at the end: the
+	 * per-address limit (not on loopback) and the thread pool's size (not
+	 * for one thread: MHD would warn that a pool of 1 is no pool).
 	 */
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, sv,
+	if (!sv->o.loopback)
+		opt[nopt++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, NULL};
+	if (threads > 1)
+		opt[nopt++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
+	opt[nopt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, &h,
 	                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, sv,
 	                     MHD_OPTION_LISTEN_SOCKET, fd,
 	                     MHD_OPTION_CONNECTION_LIMIT, conns,
 	                     MHD_OPTION_CONNECTION_TIMEOUT, sv->o.timeout_s,
 	                     MHD_OPTION_CONNECTION_MEMORY_LIMIT, pool,
 	                     MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
-	                     MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-	                     threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads,
+	                     MHD_OPTION_NOTIFY_COMPLETED, completed, &h,
+	                     MHD_OPTION_NOTIFY_CONNECTION, notify_conn, &h,
+	                     MHD_OPTION_ARRAY, opt,
 	                     MHD_OPTION_END);
 	if (!d) {
 		/* MHD has said why through mhd_log() (unless it was routine-worded). */
@@ -436,6 +709,7 @@ int serve_http_run(struct serve *sv)
 		/* Whether MHD closed the socket on its way out depends on where it failed. */
 		if (fcntl(fd, F_GETFD) >= 0)
 			close(fd);
+		pthread_mutex_destroy(&h.lock);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return EXIT_FAIL;
 	}
@@ -443,9 +717,13 @@ int serve_http_run(struct serve *sv)
 	fprintf(stderr, "pmaps serve: listening on http://%s/\n", where);
 	fflush(stderr);
 
-	do
-		sig = sigwaitinfo(&stop, NULL);
-	while (sig < 0 && errno == EINTR);
+	/* The stop signal, and between times the deadlines. */
+	do {
+		sig = sigtimedwait(&stop, NULL, &tick);
+		e = errno;
+		if (sig < 0)
+			cut_late(&h);
+	} while (sig < 0 && (e == EAGAIN || e == EINTR));
 
 	/*
 	 * Waits for the threads, each finishing the request it is answering,
@@ -454,5 +732,6 @@ int serve_http_run(struct serve *sv)
 	 * into a kill.
 	 */
 	MHD_stop_daemon(d);
+	pthread_mutex_destroy(&h.lock);
 	return EXIT_OK;
 }

@@ -5,18 +5,24 @@
     serve_abuse.py PMAPS
 
 Everything on loopback, with Python's socket and http.client as the
-clients (no proxy is consulted). One server, started with --timeout 2s and
-watching only this test's own process, takes: the methods it refuses, heads
-and URLs past its bounds, malformed requests, 200 connections at once, 20
-slow clients holding their sockets while a scrape answers, clients that
-vanish mid-response, and an idle connection; it must answer a normal GET
-/metrics after each, say nothing on stderr about any of it (routine client
-errors are not the operator's business) and exit 0 on SIGTERM (under ASan:
-with no leak reported). Then, each with its own server: --max-connections
-held to (its sockets counted at rest), running out of file descriptors
-(said once, with the way out), SIGTERM with 30 connections open, the listen
-errors (a port in use, an address not of this machine, a privileged port),
-IPv6 with SIGINT, and the warning for a non-loopback address.
+clients (no proxy is consulted); two short-lived servers listen on 0.0.0.0
+for what only a non-loopback address does, and only this test connects.
+One server, started with --timeout 2s and watching only this test's own
+process, takes: the methods it refuses, heads and URLs past its bounds,
+malformed requests, 200 connections at once, 20 slow clients (cut when
+their request heads are not complete after --timeout, although they never
+fall idle) while a scrape answers, clients that vanish mid-response, and
+an idle connection; it must answer a normal GET /metrics after each, say
+nothing on stderr about any of it (routine client errors are not the
+operator's business) and exit 0 on SIGTERM (under ASan: with no leak
+reported). Then, each with its own server: --max-connections held to (its
+sockets counted at rest), slow clients at the connection limit, the cap of
+reply bytes waiting for clients that do not read (made small for the test:
+PMAPS_SERVE_INFLIGHT_CAP), the per-address limit on a non-loopback
+address, running out of file descriptors (said once, with the way out),
+SIGTERM with 30 connections open, the listen errors (a port in use, an
+address not of this machine, a privileged port), IPv6 with SIGINT, and the
+warning for a non-loopback address.
 
 What libmicrohttpd 0.9.75 does with what is too large, as checked here:
 headers beyond the connection's memory pool (16 KiB for the request plus
@@ -63,13 +69,13 @@ def eq(name, got, want):
 class Server:
     """pmaps serve, its stderr read line by line by a thread."""
 
-    def __init__(self, *args, listen="127.0.0.1:0", wait_listening=True, nofile=None):
-        self.args = ["serve", "--listen", listen, "--pid", str(os.getpid()), "--min-interval", "1s"]
+    def __init__(self, *args, listen="127.0.0.1:0", wait_listening=True, nofile=None, env=None, pid=None):
+        self.args = ["serve", "--listen", listen, "--pid", str(pid or os.getpid()), "--min-interval", "1s"]
         self.args += list(args)
         limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))) if nofile else None
         self.proc = subprocess.Popen([PMAPS] + self.args, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     preexec_fn=limit)
+                                     preexec_fn=limit, env=env)
         self.lines, self.cv, self.done = [], threading.Condition(), False
         threading.Thread(target=self._read, daemon=True).start()
         self.host = self.port = None
@@ -456,26 +462,52 @@ def test_limit():
         srv.kill()
 
 
-def test_slow(srv):
-    """20 clients send one header byte a second; meanwhile scrapes answer in time."""
-    line = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 64
-    socks = [connect(srv, 5) for _ in range(20)]
-    dropped = []
+def drip_clients(srv, n, line, period):
+    """N sockets, each sent LINE one byte every PERIOD s by a thread (never a whole head).
+
+    Returns (sockets, the thread, its stop event, {socket index: seconds from
+    its connect to the server's end of it})."""
+    socks, t0s = [], []
+    for _ in range(n):
+        socks.append(connect(srv, 5))
+        t0s.append(time.monotonic())
+    ended = {}
     stop = threading.Event()
 
     def drip():
         i = 0
         while not stop.is_set() and i < len(line):
             for k, s in enumerate(socks):
+                if k in ended:
+                    continue
                 try:
                     s.send(line[i:i + 1])
-                except OSError as e:
-                    dropped.append((k, repr(e)))
+                except OSError:
+                    ended[k] = time.monotonic() - t0s[k]
+                    continue
+                # The server's end: EOF or a reset, seen without blocking.
+                s.setblocking(False)
+                try:
+                    if s.recv(1) == b"":
+                        ended[k] = time.monotonic() - t0s[k]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    ended[k] = time.monotonic() - t0s[k]
+                s.setblocking(True)
             i += 1
-            stop.wait(1)
+            stop.wait(period)
 
     t = threading.Thread(target=drip)
     t.start()
+    return socks, t, stop, ended
+
+
+def test_slow(srv):
+    """20 clients send one header byte a second: each is cut when its head is not complete
+    after --timeout (MHD's idle timeout alone never would); meanwhile scrapes answer in time."""
+    line = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 64
+    socks, t, stop, ended = drip_clients(srv, 20, line, 1)
     try:
         times = []
         for _ in range(4):
@@ -489,25 +521,74 @@ def test_slow(srv):
             eq("with 20 slow clients: GET /metrics", st, 200)
         ok("with 20 slow clients: each scrape within 5 s", max(times) < 5,
            [f"{x:.2f}" for x in times], "< 5 s each")
-        # The slow clients really were held: the server took a byte a second
-        # from each (an idle timeout of 2 s did not close them).
-        eq("the 20 slow clients were held open", dropped, [])
-        for k, s in enumerate(socks):
-            s.setblocking(False)
-            try:
-                d = s.recv(1)
-                dropped.append((k, "closed" if d == b"" else "answered"))
-            except BlockingIOError:
-                pass
-            except OSError as e:
-                dropped.append((k, repr(e)))
-        eq("the 20 slow clients were still open at the end", dropped, [])
+        # Each was sent a byte a second (its idle timeout of 2 s never ran
+        # out), yet each was cut by the deadline of its request head.
+        eq("the 20 slow clients: all cut by the server", sorted(ended), list(range(20)))
+        # Seen at the drip's next byte: up to a second after the cut (the
+        # server's timer looks every half second).
+        late = {k: f"{v:.2f}" for k, v in ended.items() if not TIMEOUT_S - 0.5 <= v <= TIMEOUT_S + 2}
+        eq(f"the 20 slow clients: each cut {TIMEOUT_S}..{TIMEOUT_S + 2} s after it connected", late, {})
     finally:
         stop.set()
         t.join()
         for s in socks:
             s.close()
     still_answers(srv, "20 slow clients")
+
+
+def test_slow_at_limit():
+    """--max-connections 8 held by 8 clients that each send a header byte a second (under the
+    idle timeout): a normal GET /metrics waits in the backlog and is answered within
+    --timeout + 3 s, because the slow ones are cut when their heads are not complete in time.
+    Twice: the second time with 8 new slow clients, as an attacker would send them."""
+    timeout = 3
+    srv = Server("--timeout", f"{timeout}s", "--max-connections", "8", "--threads", "2")
+    line = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"s" * 64
+    socks, t, stop, ended = drip_clients(srv, 8, line, 2)
+    try:
+        time.sleep(0.5)
+        # The 8 are what the server holds (nothing else is connected).
+        t0 = time.monotonic()
+        try:
+            st = request(srv, "GET", "/metrics", timeout=timeout + 3)[0]
+        except OSError as e:
+            st = repr(e)
+        dt = time.monotonic() - t0
+        eq("8 slow clients at --max-connections 8: GET /metrics", st, 200)
+        ok(f"8 slow clients at --max-connections 8: answered within --timeout + 3 s",
+           dt < timeout + 3, f"{dt:.2f} s", f"< {timeout + 3} s")
+        # Again with the slow clients back at the limit (reconnected).
+        stop.set()
+        t.join()
+        for s in socks:
+            s.close()
+        socks, t, stop, ended = drip_clients(srv, 8, line, 2)
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        try:
+            st = request(srv, "GET", "/metrics", timeout=timeout + 3)[0]
+        except OSError as e:
+            st = repr(e)
+        dt = time.monotonic() - t0
+        eq("8 slow clients back at the limit: GET /metrics", st, 200)
+        ok("8 slow clients back at the limit: answered within --timeout + 3 s", dt < timeout + 3,
+           f"{dt:.2f} s", f"< {timeout + 3} s")
+        end = time.monotonic() + timeout + 3
+        while len(ended) < 8 and time.monotonic() < end:
+            time.sleep(0.2)
+        stop.set()
+        t.join()
+        eq("8 slow clients: all cut by the server", sorted(ended), list(range(8)))
+        rc, _ = srv.stop()
+        eq("8 slow clients: SIGTERM: exit code", rc, 0)
+        extra = [l for l in srv.stderr_lines() if not LISTEN_RE.match(l)]
+        eq("8 slow clients: stderr: nothing but the listening line", extra, [])
+    finally:
+        stop.set()
+        t.join()
+        for s in socks:
+            s.close()
+        srv.kill()
 
 
 def rst_close(s):
@@ -568,6 +649,167 @@ def check_quiet_exit(srv, what, sig=signal.SIGTERM):
     extra = [l for l in lines if not LISTEN_RE.match(l)]
     eq(f"{what}: stderr: the listening line, once", sum(1 for l in lines if LISTEN_RE.match(l)), 1)
     eq(f"{what}: stderr: nothing else (client errors are routine)", extra, [])
+
+
+# A process with this many one-page mappings, each its own (alternate
+# protections keep the kernel from merging them): its
+# /api/process/PID/pages is about 18 MB, far more than the socket buffers
+# (4 MiB at most on the server's side) can take, so MHD holds the rest
+# until the client reads it. The kernel's default vm.max_map_count is 65530.
+MAPS_HELPER = """
+import mmap, os, sys, time
+keep = [mmap.mmap(-1, 4096, prot=mmap.PROT_READ | (mmap.PROT_WRITE if i % 2 else 0))
+        for i in range(50000)]
+print(os.getpid(), flush=True)
+sys.stdin.read()
+"""
+INFLIGHT_CAP = 30 << 20
+BUSY_BODY = b"busy: too many replies wait for their clients to read them; try again\n"
+
+
+def test_inflight():
+    """The replies in flight are capped (PMAPS_SERVE_INFLIGHT_CAP, test-only, 30 MiB here): with
+    one 18 MB reply held by a client that does not read, a second gets 503, a small one 200; when
+    the client goes (or MHD's idle timeout closes it), the bytes are counted back. And a steady
+    reader of the 18 MB, taking longer than --timeout, is not cut by the head's deadline."""
+    helper = subprocess.Popen([sys.executable, "-c", MAPS_HELPER], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
+    srv = None
+    held = []
+    try:
+        hpid = int(helper.stdout.readline())
+        env = dict(os.environ, PMAPS_SERVE_INFLIGHT_CAP=str(INFLIGHT_CAP))
+        srv = Server("--timeout", "3s", env=env, pid=hpid)
+        path = f"/api/process/{hpid}/pages"
+        st, h, body = request(srv, "GET", path, timeout=20)
+        size = len(body)
+        eq("inflight: GET pages of 50000 mappings alone: status", st, 200)
+        ok("inflight: that reply is between 15 MiB and the 30 MiB cap (one fits, two do not)",
+           15 << 20 < size < INFLIGHT_CAP, size, "15..30 MiB")
+
+        def hold():
+            """A client that asks for the pages and reads nothing (but its first byte)."""
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.settimeout(20)
+            s.connect((srv.host, srv.port))
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            s.recv(1, socket.MSG_PEEK)  # the reply is queued
+            held.append(s)
+            return s
+
+        a = hold()
+        st, h, body = request(srv, "GET", path, timeout=20)
+        eq("inflight: a second 18 MB reply while the first is held: status", st, 503)
+        eq("inflight: the 503's body", body if len(body) < 200 else body[:200] + b"...", BUSY_BODY)
+        eq("inflight: the 503's Retry-After", h.get("retry-after"), "1")
+        eq("inflight: GET /metrics (small) meanwhile", request(srv, "GET", "/metrics")[0], 200)
+        rst_close(a)
+        held.remove(a)
+        # MHD frees the reply when it sees the reset; then the bytes are back.
+        sts = []
+        for _ in range(20):
+            time.sleep(0.1)
+            sts.append(request(srv, "GET", path, timeout=20)[0])
+            if sts[-1] == 200:
+                break
+        eq("inflight: after the client reset, the pages again", sts[-1:], [200])
+        # Held again, until MHD's idle timeout (3 s: the client takes nothing) closes it.
+        hold()
+        eq("inflight: held again: 503", request(srv, "GET", path, timeout=20)[0], 503)
+        t0 = time.monotonic()
+        st = None
+        while time.monotonic() - t0 < 8:
+            time.sleep(0.5)
+            st = request(srv, "GET", path, timeout=20)[0]
+            if st == 200:
+                break
+        dt = time.monotonic() - t0
+        eq("inflight: after MHD's idle timeout closed the holder, the pages again", st, 200)
+        ok("inflight: ... within --timeout + 2 s", dt < 5, f"{dt:.2f} s", "< 5 s")
+        # A client reading the 18 MB steadily (256 KiB every 0.1 s, well above
+        # what MHD's idle timeout asks) takes about 7 s, past --timeout with
+        # most of the reply still in MHD's hands: the deadline of a
+        # request's head is not its reply's, so it gets it all.
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        held.append(s)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        s.settimeout(10)
+        s.connect((srv.host, srv.port))
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        t0, data, end = time.monotonic(), b"", "eof"
+        try:
+            while True:
+                d = s.recv(262144)
+                if not d:
+                    break
+                data += d
+                time.sleep(0.1 * len(d) / 262144)
+        except OSError as e:
+            end = repr(e)
+        dt = time.monotonic() - t0
+        line, hdrs, body = split_head(data)
+        eq("inflight: a steady reader of the 18 MB: status line", line, "HTTP/1.1 200 OK")
+        eq("inflight: a steady reader of the 18 MB: the whole body (its Content-Length)",
+           (len(body), end), (int(hdrs.get("content-length", -1)), "eof"))
+        ok("inflight: a steady reader of the 18 MB: took longer than --timeout 3 s", dt > 3.5,
+           f"{dt:.2f} s", "> 3.5 s")
+        rc, _ = srv.stop()
+        eq("inflight: SIGTERM: exit code", rc, 0)
+        extra = [l for l in srv.stderr_lines() if not LISTEN_RE.match(l)]
+        eq("inflight: stderr: nothing but the listening line", extra, [])
+    finally:
+        for s in held:
+            s.close()
+        if srv:
+            srv.kill()
+        helper.kill()
+        helper.wait()
+
+
+def test_per_ip():
+    """On a non-loopback address one client address holds at most a quarter of
+    --max-connections (at least 4): 16 gives 4. The client here is 127.0.0.1 connecting to the
+    server's 0.0.0.0 (a few seconds, watching only this test's process)."""
+    srv = Server("--timeout", "5s", "--max-connections", "16", "--threads", "2", listen="0.0.0.0:0")
+    srv.host = "127.0.0.1"
+    idle = []
+    try:
+        base = socket_count(srv.proc.pid)
+        idle = [connect(srv, 5) for _ in range(10)]
+        held, end = None, time.monotonic() + 3
+        while time.monotonic() < end:
+            time.sleep(0.2)
+            a, b = socket_count(srv.proc.pid), socket_count(srv.proc.pid)
+            held = a - base if a == b else held
+            if held == 4:
+                break
+        eq("0.0.0.0, --max-connections 16: of 10 idle clients from 127.0.0.1, the server holds", held, 4)
+        # The others were closed by the server at once.
+        closed = 0
+        for s in idle:
+            s.setblocking(False)
+            try:
+                if s.recv(1) == b"":
+                    closed += 1
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+        eq("0.0.0.0: of the 10, closed by the server", closed, 6)
+        for s in idle:
+            s.close()
+        idle = []
+        time.sleep(0.3)
+        eq("0.0.0.0: GET /metrics when they are gone", request(srv, "GET", "/metrics")[0], 200)
+        rc, _ = srv.stop()
+        eq("0.0.0.0: SIGTERM: exit code", rc, 0)
+        extra = [l for l in srv.stderr_lines() if not LISTEN_RE.match(l) and "not a loopback address" not in l]
+        eq("0.0.0.0: stderr: nothing but the warning and the listening line", extra, [])
+    finally:
+        for s in idle:
+            s.close()
+        srv.kill()
 
 
 def test_fd_limit():
@@ -657,7 +899,9 @@ def test_listen_errors():
     r = subprocess.run(drop + [PMAPS, "serve", "--listen", "127.0.0.1:1", "--pid", str(os.getpid())],
                        stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     eq("--listen 127.0.0.1:1 unprivileged: exit code", r.returncode, 1)
-    eq("--listen 127.0.0.1:1 unprivileged: one line", r.stderr.decode().splitlines(),
+    # As nobody, serve first notes what root would add.
+    eq("--listen 127.0.0.1:1 unprivileged: one line (besides notes)",
+       [l for l in r.stderr.decode().splitlines() if not l.startswith("pmaps: note: ")],
        ["pmaps: serve: cannot listen on 127.0.0.1:1: Permission denied"])
 
 
@@ -722,7 +966,7 @@ def main():
         check_quiet_exit(srv, "after the abuse")
     finally:
         srv.kill()
-    for t in (test_limit, test_fd_limit, test_stop_busy, test_listen_errors, test_ipv6,
+    for t in (test_limit, test_slow_at_limit, test_inflight, test_per_ip, test_fd_limit, test_stop_busy, test_listen_errors, test_ipv6,
               test_nonloopback):
         t0 = time.monotonic()
         try:
