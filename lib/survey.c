@@ -719,14 +719,20 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		 * The last smaps read's times stand (a page walk in between keeps
 		 * them: the price alone may say smaps is fine, and the next read
 		 * say otherwise, and so on) until the process has shrunk to half
-		 * its size then.
+		 * its size then; only without them is the read priced.
 		 */
 		if (rss < sl->bd_rss / 2)
 			sl->bd_hold_ns = sl->bd_ns = sl->bd_rss = 0;
-		pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_SMAPS, NULL, &k);
-		pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_ROLLUP, NULL, &kr);
-		large = k.hold_ns > o->hold_ns || sl->bd_hold_ns > o->hold_ns;
-		rollup = kr.hold_ns <= o->hold_ns && sl->bd_ns <= o->hold_ns;
+		/* What was measured goes before what is priced: a price near the limit wavers. */
+		if (sl->bd_rss) {
+			large = sl->bd_hold_ns > o->hold_ns;
+			rollup = sl->bd_ns <= o->hold_ns;
+		} else {
+			pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_SMAPS, NULL, &k);
+			pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_ROLLUP, NULL, &kr);
+			large = k.hold_ns > o->hold_ns;
+			rollup = kr.hold_ns <= o->hold_ns;
+		}
 		/*
 		 * A gentle walk is read whole: one starts a refresh (nothing read
 		 * yet), or had waited since the last one; else it waits, first
