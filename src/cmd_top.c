@@ -238,12 +238,6 @@ static int top_snapshots(struct top *t, int human)
 }
 
 /* An option given twice that takes one value: one line, EXIT_USAGE. */
-static int once_only(const char *opt, const char *why)
-{
-	die_msg("%s given twice: it takes %s", opt, why);
-	return EXIT_USAGE;
-}
-
 int cmd_top(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -280,6 +274,11 @@ int cmd_top(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		rc = top_option(&t.o, ch, optarg, &name);
+		if (rc == EXIT_USAGE)
+			return rc;
+		if (rc == 1)
+			continue;
 		switch (ch) {
 		case 'd':
 			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns == 0) {
@@ -305,38 +304,13 @@ int cmd_top(int argc, char **argv)
 			break;
 		case 's':
 			if (sort)
-				return once_only("--sort", "one field");
+				return top_once_only("--sort", "one field");
 			sort = optarg;
 			break;
 		case 'A': t.o.ascending = 1; break;
-		case 'u':
-			if (t.o.have_uid)
-				return once_only("--user", "one user; --pid takes several processes");
-			if (top_set_user(&t.o, optarg) != 0)
-				return EXIT_USAGE;
-			break;
-		case 'p':
-			if (top_add_pids(&t.o, optarg) != 0)
-				return EXIT_USAGE;
-			break;
-		case 'N':
-			if (name)
-				return once_only("--name", "one regular expression: 'a|b' takes either");
-			name = optarg;
-			break;
-		case 'G':
-			if (optarg[0] != '/') {
-				die_msg("--cgroup takes a cgroup v2 path from its root ('/system.slice'), "
-				        "not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			if (t.o.cgroup)
-				return once_only("--cgroup", "one cgroup, with what lies below it");
-			t.o.cgroup = optarg;
-			break;
 		case 'g':
 			if (group_given++)
-				return once_only("--group", "one grouping: user or cgroup");
+				return top_once_only("--group", "one grouping: user or cgroup");
 			if (strcmp(optarg, "user") == 0)
 				t.o.group = TOP_GROUP_USER;
 			else if (strcmp(optarg, "cgroup") == 0)
@@ -355,13 +329,6 @@ int cmd_top(int argc, char **argv)
 			t.o.budget_ns = ns;
 			break;
 		case 'E': t.o.exact = 1; break;
-		case 'M':
-			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns == 0) {
-				die_msg("--max-age takes seconds above 0, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			t.o.max_age_ns = ns;
-			break;
 		case 'j':
 		case 'L':
 		case 'C':

@@ -514,6 +514,38 @@ static uint64_t state_value(const uint64_t *v, const struct state_col *sc)
 	return v[PMAPS_XC_SHARED] - v[PMAPS_XC_SHARED_CLEAN];
 }
 
+/*
+ * The samples NAME{LABELS,category,state} of one process's or group's
+ * breakdown V (bytes by category and state column), for the categories
+ * with a mapping (MAPS) and the states KNOWN columns give. LABELS is the
+ * rendered "{pid=...": the same for every cell.
+ */
+static void memory_samples(struct out *o, const char *name, const char *labels, size_t llen,
+                           const uint64_t v[][PMAPS_XC_COUNT], const uint64_t *maps,
+                           uint32_t known)
+{
+	size_t ns;
+	const struct state_col *sc = states_of(known, &ns);
+
+	for (int c = 0; c < PMAPS_X_COUNT; c++) {
+		if (!maps[c])
+			continue;
+		for (size_t j = 0; j < ns; j++) {
+			uint64_t b = state_value(v[c], &sc[j]);
+			if (!b)
+				continue; /* no series for an empty cell: they are most */
+			out_str(o, name);
+			out_mem(o, labels, llen);
+			out_str(o, ",category=\"");
+			out_str(o, pmaps_xcat_name(c));
+			out_str(o, "\",state=\"");
+			out_str(o, sc[j].name);
+			out_ch(o, '"');
+			sample_end(o, b);
+		}
+	}
+}
+
 /* The per-process figures a family gives: K a survey value, or one of these. */
 enum { F_RESIDENT = -1, F_MAPPINGS = -2 };
 
@@ -573,35 +605,24 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 	       "empty cells have no series");
 	for (size_t i = 0; i < t->nlines; i++) {
 		const struct pmaps_survey_row *row = t->lines[i].row;
-		const struct state_col *sc;
-		uint64_t v[PMAPS_XC_COUNT];
+		uint64_t v[PMAPS_X_COUNT][PMAPS_XC_COUNT], maps[PMAPS_X_COUNT], total;
 		uint32_t known = 0;
-		size_t ns;
+		char labels[2048];
+		struct out lo;
 		if (!row || !row->breakdown)
 			continue;
 		for (int s = 0; s < PMAPS_XC_COUNT; s++)
-			if (pmaps_survey_breakdown(row->breakdown, -1, s, &v[s]) == 1)
+			if (pmaps_survey_breakdown(row->breakdown, -1, s, &total) == 1)
 				known |= 1u << s;
-		sc = states_of(known, &ns);
 		for (int c = 0; c < PMAPS_X_COUNT; c++) {
-			if (!pmaps_survey_breakdown_mappings(row->breakdown, c))
-				continue;
+			maps[c] = pmaps_survey_breakdown_mappings(row->breakdown, c);
 			for (int s = 0; s < PMAPS_XC_COUNT; s++)
-				pmaps_survey_breakdown(row->breakdown, c, s, &v[s]);
-			for (size_t j = 0; j < ns; j++) {
-				uint64_t b = state_value(v, &sc[j]);
-				if (!b)
-					continue; /* no series for an empty cell: they are most */
-				out_str(o, "pmaps_process_memory_bytes");
-				proc_labels(sv, o, row);
-				out_str(o, ",category=\"");
-				out_str(o, pmaps_xcat_name(c));
-				out_str(o, "\",state=\"");
-				out_str(o, sc[j].name);
-				out_ch(o, '"');
-				sample_end(o, b);
-			}
+				pmaps_survey_breakdown(row->breakdown, c, s, &v[c][s]);
 		}
+		out_memory(&lo, labels, sizeof(labels));
+		proc_labels(sv, &lo, row);
+		if (lo.err == 0)
+			memory_samples(o, "pmaps_process_memory_bytes", labels, lo.len, v, maps, known);
 	}
 	family(o, m, "pmaps_process_runtime_info", "info", NULL,
 	       "The language runtime pmaps explain recognised in the process, and its version");
@@ -691,28 +712,15 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 	       "has a breakdown");
 	for (size_t i = 0; i < gs->n; i++) {
 		const struct sgroup *g = &gs->g[i];
-		const struct state_col *sc;
-		size_t ns;
+		char labels[2048];
+		struct out lo;
 		if (g->no_breakdown)
 			continue;
-		sc = states_of(g->bd_known, &ns);
-		for (int c = 0; c < PMAPS_X_COUNT; c++) {
-			if (!g->bd_maps[c])
-				continue;
-			for (size_t j = 0; j < ns; j++) {
-				uint64_t b = state_value(g->bd[c], &sc[j]);
-				if (!b)
-					continue;
-				out_str(o, "pmaps_group_memory_bytes");
-				group_labels(o, g);
-				out_str(o, ",category=\"");
-				out_str(o, pmaps_xcat_name(c));
-				out_str(o, "\",state=\"");
-				out_str(o, sc[j].name);
-				out_ch(o, '"');
-				sample_end(o, b);
-			}
-		}
+		out_memory(&lo, labels, sizeof(labels));
+		group_labels(&lo, g);
+		if (lo.err == 0)
+			memory_samples(o, "pmaps_group_memory_bytes", labels, lo.len, g->bd, g->bd_maps,
+			               g->bd_known);
 	}
 	family(o, m, "pmaps_group_unmatched_processes", "gauge", NULL,
 	       "Selected processes whose command line the --group-by regex does not match: in no "
@@ -1033,12 +1041,6 @@ static uint64_t read_max_map_count(const char *root)
 	return parse_decimal(buf, UINT64_MAX - 1, &v) == 0 ? v : 0;
 }
 
-static int once_only(const char *opt, const char *why)
-{
-	die_msg("%s given twice: it takes %s", opt, why);
-	return EXIT_USAGE;
-}
-
 /* A count above 0 and at most MAX into *OUT; -1 otherwise. */
 static int parse_positive(const char *s, uint64_t max, unsigned *out)
 {
@@ -1091,41 +1093,21 @@ int cmd_serve(int argc, char **argv)
 	opterr = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		rc = top_option(&sv.o.top, ch, optarg, &name);
+		if (rc == EXIT_USAGE)
+			return rc;
+		if (rc == 1)
+			continue;
 		switch (ch) {
 		case 'l':
 			if (listen)
-				return once_only("--listen", "one address");
+				return top_once_only("--listen", "one address");
 			listen = optarg;
-			break;
-		case 'p':
-			if (top_add_pids(&sv.o.top, optarg) != 0)
-				return EXIT_USAGE;
-			break;
-		case 'u':
-			if (sv.o.top.have_uid)
-				return once_only("--user", "one user; --pid takes several processes");
-			if (top_set_user(&sv.o.top, optarg) != 0)
-				return EXIT_USAGE;
-			break;
-		case 'N':
-			if (name)
-				return once_only("--name", "one regular expression: 'a|b' takes either");
-			name = optarg;
-			break;
-		case 'G':
-			if (optarg[0] != '/') {
-				die_msg("--cgroup takes a cgroup v2 path from its root ('/system.slice'), "
-				        "not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			if (sv.o.top.cgroup)
-				return once_only("--cgroup", "one cgroup, with what lies below it");
-			sv.o.top.cgroup = optarg;
 			break;
 		case 'a': all = 1; break;
 		case 'g':
 			if (group)
-				return once_only("--group-by", "one grouping: comm or cmdline:REGEX");
+				return top_once_only("--group-by", "one grouping: comm or cmdline:REGEX");
 			group = optarg;
 			break;
 		case 'B':
@@ -1135,13 +1117,6 @@ int cmd_serve(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			sv.o.top.budget_ns = ns;
-			break;
-		case 'M':
-			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns == 0) {
-				die_msg("--max-age takes seconds above 0 (10, 500ms), not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			sv.o.top.max_age_ns = ns;
 			break;
 		case 'I':
 			if (parse_time(optarg, 1000000000u, &ns) < 0) {

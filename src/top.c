@@ -111,6 +111,50 @@ int top_set_user(struct top_opts *o, const char *s)
 	return 0;
 }
 
+int top_option(struct top_opts *o, int ch, const char *arg, const char **name)
+{
+	uint64_t ns;
+
+	switch (ch) {
+	case 'u':
+		if (o->have_uid)
+			return top_once_only("--user", "one user; --pid takes several processes");
+		return top_set_user(o, arg) != 0 ? EXIT_USAGE : 1;
+	case 'p':
+		return top_add_pids(o, arg) != 0 ? EXIT_USAGE : 1;
+	case 'N':
+		if (*name)
+			return top_once_only("--name", "one regular expression: 'a|b' takes either");
+		*name = arg;
+		return 1;
+	case 'G':
+		if (arg[0] != '/') {
+			die_msg("--cgroup takes a cgroup v2 path from its root ('/system.slice'), not '%s'",
+			        arg);
+			return EXIT_USAGE;
+		}
+		if (o->cgroup)
+			return top_once_only("--cgroup", "one cgroup, with what lies below it");
+		o->cgroup = arg;
+		return 1;
+	case 'M':
+		if (parse_time(arg, 1000000000u, &ns) < 0 || ns == 0) {
+			die_msg("--max-age takes seconds above 0, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->max_age_ns = ns;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int top_once_only(const char *opt, const char *why)
+{
+	die_msg("%s given twice: it takes %s", opt, why);
+	return EXIT_USAGE;
+}
+
 int top_init(struct top *t)
 {
 	struct pmaps_survey_opts so;

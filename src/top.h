@@ -85,6 +85,15 @@ struct top {
 int top_add_pids(struct top_opts *o, const char *arg);
 /* --user: a name NSS knows, or a uid. Returns 0, or EXIT_USAGE with the message. */
 int top_set_user(struct top_opts *o, const char *s);
+/*
+ * The options top and serve share, as getopt_long() gave them: 'u'
+ * --user, 'p' --pid, 'N' --name (into *NAME, compiled later), 'G'
+ * --cgroup, 'M' --max-age. Returns 1 when CH was one of them (O updated),
+ * 0 when it was not, or EXIT_USAGE after one line naming what is wrong.
+ */
+int top_option(struct top_opts *o, int ch, const char *arg, const char **name);
+/* "OPT given twice: it takes WHY"; returns EXIT_USAGE. */
+int top_once_only(const char *opt, const char *why);
 /* Fills O with the defaults: delay 2 s, sorted by PSS largest first, one snapshot. */
 void top_opts_init(struct top_opts *o);
 /*
