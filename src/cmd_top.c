@@ -149,26 +149,10 @@ static void top_write(struct top *t, struct out *out, const int *cols, int ncols
 	struct writer w;
 	struct doc d;
 
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	memset(&d, 0, sizeof(d));
-	d.kind = DOC_PROCS;
+	top_doc(t, &d, &st);
 	d.cols = cols;
 	d.ncols = ncols;
 	d.human = human;
-	d.pgroup = t->o.group;
-	d.stats = pmaps_survey_stats(t->s, &st) == 0 ? &st : NULL;
-	d.meminfo = pmaps_survey_meminfo(t->s);
-	d.shown = t->nlines;
-	d.matched = t->matched;
-	d.denied = t->denied;
-	d.desc = col_sort_desc(t->o.sort) ^ (t->o.ascending != 0);
-	d.sort = t->o.sort;
-	if (t->o.group != TOP_GROUP_NONE && (t->o.sort == COL_PID || t->o.sort == COL_COMMAND)) {
-		d.sort = t->o.group == TOP_GROUP_USER ? COL_USER : COL_CGROUP;
-		d.desc = 0;
-	}
-	d.root = geteuid() == 0;
 	d.csv_header = first;
 	w_begin(&w, out, t->o.fmt, &d);
 	for (size_t i = 0; i < t->nlines; i++)

@@ -76,59 +76,6 @@ static const char serve_usage[] =
 	"/api/process/PID/explain, /api/process/PID/pages, /api/process/PID/pages.svg.\n"
 	"GET and HEAD only. SIGINT or SIGTERM stops it.\n";
 
-/* ---- replies ---- */
-
-void serve_reply_text(struct serve_reply *r, unsigned status, const char *msg)
-{
-	size_t n = strlen(msg);
-
-	memset(r, 0, sizeof(*r));
-	r->status = status;
-	r->content_type = "text/plain; charset=utf-8";
-	r->body = malloc(n + 1);
-	if (!r->body) {
-		r->status = 500;
-		return;
-	}
-	memcpy(r->body, msg, n);
-	r->body[n] = '\n';
-	r->len = n + 1;
-}
-
-/*
- * Renders a document with WRITE(SV, O, CTX) into a malloc()ed buffer that
- * grows until it holds it (a memory sink keeps whole records only, and
- * says ENOBUFS when it filled). Returns 0 with the body in R, or -1.
- */
-#define BODY_FIRST (256u * 1024u)
-#define BODY_MAX (256u * 1024u * 1024u)
-static int render(struct serve_reply *r, void (*write)(struct serve *, struct out *, void *),
-                  struct serve *sv, void *ctx, size_t hint)
-{
-	size_t first = BODY_FIRST;
-
-	/* Room for what the last answer took, and some: a document is rendered once. */
-	while (first < hint + hint / 4 && first < BODY_MAX)
-		first *= 2;
-	for (size_t cap = first; cap <= BODY_MAX; cap *= 4) {
-		struct out o;
-		char *buf = malloc(cap);
-		if (!buf)
-			return -1;
-		out_memory(&o, buf, cap);
-		write(sv, &o, ctx);
-		if (o.err == 0) {
-			r->body = buf;
-			r->len = o.len;
-			return 0;
-		}
-		free(buf);
-		if (o.err != ENOBUFS)
-			return -1;
-	}
-	return -1;
-}
-
 /* ---- the collector ---- */
 
 /* A group of --group-by: its key and its sums. */
@@ -377,6 +324,7 @@ int serve_fresh(struct serve *sv, char *msg, size_t msgsz)
 /* ---- /metrics ---- */
 
 struct mctx {
+	struct serve *sv;
 	int om;          /* OpenMetrics */
 	uint64_t now;    /* when the scrape is answered (monotonic ns) */
 };
@@ -813,9 +761,10 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 	out_record(o);
 }
 
-static void write_metrics(struct serve *sv, struct out *o, void *ctx)
+static void write_metrics(struct out *o, const void *ctx)
 {
 	const struct mctx *m = ctx;
+	struct serve *sv = m->sv;
 
 	if (sv->o.group_by == SERVE_BY_PID)
 		write_procs(sv, o, m);
@@ -868,30 +817,16 @@ static int wants_openmetrics(const char *accept)
 	return om > 0 && om >= text;
 }
 
-/*
- * Takes SV->lock, waiting at most SERVE_LOCK_WAIT_S (a refresh under way
- * for another request: its budget and one gentle walk at most). Returns
- * 0, or -1 with R set to 503.
- */
-int serve_lock(struct serve *sv, struct serve_reply *r)
-{
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += SERVE_LOCK_WAIT_S;
-	if (pthread_mutex_timedlock(&sv->lock, &until) == 0)
-		return 0;
-	serve_reply_text(r, 503, "busy: a refresh of the figures is taking long; try again");
-	return -1;
-}
-
 static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 {
-	struct mctx m = {wants_openmetrics(accept), 0};
+	struct mctx m = {sv, wants_openmetrics(accept), 0};
 	char msg[256];
+	int err;
 
-	if (serve_lock(sv, r) < 0)
+	if (serve_lock(sv) < 0) {
+		serve_reply_text(r, 503, "busy: a refresh of the figures is taking long; try again");
 		return;
+	}
 	if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
 		pthread_mutex_unlock(&sv->lock);
 		serve_reply_text(r, 503, msg);
@@ -900,9 +835,12 @@ static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 	sv->scrapes++;
 	m.now = now_ns();
 	memset(r, 0, sizeof(*r));
-	if (render(r, write_metrics, sv, &m, sv->metrics_len) < 0) {
+	err = serve_render(r, write_metrics, &m, sv->metrics_len);
+	if (err < 0) {
 		pthread_mutex_unlock(&sv->lock);
-		serve_reply_text(r, 500, "out of memory");
+		serve_reply_text(r, err == -ENOBUFS ? 503 : 500,
+		                 err == -ENOBUFS ? "the answer would pass 256 MiB: --group-by keeps it "
+		                                   "smaller" : pmaps_strerror(err));
 		return;
 	}
 	sv->metrics_len = r->len;

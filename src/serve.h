@@ -3,6 +3,7 @@
  * serve.h - pmaps serve: a Prometheus/OpenMetrics exporter and a live web
  * page over HTTP (libmicrohttpd).
  *
+ *   serve_reply.c   text replies, documents rendered into bodies, the lock
  *   serve.c         the command: options, the collector (a survey of the
  *                   selected processes with a breakdown by category, kept
  *                   for --min-interval), the routes, /metrics
@@ -79,10 +80,11 @@ struct serve {
 /* The longest a request waits for another's refresh before it answers 503. */
 #define SERVE_LOCK_WAIT_S 10
 /*
- * Takes SV->lock within SERVE_LOCK_WAIT_S. Returns 0, or -1 with R set to
- * 503 (busy).
+ * Takes SV->lock within SERVE_LOCK_WAIT_S (another request's refresh: its
+ * budget and one gentle walk at most). Returns 0, or -ETIMEDOUT: answer
+ * 503.
  */
-int serve_lock(struct serve *sv, struct serve_reply *r);
+int serve_lock(struct serve *sv);
 
 /*
  * Refreshes SV->top when its figures are older than --min-interval (or
@@ -100,6 +102,20 @@ int serve_fresh(struct serve *sv, char *msg, size_t msgsz);
  */
 void serve_route(struct serve *sv, const char *url, const char *query, const char *accept,
                  struct serve_reply *r);
+
+/* The room a document gets first, and the most it may take. */
+#define SERVE_BODY_FIRST (64u * 1024u)
+#define SERVE_BODY_MAX (256u * 1024u * 1024u)
+/*
+ * Writes a document with FILL(O, CTX) into a memory sink and hands it to R
+ * (BODY, LEN; the status and type are the caller's): when the sink fills,
+ * again into one twice as large, from room for HINT bytes (the last such
+ * answer's size, or 0) up to SERVE_BODY_MAX. Returns 0, or -ENOBUFS (it
+ * would pass SERVE_BODY_MAX), -ENOMEM, another errno of the sink, with R
+ * untouched.
+ */
+int serve_render(struct serve_reply *r, void (*fill)(struct out *o, const void *ctx),
+                 const void *ctx, size_t hint);
 
 /* A reply whose body is the text MSG and a newline, with STATUS (text/plain). */
 void serve_reply_text(struct serve_reply *r, unsigned status, const char *msg);

@@ -29,9 +29,10 @@
  * as /metrics gets the collector's kept figures.
  *
  * Bodies: a document written through the writers (writer.h) into a memory
- * sink that is grown and written again when it fills (up to API_MAX), or,
- * for the page walks that cannot be repeated cheaply, into an anonymous
- * memory file copied out at the end. Every error is a JSON object
+ * sink that is grown and written again when it fills (serve_render(), up
+ * to SERVE_BODY_MAX), or, for the page walks that cannot be repeated
+ * cheaply, into an anonymous memory file copied out at the end (up to
+ * API_MAX). Every error is a JSON object
  * {"error": MESSAGE, "pid": PID} (MESSAGE escaped as any target byte).
  */
 #include <errno.h>
@@ -50,8 +51,7 @@
 
 #define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)
 
-/* A JSON body's first buffer, and the most any body may take. */
-#define API_FIRST (64u * 1024u)
+/* The most a page walk's document (pages, pages.svg) may take. */
 #define API_MAX (64u * 1024u * 1024u)
 
 /* The longest a request waits for another's costly reading. */
@@ -119,41 +119,24 @@ static void reply_failed(struct serve_reply *r, int pid, int err, const char *li
 	reply_error(r, err_status(err), pid, msg);
 }
 
-/*
- * Writes a document with FILL(O, CTX) into a memory sink, into R's body:
- * when it fills, again into one twice as large, up to API_MAX. Returns 0,
- * or -ENOBUFS (larger than API_MAX), -ENOMEM, with R untouched.
- */
+/* A JSON document with FILL(O, CTX) into R (serve_render()). */
 static int render(struct serve_reply *r, void (*fill)(struct out *o, const void *ctx),
                   const void *ctx)
 {
-	for (size_t cap = API_FIRST; cap <= API_MAX; cap *= 2) {
-		char *buf = malloc(cap);
-		struct out o;
+	int err = serve_render(r, fill, ctx, 0);
 
-		if (!buf)
-			return -ENOMEM;
-		out_memory(&o, buf, cap);
-		fill(&o, ctx);
-		if (o.err == 0) {
-			r->status = 200;
-			r->content_type = JSON_TYPE;
-			r->body = buf;
-			r->len = out_kept(&o);
-			return 0;
-		}
-		free(buf);
-		if (o.err != ENOBUFS)
-			return -o.err;
+	if (err == 0) {
+		r->status = 200;
+		r->content_type = JSON_TYPE;
 	}
-	return -ENOBUFS;
+	return err;
 }
 
 /* The body of R after render() failed with ERR. */
 static void reply_render_failed(struct serve_reply *r, int pid, int err)
 {
 	if (err == -ENOBUFS)
-		reply_error(r, 503, pid, "the document would pass 64 MiB");
+		reply_error(r, 503, pid, "the document would pass 256 MiB");
 	else
 		reply_error(r, err == -ENOMEM ? 503 : 500, pid, pmaps_strerror(err));
 }
@@ -193,19 +176,7 @@ static void fill_processes(struct out *o, const void *ctx)
 	struct writer w;
 	struct doc d;
 
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	memset(&d, 0, sizeof(d));
-	d.kind = DOC_PROCS;
-	d.pgroup = t->o.group;
-	d.stats = pmaps_survey_stats(t->s, &st) == 0 ? &st : NULL;
-	d.meminfo = pmaps_survey_meminfo(t->s);
-	d.shown = t->nlines;
-	d.matched = t->matched;
-	d.denied = t->denied;
-	d.sort = t->o.sort;
-	d.desc = col_sort_desc(t->o.sort) ^ (t->o.ascending != 0);
-	d.root = sv->root;
+	top_doc(t, &d, &st);
 	d.reader = c->reader;
 	d.reader_uid = c->reader_uid;
 	w_begin(&w, o, FMT_JSON, &d);
@@ -221,7 +192,10 @@ void serve_api_processes(struct serve *sv, struct serve_reply *r)
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	pthread_mutex_lock(&sv->lock);
+	if (serve_lock(sv) < 0) {
+		reply_error(r, 503, 0, "busy: a refresh of the figures is taking long; try again");
+		return;
+	}
 	if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
 		pthread_mutex_unlock(&sv->lock);
 		reply_error(r, 503, 0, msg);
@@ -328,7 +302,10 @@ static struct pmaps_proc *open_selected(struct serve *sv, int pid, struct serve_
 	int found = 0, err;
 
 	memset(sel, 0, sizeof(*sel));
-	pthread_mutex_lock(&sv->lock);
+	if (serve_lock(sv) < 0) {
+		reply_error(r, 503, pid, "busy: a refresh of the figures is taking long; try again");
+		return NULL;
+	}
 	err = serve_fresh(sv, msg, sizeof(msg));
 	for (size_t i = 0; err == 0 && i < sv->top.nlines && !found; i++) {
 		const struct pmaps_survey_row *row = sv->top.lines[i].row;

@@ -111,6 +111,27 @@ int top_set_user(struct top_opts *o, const char *s)
 	return 0;
 }
 
+void top_doc(const struct top *t, struct doc *d, struct pmaps_survey_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	memset(d, 0, sizeof(*d));
+	d->kind = DOC_PROCS;
+	d->pgroup = t->o.group;
+	d->stats = pmaps_survey_stats(t->s, st) == 0 ? st : NULL;
+	d->meminfo = pmaps_survey_meminfo(t->s);
+	d->shown = t->nlines;
+	d->matched = t->matched;
+	d->denied = t->denied;
+	d->desc = col_sort_desc(t->o.sort) ^ (t->o.ascending != 0);
+	d->sort = t->o.sort;
+	if (t->o.group != TOP_GROUP_NONE && (t->o.sort == COL_PID || t->o.sort == COL_COMMAND)) {
+		d->sort = t->o.group == TOP_GROUP_USER ? COL_USER : COL_CGROUP;
+		d->desc = 0;
+	}
+	d->root = geteuid() == 0;
+}
+
 int top_option(struct top_opts *o, int ch, const char *arg, const char **name)
 {
 	uint64_t ns;

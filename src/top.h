@@ -92,6 +92,12 @@ int top_set_user(struct top_opts *o, const char *s);
  * 0 when it was not, or EXIT_USAGE after one line naming what is wrong.
  */
 int top_option(struct top_opts *o, int ch, const char *arg, const char **name);
+/*
+ * A document of T's lines (DOC_PROCS) as top and serve write it: the
+ * refresh's stats (into ST, which must outlive D), the machine's figures,
+ * the counts, the sort. The caller adds the columns and its own fields.
+ */
+void top_doc(const struct top *t, struct doc *d, struct pmaps_survey_stats *st);
 /* "OPT given twice: it takes WHY"; returns EXIT_USAGE. */
 int top_once_only(const char *opt, const char *why);
 /* Fills O with the defaults: delay 2 s, sorted by PSS largest first, one snapshot. */

@@ -2,7 +2,8 @@
 /*
  * test_serve_api.c - pmaps serve's JSON endpoints (src/serve_api.c) called
  * as the routes call them, with the collector's refresh done here (the
- * test's serve_fresh(): one top_refresh(), as serve.c's first):
+ * test's serve_fresh(): one top_refresh(), as serve.c's first; the
+ * replies and the lock are serve_reply.c's):
  *
  *   - /api/processes over a proc tree of 600 processes made here (the top
  *     fixture's postgres, one name not UTF-8): larger than the first
@@ -60,15 +61,6 @@ extern char **environ;
 static char dir[64];
 
 /* ---- the routes' side of serve.c, as the test needs it ---- */
-
-void serve_reply_text(struct serve_reply *r, unsigned status, const char *msg)
-{
-	memset(r, 0, sizeof(*r));
-	r->status = status;
-	r->content_type = "text/plain; charset=utf-8";
-	r->body = strdup(msg);
-	r->len = r->body ? strlen(msg) : 0;
-}
 
 int serve_fresh(struct serve *sv, char *msg, size_t msgsz)
 {
