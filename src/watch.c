@@ -867,16 +867,10 @@ static int kept_growing(const struct watch *w, int k)
 
 /* ---- one sample ---- */
 
-/* A breakdown's figures into S. */
+/* A breakdown's figures into S (its time kept), and VmHWM as status gave it. */
 static void from_explain(struct watch *w, struct watch_sample *s, const struct pmaps_explain *x)
 {
-	s->rss = x->total[PMAPS_XC_RSS];
-	for (int k = 0; k < PMAPS_X_COUNT; k++)
-		s->cat[k] = x->v[k][PMAPS_XC_RSS];
-	s->lazyfree_known = pmaps_explain_known(x, -1, PMAPS_XC_LAZYFREE);
-	s->lazyfree = s->lazyfree_known ? x->total[PMAPS_XC_LAZYFREE] : 0;
-	s->swap_known = pmaps_explain_known(x, -1, PMAPS_XC_SWAP);
-	s->swap = s->swap_known ? x->total[PMAPS_XC_SWAP] : 0;
+	watch_sample_from(s, x, s->t_ns);
 	if ((x->status.present >> PMAPS_ST_VM_HWM) & 1) {
 		w->have_hwm = 1;
 		w->hwm = x->status.v[PMAPS_ST_VM_HWM];
