@@ -852,6 +852,22 @@ static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 
 /* ---- routes ---- */
 
+/* An /api/ path that names no endpoint: 404, as every API error, a JSON object. */
+static void api_not_found(struct serve_reply *r)
+{
+	static const char body[] = "{\"error\":\"no such endpoint: see pmaps serve --help\"}\n";
+
+	serve_reply_text(r, 404, "");
+	free(r->body);
+	r->body = malloc(sizeof(body) - 1);
+	r->len = r->body ? sizeof(body) - 1 : 0;
+	if (r->body)
+		memcpy(r->body, body, r->len);
+	else
+		r->status = 500;
+	r->content_type = "application/json";
+}
+
 /* "/api/process/PID/REST": PID in decimal and REST; 0 when URL is no such path. */
 static int process_path(const char *url, int *pid, const char **rest)
 {
@@ -906,7 +922,9 @@ void serve_route(struct serve *sv, const char *url, const char *query, const cha
 		else if (strcmp(rest, "pages.svg") == 0)
 			serve_api_pages_svg(sv, pid, r);
 		else
-			serve_reply_text(r, 404, "not found");
+			api_not_found(r);
+	} else if (strncmp(url, "/api/", 5) == 0) {
+		api_not_found(r);
 	} else {
 		serve_reply_text(r, 404, "not found");
 	}

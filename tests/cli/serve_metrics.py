@@ -23,6 +23,7 @@ test starts and the kernel's own figures for them.
   go and the version its build info gives (`go version` reads the same).
 - Bad input: one line on stderr and exit 2.
 """
+import json
 import os
 import re
 import signal
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 PMAPS = sys.argv[1]
@@ -196,6 +198,14 @@ def test_hostile_name():
         eq("hostile: OpenMetrics asked for", ctype,
            "application/openmetrics-text; version=1.0.0; charset=utf-8")
         eq("hostile: OpenMetrics ends with # EOF", text.endswith("# EOF\n"), True)
+        for path in ("/api/process/abc/explain", "/api/nothing", "/api/process/1/nothing"):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30)
+                got = None
+            except urllib.error.HTTPError as e:
+                got = (e.code, e.headers.get("Content-Type"), json.loads(e.read()).get("error"))
+            eq(f"api: {path}: a JSON 404", got,
+               (404, "application/json", "no such endpoint: see pmaps serve --help"))
         st, ctype, text = get(port, accept="application/openmetrics-text;q=0,text/plain")
         eq("hostile: OpenMetrics refused by q=0", ctype,
            "text/plain; version=0.0.4; charset=utf-8")
