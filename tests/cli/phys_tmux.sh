@@ -79,9 +79,10 @@ start() {
 }
 screen() { tm capture-pane -p ${HIST:-} -t "$1"; }
 seen() { echo "--- the screen ($1):"; cat "$TMP/screen"; echo "---"; }
+# wait_for SESSION REGEX [GREP-FLAG]: up to WAIT polls (100, 10 s and more).
 wait_for() {
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt "${WAIT:-100}" ]; do
 		screen "$1" >"$TMP/screen" 2>/dev/null
 		if grep -q ${3:-} -e "$2" "$TMP/screen"; then return 0; fi
 		sleep 0.1
@@ -179,13 +180,20 @@ for how in q C-c; do
 	s=big$how
 	start "$s" 100 30 "--proc-root $TMP/big --block-size 1G --threads 1 -i 10ms" -u NO_COLOR LC_ALL=C.UTF-8
 	HIST=
-	if wait_for "$s" 'reading [2-9],'; then
+	# A reading's length depends on the build (seconds under ASan on a busy
+	# machine): the first is awaited for up to a minute, the next for three
+	# times what the first took.
+	read_ms=
+	if WAIT=600 wait_for "$s" 'read in [0-9]* ms'; then
+		read_ms=$(sed -n 's/.*read in \([0-9]*\) ms.*/\1/p' "$TMP/screen")
+	fi
+	if [ -n "$read_ms" ] && WAIT=$((read_ms * 3 / 100 + 50)) wait_for "$s" 'reading [2-9],'; then
 		read_ms=$(sed -n 's/.*read in \([0-9]*\) ms.*/\1/p' "$TMP/screen")
 		n1=$(sed -n 's/.*reading \([0-9]*\),.*/\1/p' "$TMP/screen")
 		# The key right after a reading ends, early in the next one: without a
 		# cancel it would wait nearly a whole reading.
 		i=0
-		while [ $i -lt 500 ]; do
+		while [ $i -lt $((read_ms * 3 / 20 + 500)) ]; do
 			n2=$(screen "$s" | sed -n 's/.*reading \([0-9]*\),.*/\1/p')
 			[ -n "$n2" ] && [ "$n2" -gt "$n1" ] && break
 			sleep 0.02
