@@ -58,6 +58,7 @@ L=$LIBDIR
 	echo "$L/libpmaps.so.$ABI"
 	echo "$L/libpmaps.so.$VERSION"
 	echo "$L/pkgconfig/pmaps.pc"
+	echo "$L/pmaps/libpmaps-malloc.so"
 	for f in pmapsConfig pmapsConfigVersion pmapsTargets "pmapsTargets-$config"; do
 		echo "$L/cmake/pmaps/$f.cmake"
 	done
@@ -79,7 +80,7 @@ fi
 soname=$(readelf -d "$P/$L/libpmaps.so.$VERSION" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libpmaps.so.$ABI" ] && ok || bad "SONAME is '$soname', not libpmaps.so.$ABI"
 # Nothing installed points back into the build tree.
-for f in "$P/bin/pmaps" "$P/$L/libpmaps.so.$VERSION"; do
+for f in "$P/bin/pmaps" "$P/$L/libpmaps.so.$VERSION" "$P/$L/pmaps/libpmaps-malloc.so"; do
 	rp=$(readelf -d "$f" | grep -E 'R(UN)?PATH')
 	[ -z "$rp" ] && ok || bad "$f has an RPATH: $rp"
 done
@@ -104,6 +105,12 @@ fi
 # The tool, away from the build tree.
 v=$(cd / && env -i PATH=/usr/bin:/bin "$P/bin/pmaps" --version 2>&1)
 [ "$v" = "pmaps $VERSION" ] && ok || bad "PREFIX/bin/pmaps --version: '$v'"
+# pmaps run preloads the installed malloc helper (found from PREFIX/bin, the
+# prefix being the install's, not the configure's) into its command.
+v=$(cd / && env -i PATH=/usr/bin:/bin "$P/bin/pmaps" run -q -o /dev/null -- \
+	sh -c 'grep -m 1 libpmaps-malloc "/proc/$$/maps" | sed "s|.* /|/|"' 2>&1)
+[ "$v" = "$P/$L/pmaps/libpmaps-malloc.so" ] && ok ||
+	bad "PREFIX/bin/pmaps run: the helper in the command is '$v', not $P/$L/pmaps/libpmaps-malloc.so"
 
 # hello, built the two ways a user would.
 # shellcheck disable=SC2046,SC2086 # pkg-config's words and CFLAGS are lists
