@@ -20,14 +20,17 @@
 # renders them to PNG, python3-pil reads the pixels back.
 # pmaps serve: libmicrohttpd-dev (its HTTP daemon); prometheus (promtool, and a real
 # Prometheus scraping it in its test).
+# explain's runtime books: libcurl4-openssl-dev (Go's MemStats over HTTP); the JVM's
+# jcmd comes with default-jdk-headless.
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
 	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core \
-	libmicrohttpd-dev prometheus
+	libmicrohttpd-dev prometheus libcurl4-openssl-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: the release preset configures the tests too.
-INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev libncurses-dev libmicrohttpd-dev
+INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev libncurses-dev libmicrohttpd-dev \
+	libcurl4-openssl-dev
 PREFIX ?= /usr/local
 
 .PHONY: all demo check bench fuzz valgrind install clean deps fuzz-deps

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "books.h"
 #include "tool.h"
 
 static const char explain_usage[] =
@@ -37,6 +38,7 @@ static const char explain_usage[] =
 	"                         THP pages\n"
 	"  -v, --verbose          show the evidence behind each rule (JSON always has it),\n"
 	"                         and say which source was read and what it cost\n"
+	BOOKS_USAGE
 	"      --proc-root DIR    read DIR/PID instead of /proc/PID\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -48,6 +50,14 @@ static const char explain_usage[] =
 	"shared memory), and as root pss and lazy_free (kpagecount, kpageflags); no\n"
 	"private dirty/clean split, locked or swap_pss, which show as '-' (absent\n"
 	"JSON keys, empty CSV cells), and no smaps_rollup to reconcile with.\n"
+	"\n"
+	"Runtime books: where the process's runtime publishes its own figures, explain\n"
+	"reads them and joins them to the kernel's, every part's lines adding up to its\n"
+	"RSS, with what neither explains stated: a Go program's runtime.MemStats from its\n"
+	"net/http/pprof (on loopback), a JVM's Native Memory Tracking and GC.heap_info\n"
+	"through jcmd (as the JVM's user), glibc malloc's malloc_info() in a command\n"
+	"pmaps run starts. The table ends with the equation; JSON has runtime_books.\n"
+	"When they cannot be read, the kernel's side is printed and the reason given.\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read, 2 on a usage error.\n";
 
@@ -66,8 +76,11 @@ struct spent {
  * failure in F (in JSON Lines, the stream then ends with the error).
  */
 static int explain_write(struct pmaps_proc *proc, struct out *out, enum fmt fmt,
-                         unsigned options, int verbose, struct spent *sp, struct failure *f)
+                         unsigned options, int verbose, const struct books_opts *bo,
+                         struct spent *sp, struct failure *f)
 {
+	static struct books books;
+	static struct books_join join;
 	/* A kernel thread's result: nothing in it, and every figure known to be 0. */
 	static struct pmaps_explain none;
 	struct pmaps_explain_session *s = NULL;
@@ -102,6 +115,13 @@ static int explain_write(struct pmaps_proc *proc, struct out *out, enum fmt fmt,
 	if (x) {
 		sp->mappings = x->nmappings;
 		sp->xc_known = x->xc_known;
+	}
+	if (err == 0 && !d.kernel_thread && fmt != FMT_CSV && bo && !bo->off) {
+		/* The runtime's books, right after the kernel's figures. */
+		books_read(&books, bo, d.pid, x->runtime_kind);
+		books_join(&join, &books, x);
+		d.books = &books;
+		d.join = &join;
 	}
 	w_begin(&w, out, fmt, &d);
 	if (err == 0) {
@@ -183,12 +203,14 @@ struct explain_opts {
 	enum fmt fmt;
 	int source;  /* PMAPS_SRC_SMAPS, PMAPS_SRC_PAGES or PMAPS_SRC_AUTO */
 	int pages, gentle, verbose;
+	struct books_opts books;
 };
 
 static int explain_main(const struct explain_opts *o, int source_line)
 {
 	char buf[OUT_FD_BUFSIZE];
 	struct pmaps_proc *proc;
+	struct books_opts bo;
 	struct spent sp;
 	struct failure f;
 	struct out out;
@@ -205,7 +227,9 @@ static int explain_main(const struct explain_opts *o, int source_line)
 		note_msg("--gentle: smaps is read the way the kernel writes it (only the pages "
 		         "source walks gently)");
 	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
-	err = explain_write(proc, &out, o->fmt, options, o->verbose, &sp, &f);
+	bo = o->books;
+	bo.root = o->t.root;
+	err = explain_write(proc, &out, o->fmt, options, o->verbose, &bo, &sp, &f);
 	if (err < 0) {
 		out_flush(&out); /* what was written goes before the message */
 		rc = tool_fail(&o->t, &f);
@@ -222,8 +246,9 @@ int explain_report(const struct target *t, enum fmt fmt, unsigned options, int v
 	struct explain_opts o = {*t, fmt, (options & PMAPS_EXPLAIN_FAST) ? PMAPS_SRC_PAGES
 	                                                                 : PMAPS_SRC_SMAPS,
 	                         (options & PMAPS_EXPLAIN_PAGES) != 0,
-	                         (options & PMAPS_EXPLAIN_GENTLE) != 0, verbose};
+	                         (options & PMAPS_EXPLAIN_GENTLE) != 0, verbose, {0}};
 
+	books_opts_init(&o.books);
 	return explain_main(&o, 0);
 }
 
@@ -239,14 +264,21 @@ int cmd_explain(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"proc-root", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
+		BOOKS_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_SMAPS, 0, 0, 0};
-	int ch;
+	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_SMAPS, 0, 0, 0, {0}};
+	int ch, r;
 
 	opterr = 0;
 	optind = 1;
+	books_opts_init(&o.books);
 	while ((ch = getopt_long(argc, argv, "jvh", longopts, NULL)) != -1) {
+		r = books_option(&o.books, ch, optarg);
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
 		switch (ch) {
 		case 'S': {
 			int s = strcmp(optarg, "auto") == 0 ? PMAPS_SRC_AUTO
@@ -282,6 +314,8 @@ int cmd_explain(int argc, char **argv)
 		        o.pages ? "--pages" : "--verbose");
 		return EXIT_USAGE;
 	}
+	if (books_options_done(&o.books) < 0)
+		return EXIT_USAGE;
 	o.t.pid = argv[optind];
 	return explain_main(&o, o.verbose);
 }

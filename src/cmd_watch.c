@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@ static const char watch_usage[] =
 	"      --svg FILE         write a timeline of the samples to FILE (SVG)\n"
 	"      --jsonl            JSON Lines: an object per sample, then the summary\n"
 	"  -b, --bytes            sizes in bytes instead of K/M/G\n"
+	BOOKS_USAGE
 	"      --proc-root DIR    read DIR/PID instead of /proc/PID\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -76,6 +78,12 @@ static const char watch_usage[] =
 	"more are counted as untracked. The summary's peak of the process and its\n"
 	"descendants is the largest sum of one sample, not a sum of their VmHWMs;\n"
 	"descendants alive when the watch ends are listed as running.\n"
+	"\n"
+	"Runtime books (as pmaps explain reads them): read by a thread of their own,\n"
+	"at most once a second and never more than a tenth of the time; every\n"
+	"breakdown carries the latest (JSON Lines: runtime_books, with when they\n"
+	"were read), the timeline draws what the runtime counts as live and as held,\n"
+	"and the summary ends with the last breakdown's books and equation.\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read or the output\n"
 	"or the SVG cannot be written, 2 on a usage error.\n";
@@ -103,7 +111,13 @@ static const char run_usage[] =
 	"  -o, --output FILE      the lines and the summary to FILE, not standard error\n"
 	"  -q, --quiet            no line per sample: the summary only\n"
 	"  -b, --bytes            sizes in bytes instead of K/M/G\n"
+	BOOKS_USAGE
 	"  -h, --help             show this help\n"
+	"\n"
+	"Runtime books: as pmaps watch reads them; and for CMD's glibc malloc, run\n"
+	"puts a helper library in CMD alone (LD_PRELOAD, taken out of the environment\n"
+	"CMD's own children get) that answers with malloc_info() when pmaps asks:\n"
+	"live malloc'd bytes, free held by malloc. --no-books starts CMD without it.\n"
 	"\n"
 	"With --children, the watch ends when CMD exits: descendants still alive\n"
 	"then are listed as running (see pmaps watch --help).\n"
@@ -128,7 +142,10 @@ static int parse_count(const char *s, uint64_t *out)
 static int common_option(struct watch_opts *o, int ch, const char *cmd)
 {
 	uint64_t ns;
+	int r = books_option(&o->books, ch, optarg);
 
+	if (r)
+		return r < 0 ? EXIT_USAGE : 0;
 	switch (ch) {
 	case 'i':
 		if (parse_time(optarg, 1000000000u, &ns) < 0) {
@@ -202,6 +219,7 @@ static void opts_init(struct watch_opts *o)
 	o->source = PMAPS_SRC_AUTO;
 	o->fmt = FMT_TABLE;
 	o->human = 1;
+	books_opts_init(&o->books);
 }
 
 int cmd_watch(int argc, char **argv)
@@ -218,6 +236,7 @@ int cmd_watch(int argc, char **argv)
 		{"bytes", no_argument, NULL, 'b'},
 		{"proc-root", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
+		BOOKS_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	static const char shortopts[] = "i:n:d:bh";
@@ -232,6 +251,7 @@ int cmd_watch(int argc, char **argv)
 			return print_usage(watch_usage);
 		if (ch == 'R') {
 			o.t.root = optarg;
+			o.books.root = optarg;
 			continue;
 		}
 		rc = common_option(&o, ch, "watch");
@@ -245,6 +265,8 @@ int cmd_watch(int argc, char **argv)
 		                       : "one PID only (see pmaps watch --help)");
 		return EXIT_USAGE;
 	}
+	if (books_options_done(&o.books) < 0)
+		return EXIT_USAGE;
 	o.t.pid = argv[optind];
 	return watch_pid(&o);
 }
@@ -299,7 +321,7 @@ int run_reap(pid_t pid, int *status, struct rusage *ru)
  */
 __attribute__((noreturn)) static void child_exec(char **argv, int fd,
                                                  const struct sigaction *was,
-                                                 const sigset_t *mask)
+                                                 const sigset_t *mask, char **envp)
 {
 	struct sigaction sa;
 	int e;
@@ -310,12 +332,181 @@ __attribute__((noreturn)) static void child_exec(char **argv, int fd,
 		sigaction(run_sigs[i], &sa, NULL);
 	}
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	execvp(argv[0], argv);
+	if (envp) /* run's malloc helper: CMD's environment made before the fork */
+		execvpe(argv[0], argv, envp);
+	else
+		execvp(argv[0], argv);
 	e = errno;
 	if (write(fd, &e, sizeof(e)) < 0)
 		_exit(127);
 	_exit(127);
 }
+
+/* ---- run's malloc helper (libpmaps-malloc.so, malloc_helper.c; books_malloc.c reads it) ---- */
+
+#ifndef PMAPS_MALLOC_HELPER
+#define PMAPS_MALLOC_HELPER ""
+#define PMAPS_MALLOC_HELPER_REL ""
+#endif
+
+/*
+ * What run gives CMD for its malloc's books: one end of a socketpair
+ * (FD[1], passed on; FD[0] pmaps's, closed on exec) and an environment
+ * with the helper first in LD_PRELOAD and PMAPS_MALLOC_FD, made before the
+ * fork (the child only sets FD[1] open across its exec). ENV NULL: CMD gets
+ * pmaps's environment and no helper (--no-books, or WHY says why not).
+ */
+struct run_malloc {
+	int fd[2];
+	char **env;
+	char *preload, *fdvar;
+	char why[200];
+};
+
+/* DIR/NAME (NAME alone when DIR is "") into PATH: 1 when it is a regular file, else 0. */
+static int helper_at(char *path, size_t size, const char *dir, const char *name)
+{
+	struct stat st;
+	int n = snprintf(path, size, "%s%s%s", dir, *dir ? "/" : "", name);
+
+	return n > 0 && (size_t)n < size && *name && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The helper: next to pmaps (the build tree), LIBDIR/pmaps under the
+ * directory above pmaps's (an install moved with --prefix), or where it was
+ * installed. Returns 0 with PATH, or -1.
+ */
+static int helper_find(char *path, size_t size)
+{
+	char exe[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0 && exe[0] == '/') {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL) {
+			*slash = '\0';
+			if (helper_at(path, size, exe, "libpmaps-malloc.so"))
+				return 0;
+			if ((slash = strrchr(exe, '/')) != NULL) {
+				*slash = '\0';
+				if (helper_at(path, size, exe, PMAPS_MALLOC_HELPER_REL))
+					return 0;
+			}
+		}
+	}
+	return helper_at(path, size, "", PMAPS_MALLOC_HELPER) ? 0 : -1;
+}
+
+/* Sets RM up for CMD (nothing with --no-books); what fails leaves the why in O->books. */
+static void run_malloc_prepare(struct run_malloc *rm, struct watch_opts *o)
+{
+	char path[4096];
+	const char *old = getenv("LD_PRELOAD");
+	size_t n = 0, k = 0;
+	int e;
+
+	memset(rm, 0, sizeof(*rm));
+	rm->fd[0] = rm->fd[1] = -1;
+	if (o->books.off)
+		return;
+	o->books.malloc_why = rm->why;
+	if (helper_find(path, sizeof(path)) < 0) {
+		snprintf(rm->why, sizeof(rm->why),
+		         "no libpmaps-malloc.so next to pmaps nor in %s: pmaps run preloads it to "
+		         "read malloc's books",
+		         PMAPS_MALLOC_HELPER);
+		return;
+	}
+	/* LD_PRELOAD's separators: such a path would name other files. */
+	if (strpbrk(path, ": \t\n")) {
+		snprintf(rm->why, sizeof(rm->why),
+		         "the helper's path has a ':' or a blank, which LD_PRELOAD cannot carry");
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rm->fd) < 0)
+		goto fail;
+	/* Not among CMD's standard streams, were one of them closed when pmaps started. */
+	for (int i = 0; i < 2; i++) {
+		if (rm->fd[i] < 3) {
+			int d = fcntl(rm->fd[i], F_DUPFD_CLOEXEC, 3);
+			if (d < 0)
+				goto fail;
+			close(rm->fd[i]);
+			rm->fd[i] = d;
+		}
+	}
+	while (environ && environ[n])
+		n++;
+	rm->env = calloc(n + 3, sizeof(*rm->env));
+	if (!rm->env ||
+	    asprintf(&rm->preload, "LD_PRELOAD=%s%s%s", path, old && *old ? ":" : "",
+	             old && *old ? old : "") < 0 ||
+	    asprintf(&rm->fdvar, "PMAPS_MALLOC_FD=%d", rm->fd[1]) < 0) {
+		rm->preload = rm->fdvar = NULL;
+		errno = ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
+		    strncmp(environ[i], "PMAPS_MALLOC_FD=", 16) != 0)
+			rm->env[k++] = environ[i];
+	rm->env[k++] = rm->preload;
+	rm->env[k++] = rm->fdvar;
+	rm->env[k] = NULL;
+	o->books.malloc_why = NULL;
+	return;
+fail:
+	e = errno;
+	snprintf(rm->why, sizeof(rm->why), "the helper's socket: %s", strerror(e));
+	free(rm->env);
+	free(rm->preload);
+	free(rm->fdvar);
+	rm->env = NULL;
+	rm->preload = rm->fdvar = NULL;
+	for (int i = 0; i < 2; i++)
+		if (rm->fd[i] >= 0)
+			close(rm->fd[i]);
+	rm->fd[0] = rm->fd[1] = -1;
+}
+
+/* In the child, after the fork: CMD's end open across the exec (async-signal-safe). */
+static void run_malloc_child(const struct run_malloc *rm)
+{
+	if (rm->env)
+		fcntl(rm->fd[1], F_SETFD, 0);
+}
+
+/* In pmaps after the fork: CMD's end closed, the environment freed; RUNS: CMD started. */
+static void run_malloc_parent(struct run_malloc *rm, struct watch_opts *o, int runs)
+{
+	if (rm->fd[1] >= 0)
+		close(rm->fd[1]);
+	rm->fd[1] = -1;
+	free(rm->env);
+	free(rm->preload);
+	free(rm->fdvar);
+	rm->env = NULL;
+	rm->preload = rm->fdvar = NULL;
+	if (runs && rm->fd[0] >= 0) {
+		o->books.malloc_fd = rm->fd[0];
+		return;
+	}
+	if (rm->fd[0] >= 0)
+		close(rm->fd[0]);
+	rm->fd[0] = -1;
+}
+
+/* Once watched: the helper sees end of file and its thread ends. */
+static void run_malloc_end(struct run_malloc *rm, struct watch_opts *o)
+{
+	if (rm->fd[0] >= 0)
+		close(rm->fd[0]);
+	rm->fd[0] = -1;
+	o->books.malloc_fd = -1;
+}
+
+/* ---- end of run's malloc helper ---- */
 
 /* The sink run writes to: --output, or standard error. Returns the fd, or -1 with the message. */
 static int run_sink(const char *path)
@@ -345,6 +536,7 @@ int cmd_run(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},
 		{"bytes", no_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
+		BOOKS_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	/* '+': the options end at CMD, whose own options are its. */
@@ -352,6 +544,7 @@ int cmd_run(int argc, char **argv)
 	struct sigaction sa, was[RUN_NSIGS];
 	sigset_t block, mask;
 	struct watch_opts o;
+	struct run_malloc rm;
 	const char *output = NULL;
 	int ch, rc, pfd[2], e = 0, fd;
 	ssize_t got;
@@ -381,6 +574,8 @@ int cmd_run(int argc, char **argv)
 		die_msg("which command? (pmaps run [OPTIONS] -- CMD [ARGS...]; see --help)");
 		return EXIT_USAGE;
 	}
+	if (books_options_done(&o.books) < 0)
+		return EXIT_USAGE;
 	if (output && o.svg) {
 		struct stat a, b;
 		/* One file for both would be the one written last, the other lost. */
@@ -427,12 +622,15 @@ int cmd_run(int argc, char **argv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGCHLD, &sa, NULL);
+	run_malloc_prepare(&rm, &o); /* malloc's books: the helper, unless --no-books */
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[0]);
-		child_exec(argv + optind, pfd[1], was, &mask);
+		run_malloc_child(&rm);
+		child_exec(argv + optind, pfd[1], was, &mask, rm.env);
 	}
+	run_malloc_parent(&rm, &o, pid > 0);
 	if (pid < 0) {
 		e = errno;
 		sigaction(SIGCHLD, &was[RUN_NSIGS - 1], NULL);
@@ -466,6 +664,7 @@ int cmd_run(int argc, char **argv)
 	close(pfd[0]);
 	if (got == (ssize_t)sizeof(e)) {
 		int status;
+		run_malloc_end(&rm, &o);
 		struct rusage ru;
 		run_reap(pid, &status, &ru);
 		watch_unprepare(&o);
@@ -490,6 +689,7 @@ int cmd_run(int argc, char **argv)
 		/* CMD runs (the pipe closed on its exec): watch it. */
 		o.child = pid;
 		rc = watch_pid(&o);
+		run_malloc_end(&rm, &o);
 	}
 	run_child = 0;
 	for (size_t i = 0; i < RUN_NSIGS; i++)

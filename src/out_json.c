@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "books.h"
 #include "writer.h"
 
 #define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)
@@ -760,7 +761,16 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_ch(o, '}');
 	}
 	out_str(o, nl);
-	KEY(o, "]}\n");
+	out_ch(o, ']');
+	if (w->d->books) {
+		int asked = w->d->books->go.h.asked || w->d->books->jvm.h.asked ||
+		            w->d->books->mal.h.asked;
+		if (asked) {
+			KEY(o, ",\"runtime_books\":");
+			books_write_json(o, w->d->books, w->d->join);
+		}
+	}
+	KEY(o, "}\n");
 }
 
 static void end(struct writer *w, const char *error)

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "books.h"
 #include "writer.h"
 
 /* Whether status line F was read: an absent line is never shown as 0. */
@@ -848,6 +849,8 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	out_str(o, "\nNotes:\n");
 	for (unsigned i = 0; i < x->nnotes; i++)
 		note(o, x, &x->notes[i]);
+	if (w->d->books)
+		books_write_text(o, w->d->books, w->d->join);
 }
 
 static void end(struct writer *w, const char *error)

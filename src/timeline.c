@@ -65,6 +65,8 @@ static const char *const cat_colour[PMAPS_X_COUNT] = {
 #define TL_C_RSS SVG_C_INK
 #define TL_C_LAZYFREE "#d4a017" /* SVG_C_LAZYFREE darkened: a thin line on white */
 #define TL_C_KIDS "#c9a0dc"     /* --children: the descendants, stacked on the process's RSS */
+#define TL_C_RT_LIVE "#c0392b"  /* the runtime's books: what it counts as live */
+#define TL_C_RT_HELD "#8e44ad"  /* and as held (live and free) */
 
 struct timeline {
 	struct outfile file;
@@ -78,6 +80,7 @@ struct timeline {
 	unsigned ever;     /* bit (1 << category): ever non-zero */
 	int lazy_ever;     /* LazyFree was known in some sample */
 	int kids_ever;     /* the descendants were read in some sample */
+	int rt_ever;       /* the runtime's books (WATCH_RT_*) of the last sample that had them */
 	char buf[OUT_FD_BUFSIZE];
 };
 
@@ -159,6 +162,8 @@ void timeline_add(struct timeline *tl, const struct watch_sample *s)
 		tl->lazy_ever = 1;
 	if (s->kids_known)
 		tl->kids_ever = 1;
+	if (s->rt_kind)
+		tl->rt_ever = s->rt_kind;
 	if (tl->n && tl->fill < tl->stride) {
 		struct watch_sample *last = &tl->pts[tl->n - 1];
 		if (key(s) > key(last))
@@ -249,6 +254,11 @@ static void layout(const struct timeline *tl, struct lay *L)
 			maxv = key(p);
 		if (p->lazyfree_known && p->lazyfree > maxv)
 			maxv = p->lazyfree;
+		/* The runtime's figures are its word, not resident bytes: they may pass the RSS. */
+		if (p->rt_kind && p->rt_held > maxv)
+			maxv = p->rt_held;
+		if (p->rt_kind && p->rt_live > maxv)
+			maxv = p->rt_live;
 	}
 	/* A unit with at least 4 of it below the top: whole numbers on every tick. */
 	L->yunit = 1;
@@ -262,7 +272,8 @@ static void layout(const struct timeline *tl, struct lay *L)
 		range = 1;
 	L->ystep = nice_step((range + 4) / 5);
 	L->ymax = (double)((range + L->ystep - 1) / L->ystep) * (double)L->ystep * (double)L->yunit;
-	L->entries = __builtin_popcount(tl->ever) + 2 + tl->lazy_ever + tl->kids_ever; /* + RSS, peak */
+	L->entries = __builtin_popcount(tl->ever) + 2 + tl->lazy_ever + tl->kids_ever +
+	             2 * (tl->rt_ever != 0); /* + RSS, peak */
 	L->rows = (L->entries + TL_LEGEND_COLS - 1) / TL_LEGEND_COLS;
 	L->height = tl->n < 2 ? TL_EMPTY_HEIGHT : TL_LEGEND_Y + L->rows * TL_LEGEND_ROW;
 }
@@ -421,8 +432,42 @@ static void areas(struct out *o, const struct timeline *tl, const struct lay *L)
 	svg_path_end(o, 1);
 }
 
+/* The runtime's figure of point P: its live bytes, or (HELD) live and free. */
+static uint64_t rt_fig(const struct watch_sample *p, int held)
+{
+	return held ? p->rt_held : p->rt_live;
+}
+
+/* A line of the runtime's books: unknown is a gap, a lone value a mark. */
+static void rt_line(struct out *o, const struct timeline *tl, const struct lay *L, int held)
+{
+	const char *colour = held ? TL_C_RT_HELD : TL_C_RT_LIVE;
+
+	if (held)
+		svg_path_begin_dashed(o, colour, 2, 3, 3);
+	else
+		svg_path_begin(o, "none", colour, 2);
+	for (size_t i = 0, pen = 0; i < tl->n; i++) {
+		if (!tl->pts[i].rt_kind) {
+			pen = 0;
+			continue;
+		}
+		svg_path_to(o, pen ? 'L' : 'M', X(L, tl->pts[i].t_ns), Y(L, rt_fig(&tl->pts[i], held)));
+		pen = 1;
+	}
+	svg_path_end(o, 0);
+	for (size_t i = 0; i < tl->n; i++)
+		if (tl->pts[i].rt_kind && (i == 0 || !tl->pts[i - 1].rt_kind) &&
+		    (i + 1 == tl->n || !tl->pts[i + 1].rt_kind))
+			svg_circle(o, X(L, tl->pts[i].t_ns), Y(L, rt_fig(&tl->pts[i], held)), 2.5, colour);
+}
+
 static void lines(struct out *o, const struct timeline *tl, const struct lay *L)
 {
+	if (tl->rt_ever) {
+		rt_line(o, tl, L, 1);
+		rt_line(o, tl, L, 0);
+	}
 	svg_path_begin(o, "none", TL_C_RSS, 1.5);
 	for (size_t i = 0; i < tl->n; i++)
 		svg_path_to(o, i ? 'L' : 'M', X(L, tl->pts[i].t_ns), Y(L, tl->pts[i].rss));
@@ -473,7 +518,13 @@ static void legend(struct out *o, const struct timeline *tl, const struct lay *L
 	int k = 0;
 
 	(void)L;
-	for (int c = 0; c <= PMAPS_X_COUNT + 3; c++) {
+	static const char *const rt_names[][2] = {
+		[WATCH_RT_GO] = {"Go live objects (HeapAlloc)", "Go heap held (HeapSys - HeapReleased)"},
+		[WATCH_RT_JVM] = {"Java heap in use", "Java heap committed"},
+		[WATCH_RT_MALLOC] = {"malloc: live bytes", "malloc: live + free held"},
+	};
+
+	for (int c = 0; c <= PMAPS_X_COUNT + 5; c++) {
 		double x = TL_X0 + (k % TL_LEGEND_COLS) * TL_LEGEND_W;
 		double y = TL_LEGEND_Y + (k / TL_LEGEND_COLS) * TL_LEGEND_ROW;
 		const char *name;
@@ -495,6 +546,12 @@ static void legend(struct out *o, const struct timeline *tl, const struct lay *L
 				continue;
 			svg_rect(o, x, y - 10, 18, 12, TL_C_KIDS, NULL, 0);
 			name = "descendants' RSS";
+		} else if (c == PMAPS_X_COUNT + 3 || c == PMAPS_X_COUNT + 4) {
+			int held = c == PMAPS_X_COUNT + 4;
+			if (!tl->rt_ever)
+				continue;
+			svg_line(o, x, y - 4, x + 18, y - 4, held ? TL_C_RT_HELD : TL_C_RT_LIVE, 2, held);
+			name = rt_names[tl->rt_ever][held];
 		} else {
 			svg_circle(o, x + 9, y - 4, 4.5, SVG_C_PEAK);
 			name = tl->kids_ever ? "peak of process + descendants" : "peak RSS";

@@ -159,6 +159,21 @@ struct watch {
 	struct kids_sum peak_total_kids;
 	enum end_why end;
 	uint64_t t_end;
+	/*
+	 * The runtime's books: read by a thread of their own (jcmd takes about
+	 * a second), at most once a second and a quarter of the time; under
+	 * BK_MU: BK_PUB, what it read last, and BK_SEQ counting its reads.
+	 * BK_CUR and BK_JOIN are the main thread's: the books of the last
+	 * breakdown, joined to it (BK_HAVE).
+	 */
+	int bk_on, bk_thread, bk_init, bk_want, bk_busy, bk_quit, bk_have, bk_now;
+	pthread_t bk_tid;
+	pthread_mutex_t bk_mu;
+	pthread_cond_t bk_cv;
+	enum pmaps_runtime bk_rt;
+	uint64_t bk_seq, bk_seen, bk_next;
+	struct books bk_tmp, bk_pub, bk_cur;
+	struct books_join bk_join;
 };
 
 /* ---- writing ---- */
@@ -491,6 +506,11 @@ static void json_sample(struct watch *w, const struct watch_sample *s,
 		KEY(o, ",\"mappings\":");
 		out_u64(o, x->nmappings);
 		json_categories(o, x);
+		if (w->bk_now && (w->bk_cur.go.h.asked || w->bk_cur.jvm.h.asked ||
+		                  w->bk_cur.mal.h.asked)) {
+			KEY(o, ",\"runtime_books\":");
+			books_write_json(o, &w->bk_cur, &w->bk_join);
+		}
 	}
 	if (w->have_prev) {
 		KEY(o, ",\"delta\":{\"rss\":");
@@ -867,6 +887,134 @@ static int kept_growing(const struct watch *w, int k)
 
 /* ---- one sample ---- */
 
+/* ---- the runtime's books ---- */
+
+static void *bk_main(void *arg)
+{
+	struct watch *w = arg;
+
+	pthread_mutex_lock(&w->bk_mu);
+	for (;;) {
+		enum pmaps_runtime rt;
+		uint64_t t, e, gap;
+		while (!w->bk_want && !w->bk_quit)
+			pthread_cond_wait(&w->bk_cv, &w->bk_mu);
+		if (w->bk_quit)
+			break;
+		w->bk_want = 0;
+		rt = w->bk_rt;
+		pthread_mutex_unlock(&w->bk_mu);
+		t = now_ns();
+		books_read(&w->bk_tmp, &w->o->books, w->pid, rt);
+		e = now_ns();
+		pthread_mutex_lock(&w->bk_mu);
+		w->bk_pub = w->bk_tmp;
+		w->bk_seq++;
+		/*
+		 * The next a second on at the soonest, and the books a tenth of the
+		 * time at most (a JVM's are two jcmd runs of a few hundred ms).
+		 */
+		gap = 9 * (e - t);
+		if (gap < 1000000000u)
+			gap = 1000000000u;
+		if (gap < w->interval)
+			gap = w->interval;
+		w->bk_next = e + gap;
+		w->bk_busy = 0;
+	}
+	pthread_mutex_unlock(&w->bk_mu);
+	return NULL;
+}
+
+/* Asks the thread for the books of runtime RT when they are due (started at the first). */
+static void bk_kick(struct watch *w, enum pmaps_runtime rt, uint64_t now)
+{
+	if (!w->bk_on)
+		return;
+	if (!w->bk_init) {
+		sigset_t all, was;
+		pthread_mutex_init(&w->bk_mu, NULL);
+		pthread_cond_init(&w->bk_cv, NULL);
+		w->bk_init = 1;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &was);
+		w->bk_thread = pthread_create(&w->bk_tid, NULL, bk_main, w) == 0;
+		pthread_sigmask(SIG_SETMASK, &was, NULL);
+		if (!w->bk_thread) {
+			w->bk_on = 0; /* no thread, no books: the samples keep time */
+			return;
+		}
+	}
+	pthread_mutex_lock(&w->bk_mu);
+	if (!w->bk_busy && now >= w->bk_next) {
+		w->bk_rt = rt;
+		w->bk_busy = 1;
+		w->bk_want = 1;
+		pthread_cond_broadcast(&w->bk_cv);
+	}
+	pthread_mutex_unlock(&w->bk_mu);
+}
+
+/* Ends the books' thread (a read in progress is finished: each is bounded by its timeout). */
+static void bk_stop(struct watch *w)
+{
+	if (w->bk_thread) {
+		pthread_mutex_lock(&w->bk_mu);
+		w->bk_quit = 1;
+		pthread_cond_broadcast(&w->bk_cv);
+		pthread_mutex_unlock(&w->bk_mu);
+		pthread_join(w->bk_tid, NULL);
+		w->bk_thread = 0;
+	}
+	if (w->bk_init) {
+		pthread_cond_destroy(&w->bk_cv);
+		pthread_mutex_destroy(&w->bk_mu);
+		w->bk_init = 0;
+	}
+}
+
+/*
+ * The books the thread read last, joined to breakdown X, into S's runtime
+ * figures (BK_NOW: this sample carries them); then the next read asked for.
+ */
+static void bk_sample(struct watch *w, struct watch_sample *s, const struct pmaps_explain *x)
+{
+	const struct books *b = &w->bk_cur;
+
+	w->bk_now = 0;
+	if (!w->bk_on)
+		return;
+	if (w->bk_init) {
+		pthread_mutex_lock(&w->bk_mu);
+		if (w->bk_seq != w->bk_seen) {
+			w->bk_cur = w->bk_pub;
+			w->bk_seen = w->bk_seq;
+			w->bk_have = 1;
+		}
+		pthread_mutex_unlock(&w->bk_mu);
+	}
+	bk_kick(w, x->runtime_kind, now_ns());
+	if (!w->bk_have)
+		return;
+	books_join(&w->bk_join, b, x);
+	w->bk_now = 1;
+	s->rt_kind = WATCH_RT_NONE;
+	if (b->go.h.ok) {
+		s->rt_kind = WATCH_RT_GO;
+		s->rt_live = b->go.heap_alloc;
+		s->rt_held = b->go.heap_sys > b->go.heap_released ? b->go.heap_sys - b->go.heap_released
+		                                                  : 0;
+	} else if (b->jvm.h.ok && b->jvm.heap_ok) {
+		s->rt_kind = WATCH_RT_JVM;
+		s->rt_live = b->jvm.heap_used;
+		s->rt_held = b->jvm.heap_committed;
+	} else if (b->mal.h.ok) {
+		s->rt_kind = WATCH_RT_MALLOC;
+		s->rt_live = b->mal.in_use;
+		s->rt_held = sat_add(b->mal.in_use, b->mal.free_held);
+	}
+}
+
 /* A breakdown's figures into S (its time kept), and VmHWM as status gave it. */
 static void from_explain(struct watch *w, struct watch_sample *s, const struct pmaps_explain *x)
 {
@@ -889,8 +1037,15 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
                          const struct pmaps_explain *x, const struct pmaps_status *st,
                          const struct kids_sum *ks, int tick, uint64_t late, uint64_t cost)
 {
+	struct watch_sample sb;
 	int err;
 
+	if (x) {
+		/* The runtime's books of the moment go with the breakdown. */
+		sb = *s;
+		bk_sample(w, &sb, x);
+		s = &sb;
+	}
 	if (tick) {
 		if (late > w->late_limit)
 			w->late++;
@@ -1625,6 +1780,9 @@ static void table_summary(struct watch *w, const struct ending *en)
 			out_ch(o, '\n');
 		}
 	}
+	/* The runtime's books at the last breakdown that had them, and the equation. */
+	if (w->bk_have)
+		books_write_text(o, &w->bk_cur, &w->bk_join);
 }
 
 static const char *const kid_end_name[] = {"running", "exited", "left"};
@@ -1943,6 +2101,10 @@ static void json_summary(struct watch *w, const struct ending *en)
 		out_ch(o, ']');
 		out_ch(o, '}');
 	}
+	if (w->bk_have && (w->bk_cur.go.h.asked || w->bk_cur.jvm.h.asked || w->bk_cur.mal.h.asked)) {
+		KEY(o, ",\"runtime_books\":");
+		books_write_json(o, &w->bk_cur, &w->bk_join);
+	}
 	KEY(o, "}}\n");
 	/* As every stream that fails part way: its last line says why. */
 	if (w->end == END_FAILED) {
@@ -2048,6 +2210,7 @@ int watch_pid(struct watch_opts *o)
 		return !en.have ? EXIT_FAIL : en.sig ? 128 + en.sig : en.code;
 	}
 	w->o = o;
+	w->bk_on = !o->books.off;
 	w->interval = o->interval_ns;
 	w->late_limit = o->interval_ns / 10 > 1000000u ? o->interval_ns / 10 : 1000000u;
 	w->t.root = o->t.root;
@@ -2222,6 +2385,7 @@ ended:
 	}
 	rc = finish_output(&w->out, rc);
 	bd_stop(w);
+	bk_stop(w);
 	if (o->run) {
 		/*
 		 * Once CMD has run, its status is run's: pmaps's own failures
@@ -2239,6 +2403,7 @@ ended:
 	}
 out:
 	bd_stop(w);
+	bk_stop(w);
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	close_reading(w);

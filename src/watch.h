@@ -25,7 +25,17 @@ struct watch_sample {
 	uint64_t kids_rss;
 	int kids_known;
 	int status_only; /* 1: a status sample: RSS alone, no categories (drawn as the RSS line) */
+	/*
+	 * The runtime's own books at a breakdown (RT_KIND a WATCH_RT_*; NONE
+	 * without them): what it counts as live (Go HeapAlloc, the Java heap in
+	 * use, malloc's live bytes), and as held, live and free together (Go
+	 * HeapSys - HeapReleased, the Java heap committed, malloc's system +
+	 * mmapped): the "free memory grows after each GC while RSS stays" curve.
+	 */
+	int rt_kind;
+	uint64_t rt_live, rt_held;
 };
+enum { WATCH_RT_NONE, WATCH_RT_GO, WATCH_RT_JVM, WATCH_RT_MALLOC };
 
 /*
  * S from explain's result X, taken T_NS after the start: the RSS per

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "books.h"
 #include "tool.h"
 
 /* The shortest and longest --interval. */
@@ -30,6 +31,8 @@ struct watch_opts {
 	int quiet;             /* run -q: the summary only */
 	int children;          /* --children: the descendants too (watch_kids.c) */
 	const char *svg;       /* --svg FILE, or NULL */
+	/* the runtime's books (--go-pprof, --no-books, ...; run: the malloc helper's socket) */
+	struct books_opts books;
 	/* run */
 	int run;
 	const char *cmd;       /* CMD as given */

@@ -74,6 +74,12 @@ struct doc {
 	/* explain */
 	int verbose;              /* the evidence behind each rule */
 	int kernel_thread;        /* the result is a kernel thread's: nothing in it */
+	/*
+	 * The runtime's own books and their join to the result (books.h), or
+	 * NULL: the table's section and equation, JSON's "runtime_books".
+	 */
+	const struct books *books;
+	const struct books_join *join;
 	/* top (DOC_PROCS, with COLS and HUMAN) */
 	int pgroup;               /* PGROUP_*: the records are groups by user or cgroup */
 	const struct pmaps_survey_stats *stats; /* what the refresh did */
@@ -94,6 +100,8 @@ struct doc {
 };
 
 struct writer;
+struct books;
+struct books_join;
 
 /* A format's writer: one of these per out_*.c file. */
 struct writer_ops {
