@@ -911,8 +911,36 @@ static int run_jcmd_reaped(char *const argv[], int drop, uid_t uid, gid_t gid,
  * reap jcmd and lose its exit status. Set to the default for the run, and
  * back: no handler is replaced, an ignored signal has none.
  */
-static int run_jcmd(char *const argv[], int drop, uid_t uid, gid_t gid, unsigned timeout_ms,
-                    struct jrun *r)
+/*
+ * jcmd makes .attach_pidPID in the JVM's working directory (or /tmp) to ask
+ * it to attach, and removes it once attached; killed before that it cannot.
+ * So after a jcmd pmaps killed, the file it left goes too: only an empty
+ * regular file of the user jcmd ran as, never through a symlink, so that
+ * nothing of pmaps's stays behind in the target's directory.
+ */
+static void attach_file_gone(int pid, uid_t uid)
+{
+	char name[40], cwd[64];
+	const char *dirs[2];
+
+	snprintf(name, sizeof(name), ".attach_pid%d", pid);
+	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", pid);
+	dirs[0] = cwd;
+	dirs[1] = "/tmp";
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		int d = open(dirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (d < 0)
+			continue;
+		if (fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size == 0 && st.st_uid == uid)
+			unlinkat(d, name, 0);
+		close(d);
+	}
+}
+
+static int run_jcmd(char *const argv[], int pid, int drop, uid_t uid, gid_t gid,
+                    unsigned timeout_ms, struct jrun *r)
 {
 	struct sigaction was, dfl;
 	int ignored, rc;
@@ -926,6 +954,8 @@ static int run_jcmd(char *const argv[], int drop, uid_t uid, gid_t gid, unsigned
 	rc = run_jcmd_reaped(argv, drop, uid, gid, timeout_ms, r);
 	if (ignored)
 		sigaction(SIGCHLD, &was, NULL);
+	if (rc == 0 && (r->timed_out || r->too_big))
+		attach_file_gone(pid, drop ? uid : geteuid());
 	return rc;
 }
 
@@ -1108,7 +1138,7 @@ void book_jvm_read(struct book_jvm *j, const struct books_opts *o, int pid)
 	}
 
 	/* GC.heap_info first: it answers with NMT off too */
-	e = run_jcmd(heap_argv, drop, uid, gid, timeout, &r);
+	e = run_jcmd(heap_argv, pid, drop, uid, gid, timeout, &r);
 	if (e < 0) {
 		snprintf(j->heap_why, sizeof(j->heap_why), "could not start jcmd: %s", strerror(-e));
 		attach_failed = 1;
@@ -1123,7 +1153,7 @@ void book_jvm_read(struct book_jvm *j, const struct books_opts *o, int pid)
 	if (attach_failed) {
 		snprintf(j->nmt_why, sizeof(j->nmt_why), "%s", j->heap_why);
 	} else {
-		e = run_jcmd(nmt_argv, drop, uid, gid, timeout, &r);
+		e = run_jcmd(nmt_argv, pid, drop, uid, gid, timeout, &r);
 		if (e < 0)
 			snprintf(j->nmt_why, sizeof(j->nmt_why), "could not start jcmd: %s",
 			         strerror(-e));

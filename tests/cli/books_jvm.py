@@ -315,6 +315,21 @@ def test_attach_disabled(t, name="-XX:+DisableAttachMechanism"):
     ok(f"{name}: nothing printed by the JVM", m is not None, m, "its mem line next")
 
 
+def test_attach_timeout(t):
+    """Attach off in an option file pmaps does not read: jcmd waits, is killed at the
+    timeout, and the .attach_pid file it made in the JVM's directory goes too."""
+    name = "attach off in an @argfile"
+    d, _ = explain_json(name, t.pid, "--books-timeout", "1s")
+    kernel_side(name, d, t.pid)
+    jvm = d.get("runtime_books", {}).get("jvm", {})
+    eq(f"{name}: ok", jvm.get("ok"), False)
+    ok(f"{name}: why", "did not answer within 1000 ms" in jvm.get("why", ""), jvm.get("why"),
+       "did not answer within 1000 ms")
+    left = [p for p in (f"/proc/{t.pid}/cwd/.attach_pid{t.pid}", f"/tmp/.attach_pid{t.pid}")
+            if os.path.exists(p)]
+    eq(f"{name}: no .attach_pid file left", left, [])
+
+
 def test_other_user(t):
     name = "a JVM of user nobody"
     d, _ = explain_json(name, t.pid)
@@ -344,7 +359,11 @@ def main():
         noattach = Jvm("no attach", ["-XX:+DisableAttachMechanism"])
         noattach2 = Jvm("no attach, no perfdata", ["-XX:+DisableAttachMechanism",
                                                    "-XX:-UsePerfData"])
-        jvms = [g1, serial, plain, noattach, noattach2]
+        argfile = os.path.join(tmp, "noattach.args")
+        with open(argfile, "w") as f:
+            f.write("-XX:+DisableAttachMechanism -XX:-UsePerfData\n")
+        noattach3 = Jvm("no attach, in an argfile", [f"@{argfile}"])
+        jvms = [g1, serial, plain, noattach, noattach2, noattach3]
         nobody = None
         if os.geteuid() == 0:
             nobody = Jvm("nobody", ["-XX:NativeMemoryTracking=summary"], user=65534)
@@ -358,6 +377,7 @@ def main():
         test_stopped(plain)
         test_attach_disabled(noattach)
         test_attach_disabled(noattach2, "-XX:+DisableAttachMechanism -XX:-UsePerfData")
+        test_attach_timeout(noattach3)
         if nobody:
             test_other_user(nobody)
         else:
