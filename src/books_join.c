@@ -28,8 +28,8 @@
 static const char *const part_name[JP_COUNT] = {"runtime-heap", "anon", "stacks", "files",
                                                  "shmem", "other"};
 static const char *const part_words[JP_COUNT] = {
-	"the runtime's heap", "other anonymous memory ([heap], mmap)", "stacks", "files",
-	"shared memory", "other"};
+	"the runtime's heap", "[heap] and anonymous mmap", "stacks", "files", "shared memory",
+	"other"};
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -171,6 +171,14 @@ void books_join(struct books_join *j, const struct books *b, const struct pmaps_
 		j->part[cat_part[c]] += x->v[c][PMAPS_XC_RSS]; /* parts of the RSS: no wrap */
 	if (!g && !jv && !m)
 		return;
+	/*
+	 * glibc's runtime heap is malloc's thread arenas: with malloc's books
+	 * alone, they and [heap] are one part, whose terms malloc's figures are.
+	 */
+	if (m && !g && !jv && x->runtime_kind == PMAPS_RUNTIME_GLIBC) {
+		j->part[JP_ANON] += j->part[JP_RUNTIME_HEAP];
+		j->part[JP_RUNTIME_HEAP] = 0;
+	}
 	j->ok = 1; /* until a figure out of range */
 	if (g)
 		oldest(j, &g->h);
@@ -430,12 +438,17 @@ void books_write_text(struct out *o, const struct books *b, const struct books_j
 		const struct book_malloc *m = &b->mal;
 		head_text(o, "glibc malloc, malloc_info()", &m->h);
 		if (m->h.ok) {
+			char g[24];
 			out_printf(o, "    Live malloc'd bytes %s, free held by malloc %s (fastbins %s, other bins\n"
-			           "    and top chunks %s), %llu chunk%s of their own mmap %s; %u arena%s of %s.\n",
+			           "    and top chunks %s); %u arena%s holding %s from the kernel",
 			           hu(a, m->in_use), hu(c, m->free_held), hu(d, m->fast_bytes),
-			           hu(e, m->rest_bytes), (unsigned long long)m->mmap_count,
-			           m->mmap_count == 1 ? "" : "s", hu(f, m->mmap_bytes), m->arenas,
-			           m->arenas == 1 ? "" : "s", hu(a + 0, m->system));
+			           hu(e, m->rest_bytes), m->arenas, m->arenas == 1 ? "" : "s",
+			           hu(g, m->system));
+			if (m->mmap_count)
+				out_printf(o, ", and %llu chunk%s of their own mmap(), %s",
+				           (unsigned long long)m->mmap_count, m->mmap_count == 1 ? "" : "s",
+				           hu(f, m->mmap_bytes));
+			out_str(o, ".\n");
 			out_printf(o, "    malloc_trim() would return at most %s (the free chunks' whole pages;\n"
 			           "    the main arena's top alone %s).\n", hu(a, m->free_held), hu(c, m->top));
 		}

@@ -266,6 +266,19 @@ static void test_malloc_join(void **state)
 	expect_eq(find(&j, "anon_unexplained")->neg, 1);
 	expect_eq(find(&j, "anon_unexplained")->bytes, 2 * MiB);
 	expect_eq(find(&j, "files")->bytes, 2 * MiB);
+
+	/* glibc's thread arenas (explain's runtime heap) are malloc's too: one part with [heap]. */
+	rss[PMAPS_X_RUNTIME_HEAP] = 57 * MiB;
+	x = result(rss, 0);
+	X.runtime_kind = PMAPS_RUNTIME_GLIBC;
+	b.mal.in_use = 60 * MiB;
+	books_join(&j, &b, x);
+	expect_eq(j.part[JP_RUNTIME_HEAP], 0);
+	expect_eq(j.part[JP_ANON], 71 * MiB);
+	adds_up(&j);
+	/* 9 + 5 + 57 - (60 + 8) */
+	expect_eq(find(&j, "anon_unexplained")->bytes, 3 * MiB);
+	expect_eq(find(&j, "anon_unexplained")->neg, 0);
 }
 
 /* Nothing read: no join, and the writers say only why each book is missing. */
