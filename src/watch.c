@@ -999,7 +999,9 @@ static void bk_sample(struct watch *w, struct watch_sample *s, const struct pmap
 	books_join(&w->bk_join, b, x);
 	w->bk_now = 1;
 	s->rt_kind = WATCH_RT_NONE;
-	if (b->go.h.ok) {
+	/* Only figures the join took: one out of range is no figure to draw either. */
+	if (!w->bk_join.ok) {
+	} else if (b->go.h.ok) {
 		s->rt_kind = WATCH_RT_GO;
 		s->rt_live = b->go.heap_alloc;
 		s->rt_held = b->go.heap_sys > b->go.heap_released ? b->go.heap_sys - b->go.heap_released
