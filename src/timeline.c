@@ -519,7 +519,8 @@ static void legend(struct out *o, const struct timeline *tl, const struct lay *L
 
 	(void)L;
 	static const char *const rt_names[][2] = {
-		[WATCH_RT_GO] = {"Go live objects (HeapAlloc)", "Go heap held (HeapSys - HeapReleased)"},
+		/* A legend column is 212 units: names of 28 characters at most (12px). */
+		[WATCH_RT_GO] = {"Go live objects (HeapAlloc)", "Go heap held, not released"},
 		[WATCH_RT_JVM] = {"Java heap in use", "Java heap committed"},
 		[WATCH_RT_MALLOC] = {"malloc: live bytes", "malloc: live + free held"},
 	};

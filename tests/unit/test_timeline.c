@@ -502,6 +502,95 @@ static void test_lazyfree_alone(void **state)
 	free(svg);
 }
 
+/* The moves and lines of the path that starts with HEAD in SVG (fails without one). */
+static void path_counts(const char *svg, const char *head, size_t *moves, size_t *lines)
+{
+	const char *p = strstr(svg, head), *end;
+
+	*moves = *lines = 0;
+	if (!p)
+		fail_msg("no path '%s'", head);
+	p += strlen(head);
+	end = strchr(p, '"');
+	assert_non_null(end);
+	for (; p < end; p++) {
+		*moves += *p == 'M';
+		*lines += *p == 'L';
+	}
+}
+
+/*
+ * The runtime's books: two lines (live, solid; held, dashed) where samples
+ * had them, a gap where not, their legend entries in the runtime's words;
+ * none of it without books. The held line's first point where the layout
+ * puts 12 MiB.
+ */
+static void test_runtime_books(void **state)
+{
+	static const char live_head[] = "<path fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" d=\"";
+	static const char held_head[] =
+		"<path fill=\"none\" stroke=\"#8e44ad\" stroke-width=\"2\" stroke-dasharray=\"3 3\" d=\"";
+	struct timeline *tl = NULL;
+	struct watch_sample s;
+	char path[128], msg[256], want[160];
+	char *svg;
+	size_t moves, lines;
+	double x, y;
+	uint64_t t5 = 0;
+
+	(void)state;
+	path_in(path, sizeof(path), "books.svg");
+	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
+	for (uint64_t i = 0; i < 30; i++) {
+		synth(&s, i, 3);
+		if (i >= 5 && i < 25 && (i < 12 || i >= 15)) {
+			s.rt_kind = WATCH_RT_GO;
+			s.rt_live = 4 * MIB + i * 4096;
+			s.rt_held = 12 * MIB;
+		}
+		if (i == 5)
+			t5 = s.t_ns;
+		timeline_add(tl, &s);
+	}
+	timeline_where(tl, t5, 12 * MIB, &x, &y);
+	assert_int_equal(timeline_write(tl, "books", 5, msg, sizeof(msg)), 0);
+	timeline_close(tl);
+	expect_xml(path);
+	svg = slurp(path);
+	/* Samples 5-11 and 15-24: two pieces, 7 and 10 points. */
+	path_counts(svg, held_head, &moves, &lines);
+	assert_int_equal(moves, 2);
+	assert_int_equal(lines, 6 + 9);
+	path_counts(svg, live_head, &moves, &lines);
+	assert_int_equal(moves, 2);
+	assert_int_equal(lines, 6 + 9);
+	{
+		/* The held line starts at sample 5's time, at 12 MiB: as the layout puts them. */
+		struct out o;
+		out_memory(&o, want, sizeof(want) - 1);
+		out_str(&o, held_head);
+		svg_path_to(&o, 'M', x, y);
+		want[out_kept(&o)] = '\0';
+		expect_contains(svg, want);
+	}
+	expect_contains(svg, ">Go live objects (HeapAlloc)<");
+	expect_contains(svg, ">Go heap held, not released<");
+	free(svg);
+	/* Without books: neither line nor legend. */
+	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
+	for (uint64_t i = 0; i < 30; i++) {
+		synth(&s, i, 3);
+		timeline_add(tl, &s);
+	}
+	assert_int_equal(timeline_write(tl, "none", 4, msg, sizeof(msg)), 0);
+	timeline_close(tl);
+	svg = slurp(path);
+	assert_null(strstr(svg, "#c0392b"));
+	assert_null(strstr(svg, "#8e44ad"));
+	assert_null(strstr(svg, "HeapAlloc"));
+	free(svg);
+}
+
 /*
  * Halving keeps each group's highest sample, so the run's last samples may
  * be in no kept point; the picture still ends where the run ended: here at
@@ -750,6 +839,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_title),
 		cmocka_unit_test(test_lazyfree_gap),
 		cmocka_unit_test(test_lazyfree_alone),
+		cmocka_unit_test(test_runtime_books),
 		cmocka_unit_test(test_last_sample),
 		cmocka_unit_test(test_few_samples),
 		cmocka_unit_test(test_status_and_kids),
