@@ -685,9 +685,54 @@ static int proc_has(int pid, const char *file, const char *needle, size_t nlen)
 /* Whether the process maps a file named libjvm.so (HotSpot's): 1, 0, or a negative errno. */
 static int maps_libjvm(int pid)
 {
-	static const char needle[] = "/libjvm.so\n";
+	static const char needle[] = "/libjvm.so\n", deleted[] = "/libjvm.so (deleted)\n";
+	int e = proc_has(pid, "maps", needle, sizeof(needle) - 1);
 
-	return proc_has(pid, "maps", needle, sizeof(needle) - 1);
+	/* A JDK upgraded under a running JVM: its libjvm.so unlinked, still HotSpot. */
+	return e == 0 ? proc_has(pid, "maps", deleted, sizeof(deleted) - 1) : e;
+}
+
+/*
+ * Whether jcmd's signal would end the JVM: one started with -Xrs (on its
+ * command line or in its environment) installs no SIGQUIT handler and opens
+ * its attach socket at start instead; with that socket gone (a tmp cleaner,
+ * a wiped /tmp) jcmd would send SIGQUIT, whose default action kills it.
+ * 1 when -Xrs is there and the socket (/tmp/.java_pidNSPID in the JVM's
+ * root) is not, else 0.
+ */
+static int xrs_without_socket(int pid)
+{
+	static const char xrs[] = "-Xrs";
+	char path[128], status[64], buf[4096];
+	const char *ns;
+	long nspid = pid;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (proc_has(pid, "cmdline", xrs, sizeof(xrs) - 1) != 1 &&
+	    proc_has(pid, "environ", xrs, sizeof(xrs) - 1) != 1)
+		return 0;
+	/* The pid the JVM knows itself by: the last of NSpid (its own namespace's). */
+	snprintf(status, sizeof(status), "/proc/%d/status", pid);
+	fd = open(status, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			ns = strstr(buf, "\nNSpid:");
+			if (ns) {
+				const char *e = strchr(ns + 1, '\n');
+				const char *last = e ? e : ns + strlen(ns);
+				while (last > ns && (last[-1] >= '0' && last[-1] <= '9'))
+					last--;
+				nspid = strtol(last, NULL, 10);
+			}
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/.java_pid%ld", pid, nspid);
+	return !(lstat(path, &st) == 0 && S_ISSOCK(st.st_mode));
 }
 
 /*
@@ -1122,6 +1167,11 @@ void book_jvm_read(struct book_jvm *j, const struct books_opts *o, int pid)
 		snprintf(j->h.why, sizeof(j->h.why), "the JVM was started with "
 		         "-XX:+DisableAttachMechanism: jcmd cannot attach (not asked: its signal "
 		         "would only make the JVM print a thread dump)");
+		goto out;
+	}
+	if (xrs_without_socket(pid)) {
+		snprintf(j->h.why, sizeof(j->h.why), "the JVM runs with -Xrs and its attach socket "
+		         "is gone: jcmd's signal would end it (not asked)");
 		goto out;
 	}
 	if (geteuid() == 0)

@@ -330,6 +330,30 @@ def test_attach_timeout(t):
     eq(f"{name}: no .attach_pid file left", left, [])
 
 
+def test_xrs(t):
+    """-Xrs: no SIGQUIT handler. With its attach socket it answers; with the socket gone
+    jcmd would signal it to death, so pmaps does not ask, and the JVM lives on."""
+    name = "-Xrs"
+    sock = f"/tmp/.java_pid{t.pid}"
+    ok(f"{name}: the attach socket is there from the start", os.path.exists(sock), sock, "exists")
+    d, _ = explain_json(name, t.pid)
+    eq(f"{name}: read through the socket", d.get("runtime_books", {}).get("jvm", {}).get("ok"),
+       True)
+    try:
+        os.unlink(sock)
+    except OSError as e:
+        ok(f"{name}: socket removed", False, str(e), "removed")
+    d, _ = explain_json(name + ", socket gone", t.pid)
+    kernel_side(name, d, t.pid)
+    jvm = d.get("runtime_books", {}).get("jvm", {})
+    eq(f"{name}, socket gone: why", jvm.get("why"), "the JVM runs with -Xrs and its attach "
+       "socket is gone: jcmd's signal would end it (not asked)")
+    time.sleep(0.5)
+    eq(f"{name}, socket gone: the JVM lives on", t.p.poll(), None)
+    m = t.mem()
+    ok(f"{name}, socket gone: it answers", m is not None, m, "its mem line")
+
+
 def test_other_user(t):
     name = "a JVM of user nobody"
     d, _ = explain_json(name, t.pid)
@@ -363,7 +387,8 @@ def main():
         with open(argfile, "w") as f:
             f.write("-XX:+DisableAttachMechanism -XX:-UsePerfData\n")
         noattach3 = Jvm("no attach, in an argfile", [f"@{argfile}"])
-        jvms = [g1, serial, plain, noattach, noattach2, noattach3]
+        xrs = Jvm("-Xrs", ["-Xrs"])
+        jvms = [g1, serial, plain, noattach, noattach2, noattach3, xrs]
         nobody = None
         if os.geteuid() == 0:
             nobody = Jvm("nobody", ["-XX:NativeMemoryTracking=summary"], user=65534)
@@ -378,6 +403,7 @@ def main():
         test_attach_disabled(noattach)
         test_attach_disabled(noattach2, "-XX:+DisableAttachMechanism -XX:-UsePerfData")
         test_attach_timeout(noattach3)
+        test_xrs(xrs)
         if nobody:
             test_other_user(nobody)
         else:
