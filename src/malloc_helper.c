@@ -61,6 +61,25 @@
 #define HELPER_STACK (128u << 10)
 
 static int helper_fd = -1;
+/*
+ * The socket's identity: a command that closes the descriptors it inherited
+ * (closefrom(3), as daemons do) may get the same number back for a file of
+ * its own, which the helper must then never read, write or close. Every use
+ * checks the number still names this socket first (a command that closes
+ * and reuses the number between that check and the call is the one case
+ * left; the number is moved above 511 at start, where few look).
+ */
+static dev_t helper_dev;
+static ino_t helper_ino;
+
+/* 1 when helper_fd still names the helper's socket. */
+static int still_ours(void)
+{
+	struct stat st;
+
+	return helper_fd >= 0 && fstat(helper_fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == helper_dev && st.st_ino == helper_ino;
+}
 static char *xml;       /* HELPER_BUF bytes, mmap()ed: touched only as far as written */
 static size_t xml_len;
 static int xml_full;
@@ -84,7 +103,10 @@ static ssize_t xml_write(void *cookie, const char *buf, size_t n)
 static int write_all(const char *buf, size_t n)
 {
 	while (n) {
-		ssize_t w = send(helper_fd, buf, n, MSG_NOSIGNAL);
+		ssize_t w;
+		if (!still_ours())
+			return -1;
+		w = send(helper_fd, buf, n, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
@@ -211,6 +233,8 @@ static void *helper_main(void *arg)
 	if (answer(0, 0) < 0)
 		return NULL;
 	for (;;) {
+		if (!still_ours())
+			goto not_ours;
 		pf.fd = helper_fd;
 		pf.events = POLLIN;
 		pf.revents = 0;
@@ -225,6 +249,8 @@ static void *helper_main(void *arg)
 		}
 		if (p <= 0)
 			continue;
+		if ((pf.revents & POLLNVAL) || !still_ours())
+			goto not_ours; /* the command closed it */
 		ssize_t r = read(helper_fd, &c, 1);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -236,7 +262,9 @@ static void *helper_main(void *arg)
 			break;
 	}
 	/* pmaps is gone: the socket too, so that nothing waits on it. */
-	close(helper_fd);
+	if (still_ours())
+		close(helper_fd);
+not_ours:
 	helper_fd = -1;
 	return NULL;
 }
@@ -244,7 +272,7 @@ static void *helper_main(void *arg)
 /* A child the command forks has no helper thread: nor the socket, whose end pmaps reads. */
 static void helper_atfork_child(void)
 {
-	if (helper_fd >= 0)
+	if (still_ours())
 		close(helper_fd);
 	helper_fd = -1;
 }
@@ -316,6 +344,14 @@ __attribute__((constructor)) static void helper_start(void)
 		return;
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
 		return;
+	/* Above the numbers a command uses, where it can: the old one closed. */
+	type = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+	if (type >= 0) {
+		close(fd);
+		fd = type;
+	}
+	helper_dev = st.st_dev;
+	helper_ino = st.st_ino;
 	xml = mmap(NULL, HELPER_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 	           -1, 0);
 	if (xml == MAP_FAILED) {

@@ -11,6 +11,10 @@
  *       fsmblks=S hblks=H hblkhd=D keepcost=K"
  *   s   starts sh, which says what it inherited: "child preload=[...]
  *       fd=[...] helper=N" (N: libpmaps-malloc.so's lines in its maps)
+ *   f   a daemon's habit: closes every descriptor from 3 up, then makes a
+ *       pipe holding 44 bytes ("i" repeated: the helper's request) and puts
+ *       its read end on every number from 3 to 1023, waits 2.5 s and says
+ *       how many bytes it reads back: "pipe N" (44: nobody else read them)
  *
  * and at end of file exits with the status given as its argument (0).
  * "malloc_target pexit": no pattern; a thread that ends after 300 ms, and
@@ -24,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -104,6 +110,27 @@ int main(int argc, char **argv)
 			}
 			if (pid > 0)
 				waitpid(pid, NULL, 0);
+		} else if (c == 'f') {
+			int p[2], got = 0;
+			char buf[64];
+			syscall(SYS_close_range, 3u, ~0u, 0u);
+			if (pipe(p) < 0)
+				return 1;
+			memset(buf, 'i', 44);
+			if (write(p[1], buf, 44) != 44)
+				return 1;
+			close(p[1]);
+			for (int fd = 3; fd < 1024; fd++)
+				if (fd != p[0])
+					dup2(p[0], fd);
+			usleep(2500000);
+			fcntl(p[0], F_SETFL, O_NONBLOCK);
+			for (ssize_t r; (r = read(p[0], buf, sizeof(buf))) > 0;)
+				got += (int)r;
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
+			int n = snprintf(line, sizeof(line), "pipe %d\n", got);
+			say(line, (size_t)n);
 		}
 	}
 	(void)big;
