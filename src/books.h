@@ -40,6 +40,8 @@ struct books_opts {
 	 * found, ...), as the malloc book's why; NULL: no malloc book asked.
 	 */
 	const char *malloc_why;
+	int malloc_books;      /* pmaps run --malloc-books: the helper asked for */
+	int malloc_pid;        /* pmaps run: CMD's pid, the one process whose answer counts */
 	const char *root;      /* --proc-root, or NULL for /proc */
 };
 #define BOOKS_TIMEOUT_MS 2000u

@@ -376,7 +376,8 @@ void books_write_text(struct out *o, const struct books *b, const struct books_j
 	if (!any) {
 		if (b->runtime == PMAPS_RUNTIME_GLIBC)
 			out_str(o, "\nThe runtime's books: glibc malloc tells its own only to a command pmaps\n"
-			           "run starts (pmaps run -- CMD): its helper is never put in another process.\n");
+			           "run starts (pmaps run --malloc-books -- CMD): its helper is never put in\n"
+			           "another process.\n");
 		return;
 	}
 	out_str(o, "\nThe runtime's books (its own figures: bytes it counts, resident or not):\n");

@@ -365,6 +365,7 @@ struct mal_state {
 	int dead;          /* nothing more to ask: WHY says why */
 	char why[200];
 	uint64_t sent;     /* requests sent */
+	int pid;           /* the process whose answers count (pmaps run's CMD), 0: any */
 	/* the frame being read */
 	char hdr[MAL_HDR];
 	size_t hdr_len;
@@ -424,6 +425,41 @@ static int mal_header(void)
 	return p == end && mal.full <= 1 ? 0 : -1;
 }
 
+/*
+ * Takes N bytes of a header line and checks who sent them: pmaps's end of
+ * the socket has SO_PASSCRED, so the kernel says which process wrote each
+ * part. Returns what recvmsg() did, or -2 when the sender is not mal.pid.
+ */
+static ssize_t mal_recv_from(char *dst, size_t n)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(struct ucred))];
+	} c;
+	struct iovec iov = {dst, n};
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	ssize_t r;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = c.b;
+	msg.msg_controllen = sizeof(c.b);
+	r = recvmsg(mal.fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (r <= 0 || !mal.pid)
+		return r;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		struct ucred u;
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_CREDENTIALS ||
+		    cm->cmsg_len < CMSG_LEN(sizeof(u)))
+			continue;
+		memcpy(&u, CMSG_DATA(cm), sizeof(u));
+		return u.pid == mal.pid ? r : -2;
+	}
+	return -2; /* no credentials: not checked, so not taken */
+}
+
 /* Milliseconds left until DEADLINE (monotonic ns), 0 when past. */
 static int ms_left(uint64_t deadline)
 {
@@ -451,7 +487,10 @@ static int mal_frame(uint64_t deadline)
 			if (r > 0) {
 				nl = memchr(mal.hdr + mal.hdr_len, '\n', (size_t)r);
 				size_t take = nl ? (size_t)(nl - (mal.hdr + mal.hdr_len)) + 1 : (size_t)r;
-				r = recv(mal.fd, mal.hdr + mal.hdr_len, take, MSG_DONTWAIT);
+				r = mal_recv_from(mal.hdr + mal.hdr_len, take);
+				if (r == -2)
+					return mal_die("an answer came from another process than the command "
+					               "(its child?): not the command's books");
 				if (r != (ssize_t)take)
 					return mal_die("the helper's socket failed");
 				mal.hdr_len += take;
@@ -616,6 +655,7 @@ void book_malloc_read(struct book_malloc *m, const struct books_opts *o)
 		st.st_ino = 0;
 	if (mal.fd != o->malloc_fd || mal.ino != st.st_ino)
 		mal_reset(o->malloc_fd, st.st_ino);
+	mal.pid = o->malloc_pid;
 	mal_ask(m, o, start);
 	pthread_mutex_unlock(&mal.mu);
 	clock_gettime(CLOCK_REALTIME, &m->h.at);

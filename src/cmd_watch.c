@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <elf.h>
 
 #include "tool.h"
 #include "watch_loop.h"
@@ -111,13 +112,16 @@ static const char run_usage[] =
 	"  -o, --output FILE      the lines and the summary to FILE, not standard error\n"
 	"  -q, --quiet            no line per sample: the summary only\n"
 	"  -b, --bytes            sizes in bytes instead of K/M/G\n"
+	"      --malloc-books     also glibc malloc's books, from a helper put in CMD\n"
 	BOOKS_USAGE
 	"  -h, --help             show this help\n"
 	"\n"
-	"Runtime books: as pmaps watch reads them; and for CMD's glibc malloc, run\n"
-	"puts a helper library in CMD alone (LD_PRELOAD, taken out of the environment\n"
-	"CMD's own children get) that answers with malloc_info() when pmaps asks:\n"
-	"live malloc'd bytes, free held by malloc. --no-books starts CMD without it.\n"
+	"Runtime books: as pmaps watch reads them. With --malloc-books, for CMD's\n"
+	"glibc malloc: run puts a helper library in CMD alone (LD_PRELOAD, taken out\n"
+	"of the environment CMD's own children get; only into a dynamically linked\n"
+	"CMD that is not set-user-ID) that answers with malloc_info() when pmaps asks:\n"
+	"live malloc'd bytes, free held by malloc. It runs a thread of its own in CMD:\n"
+	"a program that must stay single-threaded (unshare -U) fails with it.\n"
 	"\n"
 	"With --children, the watch ends when CMD exits: descendants still alive\n"
 	"then are listed as running (see pmaps watch --help).\n"
@@ -398,6 +402,108 @@ static int helper_find(char *path, size_t size)
 	return helper_at(path, size, "", PMAPS_MALLOC_HELPER) ? 0 : -1;
 }
 
+/*
+ * CMD as execvp() would find it (a name with '/' as it is, else the first
+ * executable regular file of that name in PATH) into PATH. 0, or -1.
+ */
+static int cmd_path(char *path, size_t size, const char *cmd)
+{
+	const char *dirs = getenv("PATH"), *p, *e;
+	struct stat st;
+
+	if (strchr(cmd, '/'))
+		return snprintf(path, size, "%s", cmd) < (int)size ? 0 : -1;
+	if (!dirs)
+		dirs = "/bin:/usr/bin";
+	for (p = dirs;; p = e + 1) {
+		size_t n;
+		e = strchr(p, ':');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (snprintf(path, size, "%.*s%s%s", (int)n, p, n ? "/" : "", cmd) < (int)size &&
+		    stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0)
+			return 0;
+		if (!e)
+			return -1;
+	}
+}
+
+/*
+ * Whether the helper can enter CMD, and CMD alone: a dynamically linked ELF
+ * program (one with an interpreter, ld.so, which honours LD_PRELOAD), not
+ * set-user-ID or set-group-ID (ld.so would drop the preload but leave the
+ * socket and its variable to CMD's children); for a script, its interpreter
+ * likewise (one level). A static CMD never loads the helper and would pass
+ * both on to a dynamic child. Returns 1, or 0 with WHY; -1 when CMD is not
+ * found or readable (its exec then fails as it would).
+ */
+static int cmd_dynamic(const char *cmd, char *why, size_t whysz, int depth)
+{
+	char path[4096];
+	unsigned char buf[4096];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (cmd_path(path, sizeof(path), cmd) < 0)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	n = pread(fd, buf, sizeof(buf), 0);
+	if (n >= 4 && buf[0] == '#' && buf[1] == '!' && depth == 0) {
+		/* #!INTERPRETER [ARG]: the interpreter is what runs */
+		char interp[256];
+		size_t i = 2, k = 0;
+		close(fd);
+		while (i < (size_t)n && (buf[i] == ' ' || buf[i] == '\t'))
+			i++;
+		while (i < (size_t)n && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' &&
+		       k + 1 < sizeof(interp))
+			interp[k++] = (char)buf[i++];
+		interp[k] = '\0';
+		if (interp[0] != '/')
+			return -1;
+		return cmd_dynamic(interp, why, whysz, 1);
+	}
+	if (st.st_mode & (S_ISUID | S_ISGID)) {
+		close(fd);
+		snprintf(why, whysz, "the command is set-user-ID or set-group-ID: the helper is not "
+		         "put in it (ld.so would not load it, and its children would get the rest)");
+		return 0;
+	}
+	if (n < (ssize_t)sizeof(Elf64_Ehdr) || memcmp(buf, ELFMAG, SELFMAG) != 0 ||
+	    buf[EI_CLASS] != ELFCLASS64) {
+		close(fd);
+		return -1; /* no 64-bit ELF program: nothing a preload is known to enter */
+	}
+	{
+		Elf64_Ehdr eh;
+		memcpy(&eh, buf, sizeof(eh));
+		if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 256) {
+			close(fd);
+			return -1;
+		}
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type == PT_INTERP) {
+				close(fd);
+				return 1;
+			}
+		}
+	}
+	close(fd);
+	snprintf(why, whysz, "the command is statically linked: no helper can enter it (nor is "
+	         "one put in its children)");
+	return 0;
+}
+
 /* Sets RM up for CMD (nothing with --no-books); what fails leaves the why in O->books. */
 static void run_malloc_prepare(struct run_malloc *rm, struct watch_opts *o)
 {
@@ -408,9 +514,11 @@ static void run_malloc_prepare(struct run_malloc *rm, struct watch_opts *o)
 
 	memset(rm, 0, sizeof(*rm));
 	rm->fd[0] = rm->fd[1] = -1;
-	if (o->books.off)
+	if (o->books.off || !o->books.malloc_books)
 		return;
 	o->books.malloc_why = rm->why;
+	if (cmd_dynamic(o->cmd, rm->why, sizeof(rm->why), 0) == 0)
+		return;
 	if (helper_find(path, sizeof(path)) < 0) {
 		snprintf(rm->why, sizeof(rm->why),
 		         "no libpmaps-malloc.so next to pmaps nor in %s: pmaps run preloads it to "
@@ -425,6 +533,9 @@ static void run_malloc_prepare(struct run_malloc *rm, struct watch_opts *o)
 		return;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rm->fd) < 0)
+		goto fail;
+	/* Each answer then says which process sent it: CMD's alone count. */
+	if (setsockopt(rm->fd[0], SOL_SOCKET, SO_PASSCRED, &(int){1}, sizeof(int)) < 0)
 		goto fail;
 	/* Not among CMD's standard streams, were one of them closed when pmaps started. */
 	for (int i = 0; i < 2; i++) {
@@ -536,6 +647,7 @@ int cmd_run(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},
 		{"bytes", no_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
+		{"malloc-books", no_argument, NULL, 'm' + 0x1000},
 		BOOKS_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
@@ -564,6 +676,10 @@ int cmd_run(int argc, char **argv)
 			o.quiet = 1;
 			continue;
 		}
+		if (ch == 'm' + 0x1000) {
+			o.books.malloc_books = 1;
+			continue;
+		}
 		rc = common_option(&o, ch, "run");
 		if (rc < 0)
 			return option_error("run", argv, shortopts + 1, longopts);
@@ -576,6 +692,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (books_options_done(&o.books) < 0)
 		return EXIT_USAGE;
+	if (o.books.off && o.books.malloc_books) {
+		die_msg("--no-books and --malloc-books: choose one");
+		return EXIT_USAGE;
+	}
 	if (output && o.svg) {
 		struct stat a, b;
 		/* One file for both would be the one written last, the other lost. */
@@ -630,6 +750,7 @@ int cmd_run(int argc, char **argv)
 		run_malloc_child(&rm);
 		child_exec(argv + optind, pfd[1], was, &mask, rm.env);
 	}
+	o.books.malloc_pid = (int)pid;
 	run_malloc_parent(&rm, &o, pid > 0);
 	if (pid < 0) {
 		e = errno;

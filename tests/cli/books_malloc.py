@@ -129,8 +129,10 @@ def threads(pid):
     return sorted(names)
 
 
-def start_run(args, jsonl, env=None):
-    return subprocess.Popen([PMAPS, "run", "--jsonl", "-i", "100ms", "-o", jsonl] + args,
+def start_run(args, jsonl, env=None, malloc=True):
+    """pmaps run ARGS, with --malloc-books unless MALLOC is false (or --no-books is given)."""
+    opt = ["--malloc-books"] if malloc and "--no-books" not in args else []
+    return subprocess.Popen([PMAPS, "run", "--jsonl", "-i", "100ms", "-o", jsonl] + opt + args,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
 
@@ -285,8 +287,34 @@ def test_no_books():
             p.wait()
 
 
+def test_default():
+    """Without --malloc-books: no helper in CMD, no malloc book: run as before it."""
+    jsonl = os.path.join(TMP, "default.jsonl")
+    p = start_run(["--", TARGET, "3"], jsonl, malloc=False)
+    try:
+        out = Out(p.stdout)
+        eq("default: the target starts", (out.line() or "").strip(), "ready")
+        pid = target_pid(jsonl)
+        eq("default: no helper in the target", helper_mapped(pid), 0)
+        eq("default: the target's one thread", threads(pid), [os.path.basename(TARGET)[:15]])
+        time.sleep(1.5)
+        rc, err = stop(p)
+        eq("default: exit 3", (rc, err), (3, ""))
+        eq("default: no malloc book in any sample", [x for x in samples(jsonl)
+                                                     if book(x) is not None], [])
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    r = subprocess.run([PMAPS, "run", "--no-books", "--malloc-books", "--", TARGET],
+                       capture_output=True, timeout=30)
+    eq("--no-books --malloc-books: a usage error", (r.returncode, r.stdout, r.stderr),
+       (2, b"", b"pmaps: --no-books and --malloc-books: choose one\n"))
+
+
 def test_static():
-    """A static command: the helper cannot enter it. It says so, and run keeps CMD's status."""
+    """A static command: the helper cannot enter it, nor is it put into the dynamic child
+    the command starts (which would answer for it). The book says so; run keeps CMD's status."""
     jsonl = os.path.join(TMP, "static.jsonl")
     p = start_run(["--books-timeout", "300ms", "--", STATIC, "5"], jsonl)
     try:
@@ -294,10 +322,12 @@ def test_static():
         eq("static: the target starts", (out.line() or "").strip(), "ready")
         pid = target_pid(jsonl)
         eq("static: no helper in it", helper_mapped(pid), 0)
+        eq("static: its dynamic child gets no helper, variable or socket",
+           child_line(out, p.stdin), "child preload=[unset] fd=[unset] helper=0")
         s = wait_book(jsonl, lambda b: "ok" in b, timeout=15)
         b = book(s) if s else None
-        eq("static: the malloc book", b, {"ok": False, "why": "the helper did not answer: the "
-                                          "command is not dynamically linked with glibc, or it exec'd"})
+        eq("static: the malloc book", b, {"ok": False, "why": "the command is statically linked: "
+                                          "no helper can enter it (nor is one put in its children)"})
         rc, err = stop(p)
         eq("static: exit 5", (rc, err), (5, ""))
     finally:
@@ -310,11 +340,33 @@ def test_static():
                                       if x.startswith("pmaps:")], [])
 
 
+def test_fds_reused():
+    """A command that closes what it inherited and reuses the numbers: the helper never
+    reads, writes or closes the command's own files."""
+    jsonl = os.path.join(TMP, "fds.jsonl")
+    p = start_run(["--", TARGET, "6"], jsonl)
+    try:
+        out = Out(p.stdout)
+        eq("fds: the target starts", (out.line() or "").strip(), "ready")
+        target_pid(jsonl)
+        wait_book(jsonl, lambda b: b.get("ok") is True, timeout=15)
+        p.stdin.write(b"f")
+        p.stdin.flush()
+        eq("fds: the command reads back all its bytes", (out.line(10) or "").strip(), "pipe 44")
+        rc, err = stop(p)
+        eq("fds: exit 6", (rc, err), (6, ""))
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def test_pthread_exit():
     """A command whose main thread ends with pthread_exit(): it ends with its last thread,
     the helper's thread left alone does not keep it (nor pmaps run) waiting."""
     t0 = time.monotonic()
-    r = subprocess.run([PMAPS, "run", "-q", "-o", os.devnull, "--", TARGET, "pexit"],
+    r = subprocess.run([PMAPS, "run", "-q", "-o", os.devnull, "--malloc-books", "--", TARGET,
+                        "pexit"],
                        capture_output=True, timeout=60)
     eq("pthread_exit: run exits 0", (r.returncode, r.stderr), (0, b""))
     ok("pthread_exit: within the helper's second", time.monotonic() - t0 < 10,
@@ -331,7 +383,8 @@ def test_missing_helper():
     lone = os.path.join(d, "pmaps")
     shutil.copy(PMAPS, lone)
     jsonl = os.path.join(TMP, "missing.jsonl")
-    p = subprocess.Popen([lone, "run", "--jsonl", "-i", "100ms", "-o", jsonl, "--", TARGET, "4"],
+    p = subprocess.Popen([lone, "run", "--jsonl", "-i", "100ms", "-o", jsonl, "--malloc-books",
+                          "--", TARGET, "4"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         out = Out(p.stdout)
@@ -374,7 +427,8 @@ def test_watch_not_started():
 
 
 def main():
-    for t in (test_books, test_preload_kept, test_no_books, test_static, test_pthread_exit,
+    for t in (test_books, test_default, test_preload_kept, test_no_books, test_static,
+              test_fds_reused, test_pthread_exit,
               test_missing_helper,
               test_watch_not_started):
         try:
