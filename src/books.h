@@ -42,11 +42,21 @@ struct books_opts {
 	const char *malloc_why;
 	int malloc_books;      /* pmaps run --malloc-books: the helper asked for */
 	int malloc_pid;        /* pmaps run: CMD's pid, the one process whose answer counts */
+	/*
+	 * Set non-zero by another thread to cut a read short (a watch that
+	 * ends), read with books_quit(); NULL: never.
+	 */
+	const int *quit;
 	const char *root;      /* --proc-root, or NULL for /proc */
 };
 #define BOOKS_TIMEOUT_MS 2000u
 /* Sets O to the defaults: nothing off, no URL, loopback only, the timeout, no malloc socket. */
 void books_opts_init(struct books_opts *o);
+/* Whether O's reader is to stop now (O->quit set). */
+static inline int books_quit(const struct books_opts *o)
+{
+	return o->quit && __atomic_load_n(o->quit, __ATOMIC_RELAXED);
+}
 
 /* The books' long options, as explain, watch and run take them (getopt_long's values). */
 enum { BOOKS_OPT_GO_PPROF = 0x1b00, BOOKS_OPT_ALLOW_REMOTE, BOOKS_OPT_TIMEOUT, BOOKS_OPT_NO_BOOKS };

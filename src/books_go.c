@@ -759,6 +759,7 @@ struct go_fetch {
 	int block_over;        /* the block passed GO_BLOCK_MAX */
 	unsigned long_line;    /* a known key's line past GO_LINE_MAX: its line in the block */
 	unsigned block_lines;
+	const struct books_opts *o; /* the read's options: its quit */
 };
 
 /* The line in F->line, ended by a newline (TERMINATED) or by the reply's end. */
@@ -848,7 +849,17 @@ static void go_curl_init(void)
  * GET URL into G's figures. Returns 0, or -1 with G->h.why set (the URL
  * first: which server said it).
  */
-static int go_fetch_url(struct book_go *g, const char *url, unsigned timeout_ms)
+/* curl's progress call: non-zero ends the transfer (a watch that ends). */
+static int go_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	const struct go_fetch *f = arg;
+
+	(void)dt, (void)dn, (void)ut, (void)un;
+	return books_quit(f->o);
+}
+
+static int go_fetch_url(struct book_go *g, const char *url, unsigned timeout_ms,
+                        const struct books_opts *o)
 {
 	struct go_fetch *f = calloc(1, sizeof(*f));
 	char errbuf[CURL_ERROR_SIZE], why[192];
@@ -878,12 +889,18 @@ static int go_fetch_url(struct book_go *g, const char *url, unsigned timeout_ms)
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, go_fetch_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, f);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, go_progress);
+	f->o = o;
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, f);
 	rc = curl_easy_perform(c);
 	clock_gettime(CLOCK_REALTIME, &g->h.at); /* the runtime's figures are of about now */
 	if (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (f->over || rc == CURLE_FILESIZE_EXCEEDED) {
 		go_why(g, "%s: the reply passed %u MiB: not read", url, GO_REPLY_MAX >> 20);
+	} else if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		go_why(g, "%s: stopped before the reply (the watch ended)", url);
 	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
 		go_why(g, "%s: timed out after %u ms", url, timeout_ms);
 	} else if (rc == CURLE_COULDNT_CONNECT) {
@@ -944,15 +961,15 @@ void book_go_read(struct book_go *g, const struct books_opts *o, int pid)
 			go_why(g, "%s", why);
 			snprintf(g->h.source, sizeof(g->h.source), "%s", o->go_url);
 		} else {
-			g->h.ok = go_fetch_url(g, url, timeout) == 0;
+			g->h.ok = go_fetch_url(g, url, timeout, o) == 0;
 		}
 	} else if ((n = book_go_listeners(o->root, pid, urls, 4, why, sizeof(why))) <= 0) {
 		go_why(g, "%s", why);
 	} else {
 		/* The first that serves the page; else the first's failure. */
 		char first[sizeof(g->h.why)], first_src[sizeof(g->h.source)];
-		for (int i = 0; i < n && !g->h.ok; i++) {
-			g->h.ok = go_fetch_url(g, urls[i], timeout) == 0;
+		for (int i = 0; i < n && !g->h.ok && !books_quit(o); i++) {
+			g->h.ok = go_fetch_url(g, urls[i], timeout, o) == 0;
 			if (!g->h.ok && i == 0) {
 				memcpy(first, g->h.why, sizeof(first));
 				memcpy(first_src, g->h.source, sizeof(first_src));

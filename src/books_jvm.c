@@ -566,6 +566,7 @@ struct jrun {
 	int status;      /* the exit status when EXITED; 128 + signal; -errno when it was lost */
 	int exited;
 	int timed_out, too_big;
+	const struct books_opts *o; /* its quit: a watch that ends cuts the run short, as a timeout */
 	int fail_errno;  /* the child's errno before exec (FAIL_STAGE says where), or 0 */
 	int fail_stage;  /* 1 setgroups, 2 setgid, 3 setuid, 4 exec */
 };
@@ -886,11 +887,13 @@ static int run_jcmd_reaped(char *const argv[], int drop, uid_t uid, gid_t gid,
 		uint64_t now = now_ns();
 		int np = 0, k, ms;
 
-		if (now >= deadline) {
+		if (now >= deadline || (r->o && books_quit(r->o))) {
 			r->timed_out = 1;
 			break;
 		}
 		ms = (int)((deadline - now + 999999u) / 1000000u);
+		if (r->o && r->o->quit && ms > 100)
+			ms = 100; /* a look at quit ten times a second */
 		if (open_out)
 			pf[np++] = (struct pollfd){.fd = out[0], .events = POLLIN};
 		if (open_err)
@@ -1123,6 +1126,8 @@ void book_jvm_read(struct book_jvm *j, const struct books_opts *o, int pid)
 	int drop = 0, e, attach_failed = 0;
 
 	memset(j, 0, sizeof(*j));
+	memset(&r, 0, sizeof(r));
+	r.o = o;
 	j->h.asked = 1;
 	clock_gettime(CLOCK_REALTIME, &j->h.at);
 	snprintf(pidstr, sizeof(pidstr), "%d", pid);

@@ -366,6 +366,7 @@ struct mal_state {
 	char why[200];
 	uint64_t sent;     /* requests sent */
 	int pid;           /* the process whose answers count (pmaps run's CMD), 0: any */
+	const struct books_opts *o; /* the read's options (its quit), while it runs */
 	/* the frame being read */
 	char hdr[MAL_HDR];
 	size_t hdr_len;
@@ -535,12 +536,14 @@ static int mal_frame(uint64_t deadline)
 				return errno == ECONNRESET ? -2 : mal_die("the helper's socket failed");
 		}
 		int left = ms_left(deadline);
-		if (left == 0)
+		if (left == 0 || (mal.o && books_quit(mal.o)))
 			return 0;
+		if (mal.o && mal.o->quit && left > 100)
+			left = 100; /* a look at quit ten times a second */
 		r = poll(&pf, 1, left);
 		if (r < 0 && errno != EINTR)
 			return mal_die("the helper's socket failed");
-		if (r == 0)
+		if (r == 0 && ms_left(deadline) == 0)
 			return 0;
 	}
 }
@@ -656,7 +659,9 @@ void book_malloc_read(struct book_malloc *m, const struct books_opts *o)
 	if (mal.fd != o->malloc_fd || mal.ino != st.st_ino)
 		mal_reset(o->malloc_fd, st.st_ino);
 	mal.pid = o->malloc_pid;
+	mal.o = o;
 	mal_ask(m, o, start);
+	mal.o = NULL;
 	pthread_mutex_unlock(&mal.mu);
 	clock_gettime(CLOCK_REALTIME, &m->h.at);
 	m->h.took_ns = now_ns() - start;

@@ -167,6 +167,7 @@ struct watch {
 	 * breakdown, joined to it (BK_HAVE).
 	 */
 	int bk_on, bk_thread, bk_init, bk_want, bk_busy, bk_quit, bk_have, bk_now;
+	int bk_abort; /* set (atomically) at the end: a read in progress is cut short */
 	pthread_t bk_tid;
 	pthread_mutex_t bk_mu;
 	pthread_cond_t bk_cv;
@@ -955,10 +956,11 @@ static void bk_kick(struct watch *w, enum pmaps_runtime rt, uint64_t now)
 	pthread_mutex_unlock(&w->bk_mu);
 }
 
-/* Ends the books' thread (a read in progress is finished: each is bounded by its timeout). */
+/* Ends the books' thread (a read in progress cut short: bk_abort, the readers' quit). */
 static void bk_stop(struct watch *w)
 {
 	if (w->bk_thread) {
+		__atomic_store_n(&w->bk_abort, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&w->bk_mu);
 		w->bk_quit = 1;
 		pthread_cond_broadcast(&w->bk_cv);
@@ -2213,6 +2215,7 @@ int watch_pid(struct watch_opts *o)
 	}
 	w->o = o;
 	w->bk_on = !o->books.off;
+	o->books.quit = &w->bk_abort;
 	w->interval = o->interval_ns;
 	w->late_limit = o->interval_ns / 10 > 1000000u ? o->interval_ns / 10 : 1000000u;
 	w->t.root = o->t.root;

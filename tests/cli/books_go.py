@@ -40,6 +40,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -267,7 +268,7 @@ class Fake(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         Fake.requests.append(self.path)
         if Fake.mode == "hang":
-            time.sleep(5)
+            time.sleep(30)  # longer than any test waits: only a timeout ends it
             return
         if Fake.mode == "redirect":
             self.send_response(302)
@@ -337,6 +338,25 @@ def test_bad():
                                "timed out after 500 ms")
             ok("a server that never answers: explain is cut near 500 ms",
                0.5 <= took < 4, took, "0.5 s to 4 s")
+            # A watch that ends (SIGINT) while its books wait on that server: it ends at
+            # once, not when the 15 s timeout runs out.
+            w = subprocess.Popen([PMAPS, "watch", "-i", "100ms", "--go-pprof",
+                                  f"http://127.0.0.1:{port}/", "--books-timeout", "15s",
+                                  str(t.pid)], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)
+            try:
+                time.sleep(1.5)
+                t0 = time.monotonic()
+                w.send_signal(signal.SIGINT)
+                rc = w.wait(timeout=20)
+                took = time.monotonic() - t0
+                eq("a watch ended mid-read: exit status", rc, 0)
+                ok("a watch ended mid-read: gone at once, not at the 15 s timeout", took < 2,
+                   took, "< 2 s")
+            finally:
+                if w.poll() is None:
+                    w.kill()
+                    w.wait()
         finally:
             s.shutdown()
             s.server_close()
