@@ -963,6 +963,13 @@ void book_go_read(struct book_go *g, const struct books_opts *o, int pid)
 		} else {
 			g->h.ok = go_fetch_url(g, url, timeout, o) == 0;
 		}
+	} else if (o->root && strcmp(o->root, "/proc") != 0) {
+		/*
+		 * Another proc tree (a host's, a capture): its loopback is not
+		 * this one's, and a server here would answer for another process.
+		 */
+		go_why(g, "under --proc-root a Go program's listeners are not asked: name its "
+		       "server with --go-pprof");
 	} else if ((n = book_go_listeners(o->root, pid, urls, 4, why, sizeof(why))) <= 0) {
 		go_why(g, "%s", why);
 	} else {

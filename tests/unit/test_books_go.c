@@ -636,7 +636,10 @@ static void test_read_env(void **state)
 	assert_string_equal(g.gogc, "");
 	assert_string_equal(g.gomemlimit, "");
 
-	/* No environ: env_ok 0; no listener, and no URL: why says so. */
+	/*
+	 * No environ: env_ok 0; no URL under a proc root that is not /proc: its
+	 * listeners are not asked (book_go_listeners() is tested on its own).
+	 */
 	o.go_url = NULL;
 	dir("601");
 	dir("601/fd");
@@ -647,7 +650,8 @@ static void test_read_env(void **state)
 	assert_int_equal(g.h.asked, 1);
 	assert_int_equal(g.h.ok, 0);
 	assert_int_equal(g.env_ok, 0);
-	assert_string_equal(g.h.why, "no listening socket on loopback");
+	assert_string_equal(g.h.why, "under --proc-root a Go program's listeners are not asked: "
+	                             "name its server with --go-pprof");
 	/* A URL refused: why, and nothing fetched. */
 	o.go_url = "http://192.0.2.1:6060/";
 	memset(&g, 0, sizeof(g));
