@@ -20,6 +20,7 @@ void books_read(struct books *b, const struct books_opts *o, int pid, enum pmaps
 {
 	memset(b, 0, sizeof(*b));
 	b->runtime = rt;
+	b->run = o->run;
 	if (o->off)
 		return;
 	if (rt == PMAPS_RUNTIME_GO || o->go_url)
@@ -73,7 +74,8 @@ int books_options_done(const struct books_opts *o)
 	/* A URL the reader would refuse is the user's mistake: said now, as any bad option. */
 	if (o->go_url && book_go_url(url, sizeof(url), o->go_url, o->allow_remote, why,
 	                             sizeof(why)) < 0) {
-		die_msg("--go-pprof '%s': %s", o->go_url, why);
+		const char *w = strncmp(why, "--go-pprof: ", 12) == 0 ? why + 12 : why;
+		die_msg("--go-pprof '%s': %s", o->go_url, w);
 		return -1;
 	}
 	return 0;

@@ -342,7 +342,8 @@ int book_go_url(char *dst, size_t dstsz, const char *url, int allow_remote, char
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL, *path = NULL, *user = NULL, *password = NULL;
 	char *full = NULL;
-	char npath[1024];
+	char npath[1024], given[1024];
+	const char *pp;
 	int rc = -EINVAL;
 	size_t n;
 
@@ -350,6 +351,9 @@ int book_go_url(char *dst, size_t dstsz, const char *url, int allow_remote, char
 		snprintf(why, whysz, "out of memory");
 		return -ENOMEM;
 	}
+	/* HOST:PORT alone is http://HOST:PORT/ */
+	if (!strstr(url, "://") && snprintf(given, sizeof(given), "http://%s", url) < (int)sizeof(given))
+		url = given;
 	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
 		snprintf(why, whysz, "--go-pprof: not a URL (http://HOST:PORT/...)");
@@ -381,6 +385,14 @@ int book_go_url(char *dst, size_t dstsz, const char *url, int allow_remote, char
 	n = strlen(path);
 	while (n > 0 && path[n - 1] == '/')
 		n--;
+	/* Another of pprof's pages is no heap page: said, not made into a path that is none. */
+	pp = memmem(path, n, "/debug/pprof/", 13);
+	if (pp && (size_t)(path + n - (pp + 13)) > 0 &&
+	    !((size_t)(path + n - (pp + 13)) == 4 && memcmp(pp + 13, "heap", 4) == 0)) {
+		snprintf(why, whysz, "--go-pprof: %.*s is not the heap page: give .../debug/pprof/heap, "
+		         ".../debug/pprof/ or the server", (int)(path + n - pp), pp);
+		goto out;
+	}
 	if (n >= 5 && memcmp(path + n - 5, "/heap", 5) == 0)
 		rc = snprintf(npath, sizeof(npath), "%.*s", (int)n, path);
 	else if (n >= 12 && memcmp(path + n - 12, "/debug/pprof", 12) == 0)
@@ -942,6 +954,55 @@ static int go_fetch_url(struct book_go *g, const char *url, unsigned timeout_ms,
 	return ret;
 }
 
+/* URL's host and port (the scheme's default when none). Returns 0, or -1. */
+static int go_url_port(const char *url, char *host, size_t hostsz, long *port)
+{
+	CURLU *u = curl_url();
+	char *h = NULL, *p = NULL;
+	int rc = -1;
+
+	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &h, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &p, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+		snprintf(host, hostsz, "%s", h);
+		*port = strtol(p, NULL, 10);
+		rc = 0;
+	}
+	curl_free(h);
+	curl_free(p);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/*
+ * Whether the loopback URL's port is one process PID listens on: else the
+ * server is another process's, whose books joined to PID's would be wrong
+ * and look exact. 0 when it is (or the URL is not loopback: --allow-remote,
+ * or under --proc-root: the user's word), else -1 with G's why.
+ */
+static int go_url_is_pids(struct book_go *g, const struct books_opts *o, int pid, const char *url)
+{
+	char urls[16][BOOK_GO_URL_MAX], why[256], host[256];
+	long port, lport;
+	int n;
+
+	/* Under another proc tree this loopback is not the process's: the user's word stands. */
+	if ((o->root && strcmp(o->root, "/proc") != 0) ||
+	    go_url_port(url, host, sizeof(host), &port) < 0 || !go_host_loopback(host))
+		return 0;
+	n = book_go_listeners(o->root, pid, urls, 16, why, sizeof(why));
+	for (int i = 0; i < n; i++) {
+		char lhost[256];
+		if (go_url_port(urls[i], lhost, sizeof(lhost), &lport) == 0 && lport == port)
+			return 0;
+	}
+	snprintf(g->h.source, sizeof(g->h.source), "%s", url);
+	go_why(g, "%s: process %d does not listen on port %ld (%s): the server is another "
+	       "process's, whose books are not this one's", url, pid, port,
+	       n < 0 ? why : n == 0 ? "it listens on no loopback port" : "its loopback ports differ");
+	return -1;
+}
+
 void book_go_read(struct book_go *g, const struct books_opts *o, int pid)
 {
 	char urls[4][BOOK_GO_URL_MAX], why[256], url[sizeof(g->h.source)];
@@ -960,7 +1021,7 @@ void book_go_read(struct book_go *g, const struct books_opts *o, int pid)
 		if (book_go_url(url, sizeof(url), o->go_url, o->allow_remote, why, sizeof(why)) < 0) {
 			go_why(g, "%s", why);
 			snprintf(g->h.source, sizeof(g->h.source), "%s", o->go_url);
-		} else {
+		} else if (go_url_is_pids(g, o, pid, url) == 0) {
 			g->h.ok = go_fetch_url(g, url, timeout, o) == 0;
 		}
 	} else if (o->root && strcmp(o->root, "/proc") != 0) {
@@ -971,7 +1032,11 @@ void book_go_read(struct book_go *g, const struct books_opts *o, int pid)
 		go_why(g, "under --proc-root a Go program's listeners are not asked: name its "
 		       "server with --go-pprof");
 	} else if ((n = book_go_listeners(o->root, pid, urls, 4, why, sizeof(why))) <= 0) {
-		go_why(g, "%s", why);
+		if (n == 0) /* what would make it serve them */
+			go_why(g, "%s: a program serves its books with net/http/pprof, or name the "
+			       "server with --go-pprof", why);
+		else
+			go_why(g, "%s", why);
 	} else {
 		/* The first that serves the page; else the first's failure. */
 		char first[sizeof(g->h.why)], first_src[sizeof(g->h.source)];

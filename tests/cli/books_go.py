@@ -321,6 +321,9 @@ def usage_error(tag, pid, args, want):
     ok(f"{tag}: one line saying why", err.count("\n") == 1 and want in err, err, want)
 
 
+ME = os.getpid()
+
+
 def test_bad():
     t = Target(1)
     nop = Target(1, pprof=False)
@@ -329,10 +332,12 @@ def test_bad():
                     "not loopback (127.0.0.0/8, ::1, localhost): refused without --allow-remote")
         usage_error("not http", t.pid, ["--go-pprof", "file:///etc/passwd"],
                     "only http:// and https://")
+        # The servers below are this test's own: their process (the one listening on
+        # their port, as pmaps checks) is this one, whose books they then claim to be.
         s = fake_server("hang")
         try:
             port = s.server_address[1]
-            g, took = bad_book("a server that never answers", t.pid,
+            g, took = bad_book("a server that never answers", ME,
                                ["--go-pprof", f"http://127.0.0.1:{port}/", "--books-timeout",
                                 "500ms"], f"127.0.0.1:{port}/debug/pprof/heap?debug=1: "
                                "timed out after 500 ms")
@@ -342,7 +347,7 @@ def test_bad():
             # once, not when the 15 s timeout runs out.
             w = subprocess.Popen([PMAPS, "watch", "-i", "100ms", "--go-pprof",
                                   f"http://127.0.0.1:{port}/", "--books-timeout", "15s",
-                                  str(t.pid)], stdout=subprocess.DEVNULL,
+                                  str(ME)], stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE)
             try:
                 time.sleep(1.5)
@@ -362,7 +367,7 @@ def test_bad():
             s.server_close()
         s = fake_server("hello")
         try:
-            bad_book("not a MemStats page", t.pid,
+            bad_book("not a MemStats page", ME,
                      ["--go-pprof", f"http://127.0.0.1:{s.server_address[1]}/"],
                      "not a Go MemStats dump (no '# runtime.MemStats' block)")
             eq("not a MemStats page: the path asked", Fake.requests, ["/debug/pprof/heap?debug=1"])
@@ -371,7 +376,7 @@ def test_bad():
             s.server_close()
         s = fake_server("redirect")
         try:
-            bad_book("a redirect off-host", t.pid,
+            bad_book("a redirect off-host", ME,
                      ["--go-pprof", f"http://localhost:{s.server_address[1]}/"],
                      "HTTP 302, redirected to http://192.0.2.1/debug/pprof/heap?debug=1: "
                      "not followed")
@@ -382,6 +387,10 @@ def test_bad():
             s.server_close()
         bad_book("a Go program that serves no pprof", nop.pid, [],
                  "no listening socket on loopback")
+        # Another process's server named for this one: not its books, never joined to it.
+        g, _ = bad_book("another process's server", nop.pid,
+                        ["--go-pprof", f"http://{t.addr}/"],
+                        f"process {nop.pid} does not listen on port {t.addr.rsplit(':', 1)[1]}")
         if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("ip"):
             # Its 127.0.0.1 is not ours: never asked through our loopback.
             other = Target(1, netns=True)

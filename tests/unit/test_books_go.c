@@ -419,7 +419,10 @@ static void test_url(void **state)
 	check_url("http://user:pw@127.0.0.1/", 0, -EINVAL, "no user or password");
 	check_url("http://:pw@127.0.0.1/", 0, -EINVAL, "no user or password");
 	check_url("http://user@127.0.0.1/", 0, -EINVAL, "no user or password");
-	check_url("127.0.0.1:6060", 0, -EINVAL, "not a URL");
+	/* HOST:PORT alone is http://HOST:PORT/; another pprof page is no heap page. */
+	check_url("127.0.0.1:6060", 0, 0, "http://127.0.0.1:6060/debug/pprof/heap?debug=1");
+	check_url("http://127.0.0.1:6060/debug/pprof/goroutine?debug=1", 0, -EINVAL,
+	          "/debug/pprof/goroutine is not the heap page");
 	check_url("", 0, -EINVAL, "not a URL");
 	check_url("http://", 0, -EINVAL, "not a URL");
 }
