@@ -41,6 +41,7 @@ struct books_opts {
 	 */
 	const char *malloc_why;
 	int malloc_books;      /* pmaps run --malloc-books: the helper asked for */
+	int run;               /* pmaps run (its words for what is missing) */
 	int malloc_pid;        /* pmaps run: CMD's pid, the one process whose answer counts */
 	/*
 	 * Set non-zero by another thread to cut a read short (a watch that
@@ -154,6 +155,7 @@ struct book_malloc {
 
 struct books {
 	enum pmaps_runtime runtime; /* the runtime explain found (books_read()'s RT) */
+	int run;                    /* read under pmaps run */
 	struct book_go go;
 	struct book_jvm jvm;
 	struct book_malloc mal;

@@ -374,7 +374,10 @@ void books_write_text(struct out *o, const struct books *b, const struct books_j
 	int part = -1;
 
 	if (!any) {
-		if (b->runtime == PMAPS_RUNTIME_GLIBC)
+		if (b->runtime == PMAPS_RUNTIME_GLIBC && b->run)
+			out_str(o, "\nThe runtime's books: for glibc malloc's, add --malloc-books (run then puts\n"
+			           "its helper in the command).\n");
+		else if (b->runtime == PMAPS_RUNTIME_GLIBC)
 			out_str(o, "\nThe runtime's books: glibc malloc tells its own only to a command pmaps\n"
 			           "run starts (pmaps run --malloc-books -- CMD): its helper is never put in\n"
 			           "another process.\n");
@@ -495,6 +498,8 @@ void books_write_text(struct out *o, const struct books *b, const struct books_j
 		out_str(o, t->how);
 		out_ch(o, '\n');
 	}
+	if (b->mal.h.ok && b->jvm.h.ok && b->jvm.nmt)
+		out_str(o, "  (malloc's books are not joined: NMT's categories count the JVM's mallocs.)\n");
 	out_ch(o, '\n');
 	books_write_equation(o, j);
 	out_ch(o, '\n');

@@ -707,6 +707,7 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	o.run = 1;
+	o.books.run = 1;
 	o.cmd = argv[optind];
 	/* What can fail before CMD starts, fails before it starts. */
 	fd = run_sink(output);

@@ -673,7 +673,7 @@ static void note(struct out *o, const struct pmaps_explain *x, const struct pmap
 	case PMAPS_NOTE_ANON_DIRTY:
 		if (x->runtime_kind == PMAPS_RUNTIME_GO)
 			out_printf(o, "- %s of other anonymous memory is private and dirty, outside the Go heap:\n"
-			           "  goroutine stacks, runtime metadata, and C allocations through cgo.\n",
+			           "  runtime metadata, system threads' stacks, and C allocations through cgo.\n",
 			           hu(a, nt->n[0]));
 		else
 			out_printf(o, "- %s of heap and anonymous memory is private and dirty: what allocators got\n"
