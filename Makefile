@@ -4,7 +4,8 @@
 #   make demo    build (release) and run `pmaps demo`
 #   make check   build and run every test, then again under ASan+UBSan
 #   make bench   build (release) and run the benchmark (figures in bench/README.md)
-#   make fuzz    build the libFuzzer target (clang) and fuzz the parser for FUZZ_SECONDS
+#   make fuzz    build the libFuzzer targets (clang) and fuzz the smaps parser and the
+#                books' parsers for FUZZ_SECONDS each
 #   make valgrind  the unit, live and corpus tests under valgrind (memcheck)
 #   make install [PREFIX=/usr/local] [DESTDIR=]  build (release) and install pmaps,
 #                libpmaps (.so and .a), pmaps.h, pmaps.pc, the CMake package, the man page
@@ -91,6 +92,9 @@ fuzz: deps fuzz-deps
 	mkdir -p build/fuzz/corpus
 	./build/fuzz/fuzz_smaps -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 		build/fuzz/corpus tests/fuzz/corpus/smaps
+	mkdir -p build/fuzz/corpus-books
+	./build/fuzz/fuzz_books -max_total_time=$(FUZZ_SECONDS) -max_len=32768 \
+		build/fuzz/corpus-books tests/fuzz/corpus/books
 
 valgrind: deps
 	$(call install_missing,valgrind)
