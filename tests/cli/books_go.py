@@ -46,24 +46,14 @@ import sys
 import threading
 import time
 
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from checks import eq, finish, ok  # noqa: E402
+
 PMAPS = sys.argv[1]
 GOTARGET = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
 MIB = 1 << 20
-passed = failed = 0
 procs = []
-
-
-def ok(name, cond, got=None, want=None):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {name}: got {got!r}, want {want!r}", flush=True)
-
-
-def eq(name, got, want):
-    ok(name, got == want, got, want)
 
 
 class Target:
@@ -427,8 +417,7 @@ def main():
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    print(f"books_go: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish("books_go")
 
 
 if __name__ == "__main__":

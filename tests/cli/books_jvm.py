@@ -42,23 +42,13 @@ import sys
 import tempfile
 import time
 
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from checks import eq, finish, ok  # noqa: E402
+
 PMAPS, JAVA, TARGET = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3])
 MIB = 1 << 20
-passed = failed = 0
 procs = []
-
-
-def ok(name, cond, got=None, want=None):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {name}: got {got!r}, want {want!r}", flush=True)
-
-
-def eq(name, got, want):
-    ok(name, got == want, got, want)
 
 
 def skip(why):
@@ -416,8 +406,7 @@ def main():
                 p.kill()
                 p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"books_jvm: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish("books_jvm")
 
 
 if __name__ == "__main__":

@@ -29,23 +29,13 @@ import tempfile
 import threading
 import time
 
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from checks import broke, eq, finish, ok  # noqa: E402
+
 PMAPS, TARGET, STATIC, EXIT3, HELPER, INSTALLED = sys.argv[1:7]
 KIB, MIB = 1 << 10, 1 << 20
 TMP = tempfile.mkdtemp(prefix="pmaps-books-malloc-")
-passed = failed = 0
-
-
-def ok(name, cond, got=None, want=None):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {name}: got {got!r}, want {want!r}", flush=True)
-
-
-def eq(name, got, want):
-    ok(name, got == want, got, want)
 
 
 class Out:
@@ -434,12 +424,9 @@ def main():
         try:
             t()
         except Exception as e:  # a test that breaks is a failure, with its reason
-            global failed
-            failed += 1
-            print(f"FAIL: {t.__name__}: {type(e).__name__}: {e}", flush=True)
-    print(f"books_malloc: {passed} passed, {failed} failed")
+            broke(t.__name__, e)
     shutil.rmtree(TMP, ignore_errors=True)
-    sys.exit(1 if failed else 0)
+    finish("books_malloc")
 
 
 main()
