@@ -105,9 +105,9 @@ fi
 # The tool, away from the build tree.
 v=$(cd / && env -i PATH=/usr/bin:/bin "$P/bin/pmaps" --version 2>&1)
 [ "$v" = "pmaps $VERSION" ] && ok || bad "PREFIX/bin/pmaps --version: '$v'"
-# pmaps run preloads the installed malloc helper (found from PREFIX/bin, the
-# prefix being the install's, not the configure's) into its command.
-v=$(cd / && env -i PATH=/usr/bin:/bin "$P/bin/pmaps" run -q -o /dev/null -- \
+# pmaps run --malloc-books preloads the installed malloc helper (found from
+# PREFIX/bin, the prefix being the install's, not the configure's) into its command.
+v=$(cd / && env -i PATH=/usr/bin:/bin "$P/bin/pmaps" run -q -o /dev/null --malloc-books -- \
 	sh -c 'grep -m 1 libpmaps-malloc "/proc/$$/maps" | sed "s|.* /|/|"' 2>&1)
 [ "$v" = "$P/$L/pmaps/libpmaps-malloc.so" ] && ok ||
 	bad "PREFIX/bin/pmaps run: the helper in the command is '$v', not $P/$L/pmaps/libpmaps-malloc.so"
