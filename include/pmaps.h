@@ -83,9 +83,9 @@
 extern "C" {
 #endif
 
-#define PMAPS_VERSION "0.3.0"
+#define PMAPS_VERSION "0.4.0"
 /* The same version as a number, major * 10000 + minor * 100 + patch: 0.2.0 is 200. */
-#define PMAPS_VERSION_NUMBER 300
+#define PMAPS_VERSION_NUMBER 400
 
 /*
  * Marks what libpmaps exports. The library is built with hidden visibility:
@@ -151,6 +151,19 @@ PMAPS_API int pmaps_proc_is_kernel_thread(const struct pmaps_proc *proc);
 
 /* The directory fd on PROC_ROOT/PID, owned by the handle. */
 PMAPS_API int pmaps_proc_dirfd(const struct pmaps_proc *proc);
+
+/*
+ * Since 0.4.0: the command line of process PID under PROC_ROOT (NULL:
+ * /proc), its arguments NUL-separated as the kernel keeps them, into BUF
+ * (SIZE bytes, at least 1): at most SIZE - 1 bytes, NUL-terminated, the
+ * length in *LEN. Bytes the target chose: escape them before showing them.
+ * Opened as every file of a process is (no symlink followed, a regular
+ * file or procfs's own). Returns 0 (all of it; empty for a kernel thread
+ * or a zombie), 1 (cut at SIZE - 1 bytes), or a negative errno (-ESRCH,
+ * -EACCES, -EINVAL).
+ */
+PMAPS_API int pmaps_cmdline_read(const char *proc_root, int pid, char *buf, size_t size,
+                                 size_t *len);
 
 /* ------------------------------------------------------------------ */
 /* Mapping rows                                                        */
@@ -435,6 +448,15 @@ enum pmaps_status_field {
 	PMAPS_ST_THREADS,   /* a count */
 	PMAPS_ST_UID,       /* the real uid (first of the four Uid: values) */
 	PMAPS_ST_EUID,      /* the effective uid */
+	/* Since 0.4.0: */
+	PMAPS_ST_GID,       /* the real gid (first of the four Gid: values) */
+	PMAPS_ST_EGID,      /* the effective gid */
+	PMAPS_ST_STATE,     /* the state letter's code ('S', 'R', 'T', 'Z', ...) */
+	/*
+	 * The pid in the process's own pid namespace: the last of NSpid (4.1+);
+	 * the pid itself outside any namespace of its own
+	 */
+	PMAPS_ST_NSPID,
 	PMAPS_ST_COUNT
 };
 /* Room for status figures in struct pmaps_status. */
@@ -834,6 +856,59 @@ PMAPS_API int pmaps_pages_summarize(struct pmaps_pages *c, uint64_t start, uint6
 
 /* The last error's message, or "". Valid until the next call on the cursor. */
 PMAPS_API const char *pmaps_pages_errmsg(const struct pmaps_pages *c);
+
+/*
+ * Since 0.4.0: the state of a page, one classification for every table and
+ * picture of pages (pmaps pages, its SVG, top's and the web page's
+ * pictures, watch --pages). Each page is in exactly one state, the first
+ * of these that holds, which is also the order that breaks a tie between
+ * states of as many pages (pmaps_page_state_dominant()):
+ *   SWAPPED   not present, a swap entry (or a migration entry, a marker)
+ *   ZERO      mapped to the shared (or huge) zero page: read, never
+ *             written, not resident
+ *   LAZYFREE  anonymous, freed with MADV_FREE and not yet reclaimed
+ *             (kpageflags: ANON without SWAPBACKED; root)
+ *   HUGE      in a PMD-mapped transparent huge page, or a hugetlb page
+ *   SHMEM     shared memory (a file page of a mapping of kind SHMEM)
+ *   FILE      a file's page
+ *   SHARED    anonymous, mapped more than once (kpagecount >= 2: a fork's
+ *             copy-on-write, KSM; root)
+ *   ANON      anonymous
+ *   ABSENT    not present: never touched, dropped, a guard region
+ * RESIDENT (what smaps counts in Rss) is every state from LAZYFREE to
+ * ANON. The same words name the physical states that coincide (pmaps phys:
+ * zero, lazyfree, shmem, file, anon).
+ */
+enum pmaps_page_state {
+	PMAPS_PS_SWAPPED, PMAPS_PS_ZERO, PMAPS_PS_LAZYFREE, PMAPS_PS_HUGE, PMAPS_PS_SHMEM,
+	PMAPS_PS_FILE, PMAPS_PS_SHARED, PMAPS_PS_ANON, PMAPS_PS_ABSENT, PMAPS_PS_COUNT
+};
+#define PMAPS_PS_MAX 16
+/* Its key ("swapped", "zero", "lazyfree", "huge", "shmem", "file", "shared", "anon", "absent"), or NULL. */
+PMAPS_API const char *pmaps_page_state_key(enum pmaps_page_state s);
+/* 1 when S is a resident state (counted in smaps' Rss), else 0. */
+PMAPS_API int pmaps_page_state_resident(enum pmaps_page_state s);
+/*
+ * The state of run R of a mapping of kind KIND (its file pages are SHMEM
+ * when KIND is PMAPS_KIND_SHMEM). Without the kpageflags join, no page is
+ * LAZYFREE or SHARED; where the reader cannot tell the zero page
+ * (pmaps_pages_known()), it is ANON.
+ */
+PMAPS_API enum pmaps_page_state pmaps_page_state_of(const struct pmaps_page_range *r,
+                                                    enum pmaps_kind kind);
+/*
+ * The state most of N[0, PMAPS_PS_COUNT) (pages per state) are in; a tie
+ * goes to the state first in the order above, and no page at all is
+ * ABSENT.
+ */
+PMAPS_API enum pmaps_page_state pmaps_page_state_dominant(const uint64_t *n);
+/*
+ * Walks [START, END) of a mapping of kind KIND with cursor C (a seek) and
+ * counts its pages by state into N[0, PMAPS_PS_COUNT) (zeroed first).
+ * Allocates nothing. Returns 0, or a negative errno as pmaps_pages_next().
+ */
+PMAPS_API int pmaps_pages_states(struct pmaps_pages *c, uint64_t start, uint64_t end,
+                                 enum pmaps_kind kind, uint64_t *n);
 PMAPS_API void pmaps_pages_close(struct pmaps_pages *c);
 
 /* ------------------------------------------------------------------ */
@@ -1068,6 +1143,14 @@ struct pmaps_explain {
 	 * SWAP, and the total's, are unknown. pmaps_explain_known() applies both.
 	 */
 	uint32_t swap_unknown;
+	/*
+	 * Since 0.4.0: when the run read the process, CLOCK_MONOTONIC in ns
+	 * from its first read (status) to its last (smaps_rollup, or the last
+	 * page), and CLOCK_REALTIME (ns since the epoch) at its start. The
+	 * join of a runtime's books to the result bounds the time between the
+	 * two reads with them (pmaps_books_join()).
+	 */
+	uint64_t read_start_ns, read_end_ns, read_at_ns;
 };
 
 /*
@@ -1151,6 +1234,415 @@ PMAPS_API void pmaps_explain_close(struct pmaps_explain_session *s);
  */
 PMAPS_API int pmaps_explain(struct pmaps_proc *proc, struct pmaps_explain *out, unsigned options,
                             char *msg, size_t msgsz);
+
+/* ------------------------------------------------------------------ */
+/* Explain's source, chosen once for every front end (since 0.4.0)     */
+
+/*
+ * Why pmaps_explain_choose() chose its source. Keys from
+ * pmaps_choice_reason_key(): "asked", "fits", "over", "no_status",
+ * "no_pages".
+ */
+enum pmaps_choice_reason {
+	PMAPS_CHOICE_ASKED,     /* the caller named the source */
+	PMAPS_CHOICE_FITS,      /* smaps: one read holds the lock within the limit */
+	PMAPS_CHOICE_OVER,      /* pages, gentle: one read of smaps would hold it longer */
+	PMAPS_CHOICE_NO_STATUS, /* smaps: status could not be read to price the read */
+	PMAPS_CHOICE_NO_PAGES,  /* smaps: the page source cannot be opened here */
+	PMAPS_CHOICE_COUNT
+};
+/* Its key, or NULL. */
+PMAPS_API const char *pmaps_choice_reason_key(enum pmaps_choice_reason r);
+
+/*
+ * The longest one read of smaps may hold the process's mmap_lock, by
+ * pmaps_cost_estimate(), before explain reads the pages source instead,
+ * gently: the survey's limit (PMAPS_SURVEY_HOLD_NS), so that pmaps
+ * explain, top's drill-down, serve's endpoint and a binding choose alike.
+ * A front end that reads again and again (watch) may pass less.
+ */
+#define PMAPS_EXPLAIN_HOLD_NS (5ull * 1000000ull)
+
+struct pmaps_explain_choice {
+	uint32_t size;     /* sizeof(struct pmaps_explain_choice): the caller's (Conventions) */
+	enum pmaps_source source;       /* PMAPS_SRC_SMAPS or PMAPS_SRC_PAGES */
+	/* The options to open the session with: PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE, or 0 */
+	unsigned options;
+	enum pmaps_choice_reason reason;
+	uint64_t hold_ns;  /* smaps' estimated hold (0 when status could not be read) */
+	uint64_t limit_ns; /* the limit it was held to (0: none) */
+	/*
+	 * Bit (1 << enum pmaps_xcol) of the state columns the chosen source
+	 * gives for this process, with this privilege (the pages source's Pss
+	 * and LazyFree need CAP_SYS_ADMIN): what the result's xc_known will say.
+	 */
+	uint32_t xc_known;
+};
+
+/*
+ * The source of an explain of PROC: ASKED when it is PMAPS_SRC_SMAPS or
+ * PMAPS_SRC_PAGES (reason ASKED; the caller adds PMAPS_EXPLAIN_GENTLE to the
+ * pages source's options if it wants it), else
+ * (PMAPS_SRC_AUTO) smaps, which gives every state column, unless one read
+ * of it would hold PROC's mmap_lock longer than LIMIT_NS (0: no limit) by
+ * the estimate from PROC's status (VmRSS, VmPTE): then the pages source,
+ * walked gently (PMAPS_POLICY_GENTLE), whatever its privilege lets it
+ * give. Into OUT (SIZE set by the caller). Reads status, and opens the
+ * pages source's cursor to learn what it gives. Returns 0, or -EINVAL
+ * (ASKED not a source explain reads, OUT's size); errors of the process
+ * itself (gone, no access) are the run's to report: the choice is then
+ * smaps, reason NO_STATUS or NO_PAGES, the errno in MSG's words.
+ */
+PMAPS_API int pmaps_explain_choose(struct pmaps_proc *proc, enum pmaps_source asked,
+                                   uint64_t limit_ns, struct pmaps_explain_choice *out,
+                                   char *msg, size_t msgsz);
+
+/* ------------------------------------------------------------------ */
+/* The runtime's own books (since 0.4.0)                                */
+
+/*
+ * What a language runtime says of its own memory where it publishes it:
+ * a Go program's runtime.MemStats (net/http/pprof's
+ * /debug/pprof/heap?debug=1), a HotSpot JVM's GC.heap_info and Native
+ * Memory Tracking summary (jcmd), glibc malloc's malloc_info() and
+ * mallinfo2() (asked in the process itself). Every figure is the
+ * runtime's word: bytes it counts, resident or not. pmaps_books_join()
+ * sets them against an explain result's resident bytes.
+ *
+ * The library parses the text and joins; it does no network and runs no
+ * program: a front end fetches the text (the pmaps tool with libcurl and
+ * jcmd, the Python binding with urllib and subprocess), asking the library
+ * where and whether to ask (pmaps_books_go_listeners(),
+ * pmaps_books_jvm_attach()). docs/internals/BOOKS.md has the whole model.
+ */
+enum pmaps_book {
+	PMAPS_BOOK_GO,       /* runtime.MemStats, from the heap profile page */
+	PMAPS_BOOK_JVM_HEAP, /* jcmd PID GC.heap_info */
+	PMAPS_BOOK_JVM_NMT,  /* jcmd PID VM.native_memory summary scale=b */
+	PMAPS_BOOK_MALLOC,   /* glibc malloc_info()'s XML; mallinfo2()'s keepcost set apart */
+	PMAPS_BOOK_COUNT
+};
+#define PMAPS_BOOK_MAX 8
+/* Its key ("go", "jvm_heap", "jvm_nmt", "malloc"), or NULL. */
+PMAPS_API const char *pmaps_book_key(enum pmaps_book b);
+/* The runtime whose book it is. */
+PMAPS_API enum pmaps_runtime pmaps_book_runtime(enum pmaps_book b);
+
+/* The books' figures, by key. */
+enum pmaps_book_value {
+	/* Go, runtime.MemStats: bytes, but HEAP_OBJECTS and NUM_GC (counts), LAST_GC (a time) */
+	PMAPS_BV_GO_HEAP_ALLOC, PMAPS_BV_GO_HEAP_SYS, PMAPS_BV_GO_HEAP_IDLE,
+	PMAPS_BV_GO_HEAP_INUSE, PMAPS_BV_GO_HEAP_RELEASED, PMAPS_BV_GO_HEAP_OBJECTS,
+	PMAPS_BV_GO_STACK_INUSE, PMAPS_BV_GO_STACK_SYS, PMAPS_BV_GO_MSPAN_INUSE,
+	PMAPS_BV_GO_MSPAN_SYS, PMAPS_BV_GO_MCACHE_INUSE, PMAPS_BV_GO_MCACHE_SYS,
+	PMAPS_BV_GO_BUCK_HASH_SYS, PMAPS_BV_GO_GC_SYS, PMAPS_BV_GO_OTHER_SYS, PMAPS_BV_GO_SYS,
+	PMAPS_BV_GO_TOTAL_ALLOC,
+	PMAPS_BV_GO_NEXT_GC,     /* the heap goal; about 2^63 when the GC is off */
+	PMAPS_BV_GO_NUM_GC,
+	PMAPS_BV_GO_LAST_GC,     /* ns since the epoch; absent before the first GC */
+	/* JVM, GC.heap_info: the Java heap; Metaspace where the JVM prints it */
+	PMAPS_BV_JVM_HEAP_COMMITTED, PMAPS_BV_JVM_HEAP_USED, PMAPS_BV_JVM_METASPACE_USED,
+	PMAPS_BV_JVM_METASPACE_COMMITTED, PMAPS_BV_JVM_METASPACE_RESERVED,
+	/* JVM, Native Memory Tracking's total (its categories: pmaps_books.jvm_cat) */
+	PMAPS_BV_JVM_NMT_RESERVED, PMAPS_BV_JVM_NMT_COMMITTED,
+	/* glibc malloc: ARENAS and the *_COUNT are counts */
+	PMAPS_BV_MALLOC_ARENAS,
+	PMAPS_BV_MALLOC_SYSTEM,     /* the arenas' memory from the kernel (system current) */
+	PMAPS_BV_MALLOC_IN_USE,     /* SYSTEM - FAST_BYTES - REST_BYTES + MMAP_BYTES */
+	PMAPS_BV_MALLOC_FREE_HELD,  /* FAST_BYTES + REST_BYTES: free, kept by malloc */
+	PMAPS_BV_MALLOC_FAST_COUNT, PMAPS_BV_MALLOC_FAST_BYTES,   /* free chunks in fastbins */
+	PMAPS_BV_MALLOC_REST_COUNT, PMAPS_BV_MALLOC_REST_BYTES,   /* other bins, top chunks */
+	PMAPS_BV_MALLOC_MMAP_COUNT, PMAPS_BV_MALLOC_MMAP_BYTES,   /* chunks of their own mmap() */
+	PMAPS_BV_MALLOC_TOP,        /* the main arena's releasable top (mallinfo2 keepcost) */
+	PMAPS_BV_COUNT
+};
+#define PMAPS_BV_MAX 128
+
+/* What a figure counts. */
+enum pmaps_book_unit { PMAPS_BU_BYTES, PMAPS_BU_COUNT, PMAPS_BU_TIME_NS };
+
+/* Its key within its book's JSON object ("heap_alloc", "metaspace_used"), or NULL. */
+PMAPS_API const char *pmaps_book_value_key(enum pmaps_book_value v);
+/* The book it belongs to, or -1 when out of range. */
+PMAPS_API int pmaps_book_value_book(enum pmaps_book_value v);
+/* Its unit, or -1 when out of range. */
+PMAPS_API int pmaps_book_value_unit(enum pmaps_book_value v);
+
+/* What Native Memory Tracking said of itself (pmaps_books.jvm_nmt). */
+enum pmaps_nmt_state {
+	PMAPS_NMT_UNKNOWN,   /* not read */
+	PMAPS_NMT_ON,        /* the summary was read */
+	PMAPS_NMT_OFF,       /* the JVM runs without -XX:NativeMemoryTracking */
+	PMAPS_NMT_SHUT_DOWN, /* jcmd VM.native_memory shutdown ended it */
+};
+/* Its key ("on", "off", "shut_down"; "" for UNKNOWN), or NULL. */
+PMAPS_API const char *pmaps_nmt_state_key(enum pmaps_nmt_state s);
+
+/* One book as a front end read it: written by the front end but OK (the parser's). */
+#define PMAPS_BOOK_SOURCE 320
+#define PMAPS_BOOK_WHY 256
+struct pmaps_book_head {
+	int asked;        /* 1: it was looked for */
+	int ok;           /* 1: its text was parsed: its figures are in V (set by pmaps_books_parse()) */
+	uint64_t at_ns;   /* CLOCK_REALTIME when it was read, ns since the epoch */
+	/* CLOCK_MONOTONIC: the read, from its request to its answer (the join's skew) */
+	uint64_t start_ns, end_ns;
+	/* Where from ("http://127.0.0.1:6060/debug/pprof/heap?debug=1"): may hold target bytes */
+	char source[PMAPS_BOOK_SOURCE];
+	/* !OK: why not, one sentence; may hold bytes the target chose (a server's reply) */
+	char why[PMAPS_BOOK_WHY];
+};
+
+/* NMT's categories a struct pmaps_books keeps. */
+#define PMAPS_NMT_MAX 32
+struct pmaps_nmt_category {
+	char name[40];       /* as NMT names it ("Java Heap", "Class", ...), NUL-terminated */
+	uint64_t reserved, committed;
+};
+
+/*
+ * A process's books: the caller zeroes it and sets SIZE (Conventions),
+ * fills each head it looks for and hands each text to pmaps_books_parse().
+ */
+struct pmaps_books {
+	uint32_t size;
+	/* bit (1 << enum pmaps_book_value, in two words) of the figures read */
+	uint64_t present[2];
+	uint64_t v[PMAPS_BV_MAX];
+	struct pmaps_book_head head[PMAPS_BOOK_MAX];
+	/*
+	 * Go: GOGC, GOMEMLIMIT and GODEBUG from the process's environ as it
+	 * started (pmaps_books_go_env(); the runtime may have changed them
+	 * since), raw bytes the target chose, "" when unset; GO_ENV 0 when
+	 * environ was not read.
+	 */
+	int go_env;
+	char go_gogc[64], go_gomemlimit[64], go_godebug[256];
+	/* JVM: the collector as GC.heap_info names it (JVM bytes, NUL-terminated) */
+	char jvm_gc[48];
+	/* JVM: enum pmaps_nmt_state, and with NMT on, its categories */
+	int jvm_nmt;
+	unsigned jvm_ncat;
+	struct pmaps_nmt_category jvm_cat[PMAPS_NMT_MAX];
+	/*
+	 * The process's VmRSS right after the books were read
+	 * (pmaps_books_finish()), which the join compares with the explain
+	 * result's: AFTER_OK 0 when not read.
+	 */
+	int after_ok;
+	uint64_t after_rss;
+};
+
+/* 1 when B has figure V (its book was parsed and gave it), else 0. */
+PMAPS_API int pmaps_books_has(const struct pmaps_books *b, enum pmaps_book_value v);
+
+/*
+ * Parses TEXT (LEN bytes a target wrote: any bytes, any length) as book
+ * BOOK into B: its figures (those of other books untouched), and its head's
+ * ASKED and OK set to 1. The texts:
+ *   GO        the heap profile page (or the MemStats block at its end):
+ *             the block after the last line "# runtime.MemStats", up to
+ *             the first line not starting with "# "; every figure once,
+ *             decimal, at most 2^62 (NextGC 2^63 - 1), its line ended by a
+ *             newline, and one snapshot's invariants (HeapIdle + HeapInuse
+ *             = HeapSys, HeapReleased <= HeapIdle, HeapAlloc <= HeapInuse,
+ *             each in use <= its Sys)
+ *   JVM_HEAP  jcmd's GC.heap_info: G1, Serial, Parallel, Z or Shenandoah
+ *   JVM_NMT   jcmd's VM.native_memory summary (any scale): B->jvm_nmt says
+ *             on, off or shut down (off and shut down parse fine: OK 1,
+ *             no figures)
+ *   MALLOC    malloc_info()'s XML (glibc 2.36's, its one byte too many per
+ *             binned chunk taken back: mallinfo2()'s figures to the byte)
+ * Allocates nothing. Returns 0, or -EBADMSG with what is wrong (and where)
+ * in MSG, the book's figures then cleared and OK 0; -EINVAL (BOOK, B's
+ * size).
+ */
+PMAPS_API int pmaps_books_parse(struct pmaps_books *b, enum pmaps_book book, const char *text,
+                                size_t len, char *msg, size_t msgsz);
+
+/*
+ * Sets figure V of B to X, for a figure no text holds (PMAPS_BV_MALLOC_TOP:
+ * mallinfo2()'s keepcost, which its helper sends apart). Returns 0, or
+ * -EINVAL (V, B's size), -ERANGE (X past 2^62).
+ */
+PMAPS_API int pmaps_books_set(struct pmaps_books *b, enum pmaps_book_value v, uint64_t x);
+
+/*
+ * GOGC, GOMEMLIMIT and GODEBUG of PROC's environ (its first 256 KiB) into
+ * B (GO_ENV 1). Returns 0, or a negative errno (-EACCES: only the
+ * process's user or root reads it; -ESRCH).
+ */
+PMAPS_API int pmaps_books_go_env(struct pmaps_books *b, struct pmaps_proc *proc);
+
+/*
+ * The process's VmRSS now, into B's AFTER_RSS: to be read right after the
+ * last book, so that the join can refuse books read while the process's
+ * memory moved. Returns 0, or status's errors.
+ */
+PMAPS_API int pmaps_books_finish(struct pmaps_books *b, struct pmaps_proc *proc);
+
+/* ---- where to ask ---- */
+
+/* A TCP listener of a process, reachable on this host's loopback. */
+#define PMAPS_LISTENER_URL 80
+struct pmaps_listener {
+	unsigned port;
+	int ipv6;                         /* 1: listens on ::1 or ::, asked through [::1] */
+	char host[48];                    /* "127.0.0.1", "[::1]": where to connect */
+	/* The Go heap page on it: http://HOST:PORT/debug/pprof/heap?debug=1 */
+	char url[PMAPS_LISTENER_URL];
+};
+
+/*
+ * PROC's TCP listeners that this host's loopback reaches (on a loopback
+ * address, or on any address), at most MAX into OUT: the "socket:[INODE]"
+ * links of PROC_ROOT/PID/fd matched against the LISTEN lines of its
+ * net/tcp and net/tcp6 (which list its whole network namespace, 1024 of
+ * them at most). Only for a process in this reader's network namespace
+ * under a live procfs: elsewhere 127.0.0.1 is not the process's loopback.
+ * Returns the count (0: none, MSG says so), or a negative errno with MSG:
+ * -EXDEV (another network namespace, or a proc root that is not the live
+ * /proc), -EACCES (its fds are the process's user's and root's), -ESRCH.
+ */
+PMAPS_API int pmaps_books_go_listeners(struct pmaps_proc *proc, struct pmaps_listener *out,
+                                       unsigned max, char *msg, size_t msgsz);
+
+/* Whether and how jcmd may ask a JVM (pmaps_books_jvm_attach()). */
+struct pmaps_jvm_attach {
+	uint32_t size;       /* sizeof(struct pmaps_jvm_attach): the caller's (Conventions) */
+	uint32_t uid, gid;   /* the JVM's effective uid and gid: jcmd runs as them */
+	int nspid;           /* the pid the JVM knows itself by (its pid namespace's) */
+	int other_mntns;     /* 1: it runs in another mount namespace (a container) */
+};
+
+/*
+ * Whether jcmd may be run against PROC: only a live process (under the
+ * live /proc, not stopped) that maps libjvm.so (HotSpot's), not started
+ * with -XX:+DisableAttachMechanism (jcmd's SIGQUIT would make it print a
+ * thread dump) nor with -Xrs once its attach socket is gone (SIGQUIT would
+ * end it), on its command line or in its environment (JAVA_TOOL_OPTIONS
+ * and the like; an @argfile is not looked into). Reads status (uid, gid,
+ * state, NSpid), the maps, cmdline and environ through PROC. Returns 1
+ * with OUT filled when it may, 0 when it must not (MSG says why), or a
+ * negative errno with MSG (-EINVAL OUT's size, -ESRCH, -EACCES).
+ */
+PMAPS_API int pmaps_books_jvm_attach(struct pmaps_proc *proc, struct pmaps_jvm_attach *out,
+                                     char *msg, size_t msgsz);
+
+/* ---- the join ---- */
+
+/*
+ * The parts of the resident memory a join splits, each the RSS of
+ * explain's categories: RUNTIME_HEAP (runtime-heap), ANON ([heap], anon,
+ * anon-named), STACKS (thread-stacks, main stack), FILES (file text, data,
+ * read-only), SHMEM (shmem, hugetlb), OTHER. Keys: "runtime-heap", "anon",
+ * "stacks", "files", "shmem", "other".
+ */
+enum pmaps_join_part {
+	PMAPS_JP_RUNTIME_HEAP, PMAPS_JP_ANON, PMAPS_JP_STACKS, PMAPS_JP_FILES, PMAPS_JP_SHMEM,
+	PMAPS_JP_OTHER, PMAPS_JP_COUNT
+};
+#define PMAPS_JP_MAX 16
+PMAPS_API const char *pmaps_join_part_key(enum pmaps_join_part p);
+
+/* Whose figure a term is: "kernel", "runtime", "remainder". */
+enum pmaps_join_src { PMAPS_JS_KERNEL, PMAPS_JS_RUNTIME, PMAPS_JS_REMAINDER, PMAPS_JS_COUNT };
+PMAPS_API const char *pmaps_join_src_key(enum pmaps_join_src s);
+
+/* The terms of a join. Keys from pmaps_join_term_key(), the same words for JSON. */
+enum pmaps_join_key {
+	PMAPS_JK_GO_LIVE_OBJECTS,      /* HeapAlloc */
+	PMAPS_JK_GO_SPAN_SLACK,        /* HeapInuse - HeapAlloc */
+	PMAPS_JK_GO_HELD_FREE,         /* HeapIdle - HeapReleased */
+	PMAPS_JK_GO_STACKS,            /* StackInuse */
+	PMAPS_JK_GO_RETURNED_RESIDENT, /* the kernel's LazyFree of the part holding the Go heap */
+	PMAPS_JK_GO_RUNTIME_METADATA,  /* MSpanInuse + MCacheInuse + GCSys + BuckHashSys + OtherSys
+	                                  + (StackSys - StackInuse) */
+	PMAPS_JK_JAVA_HEAP_USED,       /* GC.heap_info used */
+	PMAPS_JK_JAVA_HEAP_FREE,       /* GC.heap_info committed - used */
+	PMAPS_JK_JAVA_HEAP,            /* NMT's Java Heap committed (GC.heap_info not read) */
+	PMAPS_JK_JVM_CLASS, PMAPS_JK_JVM_CODE, PMAPS_JK_JVM_GC, PMAPS_JK_JVM_INTERNAL,
+	PMAPS_JK_JVM_OTHER,            /* NMT's categories but those named elsewhere */
+	PMAPS_JK_JVM_THREADS,          /* NMT Thread */
+	PMAPS_JK_JVM_SHARED_CLASSES,   /* NMT Shared class space */
+	PMAPS_JK_MALLOC_IN_USE,        /* malloc_info: system - free + mmap */
+	PMAPS_JK_MALLOC_FREE_HELD,     /* malloc_info: fast + rest */
+	/* A part's remainder: its kernel bytes less its runtime terms (NEG: below 0) */
+	PMAPS_JK_HEAP_UNEXPLAINED, PMAPS_JK_ANON_UNEXPLAINED, PMAPS_JK_STACKS_UNEXPLAINED,
+	PMAPS_JK_FILES_UNEXPLAINED,
+	/* A part the books do not split: its kernel bytes */
+	PMAPS_JK_RUNTIME_HEAP, PMAPS_JK_ANON, PMAPS_JK_STACKS, PMAPS_JK_FILES, PMAPS_JK_SHMEM,
+	PMAPS_JK_OTHER,
+	PMAPS_JK_COUNT
+};
+PMAPS_API const char *pmaps_join_key(enum pmaps_join_key k);
+
+struct pmaps_join_term {
+	enum pmaps_join_key key;
+	enum pmaps_join_src src;
+	enum pmaps_join_part part;
+	int neg;          /* 1: subtracted (a remainder: the runtime counts more than is resident) */
+	uint64_t bytes;
+};
+/*
+ * What a term is made of, a static string: the runtime's figures it sums
+ * ("HeapInuse - HeapAlloc"), or the kernel's ("LazyFree of the Go heap"),
+ * or for a remainder which way it goes. NULL for a term out of range.
+ */
+PMAPS_API const char *pmaps_join_term_how(const struct pmaps_join_term *t);
+
+/* Why a join was not made (pmaps_join.refused). Keys: "", "none", "range", "skew", "moved". */
+enum pmaps_join_refusal {
+	PMAPS_JOIN_JOINED,  /* it was */
+	PMAPS_JOIN_NONE,    /* no book was read */
+	PMAPS_JOIN_RANGE,   /* a runtime figure past 2^57 bytes: no address space holds it */
+	PMAPS_JOIN_SKEW,    /* the books and the explain were read further apart than allowed */
+	PMAPS_JOIN_MOVED,   /* the RSS moved between the explain's read and the books' end */
+	PMAPS_JOIN_REFUSAL_COUNT
+};
+PMAPS_API const char *pmaps_join_refusal_key(enum pmaps_join_refusal r);
+
+/*
+ * How far apart the books and the explain may be read, by default: from
+ * the first one's start to the last one's end (a JVM's two jcmd runs take
+ * most of a second).
+ */
+#define PMAPS_JOIN_SKEW_NS (2ull * 1000000000ull)
+/* The terms a join holds at most: frozen for ABI 0. */
+#define PMAPS_JOIN_TERMS 32
+
+struct pmaps_join {
+	uint32_t size;     /* sizeof(struct pmaps_join): the caller's (Conventions) */
+	int ok;            /* 1: joined; the terms add up to RSS */
+	enum pmaps_join_refusal refused;
+	uint64_t rss;      /* the explain result's RSS */
+	uint64_t part[PMAPS_JP_MAX]; /* the resident bytes of each part: they add up to RSS */
+	uint64_t as_of_ns; /* CLOCK_REALTIME of the oldest book joined */
+	/* The span of the reads joined, the books' and the explain's, first start to last end */
+	uint64_t skew_ns;
+	uint64_t max_skew_ns; /* what it was allowed */
+	/* |VmRSS at the explain's start - VmRSS after the books| (AFTER_OK), and what was allowed */
+	uint64_t moved, max_moved;
+	unsigned nterms;
+	struct pmaps_join_term term[PMAPS_JOIN_TERMS];
+};
+
+/*
+ * Joins books B to explain result X into OUT (SIZE set by the caller):
+ * the kernel's RSS split into parts, each part's runtime figures (every one
+ * into the part where that memory lives), and what they leave: its
+ * remainder, a term of its own, below zero when the runtime counts memory
+ * that is not resident. So the terms' signed sum is each part's RSS and
+ * theirs the RSS, exactly; a runtime figure past 2^57 bytes refuses the
+ * join (RANGE), so no sum wraps. The books must be of the moment X was:
+ * read within MAX_SKEW_NS of it (0: PMAPS_JOIN_SKEW_NS), first start to
+ * last end (else SKEW), and, where B's AFTER_OK, with VmRSS moved by at
+ * most max(1 MiB, VmRSS / 64) between X's status and B's (else MOVED).
+ * Allocates nothing. Returns 1 joined, 0 not (OUT->refused says why; the
+ * parts are filled all the same), or -EINVAL.
+ */
+PMAPS_API int pmaps_books_join(const struct pmaps_explain *x, const struct pmaps_books *b,
+                               uint64_t max_skew_ns, struct pmaps_join *out);
 
 /* ------------------------------------------------------------------ */
 /* Grouping                                                            */

@@ -113,10 +113,11 @@ const char *pmaps_note_value_key(enum pmaps_note_kind k, unsigned i)
 
 static const char *const xpage_keys[PMAPS_XP_COUNT] = {
 	[PMAPS_XP_RESIDENT] = "resident",
-	[PMAPS_XP_DIRTY] = "dirty",
+	/* kpageflags' DIRTY and THP, kpagecount: named so, apart from smaps' figures */
+	[PMAPS_XP_DIRTY] = "kpf_dirty",
 	[PMAPS_XP_LAZYFREE] = "lazy_free",
-	[PMAPS_XP_SHARED] = "shared",
-	[PMAPS_XP_THP] = "thp",
+	[PMAPS_XP_SHARED] = "mapped_by_2_or_more",
+	[PMAPS_XP_THP] = "kpf_thp",
 	[PMAPS_XP_ZERO] = "zero",
 };
 
@@ -861,6 +862,19 @@ static void cursor_msg(struct pmaps_explain_session *s, struct pmaps_maps *c, in
 	           c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c) : pmaps_strerror(r));
 }
 
+uint32_t pmaps__explain_fast_known(uint64_t kf, uint64_t kv)
+{
+	uint32_t k = 1u << PMAPS_XC_RSS | 1u << PMAPS_XC_SWAP;
+
+	if (kv & (1ull << (PMAPS_V_USS - PMAPS_F_MAX)))
+		k |= 1u << PMAPS_XC_PRIVATE | 1u << PMAPS_XC_SHARED;
+	if (kf & (1ull << PMAPS_F_ANON_HUGE_PAGES))
+		k |= 1u << PMAPS_XC_THP;
+	if (kf & (1ull << PMAPS_F_PSS))
+		k |= 1u << PMAPS_XC_PSS | 1u << PMAPS_XC_LAZYFREE;
+	return k;
+}
+
 /* Starts cursor C over, unless it was just opened and not read yet. */
 static int restart(struct pmaps_maps *c, int *fresh)
 {
@@ -945,6 +959,8 @@ static int read_once(struct pmaps_explain_session *s, int *overlap)
 	int r;
 
 	start_result(s);
+	x->read_start_ns = pmaps__now_ns();
+	x->read_at_ns = pmaps__real_ns();
 	r = read_before(s);
 	if (r < 0)
 		return r;
@@ -998,6 +1014,7 @@ static int read_once(struct pmaps_explain_session *s, int *overlap)
 	}
 	reconcile(x);
 	make_notes(x);
+	x->read_end_ns = pmaps__now_ns();
 	return 0;
 }
 
@@ -1053,14 +1070,8 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 		goto fail;
 	if (s->fast) {
 		uint64_t kf, kv;
-		s->xc_known = 1u << PMAPS_XC_RSS | 1u << PMAPS_XC_SWAP;
 		pmaps__maps_fast_keys(s->smaps, &kf, &kv);
-		if (kv & (1ull << (PMAPS_V_USS - PMAPS_F_MAX)))
-			s->xc_known |= 1u << PMAPS_XC_PRIVATE | 1u << PMAPS_XC_SHARED;
-		if (kf & (1ull << PMAPS_F_ANON_HUGE_PAGES))
-			s->xc_known |= 1u << PMAPS_XC_THP;
-		if (kf & (1ull << PMAPS_F_PSS))
-			s->xc_known |= 1u << PMAPS_XC_PSS | 1u << PMAPS_XC_LAZYFREE;
+		s->xc_known = pmaps__explain_fast_known(kf, kv);
 		if (options & PMAPS_EXPLAIN_GENTLE) {
 			struct pmaps_policy p = PMAPS_POLICY_GENTLE;
 			pmaps_maps_set_policy(s->smaps, &p);

@@ -34,6 +34,10 @@ _Static_assert(PMAPS_X_COUNT <= PMAPS_X_MAX, "explain categories");
 _Static_assert(PMAPS_XC_COUNT <= PMAPS_XC_MAX, "explain state columns");
 _Static_assert(PMAPS_XP_COUNT <= PMAPS_XP_MAX && PMAPS_XP_MAX <= 32, "explain page columns");
 _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
+_Static_assert(PMAPS_BOOK_COUNT <= PMAPS_BOOK_MAX, "books");
+_Static_assert(PMAPS_BV_COUNT <= PMAPS_BV_MAX && PMAPS_BV_MAX <= 128, "book figures");
+_Static_assert(PMAPS_JP_COUNT <= PMAPS_JP_MAX, "join parts");
+_Static_assert(PMAPS_PS_COUNT <= PMAPS_PS_MAX, "page states");
 
 /*
  * The size each struct a caller allocates and the library fills had in
@@ -45,6 +49,11 @@ _Static_assert(PMAPS_NOTE_COUNT <= PMAPS_NOTE_MAX, "explain notes");
 #define PMAPS__SUMMARY_SIZE0 sizeof(struct pmaps_page_summary)
 #define PMAPS__GROUP_ROW_SIZE0 sizeof(struct pmaps_group_row)
 #define PMAPS__EXPLAIN_SIZE0 offsetof(struct pmaps_explain, source)
+/* Since 0.4.0: their first size is the whole struct. */
+#define PMAPS__BOOKS_SIZE0 sizeof(struct pmaps_books)
+#define PMAPS__JOIN_SIZE0 sizeof(struct pmaps_join)
+#define PMAPS__CHOICE_SIZE0 sizeof(struct pmaps_explain_choice)
+#define PMAPS__JVM_ATTACH_SIZE0 sizeof(struct pmaps_jvm_attach)
 /*
  * Of the last run's mappings in category CAT, those above user space
  * ([vsyscall]: listed by maps, no VMA; the page sources never list it).
@@ -55,6 +64,11 @@ uint64_t pmaps__explain_gate(const struct pmaps_explain_session *s, int cat);
  * not: its walk holds the process's lock whole, in one read().
  */
 void pmaps__explain_rollup(struct pmaps_explain_session *s, int on);
+/*
+ * The state columns (bit 1 << enum pmaps_xcol) an explain from the pages
+ * source knows, given the fields KF and values KV its cursor gives.
+ */
+uint32_t pmaps__explain_fast_known(uint64_t kf, uint64_t kv);
 /* Since 0.2.0, in ABI 0: their first size is the whole struct. */
 #define PMAPS__COST_SIZE0 sizeof(struct pmaps_cost)
 #define PMAPS__POLICY_SIZE0 sizeof(struct pmaps_policy)
@@ -309,8 +323,21 @@ int pmaps__scan(int fd, struct pmaps__page_region *vec, size_t cap, uint64_t sta
 /* The PMAPS_PG_* flags of a PAGEMAP_SCAN region's categories. */
 unsigned pmaps__scan_flags(uint64_t cat);
 
+/*
+ * The one rule of a lazily freed page, from its kpageflags F (the kernel's
+ * bits): anonymous, without SWAPBACKED (MADV_FREE took it away), and no KSM
+ * page (whose flags vary). The page cursor's PMAPS_KPF_LAZYFREE, the page
+ * state LAZYFREE and pmaps phys's LAZYFREE all come from it.
+ */
+static inline int pmaps__kpf_lazyfree(uint64_t f)
+{
+	return (f & PMAPS_KPF_ANON) && !(f & (PMAPS_KPF_SWAPBACKED | PMAPS_KPF_KSM));
+}
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pmaps__now_ns(void);
+/* CLOCK_REALTIME in nanoseconds since the epoch. */
+uint64_t pmaps__real_ns(void);
 
 /*
  * Whether the file mapped by M, whose name ends in " (deleted)", has no

@@ -174,6 +174,14 @@ uint64_t pmaps__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t pmaps__real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /*
  * Before a call: with a policy, once HOLD_NS of walking has passed
  * since the last pause (across mappings too: a walk of many small mappings
@@ -810,7 +818,7 @@ static uint64_t shown(uint64_t raw)
 {
 	uint64_t kf = raw & KPF_SHOWN;
 
-	if ((raw & PMAPS_KPF_ANON) && !(raw & (PMAPS_KPF_SWAPBACKED | PMAPS_KPF_KSM)))
+	if (pmaps__kpf_lazyfree(raw))
 		kf |= PMAPS_KPF_LAZYFREE;
 	return kf;
 }
@@ -1188,7 +1196,9 @@ void pmaps_pages_close(struct pmaps_pages *c)
 
 static const char *const count_keys[PMAPS_PC_COUNT] = {
 	"pages", "resident", "swapped", "file", "zero", "huge", "exclusive", "shared",
-	"dirty", "active", "referenced", "idle", "lazyfree", "thp", "mlocked",
+	/* kpageflags' bits: named so, never taken for smaps' Dirty or Referenced */
+	"kpf_dirty", "kpf_active", "kpf_referenced", "kpf_idle", "lazyfree", "kpf_thp",
+	"kpf_mlocked",
 	"mapped_by_2_or_more", "mapped_by_0", "mapped_by_1", "mapped_by_2", "mapped_by_3_4",
 	"mapped_by_5_8", "mapped_by_9_or_more",
 };

@@ -594,7 +594,7 @@ static inline unsigned state_of(uint64_t f)
 		return PMAPS_PHYS_PGTABLE;
 	}
 	if (f & KPF(KPF_ANON)) {
-		if (!(f & KPF(KPF_SWAPBACKED)))
+		if (pmaps__kpf_lazyfree(f))
 			return PMAPS_PHYS_LAZYFREE;
 		return (f & KPF(KPF_THP)) ? PMAPS_PHYS_ANON_THP : PMAPS_PHYS_ANON;
 	}

@@ -251,6 +251,54 @@ int pmaps_proc_dirfd(const struct pmaps_proc *proc)
 	return proc->dirfd;
 }
 
+int pmaps_cmdline_read(const char *proc_root, int pid, char *buf, size_t size, size_t *len)
+{
+	char name[32];
+	size_t have = 0;
+	int rootfd, fd, live, err = 0;
+
+	if (len)
+		*len = 0;
+	if (!buf || size == 0 || pid <= 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	rootfd = open(proc_root ? proc_root : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	live = pmaps__is_procfs(rootfd);
+	snprintf(name, sizeof(name), "%d/cmdline", pid);
+	fd = pmaps__open_regular(rootfd, name, live, NULL, 0);
+	close(rootfd);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENOTDIR ? -ESRCH : fd;
+	/* Bounded: the arguments can be megabytes; what passes SIZE - 1 is left unread. */
+	while (have < size - 1) {
+		ssize_t n = pmaps__read(fd, buf + have, size - 1 - have);
+		if (n < 0) {
+			err = errno ? -errno : -EIO;
+			break;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	if (!err && have == size - 1) {
+		char c;
+		/* Cut, or the whole of it to the byte: one more read tells. */
+		ssize_t n = pmaps__read(fd, &c, 1);
+		err = n > 0 ? 1 : 0;
+	}
+	close(fd);
+	if (err < 0) {
+		buf[0] = '\0';
+		return err == -ENOENT ? -ESRCH : err;
+	}
+	buf[have] = '\0';
+	if (len)
+		*len = have;
+	return err;
+}
+
 /*
  * Opens NAME under DIRFD for reading: never through a symlink (a fixture tree
  * or a target could put one there), never blocking (a FIFO in place of a proc

@@ -130,4 +130,33 @@ int pmaps__sps_holds(const struct pmaps__sps *s, uint64_t start, uint64_t end);
 /* Frees the array. */
 void pmaps__sps_free(struct pmaps__sps *s);
 
+/* ---- books.c, books_go.c, books_jvm.c, books_malloc.c: the runtime's books ---- */
+
+/* A runtime figure past this is out of range: sums of a few of them never wrap. */
+#define PMAPS__BOOK_FIGURE_MAX (UINT64_C(1) << 62)
+
+/* Sets figure V of B to X (and its present bit). */
+void pmaps__books_put(struct pmaps_books *b, enum pmaps_book_value v, uint64_t x);
+
+/*
+ * The parsers behind pmaps_books_parse(): TEXT of LEN bytes (not NULL) into
+ * B, whose book's figures the caller cleared. 0, or -EBADMSG with MSG.
+ */
+int pmaps__books_parse_go(struct pmaps_books *b, const char *text, size_t len, char *msg,
+                          size_t msgsz);
+int pmaps__books_parse_jvm_heap(struct pmaps_books *b, const char *text, size_t len, char *msg,
+                                size_t msgsz);
+int pmaps__books_parse_jvm_nmt(struct pmaps_books *b, const char *text, size_t len, char *msg,
+                               size_t msgsz);
+int pmaps__books_parse_malloc(struct pmaps_books *b, const char *text, size_t len, char *msg,
+                              size_t msgsz);
+
+/*
+ * Whether PROC's file NAME (cmdline, environ, maps) holds the N bytes at
+ * NEEDLE (1 to 64), read to its end through a fixed buffer: 1, 0, or a
+ * negative errno.
+ */
+int pmaps__proc_file_has(const struct pmaps_proc *proc, const char *name, const char *needle,
+                         size_t n);
+
 #endif

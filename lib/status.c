@@ -3,7 +3,10 @@
  * status.c - the figures of /proc/PID/status.
  *
  * The format (proc(5), /proc/PID/status): one "Name:\tvalue" line per field. Read here:
+ *   State:    the state letter and its name      "S (sleeping)"
  *   Uid:      real, effective, saved and filesystem uid, tab-separated
+ *   Gid:      real, effective, saved and filesystem gid, tab-separated
+ *   NSpid:    the pid in each pid namespace it is in, outermost first (4.1+)
  *   VmSize:   the address space                  "N kB" (KiB)
  *   VmHWM:    the peak of VmRSS                  "N kB"
  *   VmRSS:    resident = RssAnon + RssFile + RssShmem (their sum, printed)
@@ -36,6 +39,10 @@ static const char *const status_keys[PMAPS_ST_COUNT] = {
 	[PMAPS_ST_THREADS] = "threads",
 	[PMAPS_ST_UID] = "uid",
 	[PMAPS_ST_EUID] = "euid",
+	[PMAPS_ST_GID] = "gid",
+	[PMAPS_ST_EGID] = "egid",
+	[PMAPS_ST_STATE] = "state",
+	[PMAPS_ST_NSPID] = "nspid",
 };
 
 const char *pmaps_status_key(enum pmaps_status_field f)
@@ -43,10 +50,10 @@ const char *pmaps_status_key(enum pmaps_status_field f)
 	return (unsigned)f < PMAPS_ST_COUNT ? status_keys[f] : NULL;
 }
 
-enum line_type { KB, COUNT, UIDS };
+enum line_type { KB, COUNT, UIDS, GIDS, STATE, NSPID };
 
 /* What went wrong, for the message: a value line, or the VmRSS sum. */
-enum bad { BAD_NONE, BAD_KB, BAD_VM_SIZE, BAD_THREADS, BAD_UID, BAD_SUM };
+enum bad { BAD_NONE, BAD_KB, BAD_VM_SIZE, BAD_THREADS, BAD_UID, BAD_GID, BAD_NSPID, BAD_SUM };
 
 #define KEY(name) name, sizeof(name) - 1
 static const struct {
@@ -55,7 +62,10 @@ static const struct {
 	enum pmaps_status_field f;
 	enum line_type type;
 } lines[] = {
+	{KEY("State:"), PMAPS_ST_STATE, STATE},
 	{KEY("Uid:"), PMAPS_ST_UID, UIDS},
+	{KEY("Gid:"), PMAPS_ST_GID, GIDS},
+	{KEY("NSpid:"), PMAPS_ST_NSPID, NSPID},
 	{KEY("VmSize:"), PMAPS_ST_VM_SIZE, KB},
 	{KEY("VmHWM:"), PMAPS_ST_VM_HWM, KB},
 	{KEY("VmRSS:"), PMAPS_ST_VM_RSS, KB},
@@ -79,8 +89,12 @@ static void set(struct pmaps_status *st, enum pmaps_status_field f, uint64_t v)
 	st->present |= 1ull << f;
 }
 
-/* Four uids; the real and effective ones kept. 0, or -1 when they are not four numbers. */
-static int uid_line(struct pmaps_status *st, const char *q, const char *nl)
+/*
+ * Four uids (or gids): the real and effective ones kept in F and F + 1. 0,
+ * or -1 when they are not four numbers.
+ */
+static int id_line(struct pmaps_status *st, enum pmaps_status_field f, const char *q,
+                   const char *nl)
 {
 	uint64_t id[4];
 
@@ -92,8 +106,28 @@ static int uid_line(struct pmaps_status *st, const char *q, const char *nl)
 	skip_blanks(&q, nl);
 	if (q != nl)
 		return -1;
-	set(st, PMAPS_ST_UID, id[0]);
-	set(st, PMAPS_ST_EUID, id[1]);
+	set(st, f, id[0]);
+	set(st, f + 1, id[1]);
+	return 0;
+}
+
+/* The pids of NSpid: the last, the process's own namespace's. 0, or -1 when none. */
+static int nspid_line(struct pmaps_status *st, const char *q, const char *nl)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	for (;;) {
+		skip_blanks(&q, nl);
+		if (q == nl)
+			break;
+		if (pmaps__parse_dec(&q, nl, &v) <= 0 || v > INT32_MAX)
+			return -1;
+		n++;
+	}
+	if (n == 0)
+		return -1;
+	set(st, PMAPS_ST_NSPID, v);
 	return 0;
 }
 
@@ -138,7 +172,8 @@ static enum bad status_line(struct pmaps_status *st, const char *p, const char *
 	if (who && (*p == 'N' || *p == 'S' || *p == 'K'))
 		who_line(who, p, nl);
 	/* Most lines are none of these: their first letter says so. */
-	if (*p != 'U' && *p != 'V' && *p != 'R' && *p != 'T')
+	if (*p != 'U' && *p != 'V' && *p != 'R' && *p != 'T' && *p != 'S' && *p != 'G' &&
+	    *p != 'N')
 		return BAD_NONE;
 	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
 		size_t kl = lines[k].len;
@@ -149,7 +184,17 @@ static enum bad status_line(struct pmaps_status *st, const char *p, const char *
 			continue;
 		switch (lines[k].type) {
 		case UIDS:
-			return uid_line(st, q, nl) < 0 ? BAD_UID : BAD_NONE;
+			return id_line(st, PMAPS_ST_UID, q, nl) < 0 ? BAD_UID : BAD_NONE;
+		case GIDS:
+			return id_line(st, PMAPS_ST_GID, q, nl) < 0 ? BAD_GID : BAD_NONE;
+		case NSPID:
+			return nspid_line(st, q, nl) < 0 ? BAD_NSPID : BAD_NONE;
+		case STATE:
+			/* "S (sleeping)": the letter; a line without one says nothing */
+			skip_blanks(&q, nl);
+			if (q < nl && *q > ' ' && (unsigned char)*q < 0x7f)
+				set(st, PMAPS_ST_STATE, (uint64_t)(unsigned char)*q);
+			return BAD_NONE;
 		case COUNT:
 			skip_blanks(&q, nl);
 			if (pmaps__parse_dec(&q, nl, &v) <= 0 || q != nl)
@@ -177,6 +222,10 @@ static const char *bad_msg(enum bad b)
 		return "status: a Threads line without a count: no kernel prints that";
 	case BAD_UID:
 		return "status: a Uid line without four uids: no kernel prints that";
+	case BAD_GID:
+		return "status: a Gid line without four gids: no kernel prints that";
+	case BAD_NSPID:
+		return "status: an NSpid line without pids: no kernel prints that";
 	default:
 		return "status: a VmRSS, RssAnon, RssFile, RssShmem, VmHWM, VmPTE or VmSwap line "
 		       "without a value in kB, or VmRSS other than RssAnon + RssFile + RssShmem: "

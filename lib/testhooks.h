@@ -53,6 +53,14 @@ extern int pmaps__no_pagemap_scan;
 int pmaps__maps_open_mem(struct pmaps_maps **out, enum pmaps_source source,
                          const void *data, size_t len, size_t bufsize);
 
+/*
+ * pmaps_books_go_listeners() on a proc tree that is no live procfs (a test's
+ * fixture): its listeners are listed, where a program would be told -EXDEV
+ * (another machine's loopback is not this one's). A tree without ns/net
+ * has no namespace to compare.
+ */
+extern int pmaps__listeners_in_trees;
+
 /* Hand in-memory text over in pieces of at most N bytes (0: all at once). */
 void pmaps__maps_set_chunk(struct pmaps_maps *c, size_t n);
 

@@ -272,3 +272,84 @@ int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t value
 		           best >= 0 ? "" : " (status alone fits)");
 	return 0;
 }
+
+/* ---- explain's source ---- */
+
+static const char *const choice_keys[PMAPS_CHOICE_COUNT] = {
+	[PMAPS_CHOICE_ASKED] = "asked", [PMAPS_CHOICE_FITS] = "fits", [PMAPS_CHOICE_OVER] = "over",
+	[PMAPS_CHOICE_NO_STATUS] = "no_status", [PMAPS_CHOICE_NO_PAGES] = "no_pages",
+};
+
+const char *pmaps_choice_reason_key(enum pmaps_choice_reason r)
+{
+	return (unsigned)r < PMAPS_CHOICE_COUNT ? choice_keys[r] : NULL;
+}
+
+/* The pages source for C (gentle when GENTLE), and what it gives PROC. Returns 0, or its errno. */
+static int choose_pages(struct pmaps_proc *proc, struct pmaps_explain_choice *c, int gentle)
+{
+	uint64_t kf, kv;
+	int err = pmaps_source_keys(proc, PMAPS_SRC_PAGES, 0, &kf, &kv);
+
+	if (err < 0)
+		return err;
+	c->source = PMAPS_SRC_PAGES;
+	c->options = PMAPS_EXPLAIN_FAST | (gentle ? PMAPS_EXPLAIN_GENTLE : 0);
+	c->xc_known = pmaps__explain_fast_known(kf, kv);
+	return 0;
+}
+
+int pmaps_explain_choose(struct pmaps_proc *proc, enum pmaps_source asked, uint64_t limit_ns,
+                         struct pmaps_explain_choice *out, char *msg, size_t msgsz)
+{
+	struct pmaps_explain_choice c;
+	struct pmaps_status st = {.size = sizeof(st)};
+	struct pmaps_cost k = {.size = sizeof(k)};
+	uint32_t size;
+	int err;
+
+	if (msg && msgsz)
+		msg[0] = '\0';
+	if (out && !pmaps__size_ok(out->size, PMAPS__CHOICE_SIZE0)) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "struct pmaps_explain_choice: size %u, below %zu: set it "
+			           "to sizeof", out->size, PMAPS__CHOICE_SIZE0);
+		return -EINVAL;
+	}
+	if (!proc || !out ||
+	    (asked != PMAPS_SRC_SMAPS && asked != PMAPS_SRC_PAGES && asked != PMAPS_SRC_AUTO))
+		return -EINVAL;
+	size = out->size;
+	memset(&c, 0, sizeof(c));
+	c.size = size;
+	c.source = PMAPS_SRC_SMAPS;
+	c.xc_known = (1u << PMAPS_XC_COUNT) - 1;
+	c.limit_ns = limit_ns;
+	c.reason = PMAPS_CHOICE_ASKED;
+	if (pmaps_status_read(proc, &st, NULL, 0) == 0 &&
+	    pmaps_cost_estimate(&st, 0, PMAPS_SRC_SMAPS, NULL, &k) == 0)
+		c.hold_ns = k.hold_ns;
+	else if (asked == PMAPS_SRC_AUTO)
+		c.reason = PMAPS_CHOICE_NO_STATUS;
+	if (asked == PMAPS_SRC_PAGES || (asked == PMAPS_SRC_AUTO && c.reason == PMAPS_CHOICE_ASKED &&
+	                                 limit_ns && c.hold_ns > limit_ns)) {
+		err = choose_pages(proc, &c, asked == PMAPS_SRC_AUTO);
+		if (err == 0 && asked == PMAPS_SRC_AUTO)
+			c.reason = PMAPS_CHOICE_OVER;
+		else if (err < 0 && asked == PMAPS_SRC_AUTO)
+			c.reason = PMAPS_CHOICE_NO_PAGES;
+		/* Asked for, the source's own error is the run's to report: it is opened there. */
+		if (err < 0 && asked == PMAPS_SRC_PAGES) {
+			c.source = PMAPS_SRC_PAGES;
+			c.options = PMAPS_EXPLAIN_FAST;
+			c.xc_known = 0;
+		}
+		if (err < 0 && msg)
+			pmaps__msg(msg, msgsz, "pages: %s", pmaps_strerror(err));
+	} else if (asked == PMAPS_SRC_AUTO && c.reason == PMAPS_CHOICE_ASKED) {
+		c.reason = PMAPS_CHOICE_FITS;
+	}
+	pmaps__copy_out(out, size, &c, sizeof(c));
+	out->size = size;
+	return 0;
+}

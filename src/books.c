@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * books.c - which of the runtime's books to ask for. The readers are
- * books_go.c, books_jvm.c and books_malloc.c; the join and its words are
- * books_join.c.
+ * books.c - which of the runtime's books to ask for, and the options that
+ * say how. The readers are books_go.c, books_jvm.c and books_malloc.c; the
+ * words books_out.c; the parsers and the join are the library's.
  */
 #include <string.h>
+#include <time.h>
 
 #include "books.h"
 #include "tool.h"
@@ -16,19 +17,24 @@ void books_opts_init(struct books_opts *o)
 	o->malloc_fd = -1;
 }
 
-void books_read(struct books *b, const struct books_opts *o, int pid, enum pmaps_runtime rt)
+void books_read(struct books *b, const struct books_opts *o, struct pmaps_proc *proc,
+                enum pmaps_runtime rt)
 {
 	memset(b, 0, sizeof(*b));
+	b->b.size = sizeof(b->b);
 	b->runtime = rt;
 	b->run = o->run;
 	if (o->off)
 		return;
 	if (rt == PMAPS_RUNTIME_GO || o->go_url)
-		book_go_read(&b->go, o, pid);
+		book_go_read(&b->b, o, proc);
 	if (rt == PMAPS_RUNTIME_JVM)
-		book_jvm_read(&b->jvm, o, pid);
+		book_jvm_read(&b->b, o, proc);
 	if (o->malloc_fd >= 0 || o->malloc_why)
-		book_malloc_read(&b->mal, o);
+		book_malloc_read(&b->b, o);
+	/* Where the process's memory moved during the reads, the join will not take them. */
+	if (books_asked(b))
+		pmaps_books_finish(&b->b, proc);
 }
 
 
@@ -65,7 +71,7 @@ int books_option(struct books_opts *o, int ch, const char *arg)
 
 int books_options_done(const struct books_opts *o)
 {
-	char url[sizeof(((struct book_head *)0)->source)], why[256]; /* as the reader has it */
+	char url[PMAPS_BOOK_SOURCE], why[256]; /* as the reader has it */
 
 	if (o->off && o->go_url) {
 		die_msg("--no-books and --go-pprof: choose one");

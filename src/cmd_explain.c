@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "books.h"
-#include "tool.h"
+#include "explain_doc.h"
 
 static const char explain_usage[] =
 	"Usage: pmaps explain [OPTIONS] PID\n"
@@ -25,9 +24,10 @@ static const char explain_usage[] =
 	"profile.\n"
 	"\n"
 	"Options:\n"
-	"      --source SOURCE    where the figures come from: smaps (the default), pages\n"
-	"                         or auto: pages as root, where it gives pss and\n"
-	"                         lazy_free, smaps otherwise (Sources)\n"
+	"      --source SOURCE    where the figures come from: auto (the default), smaps\n"
+	"                         or pages; auto reads smaps unless one read of it would\n"
+	"                         hold the process's mmap_lock over 5 ms, then the pages\n"
+	"                         source, gently (Sources)\n"
 	"      --gentle           pages: walk the page tables in small steps with pauses,\n"
 	"                         so that the process's mmap() gets in\n"
 	"  -j, --json             JSON for programs (bytes)\n"
@@ -61,140 +61,98 @@ static const char explain_usage[] =
 	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read, 2 on a usage error.\n";
 
-/* What a run read, and what it cost: -v's line. */
-struct spent {
-	enum pmaps_source src;   /* PMAPS_SRC_SMAPS or PMAPS_SRC_PAGES */
-	char why[160];           /* auto: why this source ("" when --source named it) */
-	int have_cost;
-	struct pmaps_cost cost;
-	uint64_t mappings;
-	uint32_t xc_known;
-};
-
 /*
- * Explains PROC to OUT in FMT. Returns 0, or a negative errno with the
- * failure in F (in JSON Lines, the stream then ends with the error).
+ * Explains PROC to OUT in FMT as ASK says, into E (kept for -v's line).
+ * Returns 0, or a negative errno with the failure in F (in JSON Lines, the
+ * stream then ends with the error).
  */
 static int explain_write(struct pmaps_proc *proc, struct out *out, enum fmt fmt,
-                         unsigned options, int verbose, const struct books_opts *bo,
-                         struct spent *sp, struct failure *f)
+                         const struct explain_ask *ask, int verbose, struct explain_doc *e,
+                         struct failure *f)
 {
-	static struct books books;
-	static struct books_join join;
-	/* A kernel thread's result: nothing in it, and every figure known to be 0. */
-	static struct pmaps_explain none;
-	struct pmaps_explain_session *s = NULL;
-	const struct pmaps_explain *x = NULL;
 	struct writer w;
 	struct doc d;
-	int err, ran = 0;
+	int err;
 
 	memset(&d, 0, sizeof(d));
-	d.kind = DOC_EXPLAIN;
-	d.pid = pmaps_proc_pid(proc);
+	err = explain_doc_read(e, proc, ask, f);
+	if (ask->gentle && e->choice.source == PMAPS_SRC_SMAPS)
+		note_msg("--gentle: smaps is read the way the kernel writes it (only the pages "
+		         "source walks gently)");
+	explain_doc_fill(e, &d);
 	d.verbose = verbose;
-	err = pmaps_explain_open(&s, proc, options);
-	if (err == 0) {
-		err = pmaps_explain_run(s, &x);
-		ran = 1;
-	}
-	/*
-	 * Right after the run: the cost's time runs until it is asked. Not for
-	 * a kernel thread, whose page source never opened its page cursor.
-	 */
-	sp->cost.size = sizeof(sp->cost);
-	sp->have_cost = ran && err == 0 && pmaps_explain_cost(s, &sp->cost) == 0;
-	if (err == -ENODATA) {
+	if (e->kernel_thread)
 		kernel_thread_note(d.pid);
-		d.kernel_thread = 1;
-		none.source = sp->src;
-		none.xc_known = (1u << PMAPS_XC_COUNT) - 1;
-		x = &none;
-		err = 0;
-	}
-	if (x) {
-		sp->mappings = x->nmappings;
-		sp->xc_known = x->xc_known;
-	}
-	if (err == 0 && !d.kernel_thread && fmt != FMT_CSV && bo && !bo->off) {
-		/* The runtime's books, right after the kernel's figures. */
-		books_read(&books, bo, d.pid, x->runtime_kind);
-		books_join(&join, &books, x);
-		d.books = &books;
-		d.join = &join;
-	}
 	w_begin(&w, out, fmt, &d);
 	if (err == 0) {
-		w_explain(&w, x);
+		w_explain(&w, e->x);
 		w_end(&w, NULL);
 	} else {
 		/* The library's message names the file that failed (status, smaps, pagemap, ...). */
-		failed(f, NULL, err, s ? pmaps_explain_errmsg(s) : NULL);
 		w_end(&w, f->msg[0] ? f->msg : pmaps_strerror(err));
 	}
-	pmaps_explain_close(s);
 	return err;
 }
 
-/*
- * The source of the report: --source's, or auto's: the pages source where it
- * gives Pss and LazyFree (as root), which the headline and the notes need;
- * smaps otherwise, and whenever the page source cannot be asked (reading
- * smaps then says what is wrong, as pmaps always has).
- */
-static enum pmaps_source choose_source(struct pmaps_proc *proc, int source, char *why,
-                                       size_t whysz)
-{
-	const uint64_t want = 1ull << PMAPS_F_PSS | 1ull << PMAPS_F_LAZY_FREE;
-	uint64_t kf, kv;
-	int err;
-
-	why[0] = '\0';
-	if (source != PMAPS_SRC_AUTO)
-		return (enum pmaps_source)source;
-	err = pmaps_source_keys(proc, PMAPS_SRC_PAGES, 0, &kf, &kv);
-	if (err == 0 && (kf & want) == want) {
-		snprintf(why, whysz, "auto: the pages source gives pss and lazy_free here");
-		return PMAPS_SRC_PAGES;
-	}
-	if (err < 0)
-		snprintf(why, whysz, "auto: the pages source could not be asked: %s",
-		         pmaps_strerror(err));
-	else
-		snprintf(why, whysz, "auto: the pages source gives no pss or lazy_free here "
-		         "(they need root)");
-	return PMAPS_SRC_SMAPS;
-}
-
 /* What was read, from where and at what cost: -v's line, as pmaps maps -v words it. */
-static void verbose_note(struct pmaps_proc *proc, const char *root, const struct spent *sp)
+static void verbose_note(struct pmaps_proc *proc, const char *root, const struct explain_doc *e)
 {
-	const struct pmaps_cost *k = &sp->cost;
-	char how[160], cost[160] = "";
+	const struct pmaps_explain_choice *c = &e->choice;
+	const struct pmaps_cost *k = &e->cost;
+	enum pmaps_source src = e->x ? e->x->source : c->source;
+	uint64_t mappings = e->x ? e->x->nmappings : 0;
+	char how[160], cost[160] = "", why[200];
 
-	if (!sp->have_cost) {
+	switch (c->reason) {
+	case PMAPS_CHOICE_ASKED:
+		snprintf(why, sizeof(why), "--source %s", pmaps_source_name(c->source));
+		break;
+	case PMAPS_CHOICE_NO_STATUS:
+		snprintf(why, sizeof(why), "auto: smaps (status could not be read to price its read)");
+		break;
+	case PMAPS_CHOICE_OVER:
+	case PMAPS_CHOICE_NO_PAGES:
+		snprintf(why, sizeof(why), "auto: one read of smaps would hold its mmap_lock ~%llu us, "
+		         "over the %llu us limit%s", (unsigned long long)(c->hold_ns / 1000u),
+		         (unsigned long long)(c->limit_ns / 1000u),
+		         c->reason == PMAPS_CHOICE_OVER ? ": the pages source, gently"
+		                                        : "; the pages source cannot read it here");
+		break;
+	default:
+		snprintf(why, sizeof(why), "auto: one read of smaps holds its mmap_lock ~%llu us, "
+		         "within the %llu us limit", (unsigned long long)(c->hold_ns / 1000u),
+		         (unsigned long long)(c->limit_ns / 1000u));
+		break;
+	}
+	if (!e->have_cost) {
 		/* Nothing was read (a kernel thread): no way, no time to tell. */
-		note_msg("source %s: %llu mappings%s%s", pmaps_source_name(sp->src),
-		         (unsigned long long)sp->mappings, sp->why[0] ? "; " : "", sp->why);
+		note_msg("source %s: %llu mappings; %s", pmaps_source_name(src),
+		         (unsigned long long)mappings, why);
 		return;
 	}
-	if (sp->src == PMAPS_SRC_PAGES)
+	if (src == PMAPS_SRC_PAGES)
 		/* The exclusive bit is pagemap's, over what PAGEMAP_SCAN found; kpagecount gives Pss. */
 		snprintf(how, sizeof(how), "%s + %s%s", k->query == 1 ? "PROCMAP_QUERY" : "maps",
 		         k->strategy == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN + pagemap" : "pagemap",
-		         sp->xc_known & (1u << PMAPS_XC_PSS) ? " + kpagecount/kpageflags" : "");
+		         e->x->xc_known & (1u << PMAPS_XC_PSS) ? " + kpagecount/kpageflags" : "");
 	else
 		snprintf(how, sizeof(how), "%s/%d/smaps", root ? root : "/proc", pmaps_proc_pid(proc));
 	/* The longest call is the longest the process's mmap_lock was held. */
 	snprintf(cost, sizeof(cost), ", %llu kernel call%s, longest call %llu us",
 	         (unsigned long long)k->calls, k->calls == 1 ? "" : "s",
 	         (unsigned long long)(k->hold_ns / 1000));
-	if (sp->src == PMAPS_SRC_PAGES)
+	if (src == PMAPS_SRC_PAGES)
 		snprintf(cost + strlen(cost), sizeof(cost) - strlen(cost), ", %llu pause%s",
 		         (unsigned long long)k->pauses, k->pauses == 1 ? "" : "s");
-	note_msg("source %s (%s): %llu mapping%s in %.2f ms%s%s%s", pmaps_source_name(sp->src), how,
-	         (unsigned long long)sp->mappings, sp->mappings == 1 ? "" : "s",
-	         (double)k->ns / 1e6, cost, sp->why[0] ? "; " : "", sp->why);
+	note_msg("source %s (%s): %llu mapping%s in %.2f ms%s; %s", pmaps_source_name(src), how,
+	         (unsigned long long)mappings, mappings == 1 ? "" : "s", (double)k->ns / 1e6, cost,
+	         why);
+	if (e->have_books && e->join.refused != PMAPS_JOIN_NONE)
+		note_msg("runtime's books and the kernel's figures read within %llu ms of each other "
+		         "(a join allows %llu ms); RSS moved %llu KiB between them",
+		         (unsigned long long)(e->join.skew_ns / 1000000u),
+		         (unsigned long long)(e->join.max_skew_ns / 1000000u),
+		         (unsigned long long)(e->join.moved >> 10));
 }
 
 /* The command's options, as parsed. */
@@ -208,35 +166,37 @@ struct explain_opts {
 
 static int explain_main(const struct explain_opts *o, int source_line)
 {
+	static struct explain_doc e; /* large (its books): not on the stack */
 	char buf[OUT_FD_BUFSIZE];
 	struct pmaps_proc *proc;
 	struct books_opts bo;
-	struct spent sp;
+	struct explain_ask ask;
 	struct failure f;
 	struct out out;
-	unsigned options = o->pages ? PMAPS_EXPLAIN_PAGES : 0;
 	int rc = tool_proc_open(&proc, &o->t), err;
 
 	if (rc != 0)
 		return rc;
-	memset(&sp, 0, sizeof(sp));
-	sp.src = choose_source(proc, o->source, sp.why, sizeof(sp.why));
-	if (sp.src == PMAPS_SRC_PAGES)
-		options |= PMAPS_EXPLAIN_FAST | (o->gentle ? PMAPS_EXPLAIN_GENTLE : 0);
-	else if (o->gentle)
-		note_msg("--gentle: smaps is read the way the kernel writes it (only the pages "
-		         "source walks gently)");
-	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
 	bo = o->books;
 	bo.root = o->t.root;
-	err = explain_write(proc, &out, o->fmt, options, o->verbose, &bo, &sp, &f);
+	memset(&ask, 0, sizeof(ask));
+	ask.source = o->source;
+	ask.limit_ns = PMAPS_EXPLAIN_HOLD_NS;
+	ask.pages = o->pages;
+	ask.gentle = o->gentle;
+	/* A CSV has the categories only: no books asked of the runtime. */
+	ask.books = o->fmt == FMT_CSV ? NULL : &bo;
+	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
+	memset(&f, 0, sizeof(f));
+	err = explain_write(proc, &out, o->fmt, &ask, o->verbose, &e, &f);
 	if (err < 0) {
 		out_flush(&out); /* what was written goes before the message */
 		rc = tool_fail(&o->t, &f);
 	}
 	rc = finish_output(&out, rc);
 	if (source_line && err >= 0)
-		verbose_note(proc, o->t.root, &sp);
+		verbose_note(proc, o->t.root, &e);
+	explain_doc_close(&e);
 	pmaps_proc_close(proc);
 	return rc;
 }
@@ -267,7 +227,7 @@ int cmd_explain(int argc, char **argv)
 		BOOKS_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_SMAPS, 0, 0, 0, {0}};
+	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_AUTO, 0, 0, 0, {0}};
 	int ch, r;
 
 	opterr = 0;

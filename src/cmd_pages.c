@@ -115,9 +115,15 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	uint64_t met = 0, calls = 0;
 	int err, walking = 0; /* the page cursor, not the maps cursor, is at work */
 
+	/*
+	 * The summary counts exclusive and shared pages: PAGEMAP_SCAN has no
+	 * exclusive bit, so its present runs are read again from pagemap
+	 * (PMAPS_PAGES_EXCLUSIVE); the runs' table splits by what it shows.
+	 */
 	err = pmaps_pages_open(&pg, proc, po->strategy,
 	                       PMAPS_PAGES_KPAGE | (po->pfn ? PMAPS_PAGES_PFN : 0) |
-	                       (po->gentle ? PMAPS_PAGES_GENTLE : 0));
+	                       (po->gentle ? PMAPS_PAGES_GENTLE : 0) |
+	                       (po->summary ? PMAPS_PAGES_EXCLUSIVE : 0));
 	if (err == -ENODATA) {
 		/* A kernel thread: the note and a document with no records, as every command gives. */
 		kernel_thread_note(pmaps_proc_pid(proc));

@@ -54,6 +54,7 @@ static const char top_usage[] =
 	"      --exact            no budget: every process from smaps_rollup, every\n"
 	"                         refresh, however long it holds a large process\n"
 	"      --max-age SECS     read PSS and USS again at least this often (default 10)\n"
+	BOOKS_USAGE_EXPLAIN
 	"  -j, --json             one JSON document per snapshot (bytes)\n"
 	"      --jsonl            JSON Lines: one object per process, with its \"refresh\"\n"
 	"      --csv              CSV (bytes): one heading, a line per process\n"
@@ -245,6 +246,7 @@ int cmd_top(int argc, char **argv)
 		{"bytes", no_argument, NULL, 'b'},
 		{"proc-root", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
+		BOOKS_LONGOPTS_EXPLAIN,
 		{NULL, 0, NULL, 0},
 	};
 	static const char shortopts[] = "d:n:s:u:p:g:jbh";

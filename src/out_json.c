@@ -633,6 +633,17 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	KEY(o, ",\"source\":\"");
 	out_str(o, pmaps_source_name(x->source));
 	out_ch(o, '"');
+	if (w->d->choice) {
+		/* Why that source: pmaps_explain_choose()'s reason and its estimate, in ns. */
+		const struct pmaps_explain_choice *c = w->d->choice;
+		KEY(o, ",\"source_choice\":{\"reason\":\"");
+		out_str(o, pmaps_choice_reason_key(c->reason));
+		KEY(o, "\",\"hold_ns\":");
+		out_u64(o, c->hold_ns);
+		KEY(o, ",\"limit_ns\":");
+		out_u64(o, c->limit_ns);
+		out_ch(o, '}');
+	}
 	if (w->d->kernel_thread)
 		KEY(o, ",\"kernel_thread\":true");
 	/* The totals the source knows: an unknown figure is an absent key, never 0. */
@@ -762,13 +773,9 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	}
 	out_str(o, nl);
 	out_ch(o, ']');
-	if (w->d->books) {
-		int asked = w->d->books->go.h.asked || w->d->books->jvm.h.asked ||
-		            w->d->books->mal.h.asked;
-		if (asked) {
-			KEY(o, ",\"runtime_books\":");
-			books_write_json(o, w->d->books, w->d->join);
-		}
+	if (w->d->books && books_asked(w->d->books)) {
+		KEY(o, ",\"runtime_books\":");
+		books_write_json(o, w->d->books, w->d->join);
 	}
 	KEY(o, "}\n");
 }

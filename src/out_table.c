@@ -9,6 +9,7 @@
  * Sizes are human units (K, M, G: powers of 1024) unless the document asks
  * for bytes. Every name from the target goes through the text escape.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "books.h"
@@ -629,17 +630,53 @@ static void pages_table(struct out *o, const struct pmaps_explain *x)
 	}
 }
 
+/*
+ * Why the source is not smaps, the default, when pmaps_explain_choose()
+ * decided so: its estimate of what a read of smaps would cost the process.
+ */
+/* A duration: "350 us", "12 ms", "1.5 s". */
+static const char *fmt_ns(char *b, uint64_t ns)
+{
+	if (ns < 1000000u)
+		snprintf(b, 32, "%llu us", (unsigned long long)(ns / 1000u));
+	else if (ns < 10000000000ull)
+		snprintf(b, 32, "%llu ms", (unsigned long long)(ns / 1000000u));
+	else
+		snprintf(b, 32, "%llu s", (unsigned long long)(ns / 1000000000u));
+	return b;
+}
+
+static void choice_line(struct out *o, const struct pmaps_explain_choice *c)
+{
+	char a[32], b[32];
+
+	if (c->reason == PMAPS_CHOICE_OVER)
+		out_printf(o, "(Walked gently: one read of smaps would hold the process's mmap_lock\n"
+		           "~%s, over the %s limit, and stall its mmap() as long.)\n",
+		           fmt_ns(a, c->hold_ns), fmt_ns(b, c->limit_ns));
+	else if (c->reason == PMAPS_CHOICE_NO_PAGES)
+		out_printf(o, "(Read from smaps, which holds the process's mmap_lock ~%s, over the %s\n"
+		           "limit: the pages source cannot read this process here.)\n",
+		           fmt_ns(a, c->hold_ns), fmt_ns(b, c->limit_ns));
+}
+
 /* A note of the result in words: the numbers are the ones it cites. */
-static void note(struct out *o, const struct pmaps_explain *x, const struct pmaps_note *nt)
+static void note(struct out *o, const struct pmaps_explain *x, const struct pmaps_note *nt,
+                 const struct books *bk)
 {
 	char a[24], b[24];
+	/* What the runtime's books below hold: a note points there, not at how to get them. */
+	int go_books = bk && bk->b.head[PMAPS_BOOK_GO].ok;
+	int nmt_books = bk && bk->b.head[PMAPS_BOOK_JVM_NMT].ok && bk->b.jvm_nmt == PMAPS_NMT_ON;
+	int malloc_books = bk && bk->b.head[PMAPS_BOOK_MALLOC].ok;
 
 	switch (nt->kind) {
 	case PMAPS_NOTE_GO_HEAP:
 		out_printf(o, "- The Go heap holds %s of RSS. A pprof heap profile shows sampled live objects\n"
 		           "  (inuse_space) or what was allocated (alloc_space): never idle spans, pages\n"
-		           "  returned but still resident, goroutine stacks or runtime metadata.\n",
-		           hu(a, nt->n[0]));
+		           "  returned but still resident, goroutine stacks or runtime metadata.%s\n",
+		           hu(a, nt->n[0]), go_books ? " The\n  runtime's books below split it by "
+		                                       "runtime.MemStats." : "");
 		break;
 	case PMAPS_NOTE_GO_LAZYFREE:
 		out_printf(o, "- %s of the Go heap was returned with MADV_FREE (GODEBUG=madvdontneed=0, or\n"
@@ -651,14 +688,18 @@ static void note(struct out *o, const struct pmaps_explain *x, const struct pmap
 		out_printf(o, "- The Java heap holds %s of RSS in its %s reservation (-Xmx). The JVM keeps\n"
 		           "  what it commits; a heap dump counts live objects only. The rest of the\n"
 		           "  anonymous memory is metaspace, code cache, GC structures and native\n"
-		           "  allocations: Native Memory Tracking (-XX:NativeMemoryTracking=summary,\n"
-		           "  jcmd PID VM.native_memory) splits it.\n", hu(a, nt->n[0]), hu(b, nt->n[1]));
+		           "  allocations: %s\n", hu(a, nt->n[0]), hu(b, nt->n[1]),
+		           nmt_books ? "Native Memory Tracking, read below, splits it."
+		                     : "Native Memory Tracking (-XX:NativeMemoryTracking=summary,\n"
+		                       "  jcmd PID VM.native_memory) splits it.");
 		break;
 	case PMAPS_NOTE_JVM:
-		out_str(o, "- This is a JVM: it reserves its heap up front (-Xmx) and keeps what it commits;\n"
+		out_printf(o, "- This is a JVM: it reserves its heap up front (-Xmx) and keeps what it commits;\n"
 		           "  a heap dump counts live objects, not the committed heap, metaspace, code\n"
-		           "  cache, thread stacks or GC structures. Native Memory Tracking\n"
-		           "  (-XX:NativeMemoryTracking=summary, jcmd PID VM.native_memory) splits it.\n");
+		           "  cache, thread stacks or GC structures. %s\n",
+		           nmt_books ? "Native Memory Tracking, read below,\n  splits it."
+		                     : "Native Memory Tracking\n  (-XX:NativeMemoryTracking=summary, "
+		                       "jcmd PID VM.native_memory) splits it.");
 		break;
 	case PMAPS_NOTE_CPYTHON:
 		out_str(o, "- This is CPython: its object allocator keeps arenas (1 MiB since 3.10) while\n"
@@ -668,7 +709,8 @@ static void note(struct out *o, const struct pmaps_explain *x, const struct pmap
 	case PMAPS_NOTE_GLIBC_ARENAS:
 		out_printf(o, "- glibc's %llu thread arena(s) hold %s: a thread that mallocs gets its own arena\n"
 		           "  (up to 8 per core), and chunks freed there stay until malloc_trim(0) or the\n"
-		           "  arena's top shrinks.\n", (unsigned long long)nt->n[0], hu(a, nt->n[1]));
+		           "  arena's top shrinks.%s\n", (unsigned long long)nt->n[0], hu(a, nt->n[1]),
+		           malloc_books ? " malloc's books below count them." : "");
 		break;
 	case PMAPS_NOTE_ANON_DIRTY:
 		if (x->runtime_kind == PMAPS_RUNTIME_GO)
@@ -770,6 +812,8 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		           "source, not smaps):\n", (unsigned long long)x->nmappings);
 	else
 		out_printf(o, "\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
+	if (w->d->choice)
+		choice_line(o, w->d->choice);
 	category_table(o, x);
 	out_printf(o, "\nReconciled: the categories add up to %llu KiB of RSS",
 	           (unsigned long long)(t[PMAPS_XC_RSS] >> 10));
@@ -848,7 +892,7 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	}
 	out_str(o, "\nNotes:\n");
 	for (unsigned i = 0; i < x->nnotes; i++)
-		note(o, x, &x->notes[i]);
+		note(o, x, &x->notes[i], w->d->books);
 	if (w->d->books)
 		books_write_text(o, w->d->books, w->d->join);
 }

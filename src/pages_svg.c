@@ -15,8 +15,9 @@
  *   to that width whatever its size, so a one-page mapping is as visible as
  *   a gigabyte: page p of a mapping of P pages covers
  *   [X0 + p * COLS / P, X0 + (p + 1) * COLS / P). Each of the COLS pixel
- *   columns shows the state most of the pages it covers are in (a tie goes
- *   to the later state in enum pstate, so present beats not present), and
+ *   columns shows the state most of the pages it covers are in
+ *   (pmaps_page_state_dominant(): a tie goes to the state first in the
+ *   library's order, so present beats not present), and
  *   equal neighbouring columns are one rectangle, drawn as part of one path
  *   per state and band: at most COLS rectangles a band, however many pages.
  *   A band's tooltip (<title>) gives the whole name, the range, its pages by
@@ -39,13 +40,11 @@
  *   legend item is a <g> with data-state and data-pages (absent where the
  *   reader cannot see that state).
  *
- * States (enum pstate), of a run of pages from the page cursor: present
- * and the zero page: zero; present with kpageflags' LAZYFREE (root):
- * lazyfree; present in a PMD-mapped THP or hugetlb page (PAGEMAP_SCAN):
- * huge; a file page or shared memory: file, or shmem when the mapping is
- * shared memory; other present pages mapped more than once (kpagecount,
- * root): shared; the rest of present pages: anon; swapped; and not present
- * (never touched, dropped, or a guard region).
+ * States: the library's (enum pmaps_page_state, pmaps_page_state_of(), the
+ * one classification of pages every picture and table uses): zero,
+ * lazyfree (root), huge (PAGEMAP_SCAN), shmem, file, shared (mapped more
+ * than once, root), anon, swapped, and absent (never touched, dropped, or
+ * a guard region). This file chooses their words, colours and legend order.
  *
  * Nothing is allocated per mapping or per page: the columns are one fixed
  * array, filled from the page cursor's runs and emptied at each band. The
@@ -81,21 +80,26 @@
 #define NAME_COLS 44 /* the most of a name a label shows, in characters */
 #define TIP_NAME 1024 /* the most of a name a tooltip shows, in bytes */
 
-enum pstate { PS_ABSENT, PS_ANON, PS_SHARED, PS_FILE, PS_SHMEM, PS_HUGE, PS_LAZYFREE,
-	      PS_ZERO, PS_SWAP, PS_N };
+#define PS_N PMAPS_PS_COUNT
 
+/* Each state's words and colour (its key is the library's: pmaps_page_state_key()). */
 static const struct {
-	const char *key, *label, *colour;
+	const char *label, *colour;
 } pstates[PS_N] = {
-	[PS_ABSENT] = {"absent", "not present", SVG_C_ABSENT},
-	[PS_ANON] = {"anon", "anon", SVG_C_ANON},
-	[PS_SHARED] = {"shared", "anon mapped 2+ times", SVG_C_SHARED},
-	[PS_FILE] = {"file", "file", SVG_C_FILE},
-	[PS_SHMEM] = {"shmem", "shared memory", SVG_C_SHMEM},
-	[PS_HUGE] = {"huge", "huge page", SVG_C_HUGE},
-	[PS_LAZYFREE] = {"lazyfree", "lazily freed", SVG_C_LAZYFREE},
-	[PS_ZERO] = {"zero", "zero page", SVG_C_ZERO},
-	[PS_SWAP] = {"swapped", "swapped", SVG_C_SWAP},
+	[PMAPS_PS_ABSENT] = {"not present", SVG_C_ABSENT},
+	[PMAPS_PS_ANON] = {"anon", SVG_C_ANON},
+	[PMAPS_PS_SHARED] = {"anon mapped 2+ times", SVG_C_SHARED},
+	[PMAPS_PS_FILE] = {"file", SVG_C_FILE},
+	[PMAPS_PS_SHMEM] = {"shared memory", SVG_C_SHMEM},
+	[PMAPS_PS_HUGE] = {"huge page", SVG_C_HUGE},
+	[PMAPS_PS_LAZYFREE] = {"lazily freed", SVG_C_LAZYFREE},
+	[PMAPS_PS_ZERO] = {"zero page", SVG_C_ZERO},
+	[PMAPS_PS_SWAPPED] = {"swapped", SVG_C_SWAP},
+};
+/* The legend's order: from nothing there to the pages that say most. */
+static const enum pmaps_page_state legend_order[PS_N] = {
+	PMAPS_PS_ABSENT, PMAPS_PS_ANON, PMAPS_PS_SHARED, PMAPS_PS_FILE, PMAPS_PS_SHMEM,
+	PMAPS_PS_HUGE, PMAPS_PS_LAZYFREE, PMAPS_PS_ZERO, PMAPS_PS_SWAPPED,
 };
 
 struct band {
@@ -124,27 +128,6 @@ struct pic {
 	char out_buf[OUT_FD_BUFSIZE];
 };
 
-static enum pstate page_state(const struct pmaps_page_range *r, int shmem)
-{
-	unsigned f = r->flags;
-
-	if (f & PMAPS_PG_PRESENT) {
-		if (f & PMAPS_PG_ZERO)
-			return PS_ZERO;
-		if (r->kflags & PMAPS_KPF_LAZYFREE)
-			return PS_LAZYFREE;
-		if (f & PMAPS_PG_HUGE)
-			return PS_HUGE;
-		if (f & PMAPS_PG_FILE)
-			return shmem ? PS_SHMEM : PS_FILE;
-		return r->mapcount >= 2 ? PS_SHARED : PS_ANON;
-	}
-	/* A guard region's entries read as swapped too; they are no memory. */
-	if ((f & PMAPS_PG_SWAPPED) && !(f & PMAPS_PG_GUARD))
-		return PS_SWAP;
-	return PS_ABSENT;
-}
-
 /*
  * Pages [A, B) of the SLOT-th mapping of the band, of P pages, in state S.
  * In units of 1 / (K * P) of a column the mapping spans
@@ -156,7 +139,7 @@ static enum pstate page_state(const struct pmaps_page_range *r, int shmem)
  * covering the other third).
  */
 static void add_pages(struct pic *pc, uint64_t slot, uint64_t p, uint64_t a, uint64_t b,
-                      enum pstate s)
+                      enum pmaps_page_state s)
 {
 	typedef unsigned __int128 u128;
 	u128 span = (u128)pc->k * p, ua = ((u128)slot * p + a) * COLS, ub = ((u128)slot * p + b) * COLS;
@@ -242,7 +225,8 @@ static void band_tip(struct out *o, const struct band *b)
 	n += fmt_hex(buf + n, b->end, 1);
 	memcpy(buf + n, ", pages:", 8);
 	n += 8;
-	for (int s = 0; s < PS_N; s++) {
+	for (int i = 0; i < PS_N; i++) {
+		enum pmaps_page_state s = legend_order[i];
 		size_t k = strlen(pstates[s].label);
 		if (!b->pages[s])
 			continue;
@@ -298,16 +282,20 @@ static void band_label(struct out *o, const struct pic *pc, double y)
 	svg_text(o, LABEL_X, y + FONT, SVG_START, FONT, SVG_C_INK, buf, n);
 }
 
-/* The state most of column C's pages are in (a tie: the later state), or -1 for none. */
+/*
+ * The state most of column C's pages are in, the library's way
+ * (pmaps_page_state_dominant()), or -1 for none. Its weights are parts of a
+ * column, in 2^-40ths: equal parts stay equal, a tie stays a tie.
+ */
 static int dominant(const struct pic *pc, int c)
 {
-	int best = -1;
-	double bw = 0;
+	uint64_t n[PS_N], any = 0;
 
-	for (int s = 0; s < PS_N; s++)
-		if (pc->w[c][s] > 0 && pc->w[c][s] >= bw)
-			bw = pc->w[c][s], best = s;
-	return best;
+	for (int s = 0; s < PS_N; s++) {
+		n[s] = (uint64_t)(pc->w[c][s] * 1099511627776.0 + 0.5);
+		any |= n[s];
+	}
+	return any ? (int)pmaps_page_state_dominant(n) : -1;
 }
 
 /* Writes the band being built, if any, and empties the columns. */
@@ -418,17 +406,19 @@ static size_t read_comm(struct pmaps_proc *proc, char *buf, size_t size)
 
 static void legend(struct out *o, const struct pic *pc, int kpage, unsigned known)
 {
-	for (int s = 0; s < PS_N; s++) {
-		double x = LABEL_X + (s % 5) * 250.0, y = 52 + (s / 5) * 18.0;
+	for (int i = 0; i < PS_N; i++) {
+		enum pmaps_page_state s = legend_order[i];
+		double x = LABEL_X + (i % 5) * 250.0, y = 52 + (i / 5) * 18.0;
+		const char *key = pmaps_page_state_key(s);
 		char buf[128];
 		size_t n = strlen(pstates[s].label);
 		const char *why = NULL;
 
-		if ((s == PS_SHARED || s == PS_LAZYFREE) && kpage != 1)
+		if ((s == PMAPS_PS_SHARED || s == PMAPS_PS_LAZYFREE) && kpage != 1)
 			why = ": as root";
-		else if (s == PS_HUGE && !(known & PMAPS_PG_HUGE))
+		else if (s == PMAPS_PS_HUGE && !(known & PMAPS_PG_HUGE))
 			why = ": PAGEMAP_SCAN only";
-		else if (s == PS_ZERO && !(known & PMAPS_PG_ZERO))
+		else if (s == PMAPS_PS_ZERO && !(known & PMAPS_PG_ZERO))
 			why = ": not seen here";
 		memcpy(buf, pstates[s].label, n);
 		if (why) {
@@ -447,7 +437,7 @@ static void legend(struct out *o, const struct pic *pc, int kpage, unsigned know
 			buf[n++] = ')';
 		}
 		svg_group_open(o);
-		svg_attr_str(o, "data-state", pstates[s].key, strlen(pstates[s].key));
+		svg_attr_str(o, "data-state", key, strlen(key));
 		if (!why)
 			svg_attr_u64(o, "data-pages", pc->total[s]);
 		svg_group_body(o);
@@ -583,7 +573,6 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	/* Then the walk. */
 	while ((err = pmaps_maps_next(maps, &m)) > 0) {
 		uint64_t start, end, p, slot;
-		int shmem = m->kind == PMAPS_KIND_SHMEM;
 
 		walking = 1;
 		if (!pages_in_range(req->range, m, &start, &end))
@@ -599,7 +588,7 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		idx++;
 		if ((err = pmaps_pages_seek(pg, start, end)) == 0) {
 			while ((err = pmaps_pages_next(pg, &r)) > 0) {
-				enum pstate s = page_state(r, shmem);
+				enum pmaps_page_state s = pmaps_page_state_of(r, m->kind);
 				uint64_t a = (r->start - start) / psize, b = (r->end - start) / psize;
 				pc->total[s] = sat_add(pc->total[s], b - a);
 				pc->b.pages[s] = sat_add(pc->b.pages[s], b - a);

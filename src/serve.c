@@ -69,6 +69,9 @@ static const char serve_usage[] =
 	"      --timeout SECS      close a connection idle this long, or whose request\n"
 	"                          is not whole this long after it began (default 10)\n"
 	"      --threads N         threads answering requests (default 4)\n"
+	"      --books-timeout T   each request for a runtime's books within T (default 2s)\n"
+	"      --no-books          ask no runtime for its books in a process's explain (Go's\n"
+	"                          MemStats over loopback, the JVM's through jcmd)\n"
 	"      --proc-root DIR     read processes from DIR instead of /proc\n"
 	"  -h, --help              show this help\n"
 	"\n"
@@ -1025,6 +1028,7 @@ int cmd_serve(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'},
 		{"threads", required_argument, NULL, 't'},
 		{"proc-root", required_argument, NULL, 'R'},
+		BOOKS_LONGOPTS_EXPLAIN,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};

@@ -19,11 +19,11 @@
  * a scrape is never kept waiting behind a picture; a request waits for
  * another's reading COSTLY_WAIT_S at most, then is told to try again (503),
  * so that readings queued up cannot take all of the daemon's threads. An
- * explain takes the gentle page walk, which holds the process's mmap_lock
- * only briefly, when the survey found the process large or read it with
- * the page walk itself; else smaps, unless one read of it would hold that
- * lock longer than the survey's hold limit (pmaps_cost_estimate(), as
- * pmaps watch decides). And each endpoint keeps its last answer: the same
+ * explain is pmaps explain's (explain_doc.c): the library's source choice
+ * (smaps, or the gentle page walk when one read of smaps would hold the
+ * process's mmap_lock longer than PMAPS_EXPLAIN_HOLD_NS), and the
+ * runtime's books, read right after (--books-timeout each request, none
+ * with --no-books). And each endpoint keeps its last answer: the same
  * process asked again within --min-interval (the open page polls its
  * explain every few seconds; two viewers double nothing) gets that answer,
  * as /metrics gets the collector's kept figures.
@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "explain_doc.h"
 #include "num.h"
 #include "pages_svg.h"
 #include "serve.h"
@@ -451,57 +452,31 @@ static int costly_begin(struct serve *sv, int kind, const struct selected *sel,
 /* ---- /api/process/PID/explain ---- */
 
 /*
- * The explain's options: the gentle page walk when the survey found the
- * process too large for one read of smaps within its hold limit, or read
- * it with the page walk itself (its Pss then from there: the explain's
- * figures agree with the table's and /metrics'); else smaps (every
- * state), unless one read of it would hold PROC's mmap_lock longer than
- * the hold limit by the estimate of status now. When status cannot be
- * read, smaps (whose read then says what is wrong).
+ * The document pmaps explain --json writes, read the same way (explain_doc.c):
+ * the library's source choice with the survey's hold limit, the run, the
+ * runtime's books right after it and their join.
  */
-static unsigned explain_options(struct pmaps_proc *proc, const struct selected *sel)
-{
-	struct pmaps_status st;
-	struct pmaps_cost k;
-
-	if ((sel->flags & PMAPS_SURVEY_LARGE) || sel->source == PMAPS_SRC_PAGES)
-		return PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE;
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	memset(&k, 0, sizeof(k));
-	k.size = sizeof(k);
-	if (pmaps_status_read(proc, &st, NULL, 0) == 0 &&
-	    pmaps_cost_estimate(&st, 0, PMAPS_SRC_SMAPS, NULL, &k) == 0 &&
-	    k.hold_ns > PMAPS_SURVEY_HOLD_NS)
-		return PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE;
-	return 0;
-}
-
-struct explain_ctx {
-	int pid;
-	const struct pmaps_explain *x;
-};
-
 static void fill_explain(struct out *o, const void *ctx)
 {
-	const struct explain_ctx *c = ctx;
+	const struct explain_doc *e = ctx;
 	struct writer w;
 	struct doc d;
 
 	memset(&d, 0, sizeof(d));
-	d.kind = DOC_EXPLAIN;
-	d.pid = c->pid;
+	explain_doc_fill(e, &d);
 	w_begin(&w, o, FMT_JSON, &d);
-	w_explain(&w, c->x);
+	w_explain(&w, e->x);
 	w_end(&w, NULL);
 }
 
 void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r)
 {
-	struct pmaps_explain_session *s = NULL;
-	struct explain_ctx c = {pid, NULL};
+	struct explain_doc *e;
+	struct explain_ask ask;
+	struct books_opts bo;
 	struct pmaps_proc *proc;
 	struct selected sel;
+	struct failure f;
 	uint64_t at;
 	int err;
 
@@ -509,23 +484,36 @@ void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r)
 	proc = open_selected(sv, pid, r, &sel);
 	if (!proc)
 		return;
+	e = malloc(sizeof(*e)); /* large (its books): not on a daemon thread's stack */
+	if (!e) {
+		pmaps_proc_close(proc);
+		reply_error(r, 500, pid, "out of memory");
+		return;
+	}
 	if (!costly_begin(sv, KEEP_EXPLAIN, &sel, r)) {
+		free(e);
 		pmaps_proc_close(proc);
 		return;
 	}
+	bo = sv->o.top.books;
+	bo.root = sv->o.top.root;
+	memset(&ask, 0, sizeof(ask));
+	ask.source = PMAPS_SRC_AUTO;
+	ask.limit_ns = PMAPS_EXPLAIN_HOLD_NS;
+	ask.books = &bo;
+	memset(&f, 0, sizeof(f));
 	at = now_ns();
-	err = pmaps_explain_open(&s, proc, explain_options(proc, &sel));
+	err = explain_doc_read(e, proc, &ask, &f);
 	if (err == 0)
-		err = pmaps_explain_run(s, &c.x);
-	if (err == 0)
-		err = render(r, fill_explain, &c);
+		err = render(r, fill_explain, e);
 	else
-		reply_failed(r, pid, err, s ? pmaps_explain_errmsg(s) : NULL);
+		reply_failed(r, pid, err, f.msg[0] ? f.msg : NULL);
 	pthread_mutex_unlock(&sv->costly);
 	if (err < 0 && !r->status)
 		reply_render_failed(r, pid, err);
 	kept_put(sv, KEEP_EXPLAIN, &sel, at, r);
-	pmaps_explain_close(s);
+	explain_doc_close(e);
+	free(e);
 	pmaps_proc_close(proc);
 }
 

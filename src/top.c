@@ -43,6 +43,7 @@ void top_opts_init(struct top_opts *o)
 	o->group = TOP_GROUP_NONE;
 	o->count = 1;
 	o->cmd = "top";
+	books_opts_init(&o->books);
 }
 
 /* Why the proc root cannot serve, in one line; EXIT_FAIL. */
@@ -165,6 +166,9 @@ int top_option(struct top_opts *o, int ch, const char *arg, const char **name)
 		}
 		o->max_age_ns = ns;
 		return 1;
+	case BOOKS_OPT_NO_BOOKS:
+	case BOOKS_OPT_TIMEOUT:
+		return books_option(&o->books, ch, arg) < 0 ? EXIT_USAGE : 1;
 	default:
 		return 0;
 	}

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "books.h"
 #include "pmaps.h"
 #include "writer.h"
 
@@ -59,6 +60,11 @@ struct top_opts {
 	int cgroups;         /* read each process's cgroup: --cgroup, --group cgroup, the terminal view */
 	int breakdown;       /* each process's breakdown by category (PMAPS_SURVEY_BREAKDOWN): serve */
 	const char *cmd;     /* the command messages name ("top", "serve") */
+	/*
+	 * --no-books, --books-timeout: the runtime's books of a process's
+	 * explain (top's drill-down, serve's /api/process/PID/explain)
+	 */
+	struct books_opts books;
 };
 
 struct top_user; /* top.c's cache of user names */
@@ -88,7 +94,8 @@ int top_set_user(struct top_opts *o, const char *s);
 /*
  * The options top and serve share, as getopt_long() gave them: 'u'
  * --user, 'p' --pid, 'N' --name (into *NAME, compiled later), 'G'
- * --cgroup, 'M' --max-age. Returns 1 when CH was one of them (O updated),
+ * --cgroup, 'M' --max-age, and the books' --no-books and --books-timeout
+ * (BOOKS_LONGOPTS_EXPLAIN). Returns 1 when CH was one of them (O updated),
  * 0 when it was not, or EXIT_USAGE after one line naming what is wrong.
  */
 int top_option(struct top_opts *o, int ch, const char *arg, const char **name);

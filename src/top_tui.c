@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "explain_doc.h"
 #include "tool.h"
 #include "top.h"
 #include "num.h"
@@ -52,6 +53,7 @@ enum {
 	CP_WARN,    /* markers: old, skipped, partial */
 	CP_DENIED,  /* denied processes, errors */
 	CP_ANON, CP_FILE, CP_HUGE, CP_SWAP, CP_ZERO, CP_NONE_PG, /* page states */
+	CP_SHMEM, CP_LAZY,
 	CP_COUNT
 };
 
@@ -77,30 +79,33 @@ struct textview {
 
 /* ---- the pages picture ---- */
 
-/* A cell's state: the one most of its pages are in. */
-enum cell {
-	CS_NONE,  /* not present: never touched, or dropped */
-	CS_ANON,  /* resident anonymous */
-	CS_FILE,  /* resident file pages or shared memory */
-	CS_HUGE,  /* resident in a huge page */
-	CS_SWAP,  /* swapped out */
-	CS_ZERO,  /* the zero page */
-	CS_ERR,   /* not read (the walk failed) */
-	CS_COUNT
-};
+/*
+ * A cell's state: the one most of its pages are in, by the library's one
+ * classification of pages (enum pmaps_page_state,
+ * pmaps_page_state_dominant()), or CS_ERR when its pages could not be read.
+ */
+#define CS_ERR PMAPS_PS_COUNT
 
 static const struct {
 	char ch;
 	int pair;
 	const char *name;
-} cell_look[CS_COUNT] = {
-	[CS_NONE] = {'.', CP_NONE_PG, "not present"},
-	[CS_ANON] = {'#', CP_ANON, "anon"},
-	[CS_FILE] = {'=', CP_FILE, "file"},
-	[CS_HUGE] = {'H', CP_HUGE, "huge"},
-	[CS_SWAP] = {'s', CP_SWAP, "swapped"},
-	[CS_ZERO] = {'0', CP_ZERO, "zero page"},
+} cell_look[PMAPS_PS_COUNT + 1] = {
+	[PMAPS_PS_ABSENT] = {'.', CP_NONE_PG, "not present"},
+	[PMAPS_PS_ANON] = {'#', CP_ANON, "anon"},
+	[PMAPS_PS_SHARED] = {'+', CP_ANON, "anon mapped 2+ times"},
+	[PMAPS_PS_FILE] = {'=', CP_FILE, "file"},
+	[PMAPS_PS_SHMEM] = {'~', CP_SHMEM, "shmem"},
+	[PMAPS_PS_HUGE] = {'H', CP_HUGE, "huge"},
+	[PMAPS_PS_LAZYFREE] = {'l', CP_LAZY, "lazily freed"},
+	[PMAPS_PS_ZERO] = {'0', CP_ZERO, "zero page"},
+	[PMAPS_PS_SWAPPED] = {'s', CP_SWAP, "swapped"},
 	[CS_ERR] = {'?', CP_DENIED, "not read"},
+};
+/* The legend: the states this view's reader sees (no kpageflags: no lazyfree or shared). */
+static const enum pmaps_page_state legend_states[] = {
+	PMAPS_PS_ANON, PMAPS_PS_FILE, PMAPS_PS_SHMEM, PMAPS_PS_HUGE, PMAPS_PS_SWAPPED,
+	PMAPS_PS_ZERO, PMAPS_PS_ABSENT,
 };
 
 struct pmapping {
@@ -793,13 +798,19 @@ static int open_proc(struct tui *u, struct pmaps_proc **proc, char *err, size_t 
 	return e;
 }
 
-/* explain for the process drilled into, as `pmaps explain PID` words it. */
+/*
+ * explain for the process drilled into: the report `pmaps explain PID`
+ * writes, read the same way (explain_doc.c: the library's source choice,
+ * the runtime's books right after the run, their join).
+ */
 static void load_explain(struct tui *u)
 {
+	static struct explain_doc e; /* large (its books): not on the stack */
 	struct textview *tv = &u->explain;
-	struct pmaps_explain_session *s = NULL;
-	const struct pmaps_explain *x = NULL;
 	struct pmaps_proc *proc = NULL;
+	struct explain_ask ask;
+	struct books_opts bo;
+	struct failure f;
 	struct writer w;
 	struct doc d;
 	struct out o;
@@ -809,27 +820,29 @@ static void load_explain(struct tui *u)
 	text_reset(tv);
 	if (open_proc(u, &proc, u->explain_err, sizeof(u->explain_err)) < 0)
 		return;
-	err = pmaps_explain_open(&s, proc, 0);
-	if (err == 0)
-		err = pmaps_explain_run(s, &x);
+	bo = u->t->o.books;
+	bo.root = u->t->o.root;
+	memset(&ask, 0, sizeof(ask));
+	ask.source = PMAPS_SRC_AUTO;
+	ask.limit_ns = PMAPS_EXPLAIN_HOLD_NS;
+	ask.books = &bo;
+	memset(&f, 0, sizeof(f));
+	err = explain_doc_read(&e, proc, &ask, &f);
 	if (err < 0) {
-		const char *m = s && pmaps_explain_errmsg(s)[0] ? pmaps_explain_errmsg(s)
-		                                                 : pmaps_strerror(err);
-		snprintf(u->explain_err, sizeof(u->explain_err), "process %d: %s%s", u->pid, m,
-		         privilege(err));
+		snprintf(u->explain_err, sizeof(u->explain_err), "process %d: %.400s%s", u->pid,
+		         f.msg[0] ? f.msg : pmaps_strerror(err), privilege(err));
 	} else if (text_sink(tv, &o) == 0) {
 		memset(&d, 0, sizeof(d));
-		d.kind = DOC_EXPLAIN;
-		d.pid = u->pid;
+		explain_doc_fill(&e, &d);
 		w_begin(&w, &o, FMT_TABLE, &d);
-		w_explain(&w, x);
+		w_explain(&w, e.x);
 		w_end(&w, NULL);
 		if (text_done(tv, &o) < 0)
 			snprintf(u->explain_err, sizeof(u->explain_err), "out of memory");
 	} else {
 		snprintf(u->explain_err, sizeof(u->explain_err), "out of memory");
 	}
-	pmaps_explain_close(s);
+	explain_doc_close(&e);
 	pmaps_proc_close(proc);
 }
 
@@ -1058,34 +1071,6 @@ static void load_pages(struct tui *u)
 	pmaps_maps_close(c);
 }
 
-/* The state most pages of S are in. */
-static enum cell dominant(const struct pmaps_page_summary *s)
-{
-	uint64_t pages = s->n[PMAPS_PC_PAGES], res = s->n[PMAPS_PC_RESIDENT];
-	uint64_t file = s->n[PMAPS_PC_FILE], huge = s->n[PMAPS_PC_HUGE];
-	uint64_t anon = res > file ? res - file : 0;
-	uint64_t seen = res + s->n[PMAPS_PC_SWAPPED] + s->n[PMAPS_PC_ZERO];
-	uint64_t n[CS_ERR] = {0};
-	enum cell best = CS_NONE;
-
-	/* Huge pages are anonymous or file pages: counted once, as huge. */
-	if (huge) {
-		uint64_t from_anon = huge < anon ? huge : anon;
-		anon -= from_anon;
-		file -= huge - from_anon < file ? huge - from_anon : file;
-	}
-	n[CS_ANON] = anon;
-	n[CS_FILE] = file;
-	n[CS_HUGE] = huge;
-	n[CS_SWAP] = s->n[PMAPS_PC_SWAPPED];
-	n[CS_ZERO] = s->n[PMAPS_PC_ZERO];
-	n[CS_NONE] = pages > seen ? pages - seen : 0;
-	for (int k = CS_ANON; k < CS_ERR; k++)
-		if (n[k] > n[best] || (best == CS_NONE && n[k] && n[k] == n[best]))
-			best = (enum cell)k;
-	return best;
-}
-
 /* Cells of mapping M in WIDTH: one per page when it has fewer. */
 static size_t pic_ncells(const struct picture *p, const struct pmapping *m, size_t width)
 {
@@ -1097,7 +1082,7 @@ static size_t pic_ncells(const struct picture *p, const struct pmapping *m, size
 /* Walks the mappings on screen into cells: ROWS from P->top, WIDTH cells each. */
 static void pic_compute(struct picture *p, size_t rows, size_t width)
 {
-	struct pmaps_page_summary s = {.size = sizeof(s)};
+	uint64_t n_state[PMAPS_PS_COUNT];
 
 	if (p->c_width == width && p->c_top == p->top && p->c_rows == rows)
 		return;
@@ -1125,10 +1110,10 @@ static void pic_compute(struct picture *p, size_t rows, size_t width)
 				b = a + (uint64_t)CELL_SAMPLE_PAGES * p->page_size;
 				p->sampled = 1;
 			}
-			if (!p->pg || pmaps_pages_summarize(p->pg, a, b, &s) < 0)
+			if (!p->pg || pmaps_pages_states(p->pg, a, b, m->kind, n_state) < 0)
 				*cell = CS_ERR;
 			else
-				*cell = (unsigned char)dominant(&s);
+				*cell = (unsigned char)pmaps_page_state_dominant(n_state);
 		}
 	}
 	p->c_width = width;
@@ -1182,8 +1167,9 @@ static void draw_pages(struct tui *u)
 		int x = 0, y = LINES - 2;
 
 		move(y, 0);
-		for (int c = CS_ANON; c <= CS_ZERO + 1 && x < COLS; c++) {
-			int k = c == CS_ZERO + 1 ? CS_NONE : c;
+		for (size_t i = 0; i < sizeof(legend_states) / sizeof(legend_states[0]) && x < COLS;
+		     i++) {
+			enum pmaps_page_state k = legend_states[i];
 			char ch[2] = {cell_look[k].ch, '\0'};
 
 			ink_on(u, cell_look[k].pair, 0);
@@ -1268,7 +1254,8 @@ static void push(struct tui *u, enum view v)
 		/* A large process's smaps takes a while: say what the wait is for. */
 		char b[80];
 
-		snprintf(b, sizeof(b), " reading process %d ...", u->pid);
+		snprintf(b, sizeof(b), v == V_EXPLAIN ? " reading process %d (and its runtime's books) ..."
+		                                      : " reading process %d ...", u->pid);
 		move(LINES - 1, 0);
 		clrtoeol();
 		puts_at(u, LINES - 1, 0, COLS, b);
@@ -1558,6 +1545,8 @@ static void colors(struct tui *u)
 	init_pair(CP_SWAP, COLOR_BLACK, COLOR_YELLOW);
 	init_pair(CP_ZERO, COLOR_BLACK, COLOR_CYAN);
 	init_pair(CP_NONE_PG, -1, -1);
+	init_pair(CP_SHMEM, COLOR_BLACK, COLOR_GREEN);
+	init_pair(CP_LAZY, COLOR_BLACK, COLOR_WHITE);
 }
 
 static void tui_free(struct tui *u)

@@ -65,12 +65,12 @@
 #define KIDS_WIDTH(w) ((w)->o->human ? 13u : 19u)
 
 /* The table's category columns: explain's categories, some added up. */
-enum { G_HEAP, G_ANON, G_STACK, G_FILE, G_SHMEM, G_OTHER, G_COUNT };
-static const char *const group_name[G_COUNT] = {"heap", "anon", "stack", "file", "shmem",
+enum { G_HEAP, G_RTHEAP, G_ANON, G_STACK, G_FILE, G_SHMEM, G_OTHER, G_COUNT };
+static const char *const group_name[G_COUNT] = {"heap", "rtheap", "anon", "stack", "file", "shmem",
                                                 "other"};
 static const unsigned char cat_group[PMAPS_X_COUNT] = {
 	[PMAPS_X_HEAP] = G_HEAP,          [PMAPS_X_ANON] = G_ANON,
-	[PMAPS_X_ANON_NAMED] = G_ANON,    [PMAPS_X_RUNTIME_HEAP] = G_ANON,
+	[PMAPS_X_ANON_NAMED] = G_ANON,    [PMAPS_X_RUNTIME_HEAP] = G_RTHEAP,
 	[PMAPS_X_THREAD_STACK] = G_STACK, [PMAPS_X_MAIN_STACK] = G_STACK,
 	[PMAPS_X_FILE_TEXT] = G_FILE,     [PMAPS_X_FILE_DATA] = G_FILE,
 	[PMAPS_X_FILE_RO] = G_FILE,       [PMAPS_X_SHMEM] = G_SHMEM,
@@ -160,21 +160,20 @@ struct watch {
 	enum end_why end;
 	uint64_t t_end;
 	/*
-	 * The runtime's books: read by a thread of their own (jcmd takes about
-	 * a second), at most once a second and a quarter of the time; under
-	 * BK_MU: BK_PUB, what it read last, and BK_SEQ counting its reads.
-	 * BK_CUR and BK_JOIN are the main thread's: the books of the last
-	 * breakdown, joined to it (BK_HAVE).
+	 * The runtime's books: read by the breakdown's thread right after a
+	 * breakdown, and joined to that one alone (pmaps_books_join(): within
+	 * its skew, the RSS not moved between them), at most once a second and
+	 * a tenth of the time (jcmd takes most of a second). Under MU: BD_BOOKS,
+	 * the breakdown asked for carries books; BK_THR and BK_THR_JOIN, what
+	 * the thread read. BK_CUR and BK_JOIN are the main thread's: the books
+	 * of the last breakdown that had them (BK_HAVE), BK_NOW when it is the
+	 * sample being written.
 	 */
-	int bk_on, bk_thread, bk_init, bk_want, bk_busy, bk_quit, bk_have, bk_now;
+	int bk_on, bk_have, bk_now, bd_books, bd_books_done;
 	int bk_abort; /* set (atomically) at the end: a read in progress is cut short */
-	pthread_t bk_tid;
-	pthread_mutex_t bk_mu;
-	pthread_cond_t bk_cv;
-	enum pmaps_runtime bk_rt;
-	uint64_t bk_seq, bk_seen, bk_next;
-	struct books bk_tmp, bk_pub, bk_cur;
-	struct books_join bk_join;
+	uint64_t bk_next, bk_cost;
+	struct books bk_thr, bk_cur;
+	struct pmaps_join bk_thr_join, bk_join;
 };
 
 /* ---- writing ---- */
@@ -507,8 +506,7 @@ static void json_sample(struct watch *w, const struct watch_sample *s,
 		KEY(o, ",\"mappings\":");
 		out_u64(o, x->nmappings);
 		json_categories(o, x);
-		if (w->bk_now && (w->bk_cur.go.h.asked || w->bk_cur.jvm.h.asked ||
-		                  w->bk_cur.mal.h.asked)) {
+		if (w->bk_now && books_asked(&w->bk_cur)) {
 			KEY(o, ",\"runtime_books\":");
 			books_write_json(o, &w->bk_cur, &w->bk_join);
 		}
@@ -670,48 +668,36 @@ static int sample_pages(struct watch *w)
 /* ---- opening what a sample reads ---- */
 
 /*
- * The breakdown's source: --source's, or auto's: smaps unless one read of
- * it would hold the process's mmap_lock longer than AUTO_HOLD_NS, as
- * pmaps_cost_estimate() prices it from status (VmRSS, VmPTE).
+ * The breakdown's source, as the library chooses it for every front end
+ * (pmaps_explain_choose()): --source's, or auto's: smaps unless one read of
+ * it would hold the process's mmap_lock longer than AUTO_HOLD_NS (less than
+ * explain's limit: a watch reads again and again), as pmaps_cost_estimate()
+ * prices it from status (VmRSS, VmPTE). The pages source walks gently.
  */
 static void choose_source(struct watch *w)
 {
-	struct pmaps_status st;
-	struct pmaps_cost k;
+	struct pmaps_explain_choice c = {.size = sizeof(c)};
+	int asked = w->o->source == PMAPS_SRC_AUTO ? PMAPS_SRC_AUTO
+	            : w->o->source == PMAPS_SRC_PAGES ? PMAPS_SRC_PAGES : PMAPS_SRC_SMAPS;
 
 	w->why[0] = '\0';
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	memset(&k, 0, sizeof(k));
-	k.size = sizeof(k);
-	/* --source's, even when status cannot be read (auto: smaps then) */
-	w->src = w->o->source != PMAPS_SRC_AUTO ? (enum pmaps_source)w->o->source : PMAPS_SRC_SMAPS;
-	w->bd_cost = UINT64_MAX / 4;
-	if (pmaps_status_read(w->proc, &st, NULL, 0) != 0)
-		return;
 	/*
 	 * What a breakdown takes is not known until one has been read (the
 	 * estimate, from status alone, can be off by tenfold for many small
 	 * mappings): the first is read by the thread, and the tick goes on.
 	 */
 	w->bd_cost = UINT64_MAX / 4;
-	if (w->o->source != PMAPS_SRC_AUTO)
-		w->src = (enum pmaps_source)w->o->source;
-	else if (pmaps_cost_estimate(&st, 0, PMAPS_SRC_SMAPS, NULL, &k) == 0 &&
-	         k.hold_ns > AUTO_HOLD_NS)
-		w->src = PMAPS_SRC_PAGES;
-	if (w->o->source != PMAPS_SRC_AUTO)
+	if (pmaps_explain_choose(w->proc, (enum pmaps_source)asked, AUTO_HOLD_NS, &c, NULL, 0) < 0) {
+		w->src = asked == PMAPS_SRC_PAGES ? PMAPS_SRC_PAGES : PMAPS_SRC_SMAPS;
 		return;
-	if (pmaps_cost_estimate(&st, 0, PMAPS_SRC_SMAPS, NULL, &k) == 0) {
-		if (w->src == PMAPS_SRC_PAGES) {
-			snprintf(w->why, sizeof(w->why),
-			         "auto: smaps would hold its mmap_lock ~%llu ms a read",
-			         (unsigned long long)(k.hold_ns / 1000000u));
-		} else {
-			snprintf(w->why, sizeof(w->why), "auto: a read holds its mmap_lock ~%llu us",
-			         (unsigned long long)(k.hold_ns / 1000u));
-		}
 	}
+	w->src = c.source;
+	if (c.reason == PMAPS_CHOICE_OVER)
+		snprintf(w->why, sizeof(w->why), "auto: smaps would hold its mmap_lock ~%llu ms a read",
+		         (unsigned long long)(c.hold_ns / 1000000u));
+	else if (c.reason == PMAPS_CHOICE_FITS)
+		snprintf(w->why, sizeof(w->why), "auto: a read holds its mmap_lock ~%llu us",
+		         (unsigned long long)(c.hold_ns / 1000u));
 }
 
 static void close_reading(struct watch *w)
@@ -890,133 +876,56 @@ static int kept_growing(const struct watch *w, int k)
 
 /* ---- the runtime's books ---- */
 
-static void *bk_main(void *arg)
+/*
+ * The books the breakdown X was read with (WITH: this sample carries them),
+ * into S's runtime figures when the join took them: a figure is drawn only
+ * against the breakdown it was joined to.
+ */
+static void bk_sample(struct watch *w, struct watch_sample *s, int with)
 {
-	struct watch *w = arg;
+	const struct books *b = &w->bk_cur;
 
-	pthread_mutex_lock(&w->bk_mu);
-	for (;;) {
-		enum pmaps_runtime rt;
-		uint64_t t, e, gap;
-		while (!w->bk_want && !w->bk_quit)
-			pthread_cond_wait(&w->bk_cv, &w->bk_mu);
-		if (w->bk_quit)
-			break;
-		w->bk_want = 0;
-		rt = w->bk_rt;
-		pthread_mutex_unlock(&w->bk_mu);
-		t = now_ns();
-		books_read(&w->bk_tmp, &w->o->books, w->pid, rt);
-		e = now_ns();
-		pthread_mutex_lock(&w->bk_mu);
-		w->bk_pub = w->bk_tmp;
-		w->bk_seq++;
-		/*
-		 * The next a second on at the soonest, and the books a tenth of the
-		 * time at most (a JVM's are two jcmd runs of a few hundred ms).
-		 */
-		gap = 9 * (e - t);
-		if (gap < 1000000000u)
-			gap = 1000000000u;
-		if (gap < w->interval)
-			gap = w->interval;
-		w->bk_next = e + gap;
-		w->bk_busy = 0;
-	}
-	pthread_mutex_unlock(&w->bk_mu);
-	return NULL;
-}
-
-/* Asks the thread for the books of runtime RT when they are due (started at the first). */
-static void bk_kick(struct watch *w, enum pmaps_runtime rt, uint64_t now)
-{
-	if (!w->bk_on)
+	w->bk_now = with;
+	s->rt_kind = WATCH_RT_NONE;
+	if (!with || !w->bk_join.ok)
 		return;
-	if (!w->bk_init) {
-		sigset_t all, was;
-		pthread_mutex_init(&w->bk_mu, NULL);
-		pthread_cond_init(&w->bk_cv, NULL);
-		w->bk_init = 1;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &was);
-		w->bk_thread = pthread_create(&w->bk_tid, NULL, bk_main, w) == 0;
-		pthread_sigmask(SIG_SETMASK, &was, NULL);
-		if (!w->bk_thread) {
-			w->bk_on = 0; /* no thread, no books: the samples keep time */
-			return;
-		}
-	}
-	pthread_mutex_lock(&w->bk_mu);
-	if (!w->bk_busy && now >= w->bk_next) {
-		w->bk_rt = rt;
-		w->bk_busy = 1;
-		w->bk_want = 1;
-		pthread_cond_broadcast(&w->bk_cv);
-	}
-	pthread_mutex_unlock(&w->bk_mu);
-}
-
-/* Ends the books' thread (a read in progress cut short: bk_abort, the readers' quit). */
-static void bk_stop(struct watch *w)
-{
-	if (w->bk_thread) {
-		__atomic_store_n(&w->bk_abort, 1, __ATOMIC_RELAXED);
-		pthread_mutex_lock(&w->bk_mu);
-		w->bk_quit = 1;
-		pthread_cond_broadcast(&w->bk_cv);
-		pthread_mutex_unlock(&w->bk_mu);
-		pthread_join(w->bk_tid, NULL);
-		w->bk_thread = 0;
-	}
-	if (w->bk_init) {
-		pthread_cond_destroy(&w->bk_cv);
-		pthread_mutex_destroy(&w->bk_mu);
-		w->bk_init = 0;
+	if (b->b.head[PMAPS_BOOK_GO].ok) {
+		s->rt_kind = WATCH_RT_GO;
+		s->rt_live = b->b.v[PMAPS_BV_GO_HEAP_ALLOC];
+		s->rt_held = b->b.v[PMAPS_BV_GO_HEAP_SYS] > b->b.v[PMAPS_BV_GO_HEAP_RELEASED]
+		                 ? b->b.v[PMAPS_BV_GO_HEAP_SYS] - b->b.v[PMAPS_BV_GO_HEAP_RELEASED]
+		                 : 0;
+	} else if (b->b.head[PMAPS_BOOK_JVM_HEAP].ok) {
+		s->rt_kind = WATCH_RT_JVM;
+		s->rt_live = b->b.v[PMAPS_BV_JVM_HEAP_USED];
+		s->rt_held = b->b.v[PMAPS_BV_JVM_HEAP_COMMITTED];
+	} else if (b->b.head[PMAPS_BOOK_MALLOC].ok) {
+		s->rt_kind = WATCH_RT_MALLOC;
+		s->rt_live = b->b.v[PMAPS_BV_MALLOC_IN_USE];
+		s->rt_held = sat_add(b->b.v[PMAPS_BV_MALLOC_IN_USE], b->b.v[PMAPS_BV_MALLOC_FREE_HELD]);
 	}
 }
 
 /*
- * The books the thread read last, joined to breakdown X, into S's runtime
- * figures (BK_NOW: this sample carries them); then the next read asked for.
+ * Whether the next breakdown is to be read with the books: they are on and
+ * due (a second after the last read at the soonest, and their reads a
+ * tenth of the time at most).
  */
-static void bk_sample(struct watch *w, struct watch_sample *s, const struct pmaps_explain *x)
+static int bk_due(const struct watch *w, uint64_t now)
 {
-	const struct books *b = &w->bk_cur;
+	return w->bk_on && now >= w->bk_next;
+}
 
-	w->bk_now = 0;
-	if (!w->bk_on)
-		return;
-	if (w->bk_init) {
-		pthread_mutex_lock(&w->bk_mu);
-		if (w->bk_seq != w->bk_seen) {
-			w->bk_cur = w->bk_pub;
-			w->bk_seen = w->bk_seq;
-			w->bk_have = 1;
-		}
-		pthread_mutex_unlock(&w->bk_mu);
-	}
-	bk_kick(w, x->runtime_kind, now_ns());
-	if (!w->bk_have)
-		return;
-	books_join(&w->bk_join, b, x);
-	w->bk_now = 1;
-	s->rt_kind = WATCH_RT_NONE;
-	/* Only figures the join took: one out of range is no figure to draw either. */
-	if (!w->bk_join.ok) {
-	} else if (b->go.h.ok) {
-		s->rt_kind = WATCH_RT_GO;
-		s->rt_live = b->go.heap_alloc;
-		s->rt_held = b->go.heap_sys > b->go.heap_released ? b->go.heap_sys - b->go.heap_released
-		                                                  : 0;
-	} else if (b->jvm.h.ok && b->jvm.heap_ok) {
-		s->rt_kind = WATCH_RT_JVM;
-		s->rt_live = b->jvm.heap_used;
-		s->rt_held = b->jvm.heap_committed;
-	} else if (b->mal.h.ok) {
-		s->rt_kind = WATCH_RT_MALLOC;
-		s->rt_live = b->mal.in_use;
-		s->rt_held = sat_add(b->mal.in_use, b->mal.free_held);
-	}
+/* After the thread read books in COST: when the next read may start, from END. */
+static void bk_schedule(struct watch *w, uint64_t end, uint64_t cost)
+{
+	uint64_t gap = 9 * cost;
+
+	if (gap < 1000000000u)
+		gap = 1000000000u;
+	if (gap < w->interval)
+		gap = w->interval;
+	w->bk_next = end + gap;
 }
 
 /* A breakdown's figures into S (its time kept), and VmHWM as status gave it. */
@@ -1039,17 +948,16 @@ static enum end_why read_error(struct watch *w, int err, uint64_t t_ns);
 
 static enum end_why emit(struct watch *w, const struct watch_sample *s,
                          const struct pmaps_explain *x, const struct pmaps_status *st,
-                         const struct kids_sum *ks, int tick, uint64_t late, uint64_t cost)
+                         const struct kids_sum *ks, int tick, uint64_t late, uint64_t cost,
+                         int books)
 {
 	struct watch_sample sb;
 	int err;
 
-	if (x) {
-		/* The runtime's books of the moment go with the breakdown. */
-		sb = *s;
-		bk_sample(w, &sb, x);
-		s = &sb;
-	}
+	sb = *s;
+	/* The runtime's books go with the breakdown they were read with, and only with it. */
+	bk_sample(w, &sb, x && books);
+	s = &sb;
 	if (tick) {
 		if (late > w->late_limit)
 			w->late++;
@@ -1147,22 +1055,34 @@ static void *bd_main(void *arg)
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		const struct pmaps_explain *x = NULL;
-		uint64_t t, e;
-		int err;
+		uint64_t t, e, bk = 0;
+		int err, books;
 		while (!w->bd_want && !w->bd_quit)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (w->bd_quit)
 			break;
 		w->bd_want = 0;
+		books = w->bd_books;
 		pthread_mutex_unlock(&w->mu);
 		t = now_ns();
 		err = pmaps_explain_run(w->xs, &x);
 		e = now_ns();
+		if (err == 0 && books) {
+			/*
+			 * The books right after the breakdown, joined to it alone: a
+			 * runtime figure is never set against another moment's.
+			 */
+			books_read(&w->bk_thr, &w->o->books, w->xproc, x->runtime_kind);
+			pmaps_books_join(x, &w->bk_thr.b, 0, &w->bk_thr_join);
+			bk = now_ns() - e;
+		}
 		pthread_mutex_lock(&w->mu);
 		w->bd_x = x;
 		w->bd_err = err;
 		w->bd_start = t;
 		w->bd_end = e;
+		w->bd_books_done = err == 0 && books;
+		w->bk_cost = bk;
 		if (err < 0)
 			snprintf(w->bd_msg, sizeof(w->bd_msg), "%s", pmaps_explain_errmsg(w->xs));
 		w->bd_busy = 0;
@@ -1229,7 +1149,7 @@ static enum end_why bd_collect(struct watch *w)
 	const struct pmaps_explain *x;
 	struct watch_sample s;
 	uint64_t start, end;
-	int err, done;
+	int err, done, books;
 
 	if (!w->bd_thread)
 		return END_NONE;
@@ -1240,8 +1160,16 @@ static enum end_why bd_collect(struct watch *w)
 	err = w->bd_err;
 	start = w->bd_start;
 	end = w->bd_end;
+	books = done && w->bd_books_done;
 	if (done && err < 0)
 		snprintf(w->msg, sizeof(w->msg), "%s", w->bd_msg);
+	if (books) {
+		/* The thread is idle: its books are the main thread's to take. */
+		w->bk_cur = w->bk_thr;
+		w->bk_join = w->bk_thr_join;
+		w->bk_have = 1;
+		bk_schedule(w, end + w->bk_cost, w->bk_cost);
+	}
 	pthread_mutex_unlock(&w->mu);
 	if (!done)
 		return END_NONE;
@@ -1253,7 +1181,7 @@ static enum end_why bd_collect(struct watch *w)
 	s.t_ns = end - w->t0;
 	from_explain(w, &s, x);
 	w->bg++;
-	return emit(w, &s, x, NULL, NULL, 0, 0, end - start);
+	return emit(w, &s, x, NULL, NULL, 0, 0, end - start, books);
 }
 
 /*
@@ -1296,13 +1224,27 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 		busy = w->bd_busy;
 		pthread_mutex_unlock(&w->mu);
 	}
-	if (!busy && now >= w->next_full) {
+	if (!busy && w->bd_thread && bk_due(w, now)) {
+		/*
+		 * The books are due: the thread reads a breakdown and them right
+		 * after it (jcmd takes most of a second: never at the tick).
+		 */
+		pthread_mutex_lock(&w->mu);
+		w->bd_busy = 1;
+		w->bd_want = 1;
+		w->bd_books = 1;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		/* Not asked again until this one is collected and the next is due. */
+		w->bk_next = UINT64_MAX;
+	} else if (!busy && now >= w->next_full) {
 		if (!w->bd_thread || w->bd_cost * 2 <= w->interval) {
 			full = 1; /* cheap enough to read at the tick */
 		} else {
 			pthread_mutex_lock(&w->mu);
 			w->bd_busy = 1;
 			w->bd_want = 1;
+			w->bd_books = 0;
 			pthread_cond_broadcast(&w->cv);
 			pthread_mutex_unlock(&w->mu);
 		}
@@ -1345,7 +1287,7 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 			return END_FAILED;
 		done = now_ns();
 	}
-	return emit(w, &s, x, full ? NULL : &st, w->kids ? &ks : NULL, 1, late, done - now);
+	return emit(w, &s, x, full ? NULL : &st, w->kids ? &ks : NULL, 1, late, done - now, 0);
 }
 
 /* ---- the loop ---- */
@@ -1460,6 +1402,8 @@ static void watch_loop(struct watch *w)
 	w->t_end = now_ns() - w->t0; /* when the end was seen */
 	if (w->bd_thread) {
 		enum end_why e;
+		/* A read of the books in progress is cut short: the watch has ended. */
+		__atomic_store_n(&w->bk_abort, 1, __ATOMIC_RELAXED);
 		if (w->end != END_SIGNAL) {
 			pthread_mutex_lock(&w->mu);
 			while (w->bd_busy)
@@ -2105,7 +2049,7 @@ static void json_summary(struct watch *w, const struct ending *en)
 		out_ch(o, ']');
 		out_ch(o, '}');
 	}
-	if (w->bk_have && (w->bk_cur.go.h.asked || w->bk_cur.jvm.h.asked || w->bk_cur.mal.h.asked)) {
+	if (w->bk_have && books_asked(&w->bk_cur)) {
 		KEY(o, ",\"runtime_books\":");
 		books_write_json(o, &w->bk_cur, &w->bk_join);
 	}
@@ -2176,6 +2120,7 @@ static void reap(pid_t pid, struct ending *en)
 static void bd_stop(struct watch *w)
 {
 	if (w->bd_thread) {
+		__atomic_store_n(&w->bk_abort, 1, __ATOMIC_RELAXED);
 		pthread_mutex_lock(&w->mu);
 		w->bd_quit = 1;
 		pthread_cond_broadcast(&w->cv);
@@ -2215,6 +2160,8 @@ int watch_pid(struct watch_opts *o)
 	}
 	w->o = o;
 	w->bk_on = !o->books.off;
+	w->bk_thr_join.size = sizeof(w->bk_thr_join);
+	w->bk_join.size = sizeof(w->bk_join);
 	o->books.quit = &w->bk_abort;
 	w->interval = o->interval_ns;
 	w->late_limit = o->interval_ns / 10 > 1000000u ? o->interval_ns / 10 : 1000000u;
@@ -2390,7 +2337,6 @@ ended:
 	}
 	rc = finish_output(&w->out, rc);
 	bd_stop(w);
-	bk_stop(w);
 	if (o->run) {
 		/*
 		 * Once CMD has run, its status is run's: pmaps's own failures
@@ -2408,7 +2354,6 @@ ended:
 	}
 out:
 	bd_stop(w);
-	bk_stop(w);
 	for (int i = 0; i < 4; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	close_reading(w);

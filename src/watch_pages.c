@@ -10,8 +10,9 @@
  * bounded in pages and in address space walked, so no call holds the
  * target's mmap_lock for long), and keeps the present set as sorted,
  * coalesced [start, end) runs, clipped to the mappings listed.
- * Present means what smaps counts in Rss: a present page that is not the
- * zero page; a swapped page is not present. Where the cursor cannot tell the
+ * Present means what smaps counts in Rss, a resident state of the
+ * library's classification (pmaps_page_state_resident()): a present page
+ * that is not the zero page; a swapped page is not present. Where the cursor cannot tell the
  * zero page (pmaps_pages_known() without PMAPS_PG_ZERO: pagemap before 6.7
  * and not root) it counts as present, as that reader sees it.
  *
@@ -253,8 +254,12 @@ static int walk_pages(struct wpages *wp, struct wset *s, struct wset *o)
 		if (err < 0)
 			return err;
 		while ((err = pmaps_pages_next(wp->pg, &r)) > 0) {
-			/* Present, and not the zero page: what smaps counts in Rss. */
-			if ((r->flags & (PMAPS_PG_PRESENT | PMAPS_PG_ZERO)) != PMAPS_PG_PRESENT)
+			/*
+			 * Resident, by the library's one classification of pages:
+			 * present and not the zero page, what smaps counts in Rss (the
+			 * kind only tells file from shmem, both resident).
+			 */
+			if (!pmaps_page_state_resident(pmaps_page_state_of(r, PMAPS_KIND_ANON)))
 				continue;
 			while (mi <= j && s->maps[mi].end <= r->start)
 				mi++;

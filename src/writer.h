@@ -79,7 +79,12 @@ struct doc {
 	 * NULL: the table's section and equation, JSON's "runtime_books".
 	 */
 	const struct books *books;
-	const struct books_join *join;
+	const struct pmaps_join *join;
+	/*
+	 * How explain's source was chosen (pmaps_explain_choose()), or NULL:
+	 * the table's line and JSON's "source_choice".
+	 */
+	const struct pmaps_explain_choice *choice;
 	/* top (DOC_PROCS, with COLS and HUMAN) */
 	int pgroup;               /* PGROUP_*: the records are groups by user or cgroup */
 	const struct pmaps_survey_stats *stats; /* what the refresh did */
@@ -101,7 +106,6 @@ struct doc {
 
 struct writer;
 struct books;
-struct books_join;
 
 /* A format's writer: one of these per out_*.c file. */
 struct writer_ops {

@@ -66,6 +66,7 @@ static inline void expect__print(const char *ta, const char *op, const char *tb,
 	} while (0)
 
 #define expect_eq(a, b) expect__op(a, ==, b)
+#define expect_ne(a, b) expect__op(a, !=, b)
 #define expect_ge(a, b) expect__op(a, >=, b)
 #define expect_gt(a, b) expect__op(a, >, b)
 #define expect_le(a, b) expect__op(a, <=, b)

@@ -6,7 +6,8 @@ A ctypes binding (nothing to compile) of libpmaps.so.0:
     memory_maps(pid, grouped=True)  smaps per mapping, or summed per path
     memory_full_info(pid)           psutil's pfullmem: rss ... uss, pss, swap
     pages(pid, start=None, end=None)  runs of pages of equal state
-    explain(pid, pages=False)       where the RSS is, as `pmaps explain --json`
+    explain(pid, pages=False)       where the RSS is, as `pmaps explain --json`, with the
+                                    runtime's own books joined (Go, JVM)
 
 PID is an int or "self"; PROC_ROOT (keyword) reads another proc tree, as
 the tool's --proc-root. Errors are NoSuchProcess, ZombieProcess (a
@@ -28,10 +29,10 @@ __all__ = ["memory_maps", "memory_full_info", "pages", "explain", "Error", "NoSu
            "ZombieProcess", "AccessDenied", "pmmap_grouped", "pmmap_ext", "pfullmem", "PageRun",
            "library_path", "library_version"]
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _cdll, library_path, _loaded = _lib.load()
-#: The version of the libpmaps loaded ("0.3.0").
+#: The version of the libpmaps loaded ("0.4.0").
 library_version = _lib.version_str(_loaded)
 
 _L = _handles.Lib(_cdll)
@@ -298,27 +299,59 @@ def pages(pid, start=None, end=None, *, proc_root=None):
     return _Pages(pid, start, end, proc_root)
 
 
-def explain(pid, pages=False, *, proc_root=None):
-    """Where PID's resident memory is, as the dict `pmaps explain --json [--pages]` prints."""
+_SOURCES = {"auto": 31, "smaps": 1, "pages": 4}  # PMAPS_SRC_AUTO, _SMAPS, _PAGES
+_EXPLAIN_HOLD_NS = 5000000  # PMAPS_EXPLAIN_HOLD_NS
+
+
+def explain(pid, pages=False, *, source="auto", books=True, books_timeout=2.0, proc_root=None):
+    """Where PID's resident memory is, as the dict `pmaps explain --json [--pages]` prints.
+
+    SOURCE: "auto" (the library's choice, as every front end of pmaps makes
+    it: smaps, unless one read of it would hold the process's mmap_lock
+    longer than 5 ms, then the page tables, gently), "smaps" or "pages".
+    BOOKS: also read the runtime's own books (a Go program's runtime.MemStats
+    from its net/http/pprof on loopback, a JVM's GC.heap_info and Native
+    Memory Tracking through jcmd), each request within BOOKS_TIMEOUT
+    seconds, and join them to the kernel's figures: "runtime_books".
+    """
+    if source not in _SOURCES:
+        raise ValueError("source must be 'auto', 'smaps' or 'pages', not %r" % (source,))
+    if isinstance(books_timeout, bool) or not isinstance(books_timeout, (int, float)) or \
+            not 0.01 <= books_timeout <= 600:
+        raise ValueError("books_timeout must be seconds from 0.01 to 600, not %r" %
+                         (books_timeout,))
     c = _cdll
     with _handles.proc(_L, pid, proc_root) as h:
         real_pid = c.pmaps_proc_pid(h)
+        choice = _structs.ExplainChoice()
+        choice.size = ctypes.sizeof(choice)
+        msg = ctypes.create_string_buffer(256)
+        err = c.pmaps_explain_choose(h, _SOURCES[source], _EXPLAIN_HOLD_NS,
+                                     ctypes.byref(choice), msg, len(msg))
+        if err < 0:
+            raise _L.fail(err, pid, msg.value, "explain")
         s = ctypes.c_void_p()
         out = ctypes.c_void_p()
-        err = c.pmaps_explain_open(ctypes.byref(s), h, _explain_options(pages))
+        err = c.pmaps_explain_open(ctypes.byref(s), h, choice.options | _explain_options(pages))
         try:
             if err == 0:
                 err = c.pmaps_explain_run(s, ctypes.byref(out))
             if err == -_errno.ENODATA:
                 # A kernel thread: no user-space memory, as smaps would say of every state.
                 x = _structs.Explain()
-                x.source = _SRC_SMAPS
+                x.source = choice.source
                 x.xc_known = (1 << len(_EXPLAIN.xc_keys)) - 1
-                return _EXPLAIN.to_dict(x, real_pid, library_version, kernel_thread=True)
+                return _EXPLAIN.to_dict(x, real_pid, library_version, kernel_thread=True,
+                                        choice=choice)
             if err < 0:
                 raise _L.fail(err, pid, c.pmaps_explain_errmsg(s) if s else None, "explain")
-            return _EXPLAIN.to_dict(_structs.Explain.from_address(out.value), real_pid,
-                                    library_version)
+            x = _structs.Explain.from_address(out.value)
+            bk = None
+            if books:
+                # Right after the kernel's figures, and joined to them alone.
+                b = _EXPLAIN.books.read(h, real_pid, x.runtime_kind, float(books_timeout))
+                bk = (b, _EXPLAIN.books.join(x, b))
+            return _EXPLAIN.to_dict(x, real_pid, library_version, choice=choice, books=bk)
         finally:
             if s:
                 c.pmaps_explain_close(s)

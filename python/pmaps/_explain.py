@@ -9,6 +9,7 @@ smaps fields, asked of it at import.
 import ctypes
 
 from . import _structs as S
+from ._books import Books
 from ._text import json_named
 
 _STATUS_SHOWN = ("vm_rss", "rss_anon", "rss_file", "rss_shmem", "vm_hwm", "vm_pte", "vm_swap")
@@ -44,9 +45,13 @@ class Explain:
         status = _names(c.pmaps_status_key, S.ST_MAX)
         self.status = [(k, status.index(k)) for k in _STATUS_SHOWN]
         self.fields = {k: c.pmaps_value_lookup(k.encode(), len(k)) for k in _ROLLUP_SHOWN}
+        self.reasons = _names(c.pmaps_choice_reason_key, 16)
+        self.books = Books(lib)
 
-    def to_dict(self, x, pid, version, kernel_thread=False):
-        """Result X (a _structs.Explain) as `pmaps explain --json` prints it for PID."""
+    def to_dict(self, x, pid, version, kernel_thread=False, choice=None, books=None):
+        """Result X (a _structs.Explain) as `pmaps explain --json` prints it for PID: with
+        CHOICE (a _structs.ExplainChoice) its "source_choice", with BOOKS (a
+        (_structs.Books, _structs.Join) pair) its "runtime_books"."""
         t = x.total
 
         ref = ctypes.byref(x)
@@ -57,6 +62,9 @@ class Explain:
             return self.lib.c.pmaps_explain_known(ref, cat, self.xc[key])
 
         d = {"pmaps_version": version, "pid": pid, "source": self.sources[x.source]}
+        if choice is not None:
+            d["source_choice"] = {"reason": self.reasons[choice.reason],
+                                  "hold_ns": choice.hold_ns, "limit_ns": choice.limit_ns}
         if kernel_thread:
             d["kernel_thread"] = True
         for key, value in (("rss", t[self.xc["rss"]]), ("effective_rss", x.effective_rss),
@@ -117,4 +125,6 @@ class Explain:
                 row["path_truncated"] = True
             largest.append(row)
         d["largest"] = largest
+        if books is not None and self.books.asked(books[0]):
+            d["runtime_books"] = self.books.to_dict(*books)
         return d

@@ -16,7 +16,7 @@ found and where: its functions or records may not be the ones declared here.
 import ctypes
 import os
 
-WRITTEN_FOR = 200  # 0.2.0
+WRITTEN_FOR = 400  # 0.4.0
 SONAME = "libpmaps.so.0"
 
 
@@ -123,6 +123,26 @@ PROTOTYPES = {
     "pmaps_group_read": (_I, [_P, _P]),
     "pmaps_group_close": (None, [_P]),
     "pmaps_total": (_I, [_P, _P, _SZ, ctypes.POINTER(_I), _P, _SZ]),
+    # since 0.4.0: the source choice, the runtime's books and their join
+    "pmaps_explain_choose": (_I, [_P, _I, _U64, _P, _P, _SZ]),
+    "pmaps_choice_reason_key": (_S, [_I]),
+    "pmaps_book_key": (_S, [_I]),
+    "pmaps_book_value_key": (_S, [_I]),
+    "pmaps_book_value_book": (_I, [_I]),
+    "pmaps_book_value_unit": (_I, [_I]),
+    "pmaps_nmt_state_key": (_S, [_I]),
+    "pmaps_books_has": (_I, [_P, _I]),
+    "pmaps_books_parse": (_I, [_P, _I, _P, _SZ, _P, _SZ]),
+    "pmaps_books_go_env": (_I, [_P, _P]),
+    "pmaps_books_finish": (_I, [_P, _P]),
+    "pmaps_books_go_listeners": (_I, [_P, _P, _U, _P, _SZ]),
+    "pmaps_books_jvm_attach": (_I, [_P, _P, _P, _SZ]),
+    "pmaps_join_part_key": (_S, [_I]),
+    "pmaps_join_src_key": (_S, [_I]),
+    "pmaps_join_key": (_S, [_I]),
+    "pmaps_join_term_how": (_S, [_P]),
+    "pmaps_join_refusal_key": (_S, [_I]),
+    "pmaps_books_join": (_I, [_P, _P, _U64, _P]),
 }
 
 

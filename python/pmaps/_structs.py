@@ -32,6 +32,14 @@ X_MAX = 32       # PMAPS_X_MAX: explain categories
 XC_MAX = 16      # PMAPS_XC_MAX: explain state columns
 XP_MAX = 16      # PMAPS_XP_MAX: explain page columns
 NOTE_MAX = 32    # PMAPS_NOTE_MAX: explain notes
+BOOK_MAX = 8     # PMAPS_BOOK_MAX: books
+BV_MAX = 128     # PMAPS_BV_MAX: the books' figures
+NMT_MAX = 32     # PMAPS_NMT_MAX: NMT's categories
+JP_MAX = 16      # PMAPS_JP_MAX: a join's parts
+JOIN_TERMS = 32  # PMAPS_JOIN_TERMS
+BOOK_SOURCE = 320        # PMAPS_BOOK_SOURCE
+BOOK_WHY = 256           # PMAPS_BOOK_WHY
+LISTENER_URL = 80        # PMAPS_LISTENER_URL
 EXPLAIN_TOP = 10         # PMAPS_EXPLAIN_TOP
 EXPLAIN_PATH = 4352      # PMAPS_EXPLAIN_PATH
 ERRMSG_SIZE = 256        # PMAPS_ERRMSG_SIZE_PUBLIC
@@ -139,6 +147,80 @@ class Explain(ctypes.Structure):
         ("source", ENUM),
         ("xc_known", U32),
         ("swap_unknown", U32),
+        # since 0.4.0
+        ("read_start_ns", U64),
+        ("read_end_ns", U64),
+        ("read_at_ns", U64),
+    ]
+
+
+class ExplainChoice(ctypes.Structure):
+    """struct pmaps_explain_choice, whole (since 0.4.0)."""
+    _fields_ = [
+        ("size", U32), ("source", ENUM), ("options", UINT), ("reason", ENUM),
+        ("hold_ns", U64), ("limit_ns", U64), ("xc_known", U32),
+    ]
+
+
+class BookHead(ctypes.Structure):
+    """struct pmaps_book_head."""
+    _fields_ = [
+        ("asked", INT), ("ok", INT), ("at_ns", U64), ("start_ns", U64), ("end_ns", U64),
+        ("source", ctypes.c_char * BOOK_SOURCE), ("why", ctypes.c_char * BOOK_WHY),
+    ]
+
+
+class NmtCategory(ctypes.Structure):
+    """struct pmaps_nmt_category."""
+    _fields_ = [("name", ctypes.c_char * 40), ("reserved", U64), ("committed", U64)]
+
+
+class Books(ctypes.Structure):
+    """struct pmaps_books, whole (since 0.4.0)."""
+    _fields_ = [
+        ("size", U32),
+        ("present", U64 * 2),
+        ("v", U64 * BV_MAX),
+        ("head", BookHead * BOOK_MAX),
+        ("go_env", INT),
+        ("go_gogc", ctypes.c_char * 64),
+        ("go_gomemlimit", ctypes.c_char * 64),
+        ("go_godebug", ctypes.c_char * 256),
+        ("jvm_gc", ctypes.c_char * 48),
+        ("jvm_nmt", INT),
+        ("jvm_ncat", UINT),
+        ("jvm_cat", NmtCategory * NMT_MAX),
+        ("after_ok", INT),
+        ("after_rss", U64),
+    ]
+
+
+class Listener(ctypes.Structure):
+    """struct pmaps_listener."""
+    _fields_ = [
+        ("port", UINT), ("ipv6", INT), ("host", ctypes.c_char * 48),
+        ("url", ctypes.c_char * LISTENER_URL),
+    ]
+
+
+class JvmAttach(ctypes.Structure):
+    """struct pmaps_jvm_attach, whole (since 0.4.0)."""
+    _fields_ = [("size", U32), ("uid", U32), ("gid", U32), ("nspid", INT),
+                ("other_mntns", INT)]
+
+
+class JoinTerm(ctypes.Structure):
+    """struct pmaps_join_term."""
+    _fields_ = [("key", ENUM), ("src", ENUM), ("part", ENUM), ("neg", INT), ("bytes", U64)]
+
+
+class Join(ctypes.Structure):
+    """struct pmaps_join, whole (since 0.4.0)."""
+    _fields_ = [
+        ("size", U32), ("ok", INT), ("refused", ENUM), ("rss", U64),
+        ("part", U64 * JP_MAX), ("as_of_ns", U64), ("skew_ns", U64), ("max_skew_ns", U64),
+        ("moved", U64), ("max_moved", U64), ("nterms", UINT),
+        ("term", JoinTerm * JOIN_TERMS),
     ]
 
 
@@ -154,6 +236,14 @@ LAYOUTS = [
     ("struct pmaps_note", Note, [f[0] for f in Note._fields_]),
     ("struct pmaps_explain_top", ExplainTop, [f[0] for f in ExplainTop._fields_]),
     ("struct pmaps_explain", Explain, [f[0] for f in Explain._fields_]),
+    ("struct pmaps_explain_choice", ExplainChoice, [f[0] for f in ExplainChoice._fields_]),
+    ("struct pmaps_book_head", BookHead, [f[0] for f in BookHead._fields_]),
+    ("struct pmaps_nmt_category", NmtCategory, [f[0] for f in NmtCategory._fields_]),
+    ("struct pmaps_books", Books, [f[0] for f in Books._fields_]),
+    ("struct pmaps_listener", Listener, [f[0] for f in Listener._fields_]),
+    ("struct pmaps_jvm_attach", JvmAttach, [f[0] for f in JvmAttach._fields_]),
+    ("struct pmaps_join_term", JoinTerm, [f[0] for f in JoinTerm._fields_]),
+    ("struct pmaps_join", Join, [f[0] for f in Join._fields_]),
 ]
 # Structs mirrored only up to a member: their size is not compared.
 PREFIX_ONLY = {"struct pmaps_mapping", "struct pmaps_group_row"}

@@ -143,6 +143,12 @@ def check_join(name, d, runtime_terms=True):
                                                                        "remainder"), t, "a source")
 
 
+def books(d):
+    """The JVM's two books: GC.heap_info's and Native Memory Tracking's."""
+    rb = d.get("runtime_books", {})
+    return rb.get("jvm_heap", {}), rb.get("jvm_nmt", {})
+
+
 def cat(jvm, name):
     for c in jvm.get("categories", []):
         if c["name"] == name:
@@ -156,40 +162,44 @@ def test_g1_nmt(t):
     d, _ = explain_json(name, t.pid)
     after = t.mem()
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok", jvm.get("ok"), True)
-    eq(f"{name}: source", jvm.get("source"),
-       f"jcmd {t.pid} VM.native_memory summary scale=b; jcmd {t.pid} GC.heap_info")
-    eq(f"{name}: nmt", jvm.get("nmt"), True)
-    eq(f"{name}: gc", jvm.get("gc"), "garbage-first heap")
-    names = [c["name"] for c in jvm.get("categories", [])]
+    hb, nb = books(d)
+    eq(f"{name}: heap ok", hb.get("ok"), True)
+    eq(f"{name}: nmt ok", nb.get("ok"), True)
+    eq(f"{name}: heap source", hb.get("source"), f"jcmd {t.pid} GC.heap_info")
+    eq(f"{name}: nmt source", nb.get("source"),
+       f"jcmd {t.pid} VM.native_memory summary scale=b")
+    eq(f"{name}: nmt", nb.get("nmt"), "on")
+    eq(f"{name}: gc", hb.get("gc"), "garbage-first heap")
+    names = [c["name"] for c in nb.get("categories", [])]
     for want in ("Java Heap", "Class", "Thread", "Code", "GC", "Internal", "Metaspace"):
         ok(f"{name}: category {want}", want in names, names, f"{want} among them")
-    heap = cat(jvm, "Java Heap") or {}
+    heap = cat(nb, "Java Heap") or {}
     if not before or not after:
         return
     # Xms = Xmx: the heap is committed whole, and G1 never shrinks it
     eq(f"{name}: NMT Java Heap committed", heap.get("committed"), 64 * MIB)
     eq(f"{name}: NMT Java Heap reserved", heap.get("reserved"), 64 * MIB)
-    eq(f"{name}: heap_committed = NMT's", jvm.get("heap_committed"), heap.get("committed"))
-    eq(f"{name}: totalMemory() before", before["total"], jvm.get("heap_committed"))
-    eq(f"{name}: totalMemory() after", after["total"], jvm.get("heap_committed"))
-    eq(f"{name}: MXBean heap committed", after["heap_committed"], jvm.get("heap_committed"))
+    eq(f"{name}: heap_committed = NMT's", hb.get("heap_committed"), heap.get("committed"))
+    eq(f"{name}: totalMemory() before", before["total"], hb.get("heap_committed"))
+    eq(f"{name}: totalMemory() after", after["total"], hb.get("heap_committed"))
+    eq(f"{name}: MXBean heap committed", after["heap_committed"], hb.get("heap_committed"))
     used_before = before["total"] - before["free"]
     used_after = after["total"] - after["free"]
-    hu = jvm.get("heap_used", -1)
+    hu = hb.get("heap_used", -1)
     ok(f"{name}: heap_used <= the program's used after", hu <= used_after, hu, f"<= {used_after}")
     ok(f"{name}: heap_used >= the program's used before less one 1 MiB region",
        hu >= used_before - MIB, hu, f">= {used_before - MIB}")
     ok(f"{name}: heap_used holds the 32 MiB of live arrays", hu >= 32 * MIB, hu, ">= 32 MiB")
     ok(f"{name}: metaspace used <= committed <= reserved",
-       0 < jvm.get("metaspace_used", 0) <= jvm.get("metaspace_committed", 0)
-       <= jvm.get("metaspace_reserved", 0), jvm, "ordered")
-    ok(f"{name}: NMT committed <= reserved", 0 < jvm.get("committed", 0) <= jvm.get("reserved", 0),
-       (jvm.get("committed"), jvm.get("reserved")), "ordered")
-    for c in jvm.get("categories", []):
+       0 < hb.get("metaspace_used", 0) <= hb.get("metaspace_committed", 0)
+       <= hb.get("metaspace_reserved", 0), hb, "ordered")
+    ok(f"{name}: NMT committed <= reserved", 0 < nb.get("committed", 0) <= nb.get("reserved", 0),
+       (nb.get("committed"), nb.get("reserved")), "ordered")
+    for c in nb.get("categories", []):
         ok(f"{name}: {c['name']} committed <= reserved", c["committed"] <= c["reserved"], c, "")
-    ok(f"{name}: took_ms", 0 < jvm.get("took_ms", 0) < 60000, jvm.get("took_ms"), "(0, 60 s)")
+    for b, what in ((hb, "heap"), (nb, "nmt")):
+        ok(f"{name}: {what} took_ms", 0 < b.get("took_ms", 0) < 60000, b.get("took_ms"),
+           "(0, 60 s)")
     check_join(name, d)
     # the text: the books' section and the equation
     rc, out, err, _ = explain(t.pid)
@@ -198,6 +208,8 @@ def test_g1_nmt(t):
        "The runtime's books")
     ok(f"{name}: text names jcmd's source", f"jcmd {t.pid} GC.heap_info" in out, out[-2000:],
        "the source")
+    ok(f"{name}: no hint to turn NMT on, NMT read", "-XX:NativeMemoryTracking" not in out,
+       out[-3000:], "no hint")
     eqs = [l for l in out.splitlines() if l.startswith("RSS ") and " = " in l]
     eq(f"{name}: one equation line", len(eqs), 1)
     ok(f"{name}: the equation names the Java heap", eqs and "Java heap" in eqs[0], eqs,
@@ -210,22 +222,22 @@ def test_serial_nmt(t):
     d, _ = explain_json(name, t.pid)
     after = t.mem()
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok", jvm.get("ok"), True)
-    eq(f"{name}: nmt", jvm.get("nmt"), True)
-    eq(f"{name}: gc", jvm.get("gc"), "def new generation, tenured generation")
-    heap = cat(jvm, "Java Heap") or {}
+    hb, nb = books(d)
+    eq(f"{name}: heap ok", hb.get("ok"), True)
+    eq(f"{name}: nmt", nb.get("nmt"), "on")
+    eq(f"{name}: gc", hb.get("gc"), "def new generation, tenured generation")
+    heap = cat(nb, "Java Heap") or {}
     eq(f"{name}: NMT Java Heap committed", heap.get("committed"), 64 * MIB)
-    eq(f"{name}: heap_committed = NMT's", jvm.get("heap_committed"), heap.get("committed"))
+    eq(f"{name}: heap_committed = NMT's", hb.get("heap_committed"), heap.get("committed"))
     if not before or not after:
         return
     # totalMemory() is the capacity: eden, one survivor space and the old generation
     ok(f"{name}: totalMemory() leaves out one survivor space",
-       0 < jvm.get("heap_committed", 0) - after["total"] < 64 * MIB // 4,
-       (jvm.get("heap_committed"), after["total"]), "committed - capacity = the 'to' space")
+       0 < hb.get("heap_committed", 0) - after["total"] < 64 * MIB // 4,
+       (hb.get("heap_committed"), after["total"]), "committed - capacity = the 'to' space")
     used_before = before["total"] - before["free"]
     used_after = after["total"] - after["free"]
-    hu = jvm.get("heap_used", -1)
+    hu = hb.get("heap_used", -1)
     ok(f"{name}: heap_used <= the program's used after", hu <= used_after, hu, f"<= {used_after}")
     ok(f"{name}: heap_used >= the program's used before less 2 KiB", hu > used_before - 2048, hu,
        f"> {used_before - 2048}")
@@ -238,17 +250,17 @@ def test_g1_no_nmt(t):
     d, _ = explain_json(name, t.pid)
     after = t.mem()
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok (GC.heap_info read)", jvm.get("ok"), True)
-    eq(f"{name}: nmt", jvm.get("nmt"), False)
-    why = jvm.get("nmt_why", "")
-    ok(f"{name}: nmt_why names the option", "-XX:NativeMemoryTracking" in why, why,
-       "-XX:NativeMemoryTracking")
-    eq(f"{name}: no categories", jvm.get("categories", []), [])
+    hb, nb = books(d)
+    eq(f"{name}: ok (GC.heap_info read)", hb.get("ok"), True)
+    eq(f"{name}: nmt read, and off", (nb.get("ok"), nb.get("nmt")), (True, "off"))
+    eq(f"{name}: no categories", nb.get("categories", []), [])
+    rc, out, _, _ = explain(t.pid)
+    ok(f"{name}: the text says how to turn NMT on",
+       "start the JVM with -XX:NativeMemoryTracking=summary" in out, out[-3000:], "the option")
     if before and after:
-        eq(f"{name}: heap_committed", jvm.get("heap_committed"), after["total"])
-        ok(f"{name}: heap_used", before["total"] - before["free"] - MIB <= jvm.get("heap_used", -1)
-           <= after["total"] - after["free"], jvm.get("heap_used"), "within the program's")
+        eq(f"{name}: heap_committed", hb.get("heap_committed"), after["total"])
+        ok(f"{name}: heap_used", before["total"] - before["free"] - MIB <= hb.get("heap_used", -1)
+           <= after["total"] - after["free"], hb.get("heap_used"), "within the program's")
     # without NMT the join may have no runtime term: it need only add up
     check_join(name, d, runtime_terms=False)
 
@@ -258,10 +270,10 @@ def test_no_jcmd(t, tmp):
     env = dict(os.environ, PATH=tmp)
     d, _ = explain_json(name, t.pid, env=env)
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok", jvm.get("ok"), False)
-    eq(f"{name}: why", jvm.get("why"),
-       "jcmd not found on PATH: install a JDK (Debian openjdk-17-jdk-headless)")
+    for jvm in books(d):
+        eq(f"{name}: ok", jvm.get("ok"), False)
+        eq(f"{name}: why", jvm.get("why"),
+           "jcmd not found on PATH: install a JDK (Debian openjdk-17-jdk-headless)")
     rc, out, err, _ = explain(t.pid, env=env)
     eq(f"{name}: text exit status", rc, 0)
     ok(f"{name}: text says why", "jcmd not found on PATH" in out, out[-1500:], "the why")
@@ -281,9 +293,9 @@ def test_stopped(t):
     finally:
         os.kill(t.pid, signal.SIGCONT)
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok", jvm.get("ok"), False)
-    ok(f"{name}: why", "the JVM is stopped" in jvm.get("why", ""), jvm.get("why"), "stopped")
+    for jvm in books(d):
+        eq(f"{name}: ok", jvm.get("ok"), False)
+        ok(f"{name}: why", "the JVM is stopped" in jvm.get("why", ""), jvm.get("why"), "stopped")
     ok(f"{name}: not waited for", secs < 10, secs, "< 10 s (no jcmd run)")
     ok(f"{name}: no attach file left", not os.path.exists(f"/proc/{t.pid}/cwd/.attach_pid{t.pid}"),
        True, False)
@@ -292,13 +304,13 @@ def test_stopped(t):
 def test_attach_disabled(t, name="-XX:+DisableAttachMechanism"):
     d, _ = explain_json(name, t.pid)
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok", jvm.get("ok"), False)
-    eq(f"{name}: why", jvm.get("why"),
-       "the JVM was started with -XX:+DisableAttachMechanism: jcmd cannot attach (not asked: "
-       "its signal would only make the JVM print a thread dump)")
-    ok(f"{name}: no NMT figures", jvm.get("nmt") in (None, False) and "categories" not in jvm,
-       jvm, "no nmt")
+    for jvm in books(d):
+        eq(f"{name}: ok", jvm.get("ok"), False)
+        eq(f"{name}: why", jvm.get("why"),
+           "the JVM was started with -XX:+DisableAttachMechanism: jcmd cannot attach (not "
+           "asked: its signal would only make the JVM print a thread dump)")
+        ok(f"{name}: no NMT figures", "nmt" not in jvm and "categories" not in jvm, jvm,
+           "no nmt")
     # Without perfdata jcmd would signal the JVM (SIGQUIT), which then prints a thread
     # dump on its own standard output: its next line must be its answer to "m".
     m = t.mem()
@@ -311,10 +323,10 @@ def test_attach_timeout(t):
     name = "attach off in an @argfile"
     d, _ = explain_json(name, t.pid, "--books-timeout", "1s")
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok", jvm.get("ok"), False)
-    ok(f"{name}: why", "did not answer within 1000 ms" in jvm.get("why", ""), jvm.get("why"),
-       "did not answer within 1000 ms")
+    for jvm in books(d):
+        eq(f"{name}: ok", jvm.get("ok"), False)
+        ok(f"{name}: why", "did not answer within 1000 ms" in jvm.get("why", ""), jvm.get("why"),
+           "did not answer within 1000 ms")
     left = [p for p in (f"/proc/{t.pid}/cwd/.attach_pid{t.pid}", f"/tmp/.attach_pid{t.pid}")
             if os.path.exists(p)]
     eq(f"{name}: no .attach_pid file left", left, [])
@@ -327,17 +339,16 @@ def test_xrs(t):
     sock = f"/tmp/.java_pid{t.pid}"
     ok(f"{name}: the attach socket is there from the start", os.path.exists(sock), sock, "exists")
     d, _ = explain_json(name, t.pid)
-    eq(f"{name}: read through the socket", d.get("runtime_books", {}).get("jvm", {}).get("ok"),
-       True)
+    eq(f"{name}: read through the socket", [b.get("ok") for b in books(d)], [True, True])
     try:
         os.unlink(sock)
     except OSError as e:
         ok(f"{name}: socket removed", False, str(e), "removed")
     d, _ = explain_json(name + ", socket gone", t.pid)
     kernel_side(name, d, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}, socket gone: why", jvm.get("why"), "the JVM runs with -Xrs and its attach "
-       "socket is gone: jcmd's signal would end it (not asked)")
+    for jvm in books(d):
+        eq(f"{name}, socket gone: why", jvm.get("why"), "the JVM runs with -Xrs and its attach "
+           "socket is gone: jcmd's signal would end it (not asked)")
     time.sleep(0.5)
     eq(f"{name}, socket gone: the JVM lives on", t.p.poll(), None)
     m = t.mem()
@@ -347,12 +358,12 @@ def test_xrs(t):
 def test_other_user(t):
     name = "a JVM of user nobody"
     d, _ = explain_json(name, t.pid)
-    jvm = d.get("runtime_books", {}).get("jvm", {})
-    eq(f"{name}: ok", jvm.get("ok"), True)
-    eq(f"{name}: nmt", jvm.get("nmt"), True)
-    eq(f"{name}: NMT Java Heap committed", (cat(jvm, "Java Heap") or {}).get("committed"),
+    hb, nb = books(d)
+    eq(f"{name}: ok", (hb.get("ok"), nb.get("ok")), (True, True))
+    eq(f"{name}: nmt", nb.get("nmt"), "on")
+    eq(f"{name}: NMT Java Heap committed", (cat(nb, "Java Heap") or {}).get("committed"),
        64 * MIB)
-    eq(f"{name}: heap_committed", jvm.get("heap_committed"), 64 * MIB)
+    eq(f"{name}: heap_committed", hb.get("heap_committed"), 64 * MIB)
 
 
 def main():

@@ -1,69 +1,124 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_books.c - libFuzzer target for the parsers of the runtime's books:
- * Go's MemStats page (books_go.c), jcmd's NMT summary and GC.heap_info
- * (books_jvm.c), malloc_info()'s XML with the helper's header
- * (books_malloc.c). The first byte picks the parser, the rest is what a
- * target wrote. What a parser accepts keeps its own invariants; what it
- * refuses says why.
+ * fuzz_books.c - libFuzzer target for the parsers of the runtime's books
+ * (pmaps_books_parse(): lib/books_go.c, books_jvm.c, books_malloc.c) and
+ * their join: Go's MemStats page, jcmd's NMT summary and GC.heap_info,
+ * malloc_info()'s XML. The first byte picks the parser, the rest is what a
+ * target wrote. What a parser accepts keeps its own invariants, and joins
+ * to an explain result with terms that add up to its RSS exactly; what it
+ * refuses says why, and leaves no figure of that book behind.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "books.h"
+#include "pmaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#define V(b, k) ((b)->v[PMAPS_BV_##k])
+
+/* An explain result of 64 MiB of runtime heap and 16 MiB of everything else. */
+static const struct pmaps_explain *explain(void)
+{
+	static struct pmaps_explain x;
+
+	if (!x.size) {
+		x.size = sizeof(x);
+		x.xc_known = (1u << PMAPS_XC_COUNT) - 1;
+		for (int c = 0; c < PMAPS_X_COUNT; c++) {
+			x.v[c][PMAPS_XC_RSS] = c == PMAPS_X_RUNTIME_HEAP ? 64u << 20 : 16u << 20;
+			x.total[PMAPS_XC_RSS] += x.v[c][PMAPS_XC_RSS];
+			x.mappings[c] = 1;
+		}
+	}
+	return &x;
+}
+
+/*
+ * The join of B: exact, or refused for a figure out of range (or, for an NMT
+ * that is off, for having no figure to join).
+ */
+static void joins(const struct pmaps_books *b)
+{
+	static struct pmaps_join j;
+	int64_t sum = 0;
+
+	memset(&j, 0, sizeof(j));
+	j.size = sizeof(j);
+	if (pmaps_books_join(explain(), b, 0, &j) < 0)
+		abort();
+	if (!j.ok) {
+		if ((j.refused != PMAPS_JOIN_RANGE && j.refused != PMAPS_JOIN_NONE) || j.nterms ||
+		    (j.refused == PMAPS_JOIN_NONE && b->jvm_nmt == PMAPS_NMT_ON))
+			abort();
+		return;
+	}
+	for (unsigned i = 0; i < j.nterms; i++) {
+		if (j.term[i].bytes > (1ull << 62))
+			abort();
+		sum += j.term[i].neg ? -(int64_t)j.term[i].bytes : (int64_t)j.term[i].bytes;
+	}
+	if (sum != (int64_t)j.rss)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct book_go g;
-	static struct book_jvm j;
-	static struct book_malloc m;
+	static const enum pmaps_book books[] = {PMAPS_BOOK_GO, PMAPS_BOOK_JVM_NMT,
+	                                        PMAPS_BOOK_JVM_HEAP, PMAPS_BOOK_MALLOC};
+	static struct pmaps_books b;
 	const char *text = (const char *)data + 1;
+	enum pmaps_book k;
 	char why[256];
-	size_t len;
 	int rc;
 
 	if (size < 1)
 		return 0;
-	len = size - 1;
+	k = books[data[0] % 4];
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
 	why[0] = '\0';
-	switch (data[0] % 4) {
-	case 0:
-		memset(&g, 0, sizeof(g));
-		rc = book_go_parse(&g, text, len, why, sizeof(why));
-		if (rc == 0 && (g.heap_idle + g.heap_inuse != g.heap_sys ||
-		                g.heap_released > g.heap_idle || g.heap_alloc > g.heap_inuse))
+	rc = pmaps_books_parse(&b, k, text, size - 1, why, sizeof(why));
+	if (rc != 0) {
+		/* Refused, said why, and nothing of it kept. */
+		if (rc != -EBADMSG || why[0] == '\0' || b.head[k].ok || b.present[0] || b.present[1] ||
+		    b.jvm_ncat)
+			abort();
+		return 0;
+	}
+	if (!b.head[k].ok)
+		abort();
+	switch (k) {
+	case PMAPS_BOOK_GO:
+		if (V(&b, GO_HEAP_IDLE) + V(&b, GO_HEAP_INUSE) != V(&b, GO_HEAP_SYS) ||
+		    V(&b, GO_HEAP_RELEASED) > V(&b, GO_HEAP_IDLE) ||
+		    V(&b, GO_HEAP_ALLOC) > V(&b, GO_HEAP_INUSE))
 			abort();
 		break;
-	case 1:
-		memset(&j, 0, sizeof(j));
-		rc = book_jvm_parse_nmt(&j, text, len, why, sizeof(why));
-		if (rc == 0 && j.ncat > BOOK_JVM_CATS)
+	case PMAPS_BOOK_JVM_NMT:
+		if (b.jvm_ncat > PMAPS_NMT_MAX || (b.jvm_nmt == PMAPS_NMT_ON) !=
+		    pmaps_books_has(&b, PMAPS_BV_JVM_NMT_COMMITTED))
 			abort();
-		for (unsigned i = 0; rc == 0 && i < j.ncat; i++)
-			if (j.cat[i].committed > j.cat[i].reserved ||
-			    memchr(j.cat[i].name, '\0', sizeof(j.cat[i].name)) == NULL)
+		for (unsigned i = 0; i < b.jvm_ncat; i++)
+			if (b.jvm_cat[i].committed > b.jvm_cat[i].reserved ||
+			    memchr(b.jvm_cat[i].name, '\0', sizeof(b.jvm_cat[i].name)) == NULL)
 				abort();
 		break;
-	case 2:
-		memset(&j, 0, sizeof(j));
-		rc = book_jvm_parse_heap(&j, text, len, why, sizeof(why));
-		if (rc == 0 && j.heap_ok && j.heap_used > j.heap_committed)
+	case PMAPS_BOOK_JVM_HEAP:
+		if (V(&b, JVM_HEAP_USED) > V(&b, JVM_HEAP_COMMITTED) ||
+		    memchr(b.jvm_gc, '\0', sizeof(b.jvm_gc)) == NULL)
 			abort();
 		break;
 	default:
-		memset(&m, 0, sizeof(m));
-		rc = book_malloc_parse(&m, text, len, why, sizeof(why));
 		/* What malloc holds is what it uses and what it keeps free: nothing wraps. */
-		if (rc == 0 && (m.in_use + m.free_held != m.system + m.mmap_bytes ||
-		                m.free_held != m.fast_bytes + m.rest_bytes))
+		if (V(&b, MALLOC_IN_USE) + V(&b, MALLOC_FREE_HELD) !=
+		        V(&b, MALLOC_SYSTEM) + V(&b, MALLOC_MMAP_BYTES) ||
+		    V(&b, MALLOC_FREE_HELD) != V(&b, MALLOC_FAST_BYTES) + V(&b, MALLOC_REST_BYTES))
 			abort();
 		break;
 	}
-	if (rc != 0 && (rc != -EBADMSG || why[0] == '\0'))
-		abort();
+	joins(&b);
 	return 0;
 }

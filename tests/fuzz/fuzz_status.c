@@ -146,7 +146,11 @@ static void check_who(const struct result *r, const struct result *plain)
 		abort();
 }
 
-/* The line each figure comes from: the uids are the first and second numbers of "Uid:". */
+/*
+ * The line each figure comes from: the uids are the first and second numbers
+ * of "Uid:", the gids of "Gid:"; NSpid is the last number of its line, the
+ * state the first character after "State:" and its blanks.
+ */
 static const char *const names[PMAPS_ST_COUNT] = {
 	[PMAPS_ST_VM_SIZE] = "VmSize:",
 	[PMAPS_ST_VM_RSS] = "VmRSS:",
@@ -159,7 +163,35 @@ static const char *const names[PMAPS_ST_COUNT] = {
 	[PMAPS_ST_THREADS] = "Threads:",
 	[PMAPS_ST_UID] = "Uid:",
 	[PMAPS_ST_EUID] = "Uid:",
+	[PMAPS_ST_GID] = "Gid:",
+	[PMAPS_ST_EGID] = "Gid:",
+	[PMAPS_ST_STATE] = "State:",
+	[PMAPS_ST_NSPID] = "NSpid:",
 };
+
+/* 1 when a line of the input starts with KEY and ends with blanks and the decimal VALUE. */
+static int line_ends(const char *key, uint64_t value)
+{
+	size_t kl = strlen(key);
+
+	for (size_t at = 0; at < text_len;) {
+		const uint8_t *l = text + at, *nl = memchr(l, '\n', text_len - at);
+		size_t len = nl ? (size_t)(nl - l) : text_len - at, i;
+		unsigned __int128 v = 0;
+		at += len + 1;
+		if (len <= kl || memcmp(l, key, kl) != 0)
+			continue;
+		for (i = len; i > kl && l[i - 1] == ' '; i--)
+			;
+		while (i > kl && l[i - 1] >= '0' && l[i - 1] <= '9')
+			i--;
+		for (size_t j = i; j < len && l[j] >= '0' && l[j] <= '9'; j++)
+			v = v * 10 + (unsigned)(l[j] - '0');
+		if (i < len && l[i] >= '0' && l[i] <= '9' && v == value)
+			return 1;
+	}
+	return 0;
+}
 
 /*
  * 1 when a line of the input starts with KEY, then blanks, then the decimal
@@ -206,8 +238,11 @@ static void check_figures(const struct result *r)
 	if (st->present >> PMAPS_ST_COUNT || st->size != sizeof(*st))
 		abort();
 	for (int f = 0; f < PMAPS_ST_COUNT; f++) {
-		int kb = f != PMAPS_ST_THREADS && f != PMAPS_ST_UID && f != PMAPS_ST_EUID;
+		int kb = f != PMAPS_ST_THREADS && f != PMAPS_ST_UID && f != PMAPS_ST_EUID &&
+		         f != PMAPS_ST_GID && f != PMAPS_ST_EGID && f != PMAPS_ST_STATE &&
+		         f != PMAPS_ST_NSPID;
 		uint64_t v = st->v[f];
+		int said;
 		if (!(st->present & 1ull << f)) {
 			if (v != 0)
 				abort();
@@ -215,7 +250,16 @@ static void check_figures(const struct result *r)
 		}
 		if (kb && (v & 1023))
 			abort();
-		if (!line_says(names[f], kb ? v >> 10 : v, f == PMAPS_ST_EUID ? 1 : 0, kb)) {
+		if (f == PMAPS_ST_STATE) {
+			char c = (char)v;
+			said = v > ' ' && v < 0x7f && line_starts("State:", &c, 1, 1);
+		} else if (f == PMAPS_ST_NSPID) {
+			said = line_ends("NSpid:", v);
+		} else {
+			said = line_says(names[f], kb ? v >> 10 : v,
+			                 f == PMAPS_ST_EUID || f == PMAPS_ST_EGID ? 1 : 0, kb);
+		}
+		if (!said) {
 			fprintf(stderr, "%s %llu: no line of the input says so\n", names[f],
 			        (unsigned long long)v);
 			abort();

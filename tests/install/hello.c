@@ -7,7 +7,7 @@
  * (default: itself) from smaps_rollup, in bytes:
  *
  *   version 100
- *   library /usr/local/lib/libpmaps.so.0.3.0
+ *   library /usr/local/lib/libpmaps.so.0.4.0
  *   rss 1605632
  *
  * Only the maps cursor, whose signatures are ABI 0's oldest.

@@ -143,6 +143,74 @@ struct abi0_group_row {
 	unsigned flags;
 };
 
+/*
+ * The structs 0.4.0 added (the runtime's books, their join, the source
+ * choice), as it declared them: still ABI 0, frozen from here on.
+ */
+struct abi0_explain_choice {
+	uint32_t size;
+	int source;
+	unsigned options;
+	int reason;
+	uint64_t hold_ns, limit_ns;
+	uint32_t xc_known;
+};
+
+struct abi0_book_head {
+	int asked, ok;
+	uint64_t at_ns, start_ns, end_ns;
+	char source[320];
+	char why[256];
+};
+
+struct abi0_nmt_category {
+	char name[40];
+	uint64_t reserved, committed;
+};
+
+struct abi0_books {
+	uint32_t size;
+	uint64_t present[2];
+	uint64_t v[128];
+	struct abi0_book_head head[8];
+	int go_env;
+	char go_gogc[64], go_gomemlimit[64], go_godebug[256];
+	char jvm_gc[48];
+	int jvm_nmt;
+	unsigned jvm_ncat;
+	struct abi0_nmt_category jvm_cat[32];
+	int after_ok;
+	uint64_t after_rss;
+};
+
+struct abi0_listener {
+	unsigned port;
+	int ipv6;
+	char host[48];
+	char url[80];
+};
+
+struct abi0_jvm_attach {
+	uint32_t size, uid, gid;
+	int nspid, other_mntns;
+};
+
+struct abi0_join_term {
+	int key, src, part, neg;
+	uint64_t bytes;
+};
+
+struct abi0_join {
+	uint32_t size;
+	int ok;
+	int refused;
+	uint64_t rss;
+	uint64_t part[16];
+	uint64_t as_of_ns, skew_ns, max_skew_ns, moved, max_moved;
+	unsigned nterms;
+	struct abi0_join_term term[32];
+};
+
 struct abi0_proc_info {
 	int pid;
 	uint32_t uid;
@@ -209,6 +277,34 @@ SAME(proc_info, pid); SAME(proc_info, uid); SAME(proc_info, kernel_thread);
 SAME(proc_info, state); SAME(proc_info, comm_len); SAME(proc_info, comm);
 NOT_SHORTER(proc_info);
 
+SAME(explain_choice, size); SAME(explain_choice, source); SAME(explain_choice, options);
+SAME(explain_choice, reason); SAME(explain_choice, hold_ns); SAME(explain_choice, limit_ns);
+SAME(explain_choice, xc_known); NOT_SHORTER(explain_choice);
+
+SAME(book_head, asked); SAME(book_head, ok); SAME(book_head, at_ns); SAME(book_head, start_ns);
+SAME(book_head, end_ns); SAME(book_head, source); SAME(book_head, why); NOT_SHORTER(book_head);
+
+SAME(nmt_category, name); SAME(nmt_category, reserved); SAME(nmt_category, committed);
+NOT_SHORTER(nmt_category);
+
+SAME(books, size); SAME(books, present); SAME(books, v); SAME(books, head); SAME(books, go_env);
+SAME(books, go_gogc); SAME(books, go_gomemlimit); SAME(books, go_godebug); SAME(books, jvm_gc);
+SAME(books, jvm_nmt); SAME(books, jvm_ncat); SAME(books, jvm_cat); SAME(books, after_ok);
+SAME(books, after_rss); NOT_SHORTER(books);
+
+SAME(listener, port); SAME(listener, ipv6); SAME(listener, host); SAME(listener, url);
+NOT_SHORTER(listener);
+
+SAME(jvm_attach, size); SAME(jvm_attach, uid); SAME(jvm_attach, gid); SAME(jvm_attach, nspid);
+SAME(jvm_attach, other_mntns); NOT_SHORTER(jvm_attach);
+
+SAME(join_term, key); SAME(join_term, src); SAME(join_term, part); SAME(join_term, neg);
+SAME(join_term, bytes); NOT_SHORTER(join_term);
+
+SAME(join, size); SAME(join, ok); SAME(join, refused); SAME(join, rss); SAME(join, part);
+SAME(join, as_of_ns); SAME(join, skew_ns); SAME(join, max_skew_ns); SAME(join, moved);
+SAME(join, max_moved); SAME(join, nterms); SAME(join, term); NOT_SHORTER(join);
+
 /*
  * The library takes a program built with ABI 0 (its size is not below the
  * minimum) and fills every member ABI 0 had (the minimum covers them).
@@ -222,6 +318,10 @@ SIZE0_FITS(status, PMAPS__STATUS_SIZE0, v);
 SIZE0_FITS(page_summary, PMAPS__SUMMARY_SIZE0, page_size);
 SIZE0_FITS(group_row, PMAPS__GROUP_ROW_SIZE0, flags);
 SIZE0_FITS(explain, PMAPS__EXPLAIN_SIZE0, pg);
+SIZE0_FITS(explain_choice, PMAPS__CHOICE_SIZE0, xc_known);
+SIZE0_FITS(books, PMAPS__BOOKS_SIZE0, after_rss);
+SIZE0_FITS(jvm_attach, PMAPS__JVM_ATTACH_SIZE0, other_mntns);
+SIZE0_FITS(join, PMAPS__JOIN_SIZE0, term);
 
 /* The frozen capacities and bounds of ABI 0. */
 _Static_assert(PMAPS_F_MAX == 64 && PMAPS_ST_MAX == 64 && PMAPS_PC_MAX == 64 &&
@@ -229,6 +329,11 @@ _Static_assert(PMAPS_F_MAX == 64 && PMAPS_ST_MAX == 64 && PMAPS_PC_MAX == 64 &&
                PMAPS_NOTE_MAX == 32 && PMAPS_MAX_UNKNOWN == 16 && PMAPS_EXPLAIN_TOP == 10 &&
                PMAPS_EXPLAIN_PATH == 4352 && PMAPS_ERRMSG_SIZE_PUBLIC == 256,
                "a frozen capacity changed");
+/* Those 0.4.0 froze. */
+_Static_assert(PMAPS_BOOK_MAX == 8 && PMAPS_BV_MAX == 128 && PMAPS_NMT_MAX == 32 &&
+               PMAPS_JP_MAX == 16 && PMAPS_JOIN_TERMS == 32 && PMAPS_PS_MAX == 16 &&
+               PMAPS_BOOK_SOURCE == 320 && PMAPS_BOOK_WHY == 256 && PMAPS_LISTENER_URL == 80,
+               "a frozen capacity of 0.4.0 changed");
 
 /*
  * Enum numbers: the last constant each enum had in ABI 0 keeps its number,
@@ -251,6 +356,17 @@ LAST(PMAPS_RUNTIME_CPYTHON, 4);
 LAST(PMAPS_XP_ZERO, 5);
 LAST(PMAPS_NOTE_SWAP, 12);
 LAST(PMAPS_GROUP_TOTAL, 2);
+/* And those 0.4.0 added, from here on. */
+LAST(PMAPS_ST_NSPID, 14);
+LAST(PMAPS_CHOICE_NO_PAGES, 4);
+LAST(PMAPS_BOOK_MALLOC, 3);
+LAST(PMAPS_BV_MALLOC_TOP, 37);
+LAST(PMAPS_NMT_SHUT_DOWN, 3);
+LAST(PMAPS_JP_OTHER, 5);
+LAST(PMAPS_JS_REMAINDER, 2);
+LAST(PMAPS_JK_OTHER, 27);
+LAST(PMAPS_JOIN_MOVED, 4);
+LAST(PMAPS_PS_ABSENT, 8);
 /* Flag bits keep theirs. */
 LAST(PMAPS_PERM_SHARED, 1 << 3);
 LAST(PMAPS_ROW_OVERLAP, 1 << 6);
@@ -277,16 +393,34 @@ static union {
 	unsigned char b[sizeof(struct pmaps_explain)];
 } whole, want;
 
-enum which { STATUS, SUMMARY, TOTAL, EXPLAIN };
+enum which { STATUS, SUMMARY, TOTAL, EXPLAIN, CHOICE, JOIN, JVM_ATTACH };
 
 static const char *const names[] = {"struct pmaps_status", "struct pmaps_page_summary",
-                                    "struct pmaps_group_row", "struct pmaps_explain"};
+                                    "struct pmaps_group_row", "struct pmaps_explain",
+                                    "struct pmaps_explain_choice", "struct pmaps_join",
+                                    "struct pmaps_jvm_attach"};
 
 static size_t struct_size(enum which w)
 {
 	static const size_t sizes[] = {sizeof(struct pmaps_status), sizeof(struct pmaps_page_summary),
-	                               sizeof(struct pmaps_group_row), sizeof(struct pmaps_explain)};
+	                               sizeof(struct pmaps_group_row), sizeof(struct pmaps_explain),
+	                               sizeof(struct pmaps_explain_choice), sizeof(struct pmaps_join),
+	                               sizeof(struct pmaps_jvm_attach)};
 	return sizes[w];
+}
+
+/* The Go books the join test joins: read right after the explain, as a front end does. */
+static const struct pmaps_books *go_books(void)
+{
+	static struct pmaps_books b;
+
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.head[PMAPS_BOOK_GO].asked = b.head[PMAPS_BOOK_GO].ok = 1;
+	b.head[PMAPS_BOOK_GO].at_ns = 1764597802ull * 1000000000ull;
+	pmaps_books_set(&b, PMAPS_BV_GO_HEAP_ALLOC, 1u << 20);
+	pmaps_books_set(&b, PMAPS_BV_GO_HEAP_INUSE, 2u << 20);
+	return &b;
 }
 
 static struct pmaps_proc *open_tree(const char *tree, const char *pid)
@@ -331,6 +465,31 @@ static int call(enum which w, size_t size, unsigned char *out, char *msg, size_t
 		p = open_tree("kernel-6.1", "4242");
 		r = pmaps_total(p, (struct pmaps_group_row *)out, size, &src, msg, msgsz);
 		break;
+	case CHOICE:
+		p = open_tree("explain-glibc", "100");
+		r = pmaps_explain_choose(p, PMAPS_SRC_AUTO, PMAPS_EXPLAIN_HOLD_NS,
+		                         (struct pmaps_explain_choice *)out, msg, msgsz);
+		break;
+	case JOIN: {
+		/* The fixture's explain, its clock fields fixed: the join's span is theirs. */
+		static struct pmaps_explain x;
+		p = open_tree("explain-glibc", "100");
+		x.size = sizeof(x);
+		assert_int_equal(pmaps_explain(p, &x, 0, NULL, 0), 0);
+		x.read_start_ns = 1000, x.read_end_ns = 2000;
+		r = pmaps_books_join(&x, go_books(), 0, (struct pmaps_join *)out);
+		/* It has no message: the refusal's is the errno alone. */
+		snprintf(msg, msgsz, "%s", r == -EINVAL ? names[w] : "");
+		r = r < 0 ? r : 0;
+		break;
+	}
+	case JVM_ATTACH:
+		/* A fixture tree is no live process: "must not", its struct filled all the same. */
+		p = open_tree("explain-jvm", "200");
+		r = pmaps_books_jvm_attach(p, (struct pmaps_jvm_attach *)out, msg, msgsz);
+		if (r == 0 && strstr(msg, "live"))
+			snprintf(msg, msgsz, "%s", names[w]);
+		break;
 	default:
 		p = open_tree("explain-glibc", "100");
 		r = pmaps_explain(p, (struct pmaps_explain *)out, 0, msg, msgsz);
@@ -369,6 +528,13 @@ static void expect_prefix(enum which w, size_t size)
 		fail_msg("%s of size %zu: byte %zu past it written: %#x, expected %#x", names[w], size,
 		         i, buf.b[i], CANARY);
 	memcpy(want.b, whole.b, sizeof(want.b));
+	if (w == EXPLAIN) {
+		/* When it was read is each call's own: the rest is the same. */
+		size_t a = offsetof(struct pmaps_explain, read_start_ns);
+		size_t e = offsetof(struct pmaps_explain, read_at_ns) + sizeof(uint64_t);
+		for (i = a; i < e && i < fill; i++)
+			want.b[i] = buf.b[i];
+	}
 	for (i = skip; i < fill && buf.b[i] == want.b[i]; i++)
 		;
 	if (i != fill)
@@ -395,9 +561,10 @@ static void expect_refused(enum which w, size_t size)
 		fail_msg("%s of size %zu, refused: byte %zu written: %#x", names[w], size, i, buf.b[i]);
 }
 
-/* The ABI-0 size of each struct: the struct as libpmaps 0.1.0 declared it. */
+/* The ABI-0 size of each struct: the struct as the libpmaps that added it declared it. */
 static const size_t size0[] = {PMAPS__STATUS_SIZE0, PMAPS__SUMMARY_SIZE0, PMAPS__GROUP_ROW_SIZE0,
-                               PMAPS__EXPLAIN_SIZE0};
+                               PMAPS__EXPLAIN_SIZE0, PMAPS__CHOICE_SIZE0, PMAPS__JOIN_SIZE0,
+                               PMAPS__JVM_ATTACH_SIZE0};
 
 static void check(enum which w, size_t late)
 {
@@ -452,6 +619,52 @@ static void test_explain_size(void **state)
 	assert_int_equal(((struct pmaps_explain *)whole.b)->total[PMAPS_XC_RSS], 3004 * 1024);
 }
 
+static void test_choice_size(void **state)
+{
+	(void)state;
+	check(CHOICE, offsetof(struct pmaps_explain_choice, hold_ns));
+	assert_int_equal(((struct pmaps_explain_choice *)whole.b)->reason, PMAPS_CHOICE_FITS);
+}
+
+static void test_join_size(void **state)
+{
+	(void)state;
+	check(JOIN, offsetof(struct pmaps_join, term[3]));
+	assert_int_equal(((struct pmaps_join *)whole.b)->ok, 1);
+}
+
+static void test_jvm_attach_size(void **state)
+{
+	(void)state;
+	check(JVM_ATTACH, offsetof(struct pmaps_jvm_attach, gid));
+}
+
+/* The books a front end fills: refused below their size, never written past it. */
+static void test_books_size(void **state)
+{
+	static union {
+		max_align_t align;
+		unsigned char b[sizeof(struct pmaps_books) + SLACK];
+	} bk;
+	struct pmaps_books *b = (struct pmaps_books *)bk.b;
+	char msg[64];
+
+	(void)state;
+	memset(bk.b, CANARY, sizeof(bk.b));
+	memset(b, 0, sizeof(*b));
+	b->size = sizeof(*b) - 1;
+	assert_int_equal(pmaps_books_parse(b, PMAPS_BOOK_MALLOC, "", 0, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(pmaps_books_set(b, PMAPS_BV_MALLOC_TOP, 1), -EINVAL);
+	assert_int_equal(pmaps_books_has(b, PMAPS_BV_MALLOC_TOP), 0);
+	b->size = sizeof(*b);
+	assert_int_equal(pmaps_books_set(b, PMAPS_BV_MALLOC_TOP, 1), 0);
+	assert_int_equal(pmaps_books_has(b, PMAPS_BV_MALLOC_TOP), 1);
+	assert_int_equal(pmaps_books_parse(b, PMAPS_BOOK_GO, "x", 1, msg, sizeof(msg)), -EBADMSG);
+	for (size_t i = sizeof(*b); i < sizeof(bk.b); i++)
+		if (bk.b[i] != CANARY)
+			fail_msg("struct pmaps_books: byte %zu past it written", i);
+}
+
 /* No struct at all is -EINVAL too. */
 static void test_null(void **state)
 {
@@ -480,6 +693,10 @@ int main(void)
 		cmocka_unit_test(test_summary_size),
 		cmocka_unit_test(test_total_size),
 		cmocka_unit_test(test_explain_size),
+		cmocka_unit_test(test_choice_size),
+		cmocka_unit_test(test_join_size),
+		cmocka_unit_test(test_jvm_attach_size),
+		cmocka_unit_test(test_books_size),
 		cmocka_unit_test(test_null),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_books_jvm.c - the JVM's books (src/books_jvm.c): GC.heap_info and
- * VM.native_memory summary as openjdk 17 wrote them here (G1, Serial,
- * Parallel, ZGC, Shenandoah; NMT on in bytes and in KB, off), each cut at
- * every length, hand-made edge cases (sizes at and past 2^62, names past
- * the field, too many categories, garbage); then book_jvm_read() against
- * a fake jcmd on PATH (a shell script that answers from fixtures): its
- * arguments, its output parsed, a jcmd that hangs (cut at the timeout,
- * its process group killed), one that writes past the cap, one that
- * cannot attach, none on PATH, a process that maps no libjvm.so, a stopped
- * one, --proc-root, and as root a target of another user (jcmd runs as
+ * test_books_jvm.c - the JVM's books: the library's parsers
+ * (pmaps_books_parse(), PMAPS_BOOK_JVM_HEAP and PMAPS_BOOK_JVM_NMT:
+ * lib/books_jvm.c) on GC.heap_info and VM.native_memory summary as
+ * openjdk 17 wrote them here (G1, Serial, Parallel, ZGC, Shenandoah; NMT
+ * on in bytes and in KB, off), each cut at every length, hand-made edge
+ * cases (sizes at and past 2^62, names past the field, too many
+ * categories, garbage); pmaps_books_jvm_attach() (whether jcmd may ask);
+ * then the tool's reader book_jvm_read() (src/books_jvm.c) against a fake
+ * jcmd on PATH (a shell script that answers from fixtures): its arguments,
+ * its output parsed, a jcmd that hangs (cut at the timeout, its process
+ * group killed), one that writes past the cap, one that cannot attach,
+ * none on PATH, a process that maps no libjvm.so, a stopped one, one gone,
+ * one started with -XX:+DisableAttachMechanism or -Xrs, a proc root that
+ * is not the live one, and as root a target of another user (jcmd runs as
  * that user).
  */
 #include <errno.h>
@@ -23,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,27 +60,86 @@ static size_t load(const char *name, char *buf, size_t size)
 	return (size_t)n;
 }
 
-static struct book_jvm j, full;
+/* B zeroed, its size set: a record as a front end makes one (pmaps.h, Conventions). */
+static void books_init(struct pmaps_books *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->size = sizeof(*b);
+}
+
+/*
+ * The record the parsers fill, kept from one parse to the next (each parse
+ * clears its own book first: what an earlier one left must not show).
+ */
+static struct pmaps_books j, full;
+
+/* Book K's head in B: HEAD(j, JVM_HEAP). */
+#define HEAD(b, k) ((b).head[PMAPS_BOOK_##k])
+/* Whether B has the JVM figure NAME: HAS(j, HEAP_USED). */
+#define HAS(b, name) pmaps_books_has(&(b), PMAPS_BV_JVM_##name)
+/* The JVM figure NAME as B holds it, there or not (0 when not). */
+#define RAW(b, name) ((b).v[PMAPS_BV_JVM_##name])
+
+/* Figure V of B, which must be there (pmaps_books_has()). */
+static uint64_t fig(const struct pmaps_books *b, enum pmaps_book_value v)
+{
+	if (!pmaps_books_has(b, v))
+		fail_msg("no %s in the JVM's books", pmaps_book_value_key(v));
+	return b->v[v];
+}
+/* fig() by the figure's name: J(j, HEAP_COMMITTED). */
+#define J(b, name) fig(&(b), PMAPS_BV_JVM_##name)
+
+/* None of GC.heap_info's figures in J, and its head not OK: what a refused parse leaves. */
+static void expect_no_heap(void)
+{
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	for (int v = PMAPS_BV_JVM_HEAP_COMMITTED; v <= PMAPS_BV_JVM_METASPACE_RESERVED; v++) {
+		if (pmaps_books_has(&j, (enum pmaps_book_value)v))
+			fail_msg("%s kept after a refused parse",
+			         pmaps_book_value_key((enum pmaps_book_value)v));
+		expect_eq(j.v[v], 0);
+	}
+	assert_string_equal(j.jvm_gc, "");
+}
+
+/* None of NMT's figures in J, no categories, its state not known, its head not OK. */
+static void expect_no_nmt(void)
+{
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_UNKNOWN);
+	expect_eq(j.jvm_ncat, 0);
+	expect_eq(HAS(j, NMT_RESERVED), 0);
+	expect_eq(HAS(j, NMT_COMMITTED), 0);
+	expect_eq(RAW(j, NMT_RESERVED), 0);
+	expect_eq(RAW(j, NMT_COMMITTED), 0);
+}
 
 static void heap_ok(const char *text, size_t len)
 {
 	char why[256];
-	int rc = book_jvm_parse_heap(&j, text, len, why, sizeof(why));
+	int rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_HEAP, text, len, why, sizeof(why));
 
 	if (rc != 0)
-		fail_msg("parse_heap: %d, why '%s'", rc, why);
-	expect_eq(j.heap_ok, 1);
+		fail_msg("parse JVM_HEAP: %d, why '%s'", rc, why);
+	assert_string_equal(why, "");
+	expect_eq(HEAD(j, JVM_HEAP).asked, 1);
+	expect_eq(HEAD(j, JVM_HEAP).ok, 1);
+	expect_eq(HAS(j, HEAP_COMMITTED), 1);
+	expect_eq(HAS(j, HEAP_USED), 1);
+	/* the Metaspace line's three figures, all or none */
+	expect_eq(HAS(j, METASPACE_COMMITTED), HAS(j, METASPACE_USED));
+	expect_eq(HAS(j, METASPACE_RESERVED), HAS(j, METASPACE_USED));
 }
 
 static void heap_bad(const char *text, const char *want)
 {
 	char why[256];
-	int rc = book_jvm_parse_heap(&j, text, strlen(text), why, sizeof(why));
+	int rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_HEAP, text, strlen(text), why, sizeof(why));
 
 	if (rc != -EBADMSG)
-		fail_msg("parse_heap: %d, want -EBADMSG, on '%s'", rc, text);
-	expect_eq(j.heap_ok, 0);
-	expect_eq(j.heap_committed, 0);
+		fail_msg("parse JVM_HEAP: %d, want -EBADMSG, on '%s'", rc, text);
+	expect_no_heap();
 	if (!strstr(why, want))
 		fail_msg("why '%s' does not say '%s' (input '%s')", why, want, text);
 }
@@ -82,21 +147,34 @@ static void heap_bad(const char *text, const char *want)
 static void nmt_ok(const char *text, size_t len)
 {
 	char why[256];
-	int rc = book_jvm_parse_nmt(&j, text, len, why, sizeof(why));
+	int rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_NMT, text, len, why, sizeof(why));
 
 	if (rc != 0)
-		fail_msg("parse_nmt: %d, why '%s'", rc, why);
+		fail_msg("parse JVM_NMT: %d, why '%s'", rc, why);
+	assert_string_equal(why, "");
+	expect_eq(HEAD(j, JVM_NMT).asked, 1);
+	expect_eq(HEAD(j, JVM_NMT).ok, 1);
+	if (j.jvm_nmt == PMAPS_NMT_ON) {
+		expect_eq(HAS(j, NMT_RESERVED), 1);
+		expect_eq(HAS(j, NMT_COMMITTED), 1);
+	} else {
+		/* off or shut down: it said so, and gave no figures */
+		if (j.jvm_nmt != PMAPS_NMT_OFF && j.jvm_nmt != PMAPS_NMT_SHUT_DOWN)
+			fail_msg("parsed, NMT's state %d is none of on, off, shut down", j.jvm_nmt);
+		expect_eq(HAS(j, NMT_RESERVED), 0);
+		expect_eq(HAS(j, NMT_COMMITTED), 0);
+		expect_eq(j.jvm_ncat, 0);
+	}
 }
 
 static void nmt_bad(const char *text, const char *want)
 {
 	char why[256];
-	int rc = book_jvm_parse_nmt(&j, text, strlen(text), why, sizeof(why));
+	int rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_NMT, text, strlen(text), why, sizeof(why));
 
 	if (rc != -EBADMSG)
-		fail_msg("parse_nmt: %d, want -EBADMSG, on '%s'", rc, text);
-	expect_eq(j.nmt, 0);
-	expect_eq(j.ncat, 0);
+		fail_msg("parse JVM_NMT: %d, want -EBADMSG, on '%s'", rc, text);
+	expect_no_nmt();
 	if (!strstr(why, want))
 		fail_msg("why '%s' does not say '%s' (input '%s')", why, want, text);
 }
@@ -109,18 +187,18 @@ static void heap_prefixes(const char *text, size_t len)
 	heap_ok(text, len);
 	full = j;
 	for (size_t n = 0; n < len; n++) {
-		int rc = book_jvm_parse_heap(&j, text, n, why, sizeof(why));
+		int rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_HEAP, text, n, why, sizeof(why));
 		if (rc != 0) {
 			expect_eq(rc, -EBADMSG);
-			expect_eq(j.heap_ok, 0);
+			expect_no_heap();
 			continue;
 		}
-		expect_eq(j.heap_committed, full.heap_committed);
-		expect_eq(j.heap_used, full.heap_used);
-		if (j.meta_ok) {
-			expect_eq(j.meta_used, full.meta_used);
-			expect_eq(j.meta_committed, full.meta_committed);
-			expect_eq(j.meta_reserved, full.meta_reserved);
+		expect_eq(J(j, HEAP_COMMITTED), J(full, HEAP_COMMITTED));
+		expect_eq(J(j, HEAP_USED), J(full, HEAP_USED));
+		if (HAS(j, METASPACE_USED)) {
+			expect_eq(J(j, METASPACE_USED), J(full, METASPACE_USED));
+			expect_eq(J(j, METASPACE_COMMITTED), J(full, METASPACE_COMMITTED));
+			expect_eq(J(j, METASPACE_RESERVED), J(full, METASPACE_RESERVED));
 		}
 	}
 }
@@ -132,24 +210,25 @@ static void nmt_prefixes(const char *text, size_t len)
 	nmt_ok(text, len);
 	full = j;
 	for (size_t n = 0; n < len; n++) {
-		int rc = book_jvm_parse_nmt(&j, text, n, why, sizeof(why));
+		int rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_NMT, text, n, why, sizeof(why));
 		if (rc != 0) {
 			expect_eq(rc, -EBADMSG);
-			expect_eq(j.nmt, 0);
+			expect_no_nmt();
 			continue;
 		}
-		if (!full.nmt) {
-			expect_eq(j.nmt, 0);
+		if (full.jvm_nmt != PMAPS_NMT_ON) {
+			expect_eq(j.jvm_nmt, full.jvm_nmt);
+			expect_eq(HAS(j, NMT_RESERVED), 0);
 			continue;
 		}
-		expect_eq(j.nmt, 1);
-		expect_eq(j.reserved, full.reserved);
-		expect_eq(j.committed, full.committed);
-		expect_le(j.ncat, full.ncat);
-		for (unsigned i = 0; i < j.ncat; i++) {
-			assert_string_equal(j.cat[i].name, full.cat[i].name);
-			expect_eq(j.cat[i].reserved, full.cat[i].reserved);
-			expect_eq(j.cat[i].committed, full.cat[i].committed);
+		expect_eq(j.jvm_nmt, PMAPS_NMT_ON);
+		expect_eq(J(j, NMT_RESERVED), J(full, NMT_RESERVED));
+		expect_eq(J(j, NMT_COMMITTED), J(full, NMT_COMMITTED));
+		expect_le(j.jvm_ncat, full.jvm_ncat);
+		for (unsigned i = 0; i < j.jvm_ncat; i++) {
+			assert_string_equal(j.jvm_cat[i].name, full.jvm_cat[i].name);
+			expect_eq(j.jvm_cat[i].reserved, full.jvm_cat[i].reserved);
+			expect_eq(j.jvm_cat[i].committed, full.jvm_cat[i].committed);
 		}
 	}
 }
@@ -164,13 +243,13 @@ static void test_heap_g1(void **state)
 
 	(void)state;
 	heap_ok(buf, n);
-	assert_string_equal(j.gc, "garbage-first heap");
-	expect_eq(j.heap_committed, 65536 * K);
-	expect_eq(j.heap_used, 43077 * K);
-	expect_eq(j.meta_ok, 1);
-	expect_eq(j.meta_used, 9150 * K);
-	expect_eq(j.meta_committed, 9344 * K);
-	expect_eq(j.meta_reserved, 1114112 * K);
+	assert_string_equal(j.jvm_gc, "garbage-first heap");
+	expect_eq(J(j, HEAP_COMMITTED), 65536 * K);
+	expect_eq(J(j, HEAP_USED), 43077 * K);
+	expect_eq(HAS(j, METASPACE_USED), 1);
+	expect_eq(J(j, METASPACE_USED), 9150 * K);
+	expect_eq(J(j, METASPACE_COMMITTED), 9344 * K);
+	expect_eq(J(j, METASPACE_RESERVED), 1114112 * K);
 	heap_prefixes(buf, n);
 }
 
@@ -186,11 +265,12 @@ static void test_heap_serial(void **state)
 
 	(void)state;
 	heap_ok(buf, n);
-	assert_string_equal(j.gc, "def new generation, tenured generation");
-	expect_eq(j.heap_committed, (0xfd550000ull - 0xfc000000ull) + (0x100000000ull - 0xfd550000ull));
-	expect_eq(j.heap_committed, 64ull << 20);
-	expect_eq(j.heap_used, (9237 + 28870) * K);
-	expect_eq(j.meta_used, 9191 * K);
+	assert_string_equal(j.jvm_gc, "def new generation, tenured generation");
+	expect_eq(J(j, HEAP_COMMITTED),
+	          (0xfd550000ull - 0xfc000000ull) + (0x100000000ull - 0xfd550000ull));
+	expect_eq(J(j, HEAP_COMMITTED), 64ull << 20);
+	expect_eq(J(j, HEAP_USED), (9237 + 28870) * K);
+	expect_eq(J(j, METASPACE_USED), 9191 * K);
 	heap_prefixes(buf, n);
 }
 
@@ -201,10 +281,10 @@ static void test_heap_parallel(void **state)
 
 	(void)state;
 	heap_ok(buf, n);
-	assert_string_equal(j.gc, "PSYoungGen, ParOldGen");
-	expect_eq(j.heap_committed, 64ull << 20);
-	expect_eq(j.heap_used, (14814 + 26248) * K);
-	expect_eq(j.meta_committed, 9344 * K);
+	assert_string_equal(j.jvm_gc, "PSYoungGen, ParOldGen");
+	expect_eq(J(j, HEAP_COMMITTED), 64ull << 20);
+	expect_eq(J(j, HEAP_USED), (14814 + 26248) * K);
+	expect_eq(J(j, METASPACE_COMMITTED), 9344 * K);
 	heap_prefixes(buf, n);
 }
 
@@ -215,17 +295,17 @@ static void test_heap_z_shenandoah(void **state)
 
 	(void)state;
 	heap_ok(buf, n);
-	assert_string_equal(j.gc, "ZHeap");
-	expect_eq(j.heap_committed, 64ull << 20);
-	expect_eq(j.heap_used, 48ull << 20);
-	expect_eq(j.meta_used, 9143 * K);
+	assert_string_equal(j.jvm_gc, "ZHeap");
+	expect_eq(J(j, HEAP_COMMITTED), 64ull << 20);
+	expect_eq(J(j, HEAP_USED), 48ull << 20);
+	expect_eq(J(j, METASPACE_USED), 9143 * K);
 	heap_prefixes(buf, n);
 	n = load("heap_shenandoah.txt", buf, sizeof(buf));
 	heap_ok(buf, n);
-	assert_string_equal(j.gc, "Shenandoah Heap");
-	expect_eq(j.heap_committed, 65536 * K);
-	expect_eq(j.heap_used, 35818 * K);
-	expect_eq(j.meta_reserved, 1114112 * K);
+	assert_string_equal(j.jvm_gc, "Shenandoah Heap");
+	expect_eq(J(j, HEAP_COMMITTED), 65536 * K);
+	expect_eq(J(j, HEAP_USED), 35818 * K);
+	expect_eq(J(j, METASPACE_RESERVED), 1114112 * K);
 	heap_prefixes(buf, n);
 }
 
@@ -245,7 +325,7 @@ static void test_heap_bad(void **state)
 	heap_bad(" garbage-first heap   total -1K, used 1K\n", "total NK, used NK");
 	/* 2^62 bytes is the most a figure may be */
 	HEAP_OK_S(" garbage-first heap   total 4503599627370496K, used 0K\n");
-	expect_eq(j.heap_committed, 1ull << 62);
+	expect_eq(J(j, HEAP_COMMITTED), 1ull << 62);
 	heap_bad(" garbage-first heap   total 4503599627370497K, used 0K\n", "total NK, used NK");
 	heap_bad(" garbage-first heap   total 18446744073709551617K, used 0K\n", "total NK, used NK");
 	heap_bad(" garbage-first heap   total 99999999999999999999999999K, used 0K\n",
@@ -285,10 +365,10 @@ static void test_heap_bad(void **state)
 	         "Metaspace line");
 	/* a heap without its Metaspace line is still the heap */
 	HEAP_OK_S(" garbage-first heap   total 2K, used 1K\n");
-	expect_eq(j.meta_ok, 0);
-	expect_eq(j.heap_committed, 2 * K);
+	expect_eq(HAS(j, METASPACE_USED), 0);
+	expect_eq(J(j, HEAP_COMMITTED), 2 * K);
 	/* NULL with no length: nothing */
-	expect_eq(book_jvm_parse_heap(&j, NULL, 0, NULL, 0), -EBADMSG);
+	expect_eq(pmaps_books_parse(&j, PMAPS_BOOK_JVM_HEAP, NULL, 0, NULL, 0), -EBADMSG);
 }
 
 static void test_nmt_g1(void **state)
@@ -303,27 +383,27 @@ static void test_nmt_g1(void **state)
 
 	(void)state;
 	nmt_ok(buf, n);
-	expect_eq(j.nmt, 1);
-	assert_string_equal(j.nmt_why, "");
-	expect_eq(j.reserved, 1546237835);
-	expect_eq(j.committed, 143513483);
-	expect_eq(j.ncat, sizeof(names) / sizeof(names[0]));
-	for (unsigned i = 0; i < j.ncat; i++)
-		assert_string_equal(j.cat[i].name, names[i]);
-	expect_eq(j.cat[0].reserved, 64ull << 20);
-	expect_eq(j.cat[0].committed, 64ull << 20);
-	expect_eq(j.cat[1].reserved, 1073986847);
-	expect_eq(j.cat[1].committed, 1490207);
-	expect_eq(j.cat[2].committed, 965576);
-	expect_eq(j.cat[3].committed, 7922592);
-	expect_eq(j.cat[4].committed, 40574027);
-	expect_eq(j.cat[20].reserved, 624);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_ON);
+	assert_string_equal(pmaps_nmt_state_key(j.jvm_nmt), "on");
+	expect_eq(J(j, NMT_RESERVED), 1546237835);
+	expect_eq(J(j, NMT_COMMITTED), 143513483);
+	expect_eq(j.jvm_ncat, sizeof(names) / sizeof(names[0]));
+	for (unsigned i = 0; i < j.jvm_ncat; i++)
+		assert_string_equal(j.jvm_cat[i].name, names[i]);
+	expect_eq(j.jvm_cat[0].reserved, 64ull << 20);
+	expect_eq(j.jvm_cat[0].committed, 64ull << 20);
+	expect_eq(j.jvm_cat[1].reserved, 1073986847);
+	expect_eq(j.jvm_cat[1].committed, 1490207);
+	expect_eq(j.jvm_cat[2].committed, 965576);
+	expect_eq(j.jvm_cat[3].committed, 7922592);
+	expect_eq(j.jvm_cat[4].committed, 40574027);
+	expect_eq(j.jvm_cat[20].reserved, 624);
 	nmt_prefixes(buf, n);
 	n = load("nmt_parallel.txt", buf, sizeof(buf));
 	nmt_ok(buf, n);
-	expect_eq(j.reserved, 1512771498);
-	expect_eq(j.committed, 115232682);
-	expect_eq(j.cat[0].committed, 64ull << 20);
+	expect_eq(J(j, NMT_RESERVED), 1512771498);
+	expect_eq(J(j, NMT_COMMITTED), 115232682);
+	expect_eq(j.jvm_cat[0].committed, 64ull << 20);
 	nmt_prefixes(buf, n);
 }
 
@@ -335,14 +415,18 @@ static void test_nmt_kb(void **state)
 
 	(void)state;
 	nmt_ok(buf, n);
-	expect_eq(j.nmt, 1);
-	expect_eq(j.reserved, 1509999 * K);
-	expect_eq(j.committed, 140155 * K);
-	assert_string_equal(j.cat[0].name, "Java Heap");
-	expect_eq(j.cat[0].committed, 65536 * K);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_ON);
+	expect_eq(J(j, NMT_RESERVED), 1509999 * K);
+	expect_eq(J(j, NMT_COMMITTED), 140155 * K);
+	assert_string_equal(j.jvm_cat[0].name, "Java Heap");
+	expect_eq(j.jvm_cat[0].committed, 65536 * K);
 	nmt_prefixes(buf, n);
 }
 
+/*
+ * NMT off, and shut down: each parses, with no figures, its state said
+ * (the tool words it, with how to turn NMT on: src/books_out.c).
+ */
 static void test_nmt_off(void **state)
 {
 	char buf[65536];
@@ -350,15 +434,14 @@ static void test_nmt_off(void **state)
 
 	(void)state;
 	nmt_ok(buf, n);
-	expect_eq(j.nmt, 0);
-	expect_eq(j.ncat, 0);
-	if (!strstr(j.nmt_why, "-XX:NativeMemoryTracking=summary"))
-		fail_msg("nmt_why '%s'", j.nmt_why);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_OFF);
+	assert_string_equal(pmaps_nmt_state_key(j.jvm_nmt), "off");
+	expect_eq(j.jvm_ncat, 0);
 	nmt_prefixes(buf, n);
 	NMT_OK_S("1:\nNative memory tracking has been shutdown\n");
-	expect_eq(j.nmt, 0);
-	if (!strstr(j.nmt_why, "shut down"))
-		fail_msg("nmt_why '%s'", j.nmt_why);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_SHUT_DOWN);
+	assert_string_equal(pmaps_nmt_state_key(j.jvm_nmt), "shut_down");
+	expect_eq(j.jvm_ncat, 0);
 }
 
 #define NMT_HEAD "1:\n\nNative Memory Tracking:\n\nTotal: reserved=100, committed=50\n"
@@ -393,45 +476,45 @@ static void test_nmt_bad(void **state)
 	nmt_bad(NMT_HEAD "Native Memory Tracking:\n", "second NMT summary");
 	/* 2^62 itself is fine, in bytes and in KB */
 	NMT_OK_S("Native Memory Tracking:\nTotal: reserved=4611686018427387904, committed=0\n");
-	expect_eq(j.reserved, 1ull << 62);
+	expect_eq(J(j, NMT_RESERVED), 1ull << 62);
 	NMT_OK_S("Native Memory Tracking:\nTotal: reserved=4503599627370496KB, committed=3MB\n");
-	expect_eq(j.reserved, 1ull << 62);
-	expect_eq(j.committed, 3ull << 20);
+	expect_eq(J(j, NMT_RESERVED), 1ull << 62);
+	expect_eq(J(j, NMT_COMMITTED), 3ull << 20);
 	/* a name with "(" in it, and fields a later JDK may add */
 	n = (size_t)snprintf(big, sizeof(big), NMT_HEAD "-  Foo (bar) (reserved=3, committed=2, "
 	                     "peak=9)\n");
 	nmt_ok(big, n);
-	expect_eq(j.ncat, 1);
-	assert_string_equal(j.cat[0].name, "Foo (bar)");
-	expect_eq(j.cat[0].reserved, 3);
-	expect_eq(j.cat[0].committed, 2);
+	expect_eq(j.jvm_ncat, 1);
+	assert_string_equal(j.jvm_cat[0].name, "Foo (bar)");
+	expect_eq(j.jvm_cat[0].reserved, 3);
+	expect_eq(j.jvm_cat[0].committed, 2);
 	/* a name past the field: cut before the UTF-8 sequence the room would split */
 	name[0] = '\0';
 	for (int i = 0; i < 25; i++)
 		strcat(name, "\xc3\xa9"); /* é, 2 bytes */
 	n = (size_t)snprintf(big, sizeof(big), NMT_HEAD "- %s (reserved=1, committed=1)\n", name);
 	nmt_ok(big, n);
-	expect_eq(strlen(j.cat[0].name), 38);
-	expect_eq(memcmp(j.cat[0].name, name, 38), 0);
+	expect_eq(strlen(j.jvm_cat[0].name), 38);
+	expect_eq(memcmp(j.jvm_cat[0].name, name, 38), 0);
 	/* raw bytes stay raw: the writers escape them */
 	n = (size_t)snprintf(big, sizeof(big), NMT_HEAD "- \x1b[31mX\t\"\\ (reserved=1, committed=1)\n");
 	nmt_ok(big, n);
-	assert_string_equal(j.cat[0].name, "\x1b[31mX\t\"\\");
-	/* BOOK_JVM_CATS categories are kept; one more is an error, never a silent cut */
+	assert_string_equal(j.jvm_cat[0].name, "\x1b[31mX\t\"\\");
+	/* PMAPS_NMT_MAX categories are kept; one more is an error, never a silent cut */
 	n = (size_t)snprintf(big, sizeof(big), NMT_HEAD);
-	for (int i = 0; i < BOOK_JVM_CATS; i++) {
+	for (int i = 0; i < PMAPS_NMT_MAX; i++) {
 		int l = snprintf(line, sizeof(line), "-  cat%d (reserved=%d, committed=%d)\n", i, i, i);
 		memcpy(big + n, line, (size_t)l);
 		n += (size_t)l;
 	}
 	nmt_ok(big, n);
-	expect_eq(j.ncat, BOOK_JVM_CATS);
-	assert_string_equal(j.cat[BOOK_JVM_CATS - 1].name, "cat31");
-	expect_eq(j.cat[BOOK_JVM_CATS - 1].committed, 31);
+	expect_eq(j.jvm_ncat, PMAPS_NMT_MAX);
+	assert_string_equal(j.jvm_cat[PMAPS_NMT_MAX - 1].name, "cat31");
+	expect_eq(j.jvm_cat[PMAPS_NMT_MAX - 1].committed, 31);
 	memcpy(big + n, "-  one more (reserved=1, committed=1)\n", 39);
 	big[n + 39] = '\0';
 	nmt_bad(big, "more NMT categories");
-	expect_eq(book_jvm_parse_nmt(&j, NULL, 0, NULL, 0), -EBADMSG);
+	expect_eq(pmaps_books_parse(&j, PMAPS_BOOK_JVM_NMT, NULL, 0, NULL, 0), -EBADMSG);
 }
 
 /* Random bytes from the formats' own tokens: never a crash, never a figure out of bounds. */
@@ -460,24 +543,77 @@ static void test_garbage(void **state)
 			memcpy(buf + n, t, l);
 			n += l;
 		}
-		int rc = book_jvm_parse_heap(&j, buf, n, NULL, 0);
+		int rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_HEAP, buf, n, NULL, 0);
 		if (rc == 0) {
-			expect_le(j.heap_used, j.heap_committed);
-			expect_le(j.heap_committed, 1ull << 62);
+			expect_le(J(j, HEAP_USED), J(j, HEAP_COMMITTED));
+			expect_le(J(j, HEAP_COMMITTED), 1ull << 62);
 		} else {
 			expect_eq(rc, -EBADMSG);
+			expect_no_heap();
 		}
-		rc = book_jvm_parse_nmt(&j, buf, n, NULL, 0);
-		if (rc == 0 && j.nmt) {
-			expect_le(j.committed, j.reserved);
-			expect_le(j.reserved, 1ull << 62);
-			expect_le(j.ncat, BOOK_JVM_CATS);
-			for (unsigned i = 0; i < j.ncat; i++)
-				expect_le(j.cat[i].committed, j.cat[i].reserved);
+		rc = pmaps_books_parse(&j, PMAPS_BOOK_JVM_NMT, buf, n, NULL, 0);
+		if (rc == 0 && j.jvm_nmt == PMAPS_NMT_ON) {
+			expect_le(J(j, NMT_COMMITTED), J(j, NMT_RESERVED));
+			expect_le(J(j, NMT_RESERVED), 1ull << 62);
+			expect_le(j.jvm_ncat, PMAPS_NMT_MAX);
+			for (unsigned i = 0; i < j.jvm_ncat; i++)
+				expect_le(j.jvm_cat[i].committed, j.jvm_cat[i].reserved);
 		} else if (rc != 0) {
 			expect_eq(rc, -EBADMSG);
+			expect_no_nmt();
 		}
 	}
+}
+
+/* ---- pmaps_books_jvm_attach(): whether jcmd may ask ---- */
+
+/* A handle on process PID under ROOT (NULL: the live /proc). */
+static struct pmaps_proc *open_pid(const char *root, int pid)
+{
+	struct pmaps_proc *p = NULL;
+	char s[16];
+	int rc;
+
+	snprintf(s, sizeof(s), "%d", pid);
+	rc = pmaps_proc_open(&p, root, s);
+	if (rc < 0)
+		fail_msg("pmaps_proc_open(%s, %s): %d (%s)", root ? root : "/proc", s, rc,
+		         pmaps_strerror(rc));
+	return p;
+}
+
+/* This test itself (which maps a libjvm.so: setup()), and a fixture JVM under another proc root. */
+static void test_attach(void **state)
+{
+	struct pmaps_jvm_attach a;
+	struct pmaps_proc *p;
+	char msg[256];
+	int rc;
+
+	(void)state;
+	p = open_pid(NULL, (int)getpid());
+	memset(&a, 0xa5, sizeof(a));
+	a.size = sizeof(a);
+	rc = pmaps_books_jvm_attach(p, &a, msg, sizeof(msg));
+	if (rc != 1)
+		fail_msg("pmaps_books_jvm_attach(self): %d, msg '%s'", rc, msg);
+	expect_eq(a.size, sizeof(a));
+	expect_eq(a.uid, geteuid());
+	expect_eq(a.gid, getegid());
+	expect_eq(a.nspid, getpid());
+	expect_eq(a.other_mntns, 0);
+	/* a size below the first one's: refused, nothing written past it */
+	memset(&a, 0, sizeof(a));
+	expect_eq(pmaps_books_jvm_attach(p, &a, msg, sizeof(msg)), -EINVAL);
+	expect_eq(pmaps_books_jvm_attach(p, NULL, msg, sizeof(msg)), -EINVAL);
+	pmaps_proc_close(p);
+	/* a JVM (its smaps maps libjvm.so) in a fixture tree: not a live process, never asked */
+	p = open_pid(PMAPS_TEST_DATA "/explain-jvm/proc", 200);
+	a.size = sizeof(a);
+	rc = pmaps_books_jvm_attach(p, &a, msg, sizeof(msg));
+	expect_eq(rc, 0);
+	expect_contains(msg, "asked of a live process: not under another proc root");
+	pmaps_proc_close(p);
 }
 
 /* ---- book_jvm_read() against a fake jcmd ---- */
@@ -550,7 +686,10 @@ static void mode(const char *m)
 	unlink(path);
 }
 
-/* The test maps a file named libjvm.so, so that it passes for a JVM to the reader. */
+/*
+ * The test maps a file named libjvm.so, so that it (and a child it forks)
+ * passes for a JVM to pmaps_books_jvm_attach().
+ */
 static void *libjvm;
 
 static int setup(void **state)
@@ -609,27 +748,108 @@ static void want_why(const char *why, const char *want)
 		fail_msg("why '%s' does not say '%s'", why, want);
 }
 
+/*
+ * The targets a test forks, ended by the test (end_kid()) or, when it fails
+ * first, by its teardown: none left to hold the test's output open.
+ */
+static pid_t kids[8];
+
+static pid_t add_kid(pid_t kid)
+{
+	expect_sys(kid);
+	for (unsigned i = 0; kid > 0 && i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (!kids[i]) {
+			kids[i] = kid;
+			break;
+		}
+	return kid;
+}
+
+static void end_kid(pid_t kid)
+{
+	int st;
+
+	for (unsigned i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (kids[i] == kid)
+			kids[i] = 0;
+	kill(kid, SIGKILL);
+	while (waitpid(kid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int end_kids(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (kids[i])
+			end_kid(kids[i]);
+	return 0;
+}
+
+/*
+ * book_jvm_read() on PROC into J, zeroed first as books_read() zeroes its
+ * record; both JVM books are always asked.
+ */
+static void jread(const struct books_opts *o, struct pmaps_proc *proc)
+{
+	books_init(&j);
+	book_jvm_read(&j, o, proc);
+	expect_eq(HEAD(j, JVM_HEAP).asked, 1);
+	expect_eq(HEAD(j, JVM_NMT).asked, 1);
+}
+
+/* jread() on process PID of the live /proc. */
+static void jread_pid(const struct books_opts *o, int pid)
+{
+	struct pmaps_proc *p = open_pid(NULL, pid);
+
+	jread(o, p);
+	pmaps_proc_close(p);
+}
+
+/* A head's read, from its request to its answer (ns). */
+static uint64_t took(const struct pmaps_book_head *h)
+{
+	expect_gt(h->start_ns, 0);
+	expect_ge(h->end_ns, h->start_ns);
+	return h->end_ns - h->start_ns;
+}
+
+/* Neither book read, each saying WANT. */
+static void refused(const char *want)
+{
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	want_why(HEAD(j, JVM_HEAP).why, want);
+	assert_string_equal(HEAD(j, JVM_NMT).why, HEAD(j, JVM_HEAP).why);
+	expect_no_heap();
+	expect_no_nmt();
+}
+
 static void test_read_ok(void **state)
 {
 	struct books_opts o = opts(10000);
 	char args[4096], want[512];
 	struct timespec before;
+	uint64_t before_ns;
 	int pid = (int)getpid();
 
 	(void)state;
 	mode("ok");
 	clock_gettime(CLOCK_REALTIME, &before);
-	book_jvm_read(&j, &o, pid);
+	before_ns = (uint64_t)before.tv_sec * 1000000000u + (uint64_t)before.tv_nsec;
+	jread_pid(&o, pid);
 	get("args", args, sizeof(args));
-	expect_eq(j.h.asked, 1);
-	if (!j.h.ok)
-		fail_msg("not ok: why '%s', heap_why '%s', nmt_why '%s'", j.h.why, j.heap_why, j.nmt_why);
-	expect_eq(j.heap_ok, 1);
-	expect_eq(j.heap_committed, 65536 * K);
-	expect_eq(j.heap_used, 43077 * K);
-	expect_eq(j.nmt, 1);
-	expect_eq(j.committed, 143513483);
-	expect_eq(j.ncat, 21);
+	if (!HEAD(j, JVM_HEAP).ok || !HEAD(j, JVM_NMT).ok)
+		fail_msg("not ok: heap why '%s', nmt why '%s'", HEAD(j, JVM_HEAP).why,
+		         HEAD(j, JVM_NMT).why);
+	assert_string_equal(HEAD(j, JVM_HEAP).why, "");
+	assert_string_equal(HEAD(j, JVM_NMT).why, "");
+	expect_eq(J(j, HEAP_COMMITTED), 65536 * K);
+	expect_eq(J(j, HEAP_USED), 43077 * K);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_ON);
+	expect_eq(J(j, NMT_COMMITTED), 143513483);
+	expect_eq(j.jvm_ncat, 21);
 	/* jcmd ran as this user, GC.heap_info first, NMT in bytes */
 	snprintf(want, sizeof(want),
 	         "%u -J-XX:-UsePerfData -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 %d GC.heap_info\n"
@@ -637,11 +857,12 @@ static void test_read_ok(void **state)
 	         "VM.native_memory summary scale=b\n",
 	         (unsigned)geteuid(), pid, (unsigned)geteuid(), pid);
 	assert_string_equal(args, want);
-	snprintf(want, sizeof(want), "jcmd %d VM.native_memory summary scale=b; jcmd %d GC.heap_info",
-	         pid, pid);
-	assert_string_equal(j.h.source, want);
-	expect_ge(j.h.at.tv_sec, before.tv_sec);
-	expect_gt(j.h.took_ns, 0);
+	for (int k = PMAPS_BOOK_JVM_HEAP; k <= PMAPS_BOOK_JVM_NMT; k++) {
+		expect_ge(j.head[k].at_ns, before_ns);
+		expect_gt(took(&j.head[k]), 0);
+	}
+	/* the heap asked first, NMT after */
+	expect_ge(HEAD(j, JVM_NMT).start_ns, HEAD(j, JVM_HEAP).end_ns);
 
 	/* a pmaps started with SIGCHLD ignored: jcmd's status all the same, and SIG_IGN kept */
 	{
@@ -649,38 +870,80 @@ static void test_read_ok(void **state)
 		memset(&ign, 0, sizeof(ign));
 		ign.sa_handler = SIG_IGN;
 		sigaction(SIGCHLD, &ign, NULL);
-		book_jvm_read(&j, &o, pid);
+		jread_pid(&o, pid);
 		sigaction(SIGCHLD, NULL, &now);
 		ign.sa_handler = SIG_DFL;
 		sigaction(SIGCHLD, &ign, NULL);
-		if (!j.h.ok || !j.nmt)
-			fail_msg("SIGCHLD ignored: why '%s', nmt_why '%s'", j.h.why, j.nmt_why);
-		expect_eq(j.heap_committed, 65536 * K);
+		if (!HEAD(j, JVM_HEAP).ok || !HEAD(j, JVM_NMT).ok || j.jvm_nmt != PMAPS_NMT_ON)
+			fail_msg("SIGCHLD ignored: heap why '%s', nmt why '%s'", HEAD(j, JVM_HEAP).why,
+			         HEAD(j, JVM_NMT).why);
+		expect_eq(J(j, HEAP_COMMITTED), 65536 * K);
 		expect_eq((uintptr_t)now.sa_handler, (uintptr_t)SIG_IGN);
 	}
-	/* NMT off: the heap all the same */
+	/* NMT off: the heap all the same; NMT's answer read, and it says off */
 	put_fixture("nmt", "nmt_off.txt");
-	book_jvm_read(&j, &o, pid);
-	expect_eq(j.h.ok, 1);
-	expect_eq(j.heap_ok, 1);
-	expect_eq(j.nmt, 0);
-	want_why(j.nmt_why, "-XX:NativeMemoryTracking=summary");
+	jread_pid(&o, pid);
+	expect_eq(HEAD(j, JVM_HEAP).ok, 1);
+	expect_eq(J(j, HEAP_COMMITTED), 65536 * K);
+	expect_eq(HEAD(j, JVM_NMT).ok, 1);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_OFF);
+	expect_eq(HAS(j, NMT_RESERVED), 0);
+	expect_eq(j.jvm_ncat, 0);
 	/* a heap_info that is not one: NMT all the same, the heap's why said */
 	put_fixture("heap", "nmt_off.txt");
 	put_fixture("nmt", "nmt_g1.txt");
-	book_jvm_read(&j, &o, pid);
-	expect_eq(j.h.ok, 1);
-	expect_eq(j.heap_ok, 0);
-	want_why(j.heap_why, "GC.heap_info: no Java heap");
-	expect_eq(j.nmt, 1);
+	jread_pid(&o, pid);
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	expect_no_heap();
+	want_why(HEAD(j, JVM_HEAP).why, "GC.heap_info: no Java heap");
+	expect_eq(HEAD(j, JVM_NMT).ok, 1);
+	expect_eq(j.jvm_nmt, PMAPS_NMT_ON);
 	/* neither */
 	put_fixture("nmt", "heap_g1.txt");
-	book_jvm_read(&j, &o, pid);
-	expect_eq(j.h.ok, 0);
-	want_why(j.h.why, "GC.heap_info: no Java heap");
-	want_why(j.nmt_why, "VM.native_memory summary: not an NMT summary");
+	jread_pid(&o, pid);
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	want_why(HEAD(j, JVM_HEAP).why, "GC.heap_info: no Java heap");
+	want_why(HEAD(j, JVM_NMT).why, "VM.native_memory summary: not an NMT summary");
+	expect_no_heap();
+	expect_no_nmt();
 	put_fixture("heap", "heap_g1.txt");
 	put_fixture("nmt", "nmt_g1.txt");
+}
+
+/*
+ * Each head names the command that was run for it (pmaps.h): after a read,
+ * and after a refusal (what would have been run).
+ */
+static void want_sources(int pid)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "jcmd %d GC.heap_info", pid);
+	assert_string_equal(HEAD(j, JVM_HEAP).source, want);
+	snprintf(want, sizeof(want), "jcmd %d VM.native_memory summary scale=b", pid);
+	assert_string_equal(HEAD(j, JVM_NMT).source, want);
+}
+
+static void test_read_sources(void **state)
+{
+	struct books_opts o = opts(10000);
+	int pid = (int)getpid();
+
+	(void)state;
+	mode("ok");
+	/* refused: no jcmd on PATH */
+	setenv("PATH", "/nonexistent", 1);
+	jread_pid(&o, pid);
+	setenv("PATH", dir, 1);
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	want_sources(pid);
+	/* read */
+	jread_pid(&o, pid);
+	if (!HEAD(j, JVM_HEAP).ok || !HEAD(j, JVM_NMT).ok)
+		fail_msg("not ok: heap why '%s', nmt why '%s'", HEAD(j, JVM_HEAP).why,
+		         HEAD(j, JVM_NMT).why);
+	want_sources(pid);
 }
 
 /* A jcmd that hangs is killed at the timeout, with what it started. */
@@ -694,16 +957,17 @@ static void test_read_hang(void **state)
 	(void)state;
 	mode("hang");
 	t0 = (uint64_t)time(NULL);
-	book_jvm_read(&j, &o, (int)getpid());
+	jread_pid(&o, (int)getpid());
 	expect_le((uint64_t)time(NULL) - t0, 2);
-	expect_eq(j.h.ok, 0);
-	want_why(j.h.why, "did not answer within 300 ms");
-	expect_ge(j.h.took_ns, 300000000ull);
-	expect_lt(j.h.took_ns, 1500000000ull);
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	want_why(HEAD(j, JVM_HEAP).why, "did not answer within 300 ms");
+	expect_ge(took(&HEAD(j, JVM_HEAP)), 300000000ull);
+	expect_lt(took(&HEAD(j, JVM_HEAP)), 1500000000ull);
 	/* only the first command was tried */
 	get("args", args, sizeof(args));
 	expect_eq(strchr(args, '\n') - args + 1, (ptrdiff_t)strlen(args));
-	want_why(j.nmt_why, "did not answer");
+	want_why(HEAD(j, JVM_NMT).why, "did not answer");
 	/* its child, in its process group, killed too: gone, or a zombie for init to reap */
 	get("sleeper", sl, sizeof(sl));
 	for (char *p = sl; *p >= '0' && *p <= '9'; p++)
@@ -732,9 +996,10 @@ static void test_read_big(void **state)
 
 	(void)state;
 	mode("big");
-	book_jvm_read(&j, &o, (int)getpid());
-	expect_eq(j.h.ok, 0);
-	want_why(j.h.why, "wrote more than 1048576 bytes");
+	jread_pid(&o, (int)getpid());
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	want_why(HEAD(j, JVM_HEAP).why, "wrote more than 1048576 bytes");
 }
 
 static void test_read_attach(void **state)
@@ -744,81 +1009,192 @@ static void test_read_attach(void **state)
 
 	(void)state;
 	mode("attach");
-	book_jvm_read(&j, &o, (int)getpid());
-	expect_eq(j.h.ok, 0);
-	assert_string_equal(j.h.why,
+	jread_pid(&o, (int)getpid());
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	assert_string_equal(HEAD(j, JVM_HEAP).why,
 	                    "jcmd could not attach to the JVM: The VM does not support the attach "
 	                    "mechanism");
-	assert_string_equal(j.nmt_why, j.h.why);
+	assert_string_equal(HEAD(j, JVM_NMT).why, HEAD(j, JVM_HEAP).why);
 	get("args", args, sizeof(args));
 	expect_eq(strchr(args, '\n') - args + 1, (ptrdiff_t)strlen(args));
 	mode("quiet");
-	book_jvm_read(&j, &o, (int)getpid());
-	expect_eq(j.h.ok, 0);
-	want_why(j.h.why, "GC.heap_info failed (status 3) and said nothing");
+	jread_pid(&o, (int)getpid());
+	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
+	expect_eq(HEAD(j, JVM_NMT).ok, 0);
+	want_why(HEAD(j, JVM_HEAP).why, "GC.heap_info failed (status 3) and said nothing");
 }
 
 /* What the reader refuses before it runs anything. */
 static void test_read_refused(void **state)
 {
 	struct books_opts o = opts(10000);
+	struct pmaps_proc *p;
 	char args[64];
 	pid_t kid;
-	int st, p[2];
+	int st;
 
 	(void)state;
 	mode("ok");
 	/* no jcmd on PATH */
 	setenv("PATH", "/nonexistent:relative/dir", 1);
-	book_jvm_read(&j, &o, (int)getpid());
+	jread_pid(&o, (int)getpid());
 	setenv("PATH", dir, 1);
-	expect_eq(j.h.asked, 1);
-	expect_eq(j.h.ok, 0);
-	assert_string_equal(j.h.why,
+	refused("");
+	assert_string_equal(HEAD(j, JVM_HEAP).why,
 	                    "jcmd not found on PATH: install a JDK (Debian openjdk-17-jdk-headless)");
-	/* a proc root that is not the live one */
-	o.root = PMAPS_TEST_DATA;
-	book_jvm_read(&j, &o, (int)getpid());
+	expect_gt(HEAD(j, JVM_HEAP).at_ns, 0);
+	expect_gt(HEAD(j, JVM_NMT).at_ns, 0);
+	/* a proc root that is not the live one (a JVM in a fixture tree, --proc-root) */
+	o.root = PMAPS_TEST_DATA "/explain-jvm/proc";
+	p = open_pid(o.root, 200);
+	jread(&o, p);
+	pmaps_proc_close(p);
 	o.root = NULL;
-	expect_eq(j.h.ok, 0);
-	want_why(j.h.why, "not under --proc-root");
-	/* a process that maps no libjvm.so (jcmd would SIGQUIT it): not asked */
-	assert_int_equal(pipe(p), 0);
-	kid = fork();
-	if (kid == 0) {
-		munmap(libjvm, 4096);
-		close(p[0]);
-		close(p[1]);
-		pause();
-		_exit(0);
-	}
-	expect_sys(kid);
-	close(p[1]);
-	(void)!read(p[0], args, 1); /* EOF once it unmapped and closed */
-	close(p[0]);
-	book_jvm_read(&j, &o, (int)kid);
-	want_why(j.h.why, "maps no libjvm.so");
+	refused("the JVM's books are asked of a live process: not under another proc root");
 	/* stopped: it could not answer */
-	kill(kid, SIGSTOP);
-	waitpid(kid, &st, WUNTRACED);
-	kill(kid, SIGKILL);
-	waitpid(kid, &st, 0);
-	kid = fork();
+	kid = add_kid(fork());
 	if (kid == 0) {
 		pause();
 		_exit(0);
 	}
 	kill(kid, SIGSTOP);
 	waitpid(kid, &st, WUNTRACED);
-	book_jvm_read(&j, &o, (int)kid);
-	want_why(j.h.why, "the JVM is stopped (state T)");
-	kill(kid, SIGKILL);
-	waitpid(kid, &st, 0);
-	/* gone */
-	book_jvm_read(&j, &o, (int)kid);
-	want_why(j.h.why, "the process is gone");
+	p = open_pid(NULL, (int)kid);
+	jread(&o, p);
+	end_kid(kid);
+	refused("the JVM is stopped (state T): it cannot answer jcmd until it runs again");
+	/* gone: the handle outlived it */
+	jread(&o, p);
+	pmaps_proc_close(p);
+	refused(pmaps_strerror(-ESRCH));
 	get("args", args, sizeof(args));
 	assert_string_equal(args, ""); /* jcmd never ran */
+}
+
+/* A process that maps no libjvm.so (jcmd would SIGQUIT it, and end it): not asked. */
+static void test_read_no_libjvm(void **state)
+{
+	struct books_opts o = opts(10000);
+	struct pmaps_jvm_attach a = {.size = sizeof(a)};
+	struct pmaps_proc *p;
+	char args[64], msg[256];
+	pid_t kid;
+	int pp[2], rc;
+
+	(void)state;
+	mode("ok");
+	assert_int_equal(pipe(pp), 0);
+	kid = add_kid(fork());
+	if (kid == 0) {
+		munmap(libjvm, 4096);
+		close(pp[0]);
+		close(pp[1]);
+		pause();
+		_exit(0);
+	}
+	close(pp[1]);
+	(void)!read(pp[0], args, 1); /* EOF once it unmapped and closed */
+	close(pp[0]);
+	p = open_pid(NULL, (int)kid);
+	rc = pmaps_books_jvm_attach(p, &a, msg, sizeof(msg));
+	jread(&o, p);
+	pmaps_proc_close(p);
+	end_kid(kid);
+	if (rc != 0)
+		fail_msg("pmaps_books_jvm_attach() on a process without libjvm.so: %d, msg '%s'", rc,
+		         msg);
+	expect_contains(msg, "the process maps no libjvm.so");
+	refused("the process maps no libjvm.so: jcmd is only run against a HotSpot JVM");
+	get("args", args, sizeof(args));
+	assert_string_equal(args, ""); /* jcmd never ran */
+}
+
+/*
+ * Where main() found room for an option in this process's command line and
+ * environment (argv[0], a variable of the environ it started with): bytes
+ * /proc/PID/cmdline and environ read, which a forked child may write over.
+ */
+static char *cmdline_room, *environ_room;
+
+/*
+ * A child of this test (its libjvm.so mapping kept: a JVM to the reader)
+ * with OPT written over ROOM, or 0 when there is none long enough.
+ */
+static pid_t jvm_with(char *room, const char *opt)
+{
+	size_t l = strlen(opt);
+	pid_t kid;
+	int pp[2];
+	char c;
+
+	if (!room || strlen(room) < l) {
+		printf("skipped: no room for %s\n", opt);
+		return 0;
+	}
+	assert_int_equal(pipe(pp), 0);
+	kid = add_kid(fork());
+	if (kid == 0) {
+		memcpy(room, opt, l);
+		close(pp[0]);
+		close(pp[1]);
+		pause();
+		_exit(0);
+	}
+	close(pp[1]);
+	(void)!read(pp[0], &c, 1); /* EOF once it wrote and closed */
+	close(pp[0]);
+	return kid;
+}
+
+/* Options on which jcmd's signal would harm the JVM: never asked (jcmd never runs). */
+static void test_read_options(void **state)
+{
+	struct books_opts o = opts(10000);
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	char args[4096];
+	pid_t kid;
+	int s;
+
+	(void)state;
+	mode("ok");
+	/* -XX:+DisableAttachMechanism on its command line, and in its environment */
+	if ((kid = jvm_with(cmdline_room, "-XX:+DisableAttachMechanism"))) {
+		jread_pid(&o, (int)kid);
+		end_kid(kid);
+		refused("the JVM was started with -XX:+DisableAttachMechanism: jcmd cannot attach");
+	}
+	if ((kid = jvm_with(environ_room, "JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism"))) {
+		jread_pid(&o, (int)kid);
+		end_kid(kid);
+		refused("the JVM was started with -XX:+DisableAttachMechanism: jcmd cannot attach");
+	}
+	get("args", args, sizeof(args));
+	assert_string_equal(args, "");
+	/* -Xrs (no SIGQUIT handler) with its attach socket gone: jcmd's signal would end it */
+	kid = jvm_with(cmdline_room, "-Xrs");
+	if (!kid)
+		return;
+	jread_pid(&o, (int)kid);
+	refused("the JVM runs with -Xrs and its attach socket is gone");
+	get("args", args, sizeof(args));
+	assert_string_equal(args, "");
+	/* with its socket, /tmp/.java_pidNSPID in its root: asked */
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "/tmp/.java_pid%d", (int)kid);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	expect_sys(s);
+	unlink(sun.sun_path);
+	expect_sys(bind(s, (struct sockaddr *)&sun, sizeof(sun)));
+	jread_pid(&o, (int)kid);
+	unlink(sun.sun_path);
+	close(s);
+	end_kid(kid);
+	if (!HEAD(j, JVM_HEAP).ok || !HEAD(j, JVM_NMT).ok)
+		fail_msg("-Xrs with its socket: heap why '%s', nmt why '%s'", HEAD(j, JVM_HEAP).why,
+		         HEAD(j, JVM_NMT).why);
+	expect_eq(J(j, HEAP_COMMITTED), 65536 * K);
+	get("args", args, sizeof(args));
+	expect_contains(args, " GC.heap_info\n");
 }
 
 /* As root, against a process of another user: jcmd runs as that user. */
@@ -826,7 +1202,7 @@ static void test_read_drop(void **state)
 {
 	struct books_opts o = opts(10000);
 	char args[4096], want[64];
-	int p[2], st;
+	int p[2];
 	pid_t kid;
 
 	(void)state;
@@ -836,7 +1212,7 @@ static void test_read_drop(void **state)
 	}
 	mode("ok");
 	assert_int_equal(pipe(p), 0);
-	kid = fork();
+	kid = add_kid(fork());
 	if (kid == 0) {
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(1);
@@ -848,18 +1224,18 @@ static void test_read_drop(void **state)
 	close(p[1]);
 	(void)!read(p[0], want, 1); /* EOF once it dropped and closed */
 	close(p[0]);
-	book_jvm_read(&j, &o, (int)kid);
-	kill(kid, SIGKILL);
-	waitpid(kid, &st, 0);
-	if (!j.h.ok)
-		fail_msg("not ok: %s", j.h.why);
+	jread_pid(&o, (int)kid);
+	end_kid(kid);
+	if (!HEAD(j, JVM_HEAP).ok || !HEAD(j, JVM_NMT).ok)
+		fail_msg("not ok: heap why '%s', nmt why '%s'", HEAD(j, JVM_HEAP).why,
+		         HEAD(j, JVM_NMT).why);
 	get("args", args, sizeof(args));
 	snprintf(want, sizeof(want), "65534 -J");
 	if (strncmp(args, want, strlen(want)) != 0)
 		fail_msg("jcmd ran as '%s', want uid 65534", args);
 }
 
-int main(void)
+int main(int argc, char **argv, char **envp)
 {
 	const struct CMUnitTest parsers[] = {
 		cmocka_unit_test(test_heap_g1),
@@ -874,14 +1250,26 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 	};
 	const struct CMUnitTest reader[] = {
+		cmocka_unit_test(test_attach),
 		cmocka_unit_test(test_read_ok),
+		cmocka_unit_test(test_read_sources),
 		cmocka_unit_test(test_read_hang),
 		cmocka_unit_test(test_read_big),
 		cmocka_unit_test(test_read_attach),
-		cmocka_unit_test(test_read_refused),
-		cmocka_unit_test(test_read_drop),
+		cmocka_unit_test_teardown(test_read_refused, end_kids),
+		cmocka_unit_test_teardown(test_read_no_libjvm, end_kids),
+		cmocka_unit_test_teardown(test_read_options, end_kids),
+		cmocka_unit_test_teardown(test_read_drop, end_kids),
 	};
-	int rc = cmocka_run_group_tests_name("parsers", parsers, NULL, NULL);
+	int rc;
 
+	/* before setup()'s setenv(), which may put a variable's string elsewhere */
+	if (argc > 0)
+		cmdline_room = argv[0];
+	for (char **e = envp; *e && !environ_room; e++)
+		if (strlen(*e) >= sizeof("JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism") - 1)
+			environ_room = *e;
+	books_init(&j);
+	rc = cmocka_run_group_tests_name("parsers", parsers, NULL, NULL);
 	return rc | cmocka_run_group_tests_name("reader", reader, setup, teardown);
 }

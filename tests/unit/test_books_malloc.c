@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_books_malloc.c - glibc malloc's books (src/books_malloc.c): the
- * parser on malloc_info()'s XML captured from glibc 2.36 here, against
+ * test_books_malloc.c - glibc malloc's books: the library's parser
+ * (pmaps_books_parse(), PMAPS_BOOK_MALLOC: lib/books_malloc.c) on
+ * malloc_info()'s XML captured from glibc 2.36 here, against
  * mallinfo2() taken at the same moment; every cut of it, garbage, figures
- * out of range, totals that do not add up; then the reader over a
- * socketpair against a fake helper thread: the answer, the hello that
- * never comes (a static command), end of file, a late answer dropped,
- * answers past the cap, cut off, or not the protocol.
+ * out of range, totals that do not add up; then the tool's reader
+ * (src/books_malloc.c) over a socketpair against a fake helper thread:
+ * the answer, the hello that never comes (a static command), end of
+ * file, a late answer dropped, answers past the cap, cut off, or not the
+ * protocol.
  *
  * The fixtures (tests/data/malloc-info/):
  *  one-arena.xml    tests/live/malloc_target under the helper: 128 free
@@ -68,74 +70,117 @@ static char *fixture(const char *name, size_t *len)
 	return buf;
 }
 
-/* Parses TEXT; fails the test, with the why, unless it parses. */
-static void parse_ok(struct book_malloc *m, const char *text, size_t len)
+/* B zeroed, its size set: a record as a front end makes one (pmaps.h, Conventions). */
+static void books_init(struct pmaps_books *b)
 {
-	char why[256] = "";
-	int r;
-
-	memset(m, 0, sizeof(*m));
-	r = book_malloc_parse(m, text, len, why, sizeof(why));
-	if (r != 0)
-		fail_msg("parse: %d: %s", r, why);
+	memset(b, 0, sizeof(*b));
+	b->size = sizeof(*b);
 }
 
-/* Parses TEXT, which must be refused with a why containing WANT. */
-static void parse_bad(const char *text, size_t len, const char *want)
+/* The malloc book's head in B. */
+#define HEAD(b) (&(b)->head[PMAPS_BOOK_MALLOC])
+
+/* Figure V of B, which must be there (pmaps_books_has()). */
+static uint64_t fig(const struct pmaps_books *b, enum pmaps_book_value v)
 {
-	struct book_malloc m;
+	if (!pmaps_books_has(b, v))
+		fail_msg("no %s in the malloc book", pmaps_book_value_key(v));
+	return b->v[v];
+}
+/* fig() by the figure's name: M(&b, IN_USE). */
+#define M(b, name) fig(b, PMAPS_BV_MALLOC_##name)
+
+/* No figure of the malloc book in B, and its head not OK: what a refused parse leaves. */
+static void expect_no_figures(const struct pmaps_books *b)
+{
+	assert_int_equal(HEAD(b)->ok, 0);
+	for (int i = PMAPS_BV_MALLOC_ARENAS; i <= PMAPS_BV_MALLOC_TOP; i++) {
+		enum pmaps_book_value v = (enum pmaps_book_value)i;
+		if (pmaps_books_has(b, v))
+			fail_msg("%s kept after a refused parse", pmaps_book_value_key(v));
+	}
+}
+
+/* Parses TEXT into B (zeroed first); fails the test, with the why, unless it parses. */
+static void parse_ok(struct pmaps_books *b, const char *text, size_t len)
+{
 	char why[256] = "";
 	int r;
 
-	memset(&m, 0, sizeof(m));
-	r = book_malloc_parse(&m, text, len, why, sizeof(why));
+	books_init(b);
+	r = pmaps_books_parse(b, PMAPS_BOOK_MALLOC, text, len, why, sizeof(why));
+	if (r != 0)
+		fail_msg("parse: %d: %s", r, why);
+	assert_int_equal(HEAD(b)->asked, 1);
+	assert_int_equal(HEAD(b)->ok, 1);
+	/* Every figure of the XML; keepcost is not in it (the reader sets it). */
+	for (int v = PMAPS_BV_MALLOC_ARENAS; v < PMAPS_BV_MALLOC_TOP; v++)
+		(void)fig(b, (enum pmaps_book_value)v);
+	assert_int_equal(pmaps_books_has(b, PMAPS_BV_MALLOC_TOP), 0);
+}
+
+/*
+ * Parses TEXT, which must be refused with a why containing WANT, into a
+ * record that held a malloc book: none of its figures left.
+ */
+static void parse_bad(const char *text, size_t len, const char *want)
+{
+	struct pmaps_books b;
+	char why[256] = "";
+	int r;
+
+	books_init(&b);
+	assert_int_equal(pmaps_books_set(&b, PMAPS_BV_MALLOC_TOP, 2864), 0);
+	assert_int_equal(pmaps_books_set(&b, PMAPS_BV_MALLOC_IN_USE, 1), 0);
+	r = pmaps_books_parse(&b, PMAPS_BOOK_MALLOC, text, len, why, sizeof(why));
 	if (r != -EBADMSG)
 		fail_msg("parse of %.60s...: %d, want -EBADMSG (%s)", text, r, why);
 	expect_contains(why, want);
+	expect_no_figures(&b);
 }
 
 static void test_one_arena(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
 	size_t len;
 	char *x = fixture("one-arena.xml", &len);
 
 	(void)state;
-	parse_ok(&m, x, len);
-	assert_int_equal(m.arenas, 1);
-	assert_int_equal(m.system, 16785408);         /* arena */
-	assert_int_equal(m.fast_count, 0);
-	assert_int_equal(m.fast_bytes, 0);            /* fsmblks */
-	assert_int_equal(m.rest_count, 129);          /* 128 holes and the top */
-	assert_int_equal(m.rest_bytes, 8393520);      /* fordblks - fsmblks */
-	assert_int_equal(m.mmap_count, 4);            /* hblks */
-	assert_int_equal(m.mmap_bytes, 4210688);      /* hblkhd */
-	assert_int_equal(m.free_held, 8393520);       /* fordblks */
-	assert_int_equal(m.in_use, 8391888 + 4210688); /* uordblks + hblkhd */
+	parse_ok(&b, x, len);
+	assert_int_equal(M(&b, ARENAS), 1);
+	assert_int_equal(M(&b, SYSTEM), 16785408);         /* arena */
+	assert_int_equal(M(&b, FAST_COUNT), 0);
+	assert_int_equal(M(&b, FAST_BYTES), 0);            /* fsmblks */
+	assert_int_equal(M(&b, REST_COUNT), 129);          /* 128 holes and the top */
+	assert_int_equal(M(&b, REST_BYTES), 8393520);      /* fordblks - fsmblks */
+	assert_int_equal(M(&b, MMAP_COUNT), 4);            /* hblks */
+	assert_int_equal(M(&b, MMAP_BYTES), 4210688);      /* hblkhd */
+	assert_int_equal(M(&b, FREE_HELD), 8393520);       /* fordblks */
+	assert_int_equal(M(&b, IN_USE), 8391888 + 4210688); /* uordblks + hblkhd */
 	/* The pattern: 128 free chunks of 64 KiB (and their headers) held. */
-	expect_ge(m.free_held, 128 * (64u << 10));
-	expect_ge(m.in_use, 128 * (64u << 10) + 4 * MIB);
+	expect_ge(M(&b, FREE_HELD), 128 * (64u << 10));
+	expect_ge(M(&b, IN_USE), 128 * (64u << 10) + 4 * MIB);
 	free(x);
 }
 
 static void test_five_arenas(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
 	size_t len;
 	char *x = fixture("five-arenas.xml", &len);
 
 	(void)state;
-	parse_ok(&m, x, len);
-	assert_int_equal(m.arenas, 5);
-	assert_int_equal(m.system, 2453504);
-	assert_int_equal(m.fast_count, 8);            /* smblks */
-	assert_int_equal(m.fast_bytes, 576);          /* fsmblks */
-	assert_int_equal(m.rest_count, 219);          /* ordblks */
-	assert_int_equal(m.rest_bytes, 1059424 - 576);
-	assert_int_equal(m.mmap_count, 1);
-	assert_int_equal(m.mmap_bytes, 1052672);
-	assert_int_equal(m.free_held, 1059424);
-	assert_int_equal(m.in_use, 1394080 + 1052672);
+	parse_ok(&b, x, len);
+	assert_int_equal(M(&b, ARENAS), 5);
+	assert_int_equal(M(&b, SYSTEM), 2453504);
+	assert_int_equal(M(&b, FAST_COUNT), 8);            /* smblks */
+	assert_int_equal(M(&b, FAST_BYTES), 576);          /* fsmblks */
+	assert_int_equal(M(&b, REST_COUNT), 219);          /* ordblks */
+	assert_int_equal(M(&b, REST_BYTES), 1059424 - 576);
+	assert_int_equal(M(&b, MMAP_COUNT), 1);
+	assert_int_equal(M(&b, MMAP_BYTES), 1052672);
+	assert_int_equal(M(&b, FREE_HELD), 1059424);
+	assert_int_equal(M(&b, IN_USE), 1394080 + 1052672);
 	free(x);
 }
 
@@ -151,14 +196,16 @@ static void test_cut(void **state)
 		for (size_t n = 0; n + 1 < len; n++) {
 			/* Exactly N bytes on the heap: ASan sees a read past them. */
 			char *cut = malloc(n ? n : 1);
-			struct book_malloc m;
+			struct pmaps_books b;
 			char why[256] = "";
 			int r;
 			assert_non_null(cut);
 			memcpy(cut, x, n);
-			r = book_malloc_parse(&m, cut, n, why, sizeof(why));
+			books_init(&b);
+			r = pmaps_books_parse(&b, PMAPS_BOOK_MALLOC, cut, n, why, sizeof(why));
 			if (r != -EBADMSG)
 				fail_msg("%s cut at %zu of %zu: %d, want -EBADMSG", names[f], n, len, r);
+			expect_no_figures(&b);
 			free(cut);
 		}
 		free(x);
@@ -169,7 +216,9 @@ static void test_cut(void **state)
  * The fixtures with bytes changed at random (a fixed seed: the same every
  * run): never a read outside the text (ASan), and whatever is accepted adds
  * up: in_use + free_held = system + mmap_bytes, free_held = fast + rest,
- * every figure a figure (at most 2^62, their sum at most 2^63).
+ * every figure a figure (at most 2^62, their sum at most 2^63); whatever
+ * is refused leaves no figure behind (one record for all: each parse
+ * clears the book first).
  */
 static void test_mutations(void **state)
 {
@@ -178,14 +227,16 @@ static void test_mutations(void **state)
 	uint64_t seed = 0x9e3779b97f4a7c15u;
 	unsigned accepted = 0, refused = 0;
 
+	struct pmaps_books b;
+
 	(void)state;
+	books_init(&b);
 	for (size_t f = 0; f < 2; f++) {
 		size_t len;
 		char *x = fixture(names[f], &len);
 		char *y = malloc(len);
 		assert_non_null(y);
 		for (int round = 0; round < 4000; round++) {
-			struct book_malloc m;
 			char why[256];
 			memcpy(y, x, len);
 			for (int k = 0; k < 1 + round % 4; k++) {
@@ -194,16 +245,17 @@ static void test_mutations(void **state)
 				seed ^= seed << 17;
 				y[seed % len] = bytes[(seed >> 32) % (sizeof(bytes) - 1)];
 			}
-			memset(&m, 0, sizeof(m));
-			if (book_malloc_parse(&m, y, len, why, sizeof(why)) != 0) {
+			if (pmaps_books_parse(&b, PMAPS_BOOK_MALLOC, y, len, why, sizeof(why)) != 0) {
 				refused++;
+				expect_no_figures(&b);
 				continue;
 			}
 			accepted++;
-			expect_le(m.system, 1ull << 62);
-			expect_le(m.mmap_bytes, 1ull << 62);
-			assert_int_equal(m.free_held, m.fast_bytes + m.rest_bytes);
-			assert_int_equal(m.in_use + m.free_held, m.system + m.mmap_bytes);
+			assert_int_equal(HEAD(&b)->ok, 1);
+			expect_le(M(&b, SYSTEM), 1ull << 62);
+			expect_le(M(&b, MMAP_BYTES), 1ull << 62);
+			assert_int_equal(M(&b, FREE_HELD), M(&b, FAST_BYTES) + M(&b, REST_BYTES));
+			assert_int_equal(M(&b, IN_USE) + M(&b, FREE_HELD), M(&b, SYSTEM) + M(&b, MMAP_BYTES));
 		}
 		free(y);
 		free(x);
@@ -276,10 +328,10 @@ static void test_bad(void **state)
 	y = edited("<total type=\"mmap\" count=\"4\" size=\"4210688\"/>",
 	           "<total type=\"mmap\" count=\"4\" size=\"4611686018427387904\"/>", &len);
 	{
-		struct book_malloc m;
-		parse_ok(&m, y, len);
-		assert_int_equal(m.mmap_bytes, 1ull << 62);
-		assert_int_equal(m.in_use, (1ull << 62) + 16785408 - 8393520);
+		struct pmaps_books b;
+		parse_ok(&b, y, len);
+		assert_int_equal(M(&b, MMAP_BYTES), 1ull << 62);
+		assert_int_equal(M(&b, IN_USE), (1ull << 62) + 16785408 - 8393520);
 	}
 	free(y);
 	/* Totals that are not the heaps' sums. */
@@ -324,9 +376,9 @@ static void test_bad(void **state)
 	/* An element pmaps does not know, on a line of its own, is passed over. */
 	y = edited("</sizes>", "</sizes>\n<future type=\"x\" size=\"1\"/>", &len);
 	{
-		struct book_malloc m;
-		parse_ok(&m, y, len);
-		assert_int_equal(m.free_held, 8393520);
+		struct pmaps_books b;
+		parse_ok(&b, y, len);
+		assert_int_equal(M(&b, FREE_HELD), 8393520);
 	}
 	free(y);
 }
@@ -350,13 +402,13 @@ static void test_even_sizes(void **state)
 		"<system type=\"current\" size=\"135168\"/>\n<system type=\"max\" size=\"135168\"/>\n"
 		"<aspace type=\"total\" size=\"135168\"/>\n<aspace type=\"mprotect\" size=\"135168\"/>\n"
 		"</malloc>\n";
-	struct book_malloc m;
+	struct pmaps_books b;
 
 	(void)state;
-	parse_ok(&m, x, sizeof(x) - 1);
-	assert_int_equal(m.rest_bytes, 6160);
-	assert_int_equal(m.free_held, 6256);
-	assert_int_equal(m.in_use, 135168 - 6256);
+	parse_ok(&b, x, sizeof(x) - 1);
+	assert_int_equal(M(&b, REST_BYTES), 6160);
+	assert_int_equal(M(&b, FREE_HELD), 6256);
+	assert_int_equal(M(&b, IN_USE), 135168 - 6256);
 }
 
 /* ---- the reader against a fake helper ---- */
@@ -468,22 +520,34 @@ static const char *answer(unsigned n, size_t *len)
 	return buf;
 }
 
-static void expect_fixture(const struct book_malloc *m)
+/* Reads malloc's book into B, zeroed first, as books_read() does. */
+static void read_book(struct pmaps_books *b, const struct books_opts *o)
 {
-	if (!m->h.ok)
-		fail_msg("not read: %s", m->h.why);
-	assert_int_equal(m->h.asked, 1);
-	assert_int_equal(m->in_use, 8391888 + 4210688);
-	assert_int_equal(m->free_held, 8393520);
-	assert_int_equal(m->mmap_count, 4);
-	assert_int_equal(m->top, 2864);
-	expect_contains(m->h.source, "malloc_info()");
-	expect_gt(m->h.at.tv_sec, 0);
+	books_init(b);
+	book_malloc_read(b, o);
+}
+
+static void expect_fixture(const struct pmaps_books *b)
+{
+	const struct pmaps_book_head *h = HEAD(b);
+
+	if (!h->ok)
+		fail_msg("not read: %s", h->why);
+	assert_int_equal(h->asked, 1);
+	assert_string_equal(h->why, "");
+	assert_int_equal(M(b, IN_USE), 8391888 + 4210688);
+	assert_int_equal(M(b, FREE_HELD), 8393520);
+	assert_int_equal(M(b, MMAP_COUNT), 4);
+	assert_int_equal(M(b, TOP), 2864);
+	expect_contains(h->source, "malloc_info()");
+	expect_gt(h->at_ns, 0);
+	expect_gt(h->start_ns, 0);
+	expect_le(h->start_ns, h->end_ns);
 }
 
 static void test_read_answer(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
 	struct books_opts o;
 	struct fake f;
 	size_t len;
@@ -500,36 +564,40 @@ static void test_read_answer(void **state)
 	{ const char *p_ = answer(2, &len2); memcpy(a2, p_, len2); }
 	steps[4].len = len2;
 	fake_start(&f, steps, &o, 2000);
-	book_malloc_read(&m, &o);
-	expect_fixture(&m);
-	book_malloc_read(&m, &o);
-	expect_fixture(&m);
+	read_book(&b, &o);
+	expect_fixture(&b);
+	read_book(&b, &o);
+	expect_fixture(&b);
 	fake_end(&f, &o);
 	assert_int_equal(f.requests, 2);
 }
 
 static void test_read_not_asked(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
+	const struct pmaps_book_head *h = HEAD(&b);
 	struct books_opts o;
 
 	(void)state;
 	memset(&o, 0, sizeof(o));
 	o.malloc_fd = -1;
 	o.timeout_ms = 100;
-	book_malloc_read(&m, &o);
-	assert_int_equal(m.h.asked, 0);
+	read_book(&b, &o);
+	assert_int_equal(h->asked, 0);
 	o.malloc_why = "no libpmaps-malloc.so next to pmaps";
-	book_malloc_read(&m, &o);
-	assert_int_equal(m.h.asked, 1);
-	assert_int_equal(m.h.ok, 0);
-	assert_string_equal(m.h.why, "no libpmaps-malloc.so next to pmaps");
+	read_book(&b, &o);
+	assert_int_equal(h->asked, 1);
+	assert_int_equal(h->ok, 0);
+	assert_string_equal(h->why, "no libpmaps-malloc.so next to pmaps");
+	expect_gt(h->at_ns, 0);
+	expect_no_figures(&b);
 }
 
 /* No hello (a static command): waited for once, then said at once. */
 static void test_read_no_hello(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
+	const struct pmaps_book_head *h = HEAD(&b);
 	struct books_opts o;
 	struct fake f;
 	struct step steps[] = {{S_SLEEP, NULL, 0, 1500}, {S_END, NULL, 0, 0}};
@@ -538,16 +606,16 @@ static void test_read_no_hello(void **state)
 	(void)state;
 	fake_start(&f, steps, &o, 200);
 	t0 = now_ns();
-	book_malloc_read(&m, &o);
+	read_book(&b, &o);
 	expect_ge(now_ns() - t0, 200 * 1000000ull);
 	expect_lt(now_ns() - t0, 1000 * 1000000ull);
-	assert_int_equal(m.h.asked, 1);
-	assert_int_equal(m.h.ok, 0);
-	expect_contains(m.h.why, "did not answer: the command is not dynamically linked with glibc");
+	assert_int_equal(h->asked, 1);
+	assert_int_equal(h->ok, 0);
+	expect_contains(h->why, "did not answer: the command is not dynamically linked with glibc");
 	t0 = now_ns();
-	book_malloc_read(&m, &o);
+	read_book(&b, &o);
 	expect_lt(now_ns() - t0, 100 * 1000000ull);
-	expect_contains(m.h.why, "did not answer: the command is not dynamically linked with glibc");
+	expect_contains(h->why, "did not answer: the command is not dynamically linked with glibc");
 	assert_int_equal(f.requests, 0);
 	fake_end(&f, &o);
 }
@@ -555,7 +623,8 @@ static void test_read_no_hello(void **state)
 /* End of file: before the hello, and after it. */
 static void test_read_eof(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
+	const struct pmaps_book_head *h = HEAD(&b);
 	struct books_opts o;
 	struct fake f;
 	struct step before[] = {{S_CLOSE, NULL, 0, 0}, {S_END, NULL, 0, 0}};
@@ -564,17 +633,17 @@ static void test_read_eof(void **state)
 
 	(void)state;
 	fake_start(&f, before, &o, 2000);
-	book_malloc_read(&m, &o);
-	expect_contains(m.h.why, "the helper did not answer");
+	read_book(&b, &o);
+	expect_contains(h->why, "the helper did not answer");
 	fake_end(&f, &o);
 
 	fake_start(&f, after, &o, 2000);
-	book_malloc_read(&m, &o);
-	assert_int_equal(m.h.ok, 0);
-	assert_string_equal(m.h.why, "the helper is gone (the command exec'd or closed it)");
+	read_book(&b, &o);
+	assert_int_equal(h->ok, 0);
+	assert_string_equal(h->why, "the helper is gone (the command exec'd or closed it)");
 	/* And so on, without asking again. */
-	book_malloc_read(&m, &o);
-	assert_string_equal(m.h.why, "the helper is gone (the command exec'd or closed it)");
+	read_book(&b, &o);
+	assert_string_equal(h->why, "the helper is gone (the command exec'd or closed it)");
 	fake_end(&f, &o);
 	assert_int_equal(f.requests, 1);
 }
@@ -582,7 +651,8 @@ static void test_read_eof(void **state)
 /* An answer later than the timeout: this request fails, the next drops it and reads its own. */
 static void test_read_late(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
+	const struct pmaps_book_head *h = HEAD(&b);
 	struct books_opts o;
 	struct fake f;
 	size_t len, len2;
@@ -601,20 +671,21 @@ static void test_read_late(void **state)
 	{ const char *p_ = answer(2, &len2); memcpy(a2, p_, len2); }
 	steps[5].len = len2;
 	fake_start(&f, steps, &o, 150);
-	book_malloc_read(&m, &o);
-	assert_int_equal(m.h.ok, 0);
-	expect_contains(m.h.why, "did not answer within 150 ms");
+	read_book(&b, &o);
+	assert_int_equal(h->ok, 0);
+	expect_contains(h->why, "did not answer within 150 ms");
 	struct timespec ts = {0, 500000000};
 	nanosleep(&ts, NULL);
-	book_malloc_read(&m, &o);
-	expect_fixture(&m);
+	read_book(&b, &o);
+	expect_fixture(&b);
 	fake_end(&f, &o);
 }
 
 /* A frame cut by the timeout, finished by the next request's wait. */
 static void test_read_split(void **state)
 {
-	struct book_malloc m;
+	struct pmaps_books b;
+	const struct pmaps_book_head *h = HEAD(&b);
 	struct books_opts o;
 	struct fake f;
 	size_t len, len2;
@@ -633,10 +704,10 @@ static void test_read_split(void **state)
 	steps[6].len = len2;
 	/* Cut at 30 bytes for 500 ms: the first wait (300 ms) ends inside it, the second does not. */
 	fake_start(&f, steps, &o, 300);
-	book_malloc_read(&m, &o);
-	expect_contains(m.h.why, "did not answer within 300 ms");
-	book_malloc_read(&m, &o);
-	expect_fixture(&m);
+	read_book(&b, &o);
+	expect_contains(h->why, "did not answer within 300 ms");
+	read_book(&b, &o);
+	expect_fixture(&b);
 	fake_end(&f, &o);
 }
 
@@ -657,29 +728,32 @@ static void test_read_refused(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct book_malloc m;
+		struct pmaps_books b;
+		const struct pmaps_book_head *h = HEAD(&b);
 		struct books_opts o;
 		struct fake f;
 		struct step steps[] = {{S_SEND, HELLO, 0, 0}, {S_REQUEST, NULL, 0, 0},
 		                       {S_SEND, cases[i].answer, 0, 0}, {S_END, NULL, 0, 0}};
 		fake_start(&f, steps, &o, 1000);
-		book_malloc_read(&m, &o);
-		if (m.h.ok || !strstr(m.h.why, cases[i].why))
+		read_book(&b, &o);
+		if (h->ok || !strstr(h->why, cases[i].why))
 			fail_msg("answer %zu (%s): ok %d, why '%s', want '%s'", i, cases[i].answer,
-			         m.h.ok, m.h.why, cases[i].why);
+			         h->ok, h->why, cases[i].why);
+		expect_no_figures(&b);
 		fake_end(&f, &o);
 	}
 	/* A header line that never ends. */
 	{
 		static char endless[300];
-		struct book_malloc m;
+		struct pmaps_books b;
+		const struct pmaps_book_head *h = HEAD(&b);
 		struct books_opts o;
 		struct fake f;
 		struct step steps[] = {{S_SEND, endless, sizeof(endless), 0}, {S_END, NULL, 0, 0}};
 		memset(endless, 'x', sizeof(endless));
 		fake_start(&f, steps, &o, 1000);
-		book_malloc_read(&m, &o);
-		expect_contains(m.h.why, "no header line");
+		read_book(&b, &o);
+		expect_contains(h->why, "no header line");
 		fake_end(&f, &o);
 	}
 }

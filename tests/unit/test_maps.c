@@ -814,13 +814,13 @@ static void test_names(void **state)
 	assert_string_equal(pmaps_strerror(-ESTALE), "the process exec'd while it was read");
 }
 
-/* The library linked in is the one this header describes, 0.3.0. */
+/* The library linked in is the one this header describes, 0.4.0. */
 static void test_version(void **state)
 {
 	(void)state;
-	assert_int_equal(PMAPS_VERSION_NUMBER, 300);
+	assert_int_equal(PMAPS_VERSION_NUMBER, 400);
 	assert_int_equal(pmaps_version(), PMAPS_VERSION_NUMBER);
-	assert_string_equal(PMAPS_VERSION, "0.3.0");
+	assert_string_equal(PMAPS_VERSION, "0.4.0");
 }
 
 /* ---- grouping ---- */

@@ -498,9 +498,9 @@ static void check_summaries(const char *tree, uint64_t start, uint64_t end,
 static void test_pages_summarize(void **state)
 {
 	static const char *const pages[] = {
-		"0x400000-0x410000 pages=16 resident=10 swapped=0 file=10 zero=0 exclusive=0 shared=10 dirty=0 active=5 referenced=5 idle=0 lazyfree=0 thp=0 mlocked=0 mapped_by_2_or_more=5 mapped_by_0=0 mapped_by_1=5 mapped_by_2=0 mapped_by_3_4=5 mapped_by_5_8=0 mapped_by_9_or_more=0",
-		"0x600000-0x608000 pages=8 resident=4 swapped=2 file=0 zero=0 exclusive=4 shared=0 dirty=2 active=0 referenced=0 idle=0 lazyfree=1 thp=0 mlocked=1 mapped_by_2_or_more=1 mapped_by_0=0 mapped_by_1=3 mapped_by_2=1 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
-		"0x1000000-0x1004000 pages=4 resident=2 swapped=0 file=0 zero=0 exclusive=2 shared=0 dirty=2 active=0 referenced=0 idle=0 lazyfree=0 thp=2 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=2 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x400000-0x410000 pages=16 resident=10 swapped=0 file=10 zero=0 exclusive=0 shared=10 kpf_dirty=0 kpf_active=5 kpf_referenced=5 kpf_idle=0 lazyfree=0 kpf_thp=0 kpf_mlocked=0 mapped_by_2_or_more=5 mapped_by_0=0 mapped_by_1=5 mapped_by_2=0 mapped_by_3_4=5 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x600000-0x608000 pages=8 resident=4 swapped=2 file=0 zero=0 exclusive=4 shared=0 kpf_dirty=2 kpf_active=0 kpf_referenced=0 kpf_idle=0 lazyfree=1 kpf_thp=0 kpf_mlocked=1 mapped_by_2_or_more=1 mapped_by_0=0 mapped_by_1=3 mapped_by_2=1 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x1000000-0x1004000 pages=4 resident=2 swapped=0 file=0 zero=0 exclusive=2 shared=0 kpf_dirty=2 kpf_active=0 kpf_referenced=0 kpf_idle=0 lazyfree=0 kpf_thp=2 kpf_mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=2 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
 	};
 	static const char *const nokpage[] = {
 		"0x400000-0x410000 pages=16 resident=10 swapped=0 file=10 exclusive=0 shared=10",
@@ -508,13 +508,13 @@ static void test_pages_summarize(void **state)
 		"0x1000000-0x1004000 pages=4 resident=2 swapped=0 file=0 exclusive=2 shared=0",
 	};
 	static const char *const zero[] = {
-		"0x200000-0x210000 pages=16 resident=2 swapped=0 file=0 zero=8 exclusive=2 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=0 thp=0 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=2 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
-		"0x400000-0x600000 pages=512 resident=0 swapped=0 file=0 zero=512 exclusive=0 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=0 thp=0 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=0 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
-		"0x800000-0x802000 pages=2 resident=1 swapped=0 file=0 zero=0 exclusive=1 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=0 thp=1 mlocked=0 mapped_by_2_or_more=0 mapped_by_0=1 mapped_by_1=0 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x200000-0x210000 pages=16 resident=2 swapped=0 file=0 zero=8 exclusive=2 shared=0 kpf_dirty=0 kpf_active=0 kpf_referenced=0 kpf_idle=0 lazyfree=0 kpf_thp=0 kpf_mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=2 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x400000-0x600000 pages=512 resident=0 swapped=0 file=0 zero=512 exclusive=0 shared=0 kpf_dirty=0 kpf_active=0 kpf_referenced=0 kpf_idle=0 lazyfree=0 kpf_thp=0 kpf_mlocked=0 mapped_by_2_or_more=0 mapped_by_0=0 mapped_by_1=0 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x800000-0x802000 pages=2 resident=1 swapped=0 file=0 zero=0 exclusive=1 shared=0 kpf_dirty=0 kpf_active=0 kpf_referenced=0 kpf_idle=0 lazyfree=0 kpf_thp=1 kpf_mlocked=0 mapped_by_2_or_more=0 mapped_by_0=1 mapped_by_1=0 mapped_by_2=0 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
 	};
 	/* pmaps pages 300 0x601800-0x604001: the range rounded out to pages. */
 	static const char *const part[] = {
-		"0x601000-0x605000 pages=4 resident=2 swapped=2 file=0 zero=0 exclusive=2 shared=0 dirty=0 active=0 referenced=0 idle=0 lazyfree=1 thp=0 mlocked=0 mapped_by_2_or_more=1 mapped_by_0=0 mapped_by_1=1 mapped_by_2=1 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
+		"0x601000-0x605000 pages=4 resident=2 swapped=2 file=0 zero=0 exclusive=2 shared=0 kpf_dirty=0 kpf_active=0 kpf_referenced=0 kpf_idle=0 lazyfree=1 kpf_thp=0 kpf_mlocked=0 mapped_by_2_or_more=1 mapped_by_0=0 mapped_by_1=1 mapped_by_2=1 mapped_by_3_4=0 mapped_by_5_8=0 mapped_by_9_or_more=0",
 	};
 	static const char *const part_nokpage[] = {
 		"0x601000-0x605000 pages=4 resident=2 swapped=2 file=0 exclusive=2 shared=0",

@@ -403,7 +403,7 @@ static void explain_source_is(struct serve *sv, int pid, uint32_t flags, enum pm
 	struct pmaps_survey_row copy;
 	const struct pmaps_survey_row *row = swap_row(sv, pid, &copy);
 	struct serve_reply r;
-	char head[160];
+	char head[256];
 
 	copy.flags = flags;
 	copy.source = src;
@@ -421,24 +421,32 @@ static void explain_source_is(struct serve *sv, int pid, uint32_t flags, enum pm
 }
 
 /*
- * A process the survey found too large for smaps within its hold limit, or
- * read from the pages, is explained by the gentle page walk ("pages"), as
- * the table and /metrics said; any other from smaps.
+ * The explain's source is the library's one choice (pmaps_explain_choose(),
+ * as pmaps explain, top's drill-down and the binding make it), whatever the
+ * survey's row says of how it read the process: a small process is read
+ * from smaps, its reason "fits", with the same limit as pmaps explain.
  */
 static void test_explain_source(void **state)
 {
+	static const struct {
+		uint32_t flags;
+		enum pmaps_source src;
+	} rows[] = {
+		{PMAPS_SURVEY_LARGE, PMAPS_SRC_ROLLUP},
+		{PMAPS_SURVEY_LARGE | PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS},
+		{0, PMAPS_SRC_PAGES},
+		{0, PMAPS_SRC_ROLLUP},
+		{PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS},
+	};
 	struct serve sv;
 	pid_t pid;
 
 	(void)state;
 	pid = spawn_sleep();
 	serve_init(&sv, NULL, (int)pid);
-	explain_source_is(&sv, (int)pid, PMAPS_SURVEY_LARGE, PMAPS_SRC_ROLLUP, "pages");
-	explain_source_is(&sv, (int)pid, PMAPS_SURVEY_LARGE | PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS,
-	                  "pages");
-	explain_source_is(&sv, (int)pid, 0, PMAPS_SRC_PAGES, "pages");
-	explain_source_is(&sv, (int)pid, 0, PMAPS_SRC_ROLLUP, "smaps");
-	explain_source_is(&sv, (int)pid, PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS, "smaps");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		explain_source_is(&sv, (int)pid, rows[i].flags, rows[i].src, "smaps\","
+		                  "\"source_choice\":{\"reason\":\"fits");
 	serve_done(&sv);
 	reap(pid);
 }
