@@ -129,31 +129,24 @@ static int row_resident(const struct pmaps_survey_row *row, uint64_t *v)
 
 /*
  * The command line of PID (its arguments joined by spaces, at most 4 KiB),
- * matched against the --group-by regex into K. The file is the kernel's
- * (procfs): read once per process, kept while it lives.
+ * matched against the --group-by regex into K. Read by the library
+ * (pmaps_cmdline_read(): the file is the kernel's, opened as every file of
+ * a process is) once per process, kept while it lives.
  */
 static void cmdline_key(const struct serve *sv, int pid, struct ckey *k)
 {
-	char path[64], buf[4097];
+	char buf[4097];
 	regmatch_t m[2];
-	ssize_t n = -1;
-	int fd;
+	size_t n = 0;
 
 	k->pid = pid;
 	k->matched = 0;
 	k->len = 0;
-	snprintf(path, sizeof(path), "%s/%d/cmdline", sv->o.top.root ? sv->o.top.root : "/proc",
-	         pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n <= 0)
+	if (pmaps_cmdline_read(sv->o.top.root, pid, buf, sizeof(buf), &n) < 0 || n == 0)
 		return;
 	while (n > 0 && buf[n - 1] == '\0')
 		n--;
-	for (ssize_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
 	buf[n] = '\0';
