@@ -1426,12 +1426,23 @@ struct pmaps_books {
 	struct pmaps_nmt_category jvm_cat[PMAPS_NMT_MAX];
 	/*
 	 * The process's VmRSS right after the books were read
-	 * (pmaps_books_finish()), which the join compares with the explain
-	 * result's: AFTER_OK 0 when not read.
+	 * (pmaps_books_finish()), which the join compares with the status of
+	 * the explain read after them: AFTER_OK 0 when not read.
 	 */
 	int after_ok;
 	uint64_t after_rss;
 };
+
+/*
+ * The runtime of PROC whose books a front end can ask for, found cheaply
+ * (no smaps): PMAPS_RUNTIME_GO when its executable has Go's .go.buildinfo
+ * section, PMAPS_RUNTIME_JVM when it maps HotSpot's libjvm.so (its maps
+ * text, read through a fixed buffer), else PMAPS_RUNTIME_NONE; or a negative
+ * errno (-ESRCH, -EACCES). What explain calls the runtime: the books are read
+ * before the explain, so that whatever asking costs the process (a JVM's
+ * attach listener, a Go server's reply) is in both.
+ */
+PMAPS_API int pmaps_books_runtime(struct pmaps_proc *proc);
 
 /* 1 when B has figure V (its book was parsed and gave it), else 0. */
 PMAPS_API int pmaps_books_has(const struct pmaps_books *b, enum pmaps_book_value v);
@@ -1476,8 +1487,9 @@ PMAPS_API int pmaps_books_go_env(struct pmaps_books *b, struct pmaps_proc *proc)
 
 /*
  * The process's VmRSS now, into B's AFTER_RSS: to be read right after the
- * last book, so that the join can refuse books read while the process's
- * memory moved. Returns 0, or status's errors.
+ * last book and before the explain, so that the join can refuse books the
+ * process's memory moved away from before the explain read it. Returns 0,
+ * or status's errors.
  */
 PMAPS_API int pmaps_books_finish(struct pmaps_books *b, struct pmaps_proc *proc);
 
@@ -1597,7 +1609,7 @@ enum pmaps_join_refusal {
 	PMAPS_JOIN_NONE,    /* no book was read */
 	PMAPS_JOIN_RANGE,   /* a runtime figure past 2^57 bytes: no address space holds it */
 	PMAPS_JOIN_SKEW,    /* the books and the explain were read further apart than allowed */
-	PMAPS_JOIN_MOVED,   /* the RSS moved between the explain's read and the books' end */
+	PMAPS_JOIN_MOVED,   /* the RSS moved between the books' end and the explain's */
 	PMAPS_JOIN_REFUSAL_COUNT
 };
 PMAPS_API const char *pmaps_join_refusal_key(enum pmaps_join_refusal r);
@@ -1621,7 +1633,11 @@ struct pmaps_join {
 	/* The span of the reads joined, the books' and the explain's, first start to last end */
 	uint64_t skew_ns;
 	uint64_t max_skew_ns; /* what it was allowed */
-	/* |VmRSS at the explain's start - VmRSS after the books| (AFTER_OK), and what was allowed */
+	/*
+	 * How far the RSS moved from the books' end to the explain's end, the
+	 * larger of |VmRSS after the books - VmRSS at the explain's start|
+	 * (AFTER_OK) and the explain's own status_apart; and what was allowed
+	 */
 	uint64_t moved, max_moved;
 	unsigned nterms;
 	struct pmaps_join_term term[PMAPS_JOIN_TERMS];
@@ -1635,9 +1651,11 @@ struct pmaps_join {
  * that is not resident. So the terms' signed sum is each part's RSS and
  * theirs the RSS, exactly; a runtime figure past 2^57 bytes refuses the
  * join (RANGE), so no sum wraps. The books must be of the moment X was:
- * read within MAX_SKEW_NS of it (0: PMAPS_JOIN_SKEW_NS), first start to
- * last end (else SKEW), and, where B's AFTER_OK, with VmRSS moved by at
- * most max(1 MiB, VmRSS / 64) between X's status and B's (else MOVED).
+ * read right before it, within MAX_SKEW_NS (0: PMAPS_JOIN_SKEW_NS), the books' first
+ * start to X's end (else SKEW); and the process's memory must not have
+ * moved after them: VmRSS from B's (AFTER_OK) to X's status, and X's status
+ * to its own sum (status_apart), each at most max(1 MiB, VmRSS / 64) (else
+ * MOVED).
  * Allocates nothing. Returns 1 joined, 0 not (OUT->refused says why; the
  * parts are filled all the same), or -EINVAL.
  */

@@ -114,6 +114,21 @@ const char *pmaps_nmt_state_key(enum pmaps_nmt_state s)
 	return (unsigned)s < sizeof(nmt_keys) / sizeof(nmt_keys[0]) ? nmt_keys[s] : NULL;
 }
 
+int pmaps_books_runtime(struct pmaps_proc *proc)
+{
+	char version[32];
+	int r;
+
+	if (!proc)
+		return -EINVAL;
+	if (pmaps__go_buildinfo(proc, version, sizeof(version)) == 1)
+		return PMAPS_RUNTIME_GO;
+	r = pmaps__maps_libjvm(proc, NULL, 0);
+	if (r < 0)
+		return r == -ENODATA ? PMAPS_RUNTIME_NONE : r; /* a kernel thread: none */
+	return r ? PMAPS_RUNTIME_JVM : PMAPS_RUNTIME_NONE;
+}
+
 int pmaps_books_has(const struct pmaps_books *b, enum pmaps_book_value v)
 {
 	if (!b || !pmaps__size_ok(b->size, PMAPS__BOOKS_SIZE0) || (unsigned)v >= PMAPS_BV_COUNT)

@@ -570,8 +570,7 @@ static int is_libjvm(const struct pmaps_view *p)
 	                                         sizeof(d) - 1) == 0);
 }
 
-/* Whether PROC maps libjvm.so: 1, 0, or a negative errno (MSG). */
-static int maps_libjvm(struct pmaps_proc *proc, char *msg, size_t msgsz)
+int pmaps__maps_libjvm(struct pmaps_proc *proc, char *msg, size_t msgsz)
 {
 	struct pmaps_maps *c = NULL;
 	const struct pmaps_mapping *m;
@@ -649,7 +648,7 @@ int pmaps_books_jvm_attach(struct pmaps_proc *proc, struct pmaps_jvm_attach *out
 	}
 	if (state == 'Z' || state == 'X')
 		return -ESRCH;
-	r = maps_libjvm(proc, msg, msgsz);
+	r = pmaps__maps_libjvm(proc, msg, msgsz);
 	if (r < 0)
 		return r;
 	if (r == 0) {

@@ -13,10 +13,9 @@
  * released). So every part's terms add up to its kernel figure, and the
  * parts to the RSS, exactly.
  *
- * The books must be of the explain's moment: both reads within a stated
- * span (skew), and the process's RSS not moved between the explain's
- * status and the status read right after the books (docs/internals/BOOKS.md,
- * "One instant").
+ * The books must be of the explain's moment: read right before it, both
+ * reads within a stated span (skew), and the process's RSS not moved from
+ * the books' end to the explain's (docs/internals/BOOKS.md, "One instant").
  */
 #include <errno.h>
 #include <string.h>
@@ -371,6 +370,8 @@ int pmaps_books_join(const struct pmaps_explain *x, const struct pmaps_books *b,
 		j.max_moved = vmrss / 64 > MOVED_MIN ? vmrss / 64 : MOVED_MIN;
 		if (b->after_ok && vmrss)
 			j.moved = b->after_rss > vmrss ? b->after_rss - vmrss : vmrss - b->after_rss;
+		if (vmrss && x->status_apart > j.moved)
+			j.moved = x->status_apart; /* it moved while the explain read it */
 		make_terms(&n, x, go, heap, nmt, mal);
 		/* Every figure of a term is at most FIGURE_MAX, so no sum above wrapped. */
 		if (n.range)

@@ -151,6 +151,9 @@ int pmaps__books_parse_jvm_nmt(struct pmaps_books *b, const char *text, size_t l
 int pmaps__books_parse_malloc(struct pmaps_books *b, const char *text, size_t len, char *msg,
                               size_t msgsz);
 
+/* Whether PROC maps HotSpot's libjvm.so: 1, 0, or a negative errno (MSG, which may be NULL). */
+int pmaps__maps_libjvm(struct pmaps_proc *proc, char *msg, size_t msgsz);
+
 /*
  * Whether PROC's file NAME (cmdline, environ, maps) holds the N bytes at
  * NEEDLE (1 to 64), read to its end through a fixed buffer: 1, 0, or a

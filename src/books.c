@@ -24,7 +24,7 @@ void books_read(struct books *b, const struct books_opts *o, struct pmaps_proc *
 	b->b.size = sizeof(b->b);
 	b->runtime = rt;
 	b->run = o->run;
-	if (o->off)
+	if (!books_wanted(o, rt))
 		return;
 	if (rt == PMAPS_RUNTIME_GO || o->go_url)
 		book_go_read(&b->b, o, proc);
@@ -37,6 +37,11 @@ void books_read(struct books *b, const struct books_opts *o, struct pmaps_proc *
 		pmaps_books_finish(&b->b, proc);
 }
 
+int books_wanted(const struct books_opts *o, enum pmaps_runtime rt)
+{
+	return !o->off && (rt == PMAPS_RUNTIME_GO || rt == PMAPS_RUNTIME_JVM || o->go_url ||
+	                   o->malloc_fd >= 0 || o->malloc_why);
+}
 
 int books_option(struct books_opts *o, int ch, const char *arg)
 {

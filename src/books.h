@@ -114,6 +114,9 @@ int books_asked(const struct books *b);
 void books_read(struct books *b, const struct books_opts *o, struct pmaps_proc *proc,
                 enum pmaps_runtime rt);
 
+/* Whether books_read() would ask for any book of a process running RT. */
+int books_wanted(const struct books_opts *o, enum pmaps_runtime rt);
+
 /* The readers, each filling its books' heads (books_go.c, books_jvm.c, books_malloc.c). */
 void book_go_read(struct pmaps_books *b, const struct books_opts *o, struct pmaps_proc *proc);
 void book_jvm_read(struct pmaps_books *b, const struct books_opts *o, struct pmaps_proc *proc);

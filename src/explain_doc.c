@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * explain_doc.c - one explain of a process as every front end reads it
- * (explain_doc.h): the library chooses the source, runs the explain, and
- * joins the runtime's books, read right after it, to its figures.
+ * (explain_doc.h): the library chooses the source, the runtime's books are
+ * read, the explain runs right after them, and the library joins them.
  */
 #include <errno.h>
 #include <string.h>
@@ -27,6 +27,17 @@ int explain_doc_read(struct explain_doc *e, struct pmaps_proc *proc, const struc
 	options = e->choice.options | (ask->pages ? PMAPS_EXPLAIN_PAGES : 0);
 	if (ask->gentle && e->choice.source == PMAPS_SRC_PAGES)
 		options |= PMAPS_EXPLAIN_GENTLE;
+	if (ask->books && !ask->books->off) {
+		/*
+		 * The runtime's books first, the kernel's figures right after: what
+		 * asking costs the process (a JVM's attach listener, a Go server's
+		 * reply) is then in both.
+		 */
+		int rt = pmaps_books_runtime(proc);
+		books_read(&e->books, ask->books, proc,
+		           rt > 0 ? (enum pmaps_runtime)rt : PMAPS_RUNTIME_NONE);
+		e->have_books = 1;
+	}
 	err = pmaps_explain_open(&e->s, proc, options);
 	if (err == 0)
 		err = pmaps_explain_run(e->s, &e->x);
@@ -36,6 +47,7 @@ int explain_doc_read(struct explain_doc *e, struct pmaps_proc *proc, const struc
 	if (err == -ENODATA) {
 		/* A kernel thread's result: nothing in it, and every figure known to be 0. */
 		e->kernel_thread = 1;
+		e->have_books = 0;
 		e->none.size = sizeof(e->none);
 		e->none.source = e->choice.source;
 		e->none.xc_known = (1u << PMAPS_XC_COUNT) - 1;
@@ -44,11 +56,10 @@ int explain_doc_read(struct explain_doc *e, struct pmaps_proc *proc, const struc
 	}
 	if (err < 0)
 		return failed(f, NULL, err, e->s ? pmaps_explain_errmsg(e->s) : NULL);
-	if (ask->books && !ask->books->off) {
-		/* The runtime's books, right after the kernel's figures, and joined to them. */
-		books_read(&e->books, ask->books, proc, e->x->runtime_kind);
+	if (e->have_books) {
+		/* The runtime explain found words what the books lack (glibc's: pmaps run's). */
+		e->books.runtime = e->x->runtime_kind;
 		pmaps_books_join(e->x, &e->books.b, 0, &e->join);
-		e->have_books = 1;
 	}
 	return 0;
 }

@@ -3,9 +3,9 @@
  * explain_doc.h - one explain of a process, read the same way by every
  * front end that shows one (pmaps explain, top's drill-down, serve's
  * /api/process/PID/explain): the source chosen by the library
- * (pmaps_explain_choose()), the run, the runtime's books read right after
- * it and joined to it (pmaps_books_join()). The writers then word it as
- * one document.
+ * (pmaps_explain_choose()), the runtime's books read right before the run
+ * (so that what asking costs the process is in both), the run, and their
+ * join (pmaps_books_join()). The writers then word it as one document.
  */
 #ifndef PMAPS_EXPLAIN_DOC_H
 #define PMAPS_EXPLAIN_DOC_H

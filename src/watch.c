@@ -160,7 +160,7 @@ struct watch {
 	enum end_why end;
 	uint64_t t_end;
 	/*
-	 * The runtime's books: read by the breakdown's thread right after a
+	 * The runtime's books: read by the breakdown's thread right before a
 	 * breakdown, and joined to that one alone (pmaps_books_join(): within
 	 * its skew, the RSS not moved between them), at most once a second and
 	 * a tenth of the time (jcmd takes most of a second). Under MU: BD_BOOKS,
@@ -170,6 +170,13 @@ struct watch {
 	 * sample being written.
 	 */
 	int bk_on, bk_have, bk_now, bd_books, bd_books_done;
+	/*
+	 * The program's runtime as its books know it (pmaps_books_runtime()),
+	 * found once per program (at the open, at each exec), and whether there
+	 * is any book to read of it (BK_WANT): else no breakdown carries books.
+	 */
+	enum pmaps_runtime bk_rt;
+	int bk_want;
 	int bk_abort; /* set (atomically) at the end: a read in progress is cut short */
 	uint64_t bk_next, bk_cost;
 	struct books bk_thr, bk_cur;
@@ -757,6 +764,13 @@ static int open_reading(struct watch *w)
 	 */
 	w->probe = openat(pmaps_proc_dirfd(w->proc), "maps",
 	                  O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	w->bk_rt = PMAPS_RUNTIME_NONE;
+	if (w->bk_on) {
+		int rt = pmaps_books_runtime(w->xproc);
+		if (rt > 0)
+			w->bk_rt = (enum pmaps_runtime)rt;
+	}
+	w->bk_want = books_wanted(&w->o->books, w->bk_rt);
 	w->xopts = w->src == PMAPS_SRC_PAGES ? PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE : 0;
 	err = pmaps_explain_open(&w->xs, w->xproc, w->xopts);
 	if (err < 0) {
@@ -913,7 +927,7 @@ static void bk_sample(struct watch *w, struct watch_sample *s, int with)
  */
 static int bk_due(const struct watch *w, uint64_t now)
 {
-	return w->bk_on && now >= w->bk_next;
+	return w->bk_on && w->bk_want && now >= w->bk_next;
 }
 
 /* After the thread read books in COST: when the next read may start, from END. */
@@ -1064,17 +1078,21 @@ static void *bd_main(void *arg)
 		w->bd_want = 0;
 		books = w->bd_books;
 		pthread_mutex_unlock(&w->mu);
+		if (books) {
+			/*
+			 * The books right before the breakdown, joined to it alone: a
+			 * runtime figure is never set against another moment's.
+			 */
+			t = now_ns();
+			books_read(&w->bk_thr, &w->o->books, w->xproc, w->bk_rt);
+			bk = now_ns() - t;
+		}
 		t = now_ns();
 		err = pmaps_explain_run(w->xs, &x);
 		e = now_ns();
 		if (err == 0 && books) {
-			/*
-			 * The books right after the breakdown, joined to it alone: a
-			 * runtime figure is never set against another moment's.
-			 */
-			books_read(&w->bk_thr, &w->o->books, w->xproc, x->runtime_kind);
+			w->bk_thr.runtime = x->runtime_kind;
 			pmaps_books_join(x, &w->bk_thr.b, 0, &w->bk_thr_join);
-			bk = now_ns() - e;
 		}
 		pthread_mutex_lock(&w->mu);
 		w->bd_x = x;
@@ -1168,7 +1186,7 @@ static enum end_why bd_collect(struct watch *w)
 		w->bk_cur = w->bk_thr;
 		w->bk_join = w->bk_thr_join;
 		w->bk_have = 1;
-		bk_schedule(w, end + w->bk_cost, w->bk_cost);
+		bk_schedule(w, end, w->bk_cost);
 	}
 	pthread_mutex_unlock(&w->mu);
 	if (!done)
@@ -1226,8 +1244,8 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 	}
 	if (!busy && w->bd_thread && bk_due(w, now)) {
 		/*
-		 * The books are due: the thread reads a breakdown and them right
-		 * after it (jcmd takes most of a second: never at the tick).
+		 * The books are due: the thread reads them and a breakdown right
+		 * after them (jcmd takes most of a second: never at the tick).
 		 */
 		pthread_mutex_lock(&w->mu);
 		w->bd_busy = 1;

@@ -330,6 +330,12 @@ def explain(pid, pages=False, *, source="auto", books=True, books_timeout=2.0, p
                                      ctypes.byref(choice), msg, len(msg))
         if err < 0:
             raise _L.fail(err, pid, msg.value, "explain")
+        b = None
+        if books:
+            # The runtime's books first, the kernel's figures right after (what asking costs
+            # the process is then in both), as every front end of pmaps reads them.
+            rt = c.pmaps_books_runtime(h)
+            b = _EXPLAIN.books.read(h, real_pid, rt if rt > 0 else 0, float(books_timeout))
         s = ctypes.c_void_p()
         out = ctypes.c_void_p()
         err = c.pmaps_explain_open(ctypes.byref(s), h, choice.options | _explain_options(pages))
@@ -346,11 +352,7 @@ def explain(pid, pages=False, *, source="auto", books=True, books_timeout=2.0, p
             if err < 0:
                 raise _L.fail(err, pid, c.pmaps_explain_errmsg(s) if s else None, "explain")
             x = _structs.Explain.from_address(out.value)
-            bk = None
-            if books:
-                # Right after the kernel's figures, and joined to them alone.
-                b = _EXPLAIN.books.read(h, real_pid, x.runtime_kind, float(books_timeout))
-                bk = (b, _EXPLAIN.books.join(x, b))
+            bk = None if b is None else (b, _EXPLAIN.books.join(x, b))
             return _EXPLAIN.to_dict(x, real_pid, library_version, choice=choice, books=bk)
         finally:
             if s:

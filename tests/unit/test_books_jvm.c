@@ -1111,6 +1111,49 @@ static void test_read_no_libjvm(void **state)
 }
 
 /*
+ * pmaps_books_runtime(): this test maps a libjvm.so (a JVM to the reader), a
+ * child that unmapped it none, the Go fixture's executable Go, and a tree
+ * without the files an error of its own.
+ */
+static void test_runtime(void **state)
+{
+	struct pmaps_proc *p;
+	pid_t kid;
+	int pp[2], rc;
+	char c;
+
+	(void)state;
+	p = open_pid(NULL, (int)getpid());
+	expect_eq(pmaps_books_runtime(p), PMAPS_RUNTIME_JVM);
+	pmaps_proc_close(p);
+	assert_int_equal(pipe(pp), 0);
+	kid = add_kid(fork());
+	if (kid == 0) {
+		munmap(libjvm, 4096);
+		close(pp[0]);
+		close(pp[1]);
+		pause();
+		_exit(0);
+	}
+	close(pp[1]);
+	(void)!read(pp[0], &c, 1); /* EOF once it unmapped and closed */
+	close(pp[0]);
+	p = open_pid(NULL, (int)kid);
+	rc = pmaps_books_runtime(p);
+	pmaps_proc_close(p);
+	end_kid(kid);
+	expect_eq(rc, PMAPS_RUNTIME_NONE);
+	p = open_pid(PMAPS_TEST_DATA "/explain-go/proc", 400);
+	expect_eq(pmaps_books_runtime(p), PMAPS_RUNTIME_GO);
+	pmaps_proc_close(p);
+	/* no exe, no maps: not Go, and the maps text's error */
+	p = open_pid(PMAPS_TEST_DATA "/explain-jvm/proc", 200);
+	expect_eq(pmaps_books_runtime(p), -ENOENT);
+	pmaps_proc_close(p);
+	expect_eq(pmaps_books_runtime(NULL), -EINVAL);
+}
+
+/*
  * Where main() found room for an option in this process's command line and
  * environment (argv[0], a variable of the environ it started with): bytes
  * /proc/PID/cmdline and environ read, which a forked child may write over.
@@ -1258,6 +1301,7 @@ int main(int argc, char **argv, char **envp)
 		cmocka_unit_test(test_read_attach),
 		cmocka_unit_test_teardown(test_read_refused, end_kids),
 		cmocka_unit_test_teardown(test_read_no_libjvm, end_kids),
+		cmocka_unit_test_teardown(test_runtime, end_kids),
 		cmocka_unit_test_teardown(test_read_options, end_kids),
 		cmocka_unit_test_teardown(test_read_drop, end_kids),
 	};

@@ -225,12 +225,16 @@ static void test_explain_jsonl_in_memory(void **state)
 	const struct pmaps_explain *x;
 	struct pmaps_proc *proc;
 	struct writer w;
-	struct doc d = {.kind = DOC_EXPLAIN};
+	struct pmaps_explain_choice c = {.size = sizeof(c)};
+	struct doc d = {.kind = DOC_EXPLAIN, .choice = &c};
 	struct out o;
 	(void)state;
 
 	assert_int_equal(pmaps_proc_open(&proc, ROOT("kernel-6.1"), "4242"), 0);
-	assert_int_equal(pmaps_explain_open(&s, proc, 0), 0);
+	/* The source chosen as pmaps explain chooses it: the fixture has no status. */
+	assert_int_equal(pmaps_explain_choose(proc, PMAPS_SRC_AUTO, PMAPS_EXPLAIN_HOLD_NS, &c, NULL, 0), 0);
+	assert_int_equal(c.reason, PMAPS_CHOICE_NO_STATUS);
+	assert_int_equal(pmaps_explain_open(&s, proc, c.options), 0);
 	assert_int_equal(pmaps_explain_run(s, &x), 0);
 	d.pid = pmaps_proc_pid(proc);
 	out_memory(&o, buf, sizeof(buf));
