@@ -70,10 +70,12 @@ def _ms(ns):
     return float("%d.%03d" % (ns // 1000000, ns % 1000000 // 1000))
 
 
-def _set(buf, text):
-    """TEXT (str or bytes) into a fixed char array, cut to fit."""
+def _set(obj, field, text):
+    """TEXT (str or bytes) into OBJ's fixed char array FIELD, cut to fit. (Reading the
+    field gives a copy: the array is written through the structure.)"""
     raw = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
-    ctypes.memmove(buf, raw[:len(buf) - 1] + b"\0", min(len(raw), len(buf) - 1) + 1)
+    size = getattr(type(obj), field).size
+    setattr(obj, field, raw[:size - 1])
 
 
 def _cut(ln):
@@ -157,7 +159,7 @@ class Books:
         first = None
         for i in range(max(n, 0)):
             url = ls[i].url.decode()
-            _set(head.source, url)
+            _set(head, "source", url)
             err = self._go_fetch(b, ls[i], url, timeout)
             if err is None:
                 break
@@ -165,10 +167,10 @@ class Books:
                 first = (url, err)
         if not head.ok:
             if first is not None:
-                _set(head.source, first[0])
+                _set(head, "source", first[0])
                 why = first[1] + ("" if n == 1 else " (and %d other listener%s)" %
                                   (n - 1, "s" if n > 2 else ""))
-            _set(head.why, why)
+            _set(head, "why", why)
         self._stamp(head, t0)
 
     def _go_fetch(self, b, listener, url, timeout):
@@ -225,7 +227,7 @@ class Books:
         t0 = time.monotonic_ns()
         for k, words, _ in cmds:
             b.head[k].asked = 1
-            _set(b.head[k].source, "jcmd %d %s" % (pid, words))
+            _set(b.head[k], "source", "jcmd %d %s" % (pid, words))
         a = S.JvmAttach()
         a.size = ctypes.sizeof(a)
         msg = ctypes.create_string_buffer(256)
@@ -242,7 +244,7 @@ class Books:
                 why = "the JVM runs as uid %d: jcmd attaches only as the JVM's user or root" % a.uid
         if why is not None:
             for k, _, _ in cmds:
-                _set(b.head[k].why, why)
+                _set(b.head[k], "why", why)
                 self._stamp(b.head[k], t0)
             return
         for k, words, args in cmds:
@@ -253,13 +255,13 @@ class Books:
             if err is None:
                 err = self._parse(b, k, out)
                 if err is not None:
-                    _set(b.head[k].why, "%s: %s" % (words, err))
+                    _set(b.head[k], "why", "%s: %s" % (words, err))
                 self._stamp(b.head[k], t)
                 continue
             # jcmd did not answer: the other command would fail alike, and is not run.
             for k2, _, _ in cmds:
                 if not b.head[k2].ok:
-                    _set(b.head[k2].why, err)
+                    _set(b.head[k2], "why", err)
                     self._stamp(b.head[k2], t)
             return
 
