@@ -26,7 +26,9 @@ For GODEBUG=madvdontneed=0 and =1, found from its listeners and through
   madvdontneed=0 that is tens of MiB, with =1 it is 0;
 - GOGC, GOMEMLIMIT and GODEBUG are the ones it was started with;
 - the text has the books' section and the "RSS ... =" equation;
-- watch's breakdowns carry the books, each between the readings around it.
+- watch's breakdowns carry the books, each between the readings around it;
+  against a heap that swings 48 MiB twice a second, every joined breakdown
+  is of the books' moment (test_watch_churn).
 Bad input: a URL off loopback refused without --allow-remote; a server that
 never answers cut at --books-timeout 500ms; a page that is no MemStats dump;
 a redirect to another host, not followed; a Go program without pprof; one in
@@ -250,6 +252,107 @@ def test_watch():
         t.end()
 
 
+def heap_unexplained(doc):
+    """The runtime-heap part's remainder in DOC's join: its RSS less what the books count."""
+    j = doc.get("runtime_books", {}).get("join", {})
+    return next((t["bytes"] for t in j.get("terms", [])
+                 if t["key"] == "heap_unexplained" and t["part"] == "runtime-heap"), None)
+
+
+def test_watch_churn():
+    """watch against a heap that swings 48 MiB twice a second (gotarget's churn):
+    every breakdown the books are joined to is of their moment. A join across a
+    swing would put tens of MiB in the runtime heap's remainder; at rest the
+    remainder is a fixed U0, and a joined breakdown's stays within 8 MiB of it
+    (a sixth of the swing: while it allocates, Go's own figures lag its pages
+    by a MiB or two, and the join lets the RSS move max_moved).
+    Refused ones say why in figures that show it; the timeline marks the
+    runtime's figures at the joined breakdowns alone. Reads until joined
+    breakdowns at the low and the high of the swing are both seen (60 s at
+    most)."""
+    t = Target(1)
+    svg = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"pmaps-churn-{os.getpid()}.svg")
+    w = None
+    try:
+        rc, rest, _, err, _ = explain(t.pid)
+        eq("churn: explain at rest", (rc, err), (0, ""))
+        rest = rest or {}
+        u0 = heap_unexplained(rest)
+        eq("churn: at rest, the books joined",
+           rest.get("runtime_books", {}).get("join", {}).get("ok"), True)
+        eq("churn: the target churns", t.cmd("churn"), {"churning": True})
+        w = subprocess.Popen([PMAPS, "watch", "--jsonl", "-i", "100ms", "--svg", svg,
+                              str(t.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        samples, joined, refused = [], [], []
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            line = w.stdout.readline()
+            if not line:
+                break
+            o = json.loads(line)
+            if "sample" not in o:
+                continue
+            samples.append(o)
+            rb = o.get("runtime_books")
+            if not rb:
+                continue
+            j = rb.get("join", {})
+            (joined if j.get("ok") else refused).append(o)
+            lows = [x for x in joined if x["runtime_books"]["go"]["heap_alloc"] < 50 * MIB]
+            highs = [x for x in joined if x["runtime_books"]["go"]["heap_alloc"] > 70 * MIB]
+            if len(joined) >= 8 and lows and highs:
+                break
+        w.send_signal(signal.SIGINT)
+        _, err = w.communicate(timeout=30)
+        eq("churn: watch exit status", (w.returncode, err.decode()), (0, ""))
+        figures = []
+        for o in joined:
+            tag = f"churn: sample {o['sample']}"
+            j = o["runtime_books"]["join"]
+            ok(f"{tag}: skew within its limit", j["skew_ms"] <= j["max_skew_ms"], j["skew_ms"],
+               f"<= {j['max_skew_ms']}")
+            ok(f"{tag}: moved within its limit", j["moved"] <= j["max_moved"], j["moved"],
+               f"<= {j['max_moved']}")
+            eq(f"{tag}: the join adds up to the sample's rss",
+               (sum(x["bytes"] for x in j["terms"]), j["rss"]), (o["rss"], o["rss"]))
+            u = heap_unexplained(o)
+            figures.append((o["runtime_books"]["go"]["heap_alloc"] // MIB,
+                            category(o, "runtime-heap").get("rss", 0) // MIB, u))
+            ok(f"{tag}: the runtime heap's remainder is the one at rest (books of the "
+               "breakdown's moment)", u is not None and abs(u - u0) <= 8 * MIB,
+               (u, u0), f"within 8 MiB of {u0}")
+        for o in refused:
+            j = o["runtime_books"]["join"]
+            ok(f"churn: sample {o['sample']}: refused for a figure past its limit",
+               (j.get("refused") == "moved" and j["moved"] > j["max_moved"]) or
+               (j.get("refused") == "skew" and j["skew_ms"] > j["max_skew_ms"]), j,
+               "moved or skew past max")
+        ok("churn: joined at the low and the high of the swing", len(joined) >= 8 and
+           any(a < 50 for a, _, _ in figures) and any(a > 70 for a, _, _ in figures),
+           figures, ">= 8 joined, HeapAlloc under 50 MiB and over 70 MiB")
+        # The timeline: one mark of the runtime's live bytes per joined breakdown alone.
+        with_rt = [bool(o.get("runtime_books", {}).get("join", {}).get("ok")) for o in samples]
+        lone = sum(1 for i, x in enumerate(with_rt) if x and (i == 0 or not with_rt[i - 1]) and
+                   (i + 1 == len(with_rt) or not with_rt[i + 1]))
+        with open(svg) as f:
+            marks = f.read().count('fill="#c0392b"/>')
+        eq("churn: the timeline marks the runtime's live bytes at the joined breakdowns",
+           marks, lone)
+        print(f"books_go: churn: {len(samples)} samples, {len(joined)} joined, "
+              f"{len(refused)} refused "
+              f"({sorted(set(o['runtime_books']['join'].get('refused') for o in refused))}); "
+              f"skew_ms {[o['runtime_books']['join']['skew_ms'] for o in joined]}; "
+              f"(HeapAlloc MiB, runtime-heap RSS MiB, remainder) {figures}; at rest {u0}",
+              flush=True)
+    finally:
+        if w and w.poll() is None:
+            w.kill()
+            w.wait()
+        t.end()
+        if os.path.exists(svg):
+            os.unlink(svg)
+
+
 class Fake(http.server.BaseHTTPRequestHandler):
     """A server on loopback: MODE says how it answers."""
     mode = "hello"
@@ -411,6 +514,7 @@ def main():
         for madv in (0, 1):
             test_go(madv)
         test_watch()
+        test_watch_churn()
         test_bad()
     finally:
         for p in procs:

@@ -20,6 +20,10 @@
 //	served  one JSON line of the figures the last /debug/pprof/heap reply
 //	   it served carried (its runtime.MemStats block, as Go's own pprof
 //	   wrote it), or {} before any
+//	churn  starts a goroutine that swings the heap until standard input
+//	   closes: 48 MiB allocated 1 MiB at a time over about 300 ms, each
+//	   page touched, held 100 ms; then dropped, collected and returned
+//	   (debug.FreeOSMemory), 100 ms low. Replies {"churning":true}
 package main
 
 import (
@@ -36,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 const fileSize = 16 << 20
@@ -198,6 +203,28 @@ func servePprof() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// churn swings the heap between its 16 MiB and 64 MiB, over and over: 48
+// MiB allocated a 1 MiB slice every 6 ms, each page touched as it comes
+// (RSS climbing about 160 MiB a second), held 100 ms; then dropped,
+// collected and returned at once (debug.FreeOSMemory), and 100 ms low.
+func churn() {
+	for {
+		swing := make([][]byte, 0, 48)
+		for i := 0; i < 48; i++ {
+			b := make([]byte, 1<<20)
+			for j := 0; j < len(b); j += 4096 {
+				b[j] = 1
+			}
+			swing = append(swing, b)
+			time.Sleep(6 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		swing = nil
+		debug.FreeOSMemory()
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func main() {
 	withPprof := os.Getenv("GOTARGET_PPROF") == "1"
 	name, err := makeFile()
@@ -248,6 +275,9 @@ func main() {
 			var s runtime.MemStats
 			runtime.ReadMemStats(&s)
 			_ = out.Encode(fromRuntime(&s))
+		case "churn":
+			go churn()
+			fmt.Println(`{"churning":true}`)
 		case "served":
 			servedMu.Lock()
 			s := served
