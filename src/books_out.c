@@ -108,8 +108,8 @@ const char *books_refusal_words(const struct pmaps_join *j, char *buf, size_t si
 		         (unsigned long long)(j->max_skew_ns / 1000000u));
 		return buf;
 	case PMAPS_JOIN_MOVED:
-		snprintf(buf, size, "the process's RSS moved by %s while its books were read (a join "
-		         "allows %s)", hu(a, j->moved), hu(c, j->max_moved));
+		snprintf(buf, size, "the process's RSS moved by %s between its books and the kernel's "
+		         "figures (a join allows %s)", hu(a, j->moved), hu(c, j->max_moved));
 		return buf;
 	default:
 		return NULL;
