@@ -1541,6 +1541,21 @@ struct pmaps_jvm_attach {
 PMAPS_API int pmaps_books_jvm_attach(struct pmaps_proc *proc, struct pmaps_jvm_attach *out,
                                      char *msg, size_t msgsz);
 
+/*
+ * Why a run of "jcmd PID CMD" that exited with STATUS (not 0) gave no
+ * book, in words, into WHY (always NUL-terminated): the words after
+ * "Exception: " on the line that names jcmd's exception in ERR (its
+ * standard error, ERRLEN bytes) or else OUT (its output), "jcmd could not
+ * attach to the JVM: ..." when the exception is the attach mechanism's;
+ * else the first line that says something; with OTHER_MNTNS, that the JVM
+ * runs in another mount namespace. The words are the target's bytes, cut
+ * before a UTF-8 sequence the room would split. So that every front end
+ * that runs jcmd says a failure alike.
+ */
+PMAPS_API void pmaps_books_jcmd_failed(int pid, const char *cmd, int status, const char *err,
+                                       size_t errlen, const char *out, size_t outlen,
+                                       int other_mntns, char *why, size_t whysz);
+
 /* ---- the join ---- */
 
 /*

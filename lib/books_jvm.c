@@ -212,6 +212,100 @@ static int bad(char *why, size_t whysz, const char *what, unsigned line)
 	return -EBADMSG;
 }
 
+/*
+ * The next line of jcmd's output to parse into [*LS, *LE), numbered *LINE:
+ * its "PID:" header skipped, a carriage return dropped. Returns 1, 0 at the
+ * end, or -EBADMSG (WHY says) for a last line cut short.
+ */
+static int body_line(const char **pos, const char *end, const char **ls, const char **le,
+                     unsigned *line, char *why, size_t whysz)
+{
+	int cut = 0;
+
+	while (next_line(pos, end, ls, le, &cut)) {
+		++*line;
+		if (cut && !blank(*ls, *le))
+			return bad(why, whysz, "the output ends in a line cut short", *line);
+		if (*line == 1 && pid_header(*ls, *le))
+			continue;
+		if (*le > *ls && (*le)[-1] == '\r')
+			--*le;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- jcmd's words when it fails ---- */
+
+/*
+ * The words of [S, S+N) that say what failed: those after "Exception: " on
+ * the line that names jcmd's exception (*ATTACH 1 when the exception is the
+ * attach mechanism's), or the first line that says something.
+ */
+static void failure_words(const char *s, size_t n, const char **w, size_t *wn, int *attach)
+{
+	const char *pos = s, *end = s + n, *ls, *le, *first = NULL, *first_end = NULL;
+	unsigned line = 0;
+
+	*w = NULL;
+	*wn = 0;
+	while (next_line(&pos, end, &ls, &le, NULL)) {
+		const char *x;
+		line++;
+		if (le > ls && le[-1] == '\r')
+			le--;
+		if ((line == 1 && pid_header(ls, le)) || blank(ls, le) || *ls == '\t')
+			continue;
+		if (!first)
+			first = ls, first_end = le;
+		x = memmem(ls, (size_t)(le - ls), "Exception: ", 11);
+		if (x) {
+			*attach = memmem(ls, (size_t)(x - ls), "attach", 6) != NULL;
+			*w = x + 11;
+			*wn = (size_t)(le - *w);
+			return;
+		}
+	}
+	if (first) {
+		*w = first;
+		*wn = (size_t)(first_end - first);
+	}
+}
+
+void pmaps_books_jcmd_failed(int pid, const char *cmd, int status, const char *err,
+                             size_t errlen, const char *out, size_t outlen, int other_mntns,
+                             char *why, size_t whysz)
+{
+	const char *w = NULL;
+	size_t wn = 0, l;
+	int attach = 0;
+	char words[200];
+
+	if (!why || !whysz)
+		return;
+	if (!cmd)
+		cmd = "";
+	if (err)
+		failure_words(err, errlen, &w, &wn, &attach);
+	if (!w && out)
+		failure_words(out, outlen, &w, &wn, &attach);
+	if (!w) {
+		pmaps__msg(why, whysz, "jcmd %d %s failed (status %d) and said nothing", pid, cmd,
+		           status);
+	} else {
+		copy_cut(words, sizeof(words), w, wn);
+		if (attach)
+			pmaps__msg(why, whysz, "jcmd could not attach to the JVM: %s", words);
+		else
+			pmaps__msg(why, whysz, "jcmd %d %s failed (status %d): %s", pid, cmd, status,
+			           words);
+	}
+	l = strlen(why);
+	if (other_mntns && l < whysz)
+		pmaps__msg(why + l, whysz - l, " (it runs in another mount namespace, a container: "
+		           "not reached)");
+}
+
 /* ---- GC.heap_info ---- */
 
 /* " total 19648K, used 9237K" and the addresses that follow, "[a, b)" or "[a, b, c)". */
@@ -264,20 +358,13 @@ int pmaps__books_parse_jvm_heap(struct pmaps_books *j, const char *text, size_t 
 	uint64_t committed = 0, used = 0, mu = 0, mc = 0, mr = 0, x;
 	enum heap_kind kind = HK_NONE;
 	unsigned line = 0;
-	int meta = 0, shen_next = 0, cut = 0;
+	int meta = 0, shen_next = 0, r;
 
-	while (next_line(&pos, end, &ls, &le, &cut)) {
+	while ((r = body_line(&pos, end, &ls, &le, &line, why, whysz)) > 0) {
 		const char *p = ls;
 		struct gen *g = NULL;
 		enum heap_kind k = HK_NONE;
 
-		line++;
-		if (cut && !blank(ls, le))
-			return bad(why, whysz, "the output ends in a line cut short", line);
-		if (line == 1 && pid_header(ls, le))
-			continue;
-		if (le > ls && le[-1] == '\r')
-			le--;
 		if (shen_next) {
 			/* " 65536K max, 65536K soft max, 65536K committed, 35818K used" */
 			uint64_t c, u;
@@ -360,6 +447,8 @@ int pmaps__books_parse_jvm_heap(struct pmaps_books *j, const char *text, size_t 
 			           line);
 		g->seen = 1;
 	}
+	if (r < 0)
+		return r;
 	switch (kind) {
 	case HK_NONE:
 		return bad(why, whysz, "no Java heap this reader knows (G1, Serial, Parallel, Z, "
@@ -433,19 +522,12 @@ int pmaps__books_parse_jvm_nmt(struct pmaps_books *j, const char *text, size_t l
 	const char *pos = text, *end = text + len, *ls, *le;
 	uint64_t tr = 0, tc = 0;
 	unsigned line = 0, ncat = 0;
-	int total = 0, header = 0, cut = 0;
+	int total = 0, header = 0, r;
 
-	while (next_line(&pos, end, &ls, &le, &cut)) {
+	while ((r = body_line(&pos, end, &ls, &le, &line, why, whysz)) > 0) {
 		const char *p = ls, *name, *name_end, *open;
 		struct pmaps_nmt_category *c;
 
-		line++;
-		if (cut && !blank(ls, le))
-			return bad(why, whysz, "the output ends in a line cut short", line);
-		if (line == 1 && pid_header(ls, le))
-			continue;
-		if (le > ls && le[-1] == '\r')
-			le--;
 		skip_sp(&p, le);
 		if (!header && !total && ncat == 0) {
 			if (lit(&p, le, "Native memory tracking is not enabled") && blank(p, le)) {
@@ -512,6 +594,8 @@ int pmaps__books_parse_jvm_nmt(struct pmaps_books *j, const char *text, size_t l
 		copy_cut(c->name, sizeof(c->name), name, (size_t)(name_end - name));
 		ncat++;
 	}
+	if (r < 0)
+		return r;
 	if (!total) {
 		/* the first line that says something, for the why */
 		return bad(why, whysz, header ? "the NMT summary has no Total line"

@@ -37,61 +37,6 @@
 /* What of its standard error is kept for a why (the rest is read and dropped). */
 #define JVM_ERR_CAP 1024u
 
-/* ---- jcmd's words, for a why ---- */
-
-/*
- * The next line of [*POS, END) in [*LS, *LE) without its newline; 0 at the
- * end. A last line without a newline is returned too, with *CUT set.
- */
-static int next_line(const char **pos, const char *end, const char **ls, const char **le,
-                     int *cut)
-{
-	const char *p = *pos, *nl;
-
-	if (p >= end)
-		return 0;
-	nl = memchr(p, '\n', (size_t)(end - p));
-	*ls = p;
-	*le = nl ? nl : end;
-	*pos = nl ? nl + 1 : end;
-	if (cut)
-		*cut = !nl;
-	return 1;
-}
-
-/* Whether [S, E) holds nothing but spaces, tabs and a carriage return. */
-static int blank(const char *s, const char *e)
-{
-	for (; s < e; s++)
-		if (*s != ' ' && *s != '\t' && *s != '\r')
-			return 0;
-	return 1;
-}
-
-/* Whether the line is jcmd's "PID:" header. */
-static int pid_header(const char *s, const char *e)
-{
-	const char *p = s;
-
-	while (p < e && *p >= '0' && *p <= '9')
-		p++;
-	return p > s && p < e && *p == ':' && blank(p + 1, e);
-}
-
-/* The N bytes at S into DST (SIZE), cut before a UTF-8 sequence the room would split. */
-static void copy_cut(char *dst, size_t dstsz, const char *s, size_t n)
-{
-	if (n >= dstsz) {
-		n = dstsz - 1;
-		/* back off the continuation bytes of a sequence the cut splits */
-		for (int k = 0; k < 3 && n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80; k++)
-			n--;
-	}
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-}
-
-
 /* ---- running jcmd ---- */
 
 /* What one jcmd run gave. */
@@ -396,41 +341,6 @@ static int run_jcmd(char *const argv[], int pid, int drop, uid_t uid, gid_t gid,
 }
 
 /*
- * The words of [S, S+N) that say what failed: those after "Exception: " on
- * the line that names jcmd's exception (*ATTACH 1 when the exception is the
- * attach mechanism's), or the first line.
- */
-static void failure_words(const char *s, size_t n, const char **w, size_t *wn, int *attach)
-{
-	const char *pos = s, *end = s + n, *ls, *le, *first = NULL, *first_end = NULL;
-	unsigned line = 0;
-
-	*w = NULL;
-	*wn = 0;
-	while (next_line(&pos, end, &ls, &le, NULL)) {
-		const char *x;
-		line++;
-		if ((line == 1 && pid_header(ls, le)) || blank(ls, le) || *ls == '\t')
-			continue;
-		if (!first)
-			first = ls, first_end = le;
-		x = memmem(ls, (size_t)(le - ls), "Exception: ", 11);
-		if (x) {
-			*attach = memmem(ls, (size_t)(x - ls), "attach", 6) != NULL;
-			*w = x + 11;
-			*wn = (size_t)(le - *w);
-			return;
-		}
-	}
-	if (first) {
-		*w = first;
-		*wn = (size_t)(first_end - first);
-	}
-}
-
-/* Whether PID lives in another mount namespace than pmaps. */
-
-/*
  * Why the run R of "jcmd PID CMD" gave nothing to parse, into WHY; 0 when
  * it ran and exited 0 (its output is to be parsed), -1 when not.
  */
@@ -438,10 +348,6 @@ static int run_why(const struct jrun *r, const char *jcmd, const char *cmd, int 
                    unsigned timeout_ms, int other_mntns, char *why, size_t whysz)
 {
 	static const char *const stage[] = {"", "setgroups", "setgid", "setuid", "exec"};
-	const char *w;
-	size_t wn;
-	int attach = 0;
-	char words[200];
 
 	if (r->fail_stage) {
 		snprintf(why, whysz, "could not run %s (%s: %s)", jcmd,
@@ -466,25 +372,8 @@ static int run_why(const struct jrun *r, const char *jcmd, const char *cmd, int 
 		         strerror(-r->status));
 		return -1;
 	}
-	failure_words(r->err, r->errlen, &w, &wn, &attach);
-	if (!w)
-		failure_words(r->out, r->len, &w, &wn, &attach);
-	if (!w) {
-		snprintf(why, whysz, "jcmd %d %s failed (status %d) and said nothing", pid, cmd,
-		         r->status);
-	} else {
-		copy_cut(words, sizeof(words), w, wn);
-		if (attach)
-			snprintf(why, whysz, "jcmd could not attach to the JVM: %s", words);
-		else
-			snprintf(why, whysz, "jcmd %d %s failed (status %d): %s", pid, cmd, r->status,
-			         words);
-	}
-	if (other_mntns) {
-		size_t l = strlen(why);
-		snprintf(why + l, whysz - l, " (it runs in another mount namespace, a container: "
-		         "not reached)");
-	}
+	pmaps_books_jcmd_failed(pid, cmd, r->status, r->err, r->errlen, r->out, r->len, other_mntns,
+	                        why, whysz);
 	return -1;
 }
 

@@ -33,7 +33,7 @@ import subprocess
 import time
 
 from . import _structs as S
-from ._text import json_named
+from ._text import json_named, names
 
 GO, JVM_HEAP, JVM_NMT, MALLOC = 0, 1, 2, 3  # enum pmaps_book
 RUNTIME_GO, RUNTIME_JVM = 2, 3  # enum pmaps_runtime
@@ -47,16 +47,6 @@ LINE_MAX = 256
 JVM_OUT_CAP = 1 << 20
 JVM_ERR_CAP = 1024
 HEADER = b"# runtime.MemStats"
-
-
-def _names(fn, limit):
-    out = []
-    while len(out) < limit:
-        s = fn(len(out))
-        if s is None:
-            break
-        out.append(s.decode())
-    return out
 
 
 def _at(ns):
@@ -108,15 +98,15 @@ class Books:
     def __init__(self, lib):
         c = lib.c
         self.c = c
-        self.books = _names(c.pmaps_book_key, S.BOOK_MAX)
-        self.values = _names(c.pmaps_book_value_key, S.BV_MAX)
+        self.books = names(c.pmaps_book_key, S.BOOK_MAX)
+        self.values = names(c.pmaps_book_value_key, S.BV_MAX)
         self.value_book = [c.pmaps_book_value_book(v) for v in range(len(self.values))]
         self.value_unit = [c.pmaps_book_value_unit(v) for v in range(len(self.values))]
-        self.nmt_states = _names(c.pmaps_nmt_state_key, 8)
-        self.parts = _names(c.pmaps_join_part_key, S.JP_MAX)
-        self.srcs = _names(c.pmaps_join_src_key, 8)
-        self.terms = _names(c.pmaps_join_key, 64)
-        self.refusals = _names(c.pmaps_join_refusal_key, 16)
+        self.nmt_states = names(c.pmaps_nmt_state_key, 8)
+        self.parts = names(c.pmaps_join_part_key, S.JP_MAX)
+        self.srcs = names(c.pmaps_join_src_key, 8)
+        self.terms = names(c.pmaps_join_key, 64)
+        self.refusals = names(c.pmaps_join_refusal_key, 16)
 
     # ---- reading ----
 
@@ -333,10 +323,13 @@ class Books:
         if too_big:
             return None, "jcmd %d %s wrote more than %d bytes: not read" % (pid, cmd, JVM_OUT_CAP)
         if status != 0:
-            words = (bytes(err) or bytes(out)).decode("utf-8", "replace").strip().splitlines()
-            said = next((w for w in words if w and not w.rstrip(":").isdigit()), "")
-            return None, "jcmd %d %s failed (status %d)%s" % (pid, cmd, status,
-                                                               ": " + said if said else "")
+            # Worded by the library, as the tool words it.
+            why = ctypes.create_string_buffer(512)
+            e, o = bytes(err), bytes(out)
+            self.c.pmaps_books_jcmd_failed(pid, cmd.encode(), status if status > 0 else
+                                           128 - status, e, len(e), o, len(o),
+                                           int(a.other_mntns), why, len(why))
+            return None, why.value.decode("utf-8", "replace")
         return bytes(out), None
 
     @staticmethod

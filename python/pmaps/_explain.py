@@ -10,7 +10,7 @@ import ctypes
 
 from . import _structs as S
 from ._books import Books
-from ._text import json_named
+from ._text import json_named, names
 
 _STATUS_SHOWN = ("vm_rss", "rss_anon", "rss_file", "rss_shmem", "vm_hwm", "vm_pte", "vm_swap")
 _ROLLUP_SHOWN = ("rss", "pss", "lazy_free", "swap")
@@ -19,33 +19,23 @@ PAGES = 1  # PMAPS_EXPLAIN_PAGES
 STRATEGY_SCAN = 1  # PMAPS_PAGES_SCAN
 
 
-def _names(fn, limit):
-    out = []
-    while len(out) < limit:
-        s = fn(len(out))
-        if s is None:
-            break
-        out.append(s.decode())
-    return out
-
-
 class Explain:
     def __init__(self, lib):
         c = lib.c
         self.lib = lib
-        self.cats = _names(c.pmaps_xcat_name, S.X_MAX)
-        self.xc_keys = _names(c.pmaps_xcol_key, S.XC_MAX)
+        self.cats = names(c.pmaps_xcat_name, S.X_MAX)
+        self.xc_keys = names(c.pmaps_xcol_key, S.XC_MAX)
         self.xc = {k: i for i, k in enumerate(self.xc_keys)}
-        self.sources = _names(c.pmaps_source_name, 16)
-        self.xpages = _names(c.pmaps_xpage_key, S.XP_MAX)
-        self.runtimes = _names(c.pmaps_runtime_name, 64)
-        self.notes = _names(c.pmaps_note_key, S.NOTE_MAX)
+        self.sources = names(c.pmaps_source_name, 16)
+        self.xpages = names(c.pmaps_xpage_key, S.XP_MAX)
+        self.runtimes = names(c.pmaps_runtime_name, 64)
+        self.notes = names(c.pmaps_note_key, S.NOTE_MAX)
         self.note_values = [[v.decode() for v in (c.pmaps_note_value_key(k, i) for i in (0, 1))
                              if v is not None] for k in range(len(self.notes))]
-        status = _names(c.pmaps_status_key, S.ST_MAX)
+        status = names(c.pmaps_status_key, S.ST_MAX)
         self.status = [(k, status.index(k)) for k in _STATUS_SHOWN]
         self.fields = {k: c.pmaps_value_lookup(k.encode(), len(k)) for k in _ROLLUP_SHOWN}
-        self.reasons = _names(c.pmaps_choice_reason_key, 16)
+        self.reasons = names(c.pmaps_choice_reason_key, 16)
         self.books = Books(lib)
 
     def to_dict(self, x, pid, version, kernel_thread=False, choice=None, books=None):

@@ -132,6 +132,7 @@ PROTOTYPES = {
     "pmaps_book_value_unit": (_I, [_I]),
     "pmaps_nmt_state_key": (_S, [_I]),
     "pmaps_books_runtime": (_I, [_P]),
+    "pmaps_books_jcmd_failed": (None, [_I, _S, _I, _S, _SZ, _S, _SZ, _I, _P, _SZ]),
     "pmaps_books_has": (_I, [_P, _I]),
     "pmaps_books_parse": (_I, [_P, _I, _P, _SZ, _P, _SZ]),
     "pmaps_books_go_env": (_I, [_P, _P]),

@@ -49,3 +49,14 @@ def json_named(d, key, raw):
     except UnicodeDecodeError:
         d[key] = raw.decode("utf-8", "pmaps.replace_byte")
         d[key + "_hex"] = raw.hex()
+
+
+def names(fn, limit):
+    """The keys a library function FN gives for 0, 1, ... until NULL (LIMIT at most)."""
+    out = []
+    while len(out) < limit:
+        s = fn(len(out))
+        if s is None:
+            break
+        out.append(s.decode())
+    return out

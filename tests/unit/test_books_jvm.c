@@ -518,6 +518,50 @@ static void test_nmt_bad(void **state)
 }
 
 /* Random bytes from the formats' own tokens: never a crash, never a figure out of bounds. */
+/* pmaps_books_jcmd_failed(): the words a failed jcmd run is told by. */
+static void failed_is(const char *err, const char *out, int other, const char *want)
+{
+	char why[256];
+
+	memset(why, 'x', sizeof(why));
+	pmaps_books_jcmd_failed(4242, "GC.heap_info", 1, err, err ? strlen(err) : 0, out,
+	                        out ? strlen(out) : 0, other, why, sizeof(why));
+	if (strcmp(why, want) != 0)
+		fail_msg("jcmd failed with err '%s', out '%s': got '%s', want '%s'", err ? err : "(null)",
+		         out ? out : "(null)", why, want);
+}
+
+static void test_jcmd_failed(void **state)
+{
+	static const char attach[] = "com.sun.tools.attach.AttachNotSupportedException: The VM "
+	                             "does not support the attach mechanism\n\tat jdk.attach/x\n";
+	char small[24], err[256], want[256];
+	(void)state;
+	failed_is(attach, NULL, 0,
+	          "jcmd could not attach to the JVM: The VM does not support the attach mechanism");
+	failed_is(attach, NULL, 1,
+	          "jcmd could not attach to the JVM: The VM does not support the attach mechanism "
+	          "(it runs in another mount namespace, a container: not reached)");
+	/* another exception; the header and a blank line before it, a CR after */
+	failed_is("4242:\n\njava.lang.IllegalArgumentException: Unknown diagnostic command\r\n",
+	          NULL, 0, "jcmd 4242 GC.heap_info failed (status 1): Unknown diagnostic command");
+	/* no exception: the first line that says something, the output's when stderr is empty */
+	failed_is("", "4242:\nCould not find the thing\nsecond\n", 0,
+	          "jcmd 4242 GC.heap_info failed (status 1): Could not find the thing");
+	failed_is("\n \t\n", "4242:\n", 0, "jcmd 4242 GC.heap_info failed (status 1) and said nothing");
+	failed_is(NULL, NULL, 0, "jcmd 4242 GC.heap_info failed (status 1) and said nothing");
+	/* words past 199 bytes cut before the UTF-8 sequence the cut would split */
+	memset(err, 'a', 198);
+	strcpy(err + 198, "\xc3\xa9 and more\n");
+	snprintf(want, sizeof(want), "jcmd 4242 GC.heap_info failed (status 1): %.198s", err);
+	failed_is(err, NULL, 0, want);
+	/* a WHY too small: cut, and terminated */
+	memset(small, 'x', sizeof(small));
+	pmaps_books_jcmd_failed(1, "c", 2, NULL, 0, NULL, 0, 0, small, sizeof(small));
+	assert_string_equal(small, "jcmd 1 c failed (status");
+	pmaps_books_jcmd_failed(1, "c", 2, NULL, 0, NULL, 0, 0, NULL, 0); /* no room: nothing */
+}
+
 static void test_garbage(void **state)
 {
 	static const char *const tok[] = {
@@ -1073,17 +1117,13 @@ static void test_read_refused(void **state)
 }
 
 /* A process that maps no libjvm.so (jcmd would SIGQUIT it, and end it): not asked. */
-static void test_read_no_libjvm(void **state)
+/* A child of this test that unmapped its libjvm.so: to the reader, no JVM. */
+static pid_t kid_without_libjvm(void)
 {
-	struct books_opts o = opts(10000);
-	struct pmaps_jvm_attach a = {.size = sizeof(a)};
-	struct pmaps_proc *p;
-	char args[64], msg[256];
 	pid_t kid;
-	int pp[2], rc;
+	int pp[2];
+	char c;
 
-	(void)state;
-	mode("ok");
 	assert_int_equal(pipe(pp), 0);
 	kid = add_kid(fork());
 	if (kid == 0) {
@@ -1094,8 +1134,23 @@ static void test_read_no_libjvm(void **state)
 		_exit(0);
 	}
 	close(pp[1]);
-	(void)!read(pp[0], args, 1); /* EOF once it unmapped and closed */
+	(void)!read(pp[0], &c, 1); /* EOF once it unmapped and closed */
 	close(pp[0]);
+	return kid;
+}
+
+static void test_read_no_libjvm(void **state)
+{
+	struct books_opts o = opts(10000);
+	struct pmaps_jvm_attach a = {.size = sizeof(a)};
+	struct pmaps_proc *p;
+	char args[64], msg[256];
+	pid_t kid;
+	int rc;
+
+	(void)state;
+	mode("ok");
+	kid = kid_without_libjvm();
 	p = open_pid(NULL, (int)kid);
 	rc = pmaps_books_jvm_attach(p, &a, msg, sizeof(msg));
 	jread(&o, p);
@@ -1119,25 +1174,13 @@ static void test_runtime(void **state)
 {
 	struct pmaps_proc *p;
 	pid_t kid;
-	int pp[2], rc;
-	char c;
+	int rc;
 
 	(void)state;
 	p = open_pid(NULL, (int)getpid());
 	expect_eq(pmaps_books_runtime(p), PMAPS_RUNTIME_JVM);
 	pmaps_proc_close(p);
-	assert_int_equal(pipe(pp), 0);
-	kid = add_kid(fork());
-	if (kid == 0) {
-		munmap(libjvm, 4096);
-		close(pp[0]);
-		close(pp[1]);
-		pause();
-		_exit(0);
-	}
-	close(pp[1]);
-	(void)!read(pp[0], &c, 1); /* EOF once it unmapped and closed */
-	close(pp[0]);
+	kid = kid_without_libjvm();
 	p = open_pid(NULL, (int)kid);
 	rc = pmaps_books_runtime(p);
 	pmaps_proc_close(p);
@@ -1291,6 +1334,7 @@ int main(int argc, char **argv, char **envp)
 		cmocka_unit_test(test_nmt_off),
 		cmocka_unit_test(test_nmt_bad),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_jcmd_failed),
 	};
 	const struct CMUnitTest reader[] = {
 		cmocka_unit_test(test_attach),
