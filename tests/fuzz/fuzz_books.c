@@ -3,8 +3,9 @@
  * fuzz_books.c - libFuzzer target for the parsers of the runtime's books
  * (pmaps_books_parse(): lib/books_go.c, books_jvm.c, books_malloc.c) and
  * their join: Go's MemStats page, jcmd's NMT summary and GC.heap_info,
- * malloc_info()'s XML. The first byte picks the parser, the rest is what a
- * target wrote. What a parser accepts keeps its own invariants, and joins
+ * malloc_info()'s XML; and the words of a failed jcmd run
+ * (pmaps_books_jcmd_failed()). The first byte picks the parser, the rest is
+ * what a target wrote. What a parser accepts keeps its own invariants, and joins
  * to an explain result with terms that add up to its RSS exactly; what it
  * refuses says why, and leaves no figure of that book behind.
  */
@@ -64,6 +65,33 @@ static void joins(const struct pmaps_books *b)
 		abort();
 }
 
+/*
+ * A failed jcmd's words from TEXT, split at its first NUL into standard
+ * error and output, into rooms of every size up to 64 bytes and a full one:
+ * always terminated inside the room, never past it.
+ */
+static void jcmd_failed(const char *text, size_t n)
+{
+	static char why[512 + 1];
+	const char *nul = memchr(text, '\0', n);
+	size_t errlen = nul ? (size_t)(nul - text) : n;
+	const char *out = nul ? nul + 1 : NULL;
+	size_t outlen = nul ? n - errlen - 1 : 0;
+
+	for (size_t room = 1; room <= 64; room += 7) {
+		why[room] = 'Z';
+		pmaps_books_jcmd_failed(4242, "GC.heap_info", 1, text, errlen, out, outlen, room & 1,
+		                        why, room);
+		if (why[room] != 'Z' || memchr(why, '\0', room) == NULL)
+			abort();
+	}
+	why[sizeof(why) - 1] = 'Z';
+	pmaps_books_jcmd_failed(4242, "GC.heap_info", 1, text, errlen, out, outlen, 1, why,
+	                        sizeof(why) - 1);
+	if (why[sizeof(why) - 1] != 'Z' || strncmp(why, "jcmd ", 5) != 0)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum pmaps_book books[] = {PMAPS_BOOK_GO, PMAPS_BOOK_JVM_NMT,
@@ -76,7 +104,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	k = books[data[0] % 4];
+	if (data[0] % 5 == 4) {
+		jcmd_failed(text, size - 1);
+		return 0;
+	}
+	k = books[data[0] % 5];
 	memset(&b, 0, sizeof(b));
 	b.size = sizeof(b);
 	why[0] = '\0';
