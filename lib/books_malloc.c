@@ -106,9 +106,11 @@ static int attr(const struct line *l, const char *name, uint64_t *v)
 			return -1;
 		*v = 0;
 		for (; p < l->end && *p >= '0' && *p <= '9'; p++) {
-			*v = *v * 10 + (uint64_t)(*p - '0');
-			if (*v > PMAPS__BOOK_FIGURE_MAX)
+			uint64_t d = (uint64_t)(*p - '0');
+			/* Checked before the step: ten times a figure can wrap 64 bits. */
+			if (*v > (PMAPS__BOOK_FIGURE_MAX - d) / 10)
 				return -2;
+			*v = *v * 10 + d;
 		}
 		return p < l->end && *p == '"' ? 0 : -1;
 	}
@@ -263,12 +265,22 @@ int pmaps__books_parse_malloc(struct pmaps_books *m, const char *xml, size_t len
 					return bad(&mp, &l, "more binned chunks than the rest total counts");
 				if (heap.odd > heap.rest_bytes)
 					return bad(&mp, &l, "the rest total is below its chunks' count");
+				/*
+				 * Each term and each sum so far at most 2^62: an addition
+				 * cannot wrap, and a sum past 2^62 is refused at once.
+				 */
 				sum.fast_count += heap.fast_count;
 				sum.fast_bytes += heap.fast_bytes;
 				sum.rest_count += heap.rest_count;
 				sum.rest_bytes += heap.rest_bytes;
 				sum.system += heap.system;
 				odd += heap.odd;
+				if (sum.fast_count > PMAPS__BOOK_FIGURE_MAX ||
+				    sum.fast_bytes > PMAPS__BOOK_FIGURE_MAX ||
+				    sum.rest_count > PMAPS__BOOK_FIGURE_MAX ||
+				    sum.rest_bytes > PMAPS__BOOK_FIGURE_MAX ||
+				    sum.system > PMAPS__BOOK_FIGURE_MAX || odd > PMAPS__BOOK_FIGURE_MAX)
+					return bad(&mp, &l, "the <heap>s' sums are out of range (past 2^62)");
 				in_heap = 0;
 				narenas++;
 				continue;
@@ -287,7 +299,6 @@ int pmaps__books_parse_malloc(struct pmaps_books *m, const char *xml, size_t len
 				return r;
 			if (nr != narenas)
 				return bad(&mp, &l, "<heap> numbers out of order");
-			/* Each of the sums below is of at most this many figures under 2^62. */
 			if (narenas >= 1u << 16)
 				return bad(&mp, &l, "more than 65536 arenas");
 			memset(&heap, 0, sizeof(heap));
@@ -310,15 +321,11 @@ int pmaps__books_parse_malloc(struct pmaps_books *m, const char *xml, size_t len
 		return bad(&mp, &l, "no <heap>");
 	if (!fin.have_fast || !fin.have_rest || !fin.have_mmap || !fin.have_sys)
 		return bad(&mp, &l, "the fast, rest, mmap or current system totals are missing");
-	/* The sums are of at most 2^16 figures under 2^62 each: no wrap in 64 bits... */
+	/* The sums, each at most 2^62 (above): the totals must be them. */
 	if (sum.fast_count != fin.fast_count || sum.fast_bytes != fin.fast_bytes ||
 	    sum.rest_count != fin.rest_count || sum.rest_bytes != fin.rest_bytes ||
 	    sum.system != fin.system)
 		return bad(&mp, &l, "the totals are not the sums of the <heap>s");
-	/* ...but their sum must stay a figure, as any. */
-	if (fin.fast_count > PMAPS__BOOK_FIGURE_MAX || fin.fast_bytes > PMAPS__BOOK_FIGURE_MAX || fin.rest_count > PMAPS__BOOK_FIGURE_MAX ||
-	    fin.rest_bytes > PMAPS__BOOK_FIGURE_MAX || fin.system > PMAPS__BOOK_FIGURE_MAX)
-		return bad(&mp, &l, "a total is out of range (past 2^62)");
 	fin.rest_bytes -= odd;
 	if (fin.fast_bytes > fin.system || fin.rest_bytes > fin.system - fin.fast_bytes)
 		return bad(&mp, &l, "more free than the arenas' memory (fast + rest > system)");

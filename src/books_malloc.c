@@ -96,9 +96,11 @@ static int mal_header(void)
 			return -1;
 		*vals[i] = 0;
 		for (; p < end && *p >= '0' && *p <= '9'; p++) {
-			*vals[i] = *vals[i] * 10 + (uint64_t)(*p - '0');
-			if (*vals[i] > MAL_MAX)
+			uint64_t d = (uint64_t)(*p - '0');
+			/* Checked before the step: ten times a figure can wrap 64 bits. */
+			if (*vals[i] > (MAL_MAX - d) / 10)
 				return -1;
+			*vals[i] = *vals[i] * 10 + d;
 		}
 	}
 	return p == end && mal.full <= 1 ? 0 : -1;

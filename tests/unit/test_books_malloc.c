@@ -324,6 +324,29 @@ static void test_bad(void **state)
 	           "<total type=\"mmap\" count=\"4\" size=\"99999999999999999999999\"/>", &len);
 	parse_bad(y, len, "out of range");
 	free(y);
+	/* A number whose tenfold step wraps 64 bits (1.9e19 = 2^64 + 5.5e17): not a figure. */
+	y = edited("<total type=\"mmap\" count=\"4\" size=\"4210688\"/>",
+	           "<total type=\"mmap\" count=\"19000000000000000000\" size=\"4210688\"/>",
+	           &len);
+	parse_bad(y, len, "count is out of range (past 2^62)");
+	free(y);
+	/* Four arenas of 2^62 bytes each: their sum wraps to 0, which the totals claim. */
+	{
+		static const char arena[] =
+			"<heap nr=\"%d\">\n<sizes>\n</sizes>\n<total type=\"fast\" count=\"0\" size=\"0\"/>\n"
+			"<total type=\"rest\" count=\"0\" size=\"0\"/>\n"
+			"<system type=\"current\" size=\"4611686018427387904\"/>\n</heap>\n";
+		char xml[2048];
+		int n = snprintf(xml, sizeof(xml), "<malloc version=\"1\">\n");
+		for (int a = 0; a < 4; a++)
+			n += snprintf(xml + n, sizeof(xml) - (size_t)n, arena, a);
+		n += snprintf(xml + n, sizeof(xml) - (size_t)n,
+		              "<total type=\"fast\" count=\"0\" size=\"0\"/>\n"
+		              "<total type=\"rest\" count=\"0\" size=\"0\"/>\n"
+		              "<total type=\"mmap\" count=\"0\" size=\"0\"/>\n"
+		              "<system type=\"current\" size=\"0\"/>\n</malloc>\n");
+		parse_bad(xml, (size_t)n, "the <heap>s' sums are out of range (past 2^62)");
+	}
 	/* 2^62 is a figure: the sum past it is not. */
 	y = edited("<total type=\"mmap\" count=\"4\" size=\"4210688\"/>",
 	           "<total type=\"mmap\" count=\"4\" size=\"4611686018427387904\"/>", &len);
