@@ -822,6 +822,13 @@ static int reopen(struct watch *w)
 	memset(w->cat_max, 0, sizeof(w->cat_max));
 	memset(w->rises, 0, sizeof(w->rises));
 	w->next_full = 0;
+	/*
+	 * The books too: the old program's are not the new one's, and a read
+	 * of them dropped with its breakdown (bd_idle()) is due again at once.
+	 */
+	w->bk_have = 0;
+	w->bk_now = 0;
+	w->bk_next = 0;
 	return open_reading(w);
 }
 
@@ -1186,8 +1193,10 @@ static enum end_why bd_collect(struct watch *w)
 		w->bk_cur = w->bk_thr;
 		w->bk_join = w->bk_thr_join;
 		w->bk_have = 1;
-		bk_schedule(w, end, w->bk_cost);
 	}
+	/* A read of the books ended, whether its breakdown did or not: the next is due then. */
+	if (done && w->bd_books)
+		bk_schedule(w, end, w->bk_cost);
 	pthread_mutex_unlock(&w->mu);
 	if (!done)
 		return END_NONE;
@@ -1238,8 +1247,12 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 			return read_error(w, err, s.t_ns);
 	}
 	if (w->bd_thread) {
+		/*
+		 * Finished since bd_collect() looked is busy too: its result lives
+		 * in the session a read at the tick, or the next job, would reuse.
+		 */
 		pthread_mutex_lock(&w->mu);
-		busy = w->bd_busy;
+		busy = w->bd_busy || w->bd_done;
 		pthread_mutex_unlock(&w->mu);
 	}
 	if (!busy && w->bd_thread && bk_due(w, now)) {
