@@ -432,6 +432,8 @@ int pmaps__books_parse_jvm_heap(struct pmaps_books *j, const char *text, size_t 
 			committed = c, used = u;
 			if (committed == 0)
 				return bad(why, whysz, "a ZHeap of no capacity", line);
+			if (used > committed)
+				return bad(why, whysz, "ZHeap's used passes its capacity", line);
 			continue;
 		}
 		if (k == HK_SHEN) {
@@ -730,8 +732,12 @@ int pmaps_books_jvm_attach(struct pmaps_proc *proc, struct pmaps_jvm_attach *out
 			           "until it runs again", state);
 		return 0;
 	}
-	if (state == 'Z' || state == 'X')
+	if (state == 'Z' || state == 'X') {
+		if (msg)
+			pmaps__msg(msg, msgsz, "the JVM is exiting (state %c): it has no memory left "
+			           "to ask about", state);
 		return -ESRCH;
+	}
 	r = pmaps__maps_libjvm(proc, msg, msgsz);
 	if (r < 0)
 		return r;

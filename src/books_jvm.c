@@ -466,8 +466,8 @@ void book_jvm_read(struct pmaps_books *b, const struct books_opts *o, struct pma
 	}
 	/* GC.heap_info first: it answers with NMT off too; a JVM that did not, fails both. */
 	if (jvm_ask(b, PMAPS_BOOK_JVM_HEAP, heap_argv, "GC.heap_info", pid, drop, &a, timeout, &r))
-		jvm_ask(b, PMAPS_BOOK_JVM_NMT, nmt_argv, "VM.native_memory summary", pid, drop, &a,
-		        timeout, &r);
+		jvm_ask(b, PMAPS_BOOK_JVM_NMT, nmt_argv, "VM.native_memory summary scale=b", pid, drop,
+		        &a, timeout, &r);
 	else
 		memcpy(b->head[PMAPS_BOOK_JVM_NMT].why, b->head[PMAPS_BOOK_JVM_HEAP].why,
 		       sizeof(b->head[PMAPS_BOOK_JVM_NMT].why));

@@ -321,6 +321,8 @@ static void test_heap_bad(void **state)
 	heap_bad(" garbage-first heap   total 65536K, used 43077K\n"
 	         " garbage-first heap   total 65536K, used 43077K\n", "named twice");
 	heap_bad(" garbage-first heap   total 65536K, used 65537K\n", "passes its total");
+	heap_bad(" ZHeap           used 128M, capacity 64M, max capacity 64M\n",
+	         "ZHeap's used passes its capacity");
 	heap_bad(" garbage-first heap   total 65536, used 1K\n", "total NK, used NK");
 	heap_bad(" garbage-first heap   total -1K, used 1K\n", "total NK, used NK");
 	/* 2^62 bytes is the most a figure may be */
@@ -948,7 +950,7 @@ static void test_read_ok(void **state)
 	expect_eq(HEAD(j, JVM_HEAP).ok, 0);
 	expect_eq(HEAD(j, JVM_NMT).ok, 0);
 	want_why(HEAD(j, JVM_HEAP).why, "GC.heap_info: no Java heap");
-	want_why(HEAD(j, JVM_NMT).why, "VM.native_memory summary: not an NMT summary");
+	want_why(HEAD(j, JVM_NMT).why, "VM.native_memory summary scale=b: not an NMT summary");
 	expect_no_heap();
 	expect_no_nmt();
 	put_fixture("heap", "heap_g1.txt");
