@@ -24,13 +24,17 @@ starts: never asked here. to_dict() builds the "runtime_books" object of
 """
 
 import ctypes
+import errno
 import http.client
 import os
 import selectors
 import signal
+import socket
 import stat
 import subprocess
+import threading
 import time
+import urllib.parse
 
 from . import _structs as S
 from ._text import json_named, names
@@ -47,6 +51,7 @@ LINE_MAX = 256
 JVM_OUT_CAP = 1 << 20
 JVM_ERR_CAP = 1024
 HEADER = b"# runtime.MemStats"
+CUT = b" (cut)"  # what a line past LINE_MAX is kept with
 
 
 def _at(ns):
@@ -68,12 +73,6 @@ def _set(obj, field, text):
     setattr(obj, field, raw[:size - 1])
 
 
-def _cut(ln):
-    """A line of the reply as src/books_go.c keeps it: past LINE_MAX bytes, its start and
-    " (cut)", which no figure's line parses with."""
-    return ln if len(ln) <= LINE_MAX else ln[:LINE_MAX] + b" (cut)"
-
-
 class _Block:
     """The MemStats block of a reply as it streams in, as src/books_go.c keeps it: the
     lines after the last header, each cut at LINE_MAX bytes, BLOCK_MAX bytes at most."""
@@ -81,17 +80,27 @@ class _Block:
     def __init__(self):
         self.lines, self.size, self.on, self.over = [], 0, False, False
 
-    def line(self, ln):
-        body = ln.rstrip(b"\n")
-        if body == HEADER:
-            self.lines, self.size, self.on, self.over = [ln], len(ln), True, False
-        elif self.on and (len(body) < 2 or body[:2] != b"# "):
-            self.on = False
-        elif self.on and self.size + len(ln) > BLOCK_MAX:
+    def line(self, raw, terminated):
+        """RAW, a line of the reply without its newline (TERMINATED: it had one), as
+        go_fetch_line() takes it: room for " (cut)" and the newline kept whether or not
+        they are written."""
+        cut = len(raw) > LINE_MAX
+        if cut:
+            raw = raw[:LINE_MAX]
+        if not cut and raw == HEADER:
+            # A later header starts the block over: the parser takes the last.
+            self.lines, self.size, self.on, self.over = [], 0, True, False
+        elif not self.on:
+            return
+        elif len(raw) < 2 or raw[:2] != b"# ":
+            self.on = False  # the block's end, as the parser sees it
+            return
+        if self.size + len(raw) + len(CUT) + 1 > BLOCK_MAX:
             self.over = True
-        elif self.on:
-            self.lines.append(ln)
-            self.size += len(ln)
+            return
+        ln = raw + (CUT if cut else b"") + (b"\n" if terminated else b"")
+        self.lines.append(ln)
+        self.size += len(ln)
 
 
 class Books:
@@ -164,24 +173,38 @@ class Books:
         self._stamp(head, t0)
 
     def _go_fetch(self, b, listener, url, timeout):
-        """GET the heap page at LISTENER into B's Go book: None, or why not."""
+        """GET the heap page at LISTENER into B's Go book: None, or why not. TIMEOUT
+        bounds the whole request, as curl's CURLOPT_TIMEOUT_MS does the tool's: at the
+        deadline a timer shuts the socket down, whatever the server is sending."""
         host = "::1" if listener.ipv6 else listener.host.decode()
-        deadline = time.monotonic() + timeout
         conn = http.client.HTTPConnection(host, listener.port, timeout=timeout)
+        expired = threading.Event()
+
+        def cut():
+            expired.set()
+            sock = conn.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        timer = threading.Timer(timeout, cut)
+        timer.daemon = True
         blk = _Block()
         line, total = b"", 0
+        late = "%s: timed out after %d ms" % (url, round(timeout * 1000))
         try:
+            timer.start()
             conn.request("GET", "/debug/pprof/heap?debug=1",
                          headers={"User-Agent": "pmaps-python/0.4.0"})
             r = conn.getresponse()
             if 300 <= r.status < 400:
+                to = r.getheader("Location")
                 return "%s: HTTP %d, redirected to %s: not followed" % (
-                    url, r.status, r.getheader("Location", "(no Location)"))
+                    url, r.status, urllib.parse.urljoin(url, to) if to else "(no Location)")
             if r.status != 200:
                 return "%s: HTTP %d" % (url, r.status)
             while True:
-                if time.monotonic() > deadline:
-                    return "%s: timed out after %d ms" % (url, timeout * 1000)
                 chunk = r.read1(65536)
                 if not chunk:
                     break
@@ -193,16 +216,19 @@ class Books:
                 if len(line) > LINE_MAX:
                     line = line[:LINE_MAX + 1]  # enough to know it is cut
                 for ln in parts:
-                    blk.line(_cut(ln) + b"\n")
+                    blk.line(ln, True)
+            if expired.is_set():
+                return late
             if line:
-                blk.line(_cut(line))
+                blk.line(line, False)
         except (OSError, http.client.HTTPException) as e:
+            if expired.is_set() or isinstance(e, TimeoutError):
+                return late
             if isinstance(e, ConnectionRefusedError):
                 return "%s: connection refused" % url
-            if isinstance(e, TimeoutError):
-                return "%s: timed out after %d ms" % (url, timeout * 1000)
             return "%s: %s" % (url, e)
         finally:
+            timer.cancel()
             conn.close()
         if blk.over:
             return "%s: the MemStats block passed %d bytes: not a Go MemStats dump" % (
@@ -222,7 +248,10 @@ class Books:
         a.size = ctypes.sizeof(a)
         msg = ctypes.create_string_buffer(256)
         r = self.c.pmaps_books_jvm_attach(h, ctypes.byref(a), msg, len(msg))
-        why = msg.value.decode("utf-8", "replace") if r <= 0 else None
+        why = None
+        if r <= 0:
+            why = msg.value.decode("utf-8", "replace") or \
+                self.c.pmaps_strerror(r or -errno.EINVAL).decode("utf-8", "replace")
         jcmd = self._find_jcmd() if why is None else None
         if why is None and jcmd is None:
             why = "jcmd not found on PATH: install a JDK (Debian openjdk-17-jdk-headless)"
@@ -248,12 +277,13 @@ class Books:
                     _set(b.head[k], "why", "%s: %s" % (words, err))
                 self._stamp(b.head[k], t)
                 continue
-            # jcmd did not answer: the other command would fail alike, and is not run.
-            for k2, _, _ in cmds:
-                if not b.head[k2].ok:
-                    _set(b.head[k2], "why", err)
-                    self._stamp(b.head[k2], t)
-            return
+            _set(b.head[k], "why", err)
+            self._stamp(b.head[k], t)
+            if k == JVM_HEAP:
+                # jcmd did not answer GC.heap_info: NMT would fail alike, and is not asked.
+                _set(b.head[JVM_NMT], "why", err)
+                self._stamp(b.head[JVM_NMT], t0)
+                return
 
     @staticmethod
     def _find_jcmd():
@@ -279,25 +309,31 @@ class Books:
             return None, "could not run %s (%s)" % (argv[0], e.strerror)
         out, err, too_big, timed_out = bytearray(), bytearray(), False, False
         deadline = time.monotonic() + timeout
-        with selectors.DefaultSelector() as sel:
-            sel.register(p.stdout, selectors.EVENT_READ, out)
-            sel.register(p.stderr, selectors.EVENT_READ, err)
-            while sel.get_map():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    timed_out = True
-                    break
-                for key, _ in sel.select(min(left, 0.1)):
-                    data = os.read(key.fileobj.fileno(), 65536)
-                    if not data:
-                        sel.unregister(key.fileobj)
-                        continue
-                    cap = JVM_OUT_CAP if key.data is out else JVM_ERR_CAP
-                    if key.data is out and len(out) + len(data) > cap:
-                        too_big = True
-                    key.data.extend(data[:max(cap - len(key.data), 0)])
-                if too_big:
-                    break
+        try:
+            with selectors.DefaultSelector() as sel:
+                sel.register(p.stdout, selectors.EVENT_READ, out)
+                sel.register(p.stderr, selectors.EVENT_READ, err)
+                while sel.get_map():
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        timed_out = True
+                        break
+                    for key, _ in sel.select(min(left, 0.1)):
+                        data = os.read(key.fileobj.fileno(), 65536)
+                        if not data:
+                            sel.unregister(key.fileobj)
+                            continue
+                        cap = JVM_OUT_CAP if key.data is out else JVM_ERR_CAP
+                        if key.data is out and len(out) + len(data) > cap:
+                            too_big = True
+                        key.data.extend(data[:max(cap - len(key.data), 0)])
+                    if too_big:
+                        break
+        except BaseException:
+            # Interrupted (KeyboardInterrupt, an exception from a signal handler): jcmd,
+            # its pipes and the attach file it may leave are not left behind.
+            self._end_jcmd(p, pid, a.uid if drop else os.geteuid())
+            raise
         if timed_out or too_big:
             for kill in (lambda: os.killpg(p.pid, signal.SIGKILL), p.kill):
                 try:
@@ -331,6 +367,18 @@ class Books:
                                            int(a.other_mntns), why, len(why))
             return None, why.value.decode("utf-8", "replace")
         return bytes(out), None
+
+    def _end_jcmd(self, p, pid, uid):
+        """Kills jcmd P's process group, reaps it, closes its pipes, removes its attach file."""
+        for kill in (lambda: os.killpg(p.pid, signal.SIGKILL), p.kill):
+            try:
+                kill()
+            except OSError:
+                pass
+        p.wait()
+        p.stdout.close()
+        p.stderr.close()
+        self._attach_file_gone(pid, uid)
 
     @staticmethod
     def _attach_file_gone(pid, uid):

@@ -429,6 +429,73 @@ def test_explain_kernel_thread():
     assert pmaps.explain(2)["kernel_thread"] is True
 
 
+# --- the books' fetch ------------------------------------------------------
+
+def test_go_fetch_timeout_bounds_the_whole_request():
+    """A server that sends its reply a byte at a time, slower than any socket timeout
+    notices: the fetch ends at its own timeout, with the tool's words, while the server
+    is still sending (it would for 30 s)."""
+    import socket
+    import threading
+    from pmaps import _books
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+    stop = threading.Event()
+
+    def dribble():
+        c, _ = srv.accept()
+        with c:
+            for _ in range(300):
+                if stop.wait(0.1):
+                    return
+                try:
+                    c.sendall(b"H")
+                except OSError:
+                    return
+    t = threading.Thread(target=dribble, daemon=True)
+    t.start()
+    try:
+        books = pmaps._EXPLAIN.books
+        b = _structs.Books()
+        b.size = ctypes.sizeof(b)
+        ln = _structs.Listener()
+        ln.port, ln.ipv6, ln.host = port, 0, b"127.0.0.1"
+        url = "http://127.0.0.1:%d/debug/pprof/heap?debug=1" % port
+        why = books._go_fetch(b, ln, url, 0.5)
+        assert why == "%s: timed out after 500 ms" % url
+        assert t.is_alive(), "the server had finished: the timeout was not what ended it"
+    finally:
+        stop.set()
+        t.join()
+        srv.close()
+
+
+def test_go_block_room_as_the_tools():
+    """The MemStats block's room as src/books_go.c's go_fetch_line() counts it: each
+    line takes its bytes, and " (cut)" and a newline are kept room for."""
+    from pmaps import _books
+
+    def block(fill):
+        blk = _books._Block()
+        blk.line(_books.HEADER, True)
+        used = len(_books.HEADER) + 1
+        while used + 100 + 1 <= fill:
+            blk.line(b"# " + b"x" * 98, True)
+            used += 101
+        return blk, used
+
+    blk, used = block(_books.BLOCK_MAX - 7 - 10)
+    last = _books.BLOCK_MAX - used - 7
+    blk.line(b"# " + b"y" * (last - 2), True)  # exactly the room: taken
+    assert not blk.over and blk.size == used + last + 1
+    blk, used = block(_books.BLOCK_MAX - 7 - 10)
+    blk.line(b"# " + b"y" * (last - 1), True)  # a byte more: over
+    assert blk.over
+
+
 # --- layout ----------------------------------------------------------------
 
 def test_struct_layouts_equal_the_compilers():
