@@ -22,8 +22,8 @@
  * explain is pmaps explain's (explain_doc.c): the library's source choice
  * (smaps, or the gentle page walk when one read of smaps would hold the
  * process's mmap_lock longer than PMAPS_EXPLAIN_HOLD_NS), and the
- * runtime's books, read right after (--books-timeout each request, none
- * with --no-books). And each endpoint keeps its last answer: the same
+ * runtime's books, read right before the kernel's figures (--books-timeout
+ * each request, none with --no-books). And each endpoint keeps its last answer: the same
  * process asked again within --min-interval (the open page polls its
  * explain every few seconds; two viewers double nothing) gets that answer,
  * as /metrics gets the collector's kept figures.
@@ -453,8 +453,8 @@ static int costly_begin(struct serve *sv, int kind, const struct selected *sel,
 
 /*
  * The document pmaps explain --json writes, read the same way (explain_doc.c):
- * the library's source choice with the survey's hold limit, the run, the
- * runtime's books right after it and their join.
+ * the library's source choice with the survey's hold limit, the runtime's
+ * books, the run right after them, and their join.
  */
 static void fill_explain(struct out *o, const void *ctx)
 {

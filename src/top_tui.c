@@ -801,7 +801,7 @@ static int open_proc(struct tui *u, struct pmaps_proc **proc, char *err, size_t 
 /*
  * explain for the process drilled into: the report `pmaps explain PID`
  * writes, read the same way (explain_doc.c: the library's source choice,
- * the runtime's books right after the run, their join).
+ * the runtime's books, the run right after them, their join).
  */
 static void load_explain(struct tui *u)
 {
