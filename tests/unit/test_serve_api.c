@@ -510,10 +510,12 @@ static void test_reused(void **state)
 /* Writes file DIR/NAME (N bytes of S). Returns 0 or -1. */
 static int put(const char *dir_, const char *name, const char *s, size_t n)
 {
-	char path[256];
-	int fd, ok;
+	char path[4096];
+	int fd, ok, l;
 
-	snprintf(path, sizeof(path), "%s/%s", dir_, name);
+	l = snprintf(path, sizeof(path), "%s/%s", dir_, name);
+	if (l < 0 || (size_t)l >= sizeof(path))
+		return -1;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
