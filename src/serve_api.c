@@ -21,7 +21,8 @@
  * so that readings queued up cannot take all of the daemon's threads. An
  * explain is pmaps explain's (explain_doc.c): the library's source choice
  * (smaps, or the gentle page walk when one read of smaps would hold the
- * process's mmap_lock longer than PMAPS_EXPLAIN_HOLD_NS), and the
+ * process's mmap_lock longer than PMAPS_EXPLAIN_HOLD_NS; the gentle walk,
+ * asked, for a process the survey walks gently), and the
  * runtime's books, read right before the kernel's figures (--books-timeout
  * each request, none with --no-books). And each endpoint keeps its last answer: the same
  * process asked again within --min-interval (the open page polls its
@@ -501,6 +502,15 @@ void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r)
 	ask.source = PMAPS_SRC_AUTO;
 	ask.limit_ns = PMAPS_EXPLAIN_HOLD_NS;
 	ask.books = &bo;
+	if ((sel.flags & PMAPS_SURVEY_LARGE) || sel.source == PMAPS_SRC_PAGES) {
+		/*
+		 * The survey walks it gently: it found one read too long, by the
+		 * estimate or by a read it timed, which the estimate alone does
+		 * not know. The gentle walk, asked (source_choice: "asked").
+		 */
+		ask.source = PMAPS_SRC_PAGES;
+		ask.gentle = 1;
+	}
 	memset(&f, 0, sizeof(f));
 	at = now_ns();
 	err = explain_doc_read(e, proc, &ask, &f);

@@ -422,21 +422,26 @@ static void explain_source_is(struct serve *sv, int pid, uint32_t flags, enum pm
 
 /*
  * The explain's source is the library's one choice (pmaps_explain_choose(),
- * as pmaps explain, top's drill-down and the binding make it), whatever the
- * survey's row says of how it read the process: a small process is read
- * from smaps, its reason "fits", with the same limit as pmaps explain.
+ * as pmaps explain, top's drill-down and the binding make it): a small
+ * process is read from smaps, its reason "fits", with the same limit as
+ * pmaps explain. But a process the survey walks gently (found too large
+ * for one read within its hold limit, by the estimate or by a read it
+ * timed; or read from the pages) is explained by the gentle page walk,
+ * asked: "pages", its reason "asked".
  */
 static void test_explain_source(void **state)
 {
 	static const struct {
 		uint32_t flags;
 		enum pmaps_source src;
+		const char *want;
 	} rows[] = {
-		{PMAPS_SURVEY_LARGE, PMAPS_SRC_ROLLUP},
-		{PMAPS_SURVEY_LARGE | PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS},
-		{0, PMAPS_SRC_PAGES},
-		{0, PMAPS_SRC_ROLLUP},
-		{PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS},
+		{PMAPS_SURVEY_LARGE, PMAPS_SRC_ROLLUP, "pages\",\"source_choice\":{\"reason\":\"asked"},
+		{PMAPS_SURVEY_LARGE | PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS,
+		 "pages\",\"source_choice\":{\"reason\":\"asked"},
+		{0, PMAPS_SRC_PAGES, "pages\",\"source_choice\":{\"reason\":\"asked"},
+		{0, PMAPS_SRC_ROLLUP, "smaps\",\"source_choice\":{\"reason\":\"fits"},
+		{PMAPS_SURVEY_SKIPPED, PMAPS_SRC_STATUS, "smaps\",\"source_choice\":{\"reason\":\"fits"},
 	};
 	struct serve sv;
 	pid_t pid;
@@ -445,8 +450,7 @@ static void test_explain_source(void **state)
 	pid = spawn_sleep();
 	serve_init(&sv, NULL, (int)pid);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		explain_source_is(&sv, (int)pid, rows[i].flags, rows[i].src, "smaps\","
-		                  "\"source_choice\":{\"reason\":\"fits");
+		explain_source_is(&sv, (int)pid, rows[i].flags, rows[i].src, rows[i].want);
 	serve_done(&sv);
 	reap(pid);
 }
