@@ -1168,6 +1168,80 @@ static void test_read_no_libjvm(void **state)
 }
 
 /*
+ * A maps text of FILL bytes of lines, then LINE, under a proc root of its
+ * own: pmaps_books_runtime()'s answer for it (fixture: no exe, so not Go).
+ */
+static int runtime_of_maps(size_t fill, const char *line)
+{
+	char root[] = "/tmp/pmaps-maps-XXXXXX", path[96];
+	static char text[40000];
+	struct pmaps_proc *p;
+	size_t n = 0;
+	int fd, rc;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/9", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	while (n < fill) {
+		/* lines of 64 bytes, the last cut to fit: "7f..-7f.. rw-p ... \n" */
+		size_t l = fill - n < 64 ? fill - n : 64;
+		memset(text + n, 'a', l - 1);
+		text[n + l - 1] = '\n';
+		n += l;
+	}
+	memcpy(text + n, line, strlen(line));
+	n += strlen(line);
+	snprintf(path, sizeof(path), "%s/9/maps", root);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	expect_sys(fd);
+	assert_int_equal(write(fd, text, n), (ssize_t)n);
+	close(fd);
+	p = open_pid(root, 9);
+	rc = pmaps_books_runtime(p);
+	pmaps_proc_close(p);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/9", root);
+	rmdir(path);
+	rmdir(root);
+	return rc;
+}
+
+/*
+ * The maps text is read through a 16 KiB buffer: a libjvm.so line is found
+ * wherever it falls across the reads, and only a path that ends so.
+ */
+static void test_runtime_maps_text(void **state)
+{
+	static const char *const yes[] = {
+		"7f00-7f01 r-xp 00000000 08:01 42 /opt/jdk/lib/server/libjvm.so\n",
+		"7f00-7f01 r-xp 00000000 08:01 42 /opt/jdk/lib/server/libjvm.so (deleted)\n",
+	};
+	static const char *const no[] = {
+		"7f00-7f01 r-xp 00000000 08:01 42 /opt/jdk/lib/server/libjvm.so.bak\n",
+		"7f00-7f01 r-xp 00000000 08:01 42 /opt/jdk/lib/server/libjvm.so (deleted)x\n",
+		"7f00-7f01 r-xp 00000000 08:01 42 /opt/jdk/lib/server/xlibjvm.sox\n",
+		"7f00-7f01 r-xp 00000000 08:01 42 /libjvm.so\\012x\n",
+	};
+	(void)state;
+	/* the line's "/libjvm.so" from 28 bytes before the first read's end to 21 after */
+	for (size_t off = 16384 - 80; off < 16384 - 30; off++) {
+		for (size_t i = 0; i < 2; i++) {
+			int rc = runtime_of_maps(off, yes[i]);
+			if (rc != PMAPS_RUNTIME_JVM)
+				fail_msg("'%.*s' after %zu bytes: %d, want the JVM (%d)",
+				         (int)strlen(yes[i]) - 1, yes[i], off, rc, PMAPS_RUNTIME_JVM);
+		}
+		for (size_t i = 0; i < 4; i++) {
+			int rc = runtime_of_maps(off, no[i]);
+			if (rc != PMAPS_RUNTIME_NONE)
+				fail_msg("'%.*s' after %zu bytes: %d, want none (%d)",
+				         (int)strlen(no[i]) - 1, no[i], off, rc, PMAPS_RUNTIME_NONE);
+		}
+	}
+	expect_eq(runtime_of_maps(0, ""), PMAPS_RUNTIME_NONE); /* a kernel thread's: empty */
+}
+
+/*
  * pmaps_books_runtime(): this test maps a libjvm.so (a JVM to the reader), a
  * child that unmapped it none, the Go fixture's executable Go, and a tree
  * without the files an error of its own.
@@ -1337,6 +1411,7 @@ int main(int argc, char **argv, char **envp)
 		cmocka_unit_test(test_nmt_bad),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_jcmd_failed),
+		cmocka_unit_test(test_runtime_maps_text),
 	};
 	const struct CMUnitTest reader[] = {
 		cmocka_unit_test(test_attach),
