@@ -130,7 +130,7 @@ static double median_ms(uint64_t *v, int n)
 
 int main(int argc, char **argv)
 {
-	struct pmaps_phys_opts o = {sizeof(o), 0, 0, PMAPS_PHYS_BUF_BYTES, 0, NULL};
+	struct pmaps_phys_opts o = {sizeof(o), 0, 0, PMAPS_PHYS_BUF_BYTES, 0, NULL, PMAPS_PHYS_COUNT};
 	static uint64_t t_raw[MAX_REPS], t_lib[MAX_REPS], t_rawc[MAX_REPS], t_libc[MAX_REPS];
 	static uint64_t t_rawt[MAX_REPS], t_libt[MAX_REPS];
 	struct pmaps_phys *p = NULL, *pc = NULL, *pt = NULL;

@@ -2229,6 +2229,19 @@ PMAPS_API int pmaps_survey_sum_add(struct pmaps_survey_sum *sum,
  *              free pages on the per-CPU lists (they carry no KPF_BUDDY: so
  *              FREE is below MemFree by those), and on 6.16+ an offlined
  *              memory block inside System RAM (its frames read as 0).
+ *   UNINIT     (since 0.4.0) frames whose struct page the kernel has not
+ *              initialised yet: a kernel that defers that work
+ *              (CONFIG_DEFERRED_STRUCT_PAGE_INIT; some boot it lazily, on
+ *              demand) counts them in MemTotal and most of them in MemFree,
+ *              while kpageflags reads them as 0. A reading calls flagless
+ *              frames UNINIT when they run, unmapped and charged to no
+ *              cgroup, from a 128 MiB boundary to the end of their System RAM
+ *              range, at least 128 MiB, and /proc/meminfo's MemFree exceeds
+ *              FREE by at least half of them (such a run also holds the early
+ *              allocations the kernel placed there, the memmap first: their
+ *              frames are not initialised either). Otherwise such frames are
+ *              KERNEL. A caller whose opts do not give STATES (before 0.4.0)
+ *              gets them as KERNEL.
  * A compound tail page (KPF_COMPOUND_TAIL) following its head takes the
  * head's state (older kernels flag a tail by itself only), unless it has
  * KPF_HWPOISON or KPF_OFFLINE itself. Flags count each page's own bits.
@@ -2256,8 +2269,11 @@ enum pmaps_phys_state {
 	PMAPS_PHYS_FILE_MAPPED,
 	PMAPS_PHYS_FILE,
 	PMAPS_PHYS_KERNEL,
+	PMAPS_PHYS_UNINIT, /* since 0.4.0 */
 	PMAPS_PHYS_COUNT
 };
+/* The states before 0.4.0: PMAPS_PHYS_COUNT of a caller built then. */
+#define PMAPS_PHYS_COUNT_0_3 18
 #define PMAPS_PHYS_MAX 32
 
 /* Flags counted beside the state (a page has any number of them). */
@@ -2319,7 +2335,7 @@ struct pmaps_phys_cgroup {
  * as many frames as make 2^16 blocks: no picture shows more cells.
  */
 #define PMAPS_PHYS_BLOCK_PAGES 512u
-/* The most blocks a handle keeps (76 bytes each): a smaller BLOCK_PAGES is -E2BIG. */
+/* The most blocks a handle keeps (77 bytes each): a smaller BLOCK_PAGES is -E2BIG. */
 #define PMAPS_PHYS_MAX_BLOCKS (1u << 20)
 #define PMAPS_PHYS_BUF_BYTES (1u << 20)  /* per file read: 1 MiB, 131072 frames */
 
@@ -2343,6 +2359,14 @@ struct pmaps_phys_opts {
 	 * frames) with -EINTR. The read never changes it.
 	 */
 	volatile sig_atomic_t *cancel;
+	/*
+	 * Since 0.4.0: the states the caller knows, PMAPS_PHYS_COUNT of its
+	 * header (the entries of a BLOCK_STATE row, pmaps_phys_result.states).
+	 * 0 (or opts from before 0.4.0, or NULL opts): PMAPS_PHYS_COUNT_0_3,
+	 * and the states added since are counted as KERNEL. Above this
+	 * library's PMAPS_PHYS_COUNT: this library's.
+	 */
+	uint32_t states;
 };
 
 /* The result of a read. Valid until the next read or the close. */
@@ -2366,7 +2390,8 @@ struct pmaps_phys_result {
 	uint64_t read_ns;          /* the read's wall time */
 	uint64_t reads;            /* pread() calls it made, its reader threads' too */
 	/*
-	 * BLOCK_STATE[i * PMAPS_PHYS_COUNT + s]: block i's pages in state s
+	 * BLOCK_STATE[i * STATES + s] (STATES below: PMAPS_PHYS_COUNT when the
+	 * opts gave it): block i's pages in state s
 	 * (BLOCKS rows; a block holds fewer than 2^32 frames). A picture's
 	 * cell of several blocks adds these up: the state most of the cell's
 	 * frames are in, not the one most of its blocks have.
@@ -2385,6 +2410,16 @@ struct pmaps_phys_result {
 	uint64_t cgroups_other;
 	size_t ncgroups;
 	const struct pmaps_phys_cgroup *cgroups;
+	/* Since 0.4.0: the entries of a BLOCK_STATE row (the states the opts asked for). */
+	uint32_t states;
+	/*
+	 * Since 0.4.0: MEMINFO_KNOWN, PROC_ROOT/meminfo was read after the
+	 * frames; MEMINFO_FREE, its MemFree in pages. FREE is below it by the
+	 * free pages on the per-CPU lists and, on a kernel that defers struct
+	 * page initialisation, by the UNINIT frames it counts free.
+	 */
+	int meminfo_known;
+	uint64_t meminfo_free;
 };
 
 struct pmaps_phys;
@@ -2392,10 +2427,11 @@ struct pmaps_phys;
 /*
  * Opens PROC_ROOT/kpageflags (NULL: /proc), and kpagecount with
  * PMAPS_PHYS_MAPCOUNT, kpagecgroup with PMAPS_PHYS_CGROUP (and the table of
- * PMAPS_PHYS_MAX_CGROUPS rows, 1.1 MiB), and PROC_ROOT/iomem when it can, and allocates the
- * buffers and the block arrays for the frames listed now (1 + 4 *
- * PMAPS_PHYS_COUNT bytes a block: 73 bytes for 2 MiB at the default block
- * size, 37 MiB for 1 TiB). OPTS may be NULL (defaults). Reads no page yet. Returns 0 and *OUT,
+ * PMAPS_PHYS_MAX_CGROUPS rows, 1.1 MiB), and PROC_ROOT/iomem and
+ * PROC_ROOT/meminfo when it can, and allocates the
+ * buffers and the block arrays for the frames listed now (1 + 4 * STATES
+ * bytes a block: 77 bytes for 2 MiB at the default block size, 39 MiB for
+ * 1 TiB). OPTS may be NULL (defaults). Reads no page yet. Returns 0 and *OUT,
  * or: -EACCES/-EPERM (not root: the message says so), -ENOENT (no proc
  * root directory, or no kpageflags: a kernel without CONFIG_PROC_PAGE_MONITOR, or a proc tree
  * without it), -EBADMSG (not a regular file in a fixture tree, or a length

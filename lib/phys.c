@@ -24,7 +24,7 @@
  * by reader k % THREADS into one of its two slots while the calling thread
  * classifies the chunks in order: the kernel's work spreads over CPUs, the
  * counting stays sequential (a compound tail needs its head's state).
- * Each block keeps a count per state (PMAPS_PHYS_COUNT uint32_t, made at
+ * Each block keeps a count per state (NSTATES uint32_t: the caller's, made at
  * open), so a picture's cell of several blocks is coloured by its frames,
  * never by its blocks' winners.
  *
@@ -36,12 +36,23 @@
  * sight, found through an open-addressing index twice their size (linear
  * probing; the last inode is remembered, since frames of one cgroup come in
  * runs). A full table sends new inodes' frames to "other", never drops them.
+ *
+ * Frames a kernel has not initialised yet (deferred struct page init, done
+ * lazily by some kernels long after boot) read as 0 in all three files, like
+ * a kernel page without flags. What tells them apart is where they lie and
+ * what /proc/meminfo says: the kernel initialises memory upwards in 128 MiB
+ * sections, so what is left is a flagless run from a section boundary to
+ * the end of a RAM range, and MemFree counts it (less the early allocations
+ * inside it). The walk notes such runs as it goes (at most URUN_MAX; more
+ * stay KERNEL) and, when meminfo confirms them, moves their frames from
+ * KERNEL to UNINIT in the counts, the blocks and the cgroup of inode 0.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,6 +113,7 @@ static const char *const state_keys[PMAPS_PHYS_COUNT] = {
 	[PMAPS_PHYS_FILE_MAPPED] = "file_mapped",
 	[PMAPS_PHYS_FILE] = "file",
 	[PMAPS_PHYS_KERNEL] = "kernel",
+	[PMAPS_PHYS_UNINIT] = "uninit",
 };
 
 /* Each flag's key and the kpageflags bit it counts (-1: counted on its own). */
@@ -156,6 +168,8 @@ struct phys_reader {
 };
 
 #define PHYS_THREADS_MAX 16
+#define URUN_MAX 64
+#define SECTION_BYTES (128ull << 20) /* x86-64's and arm64's sparsemem section */
 
 struct pmaps_phys {
 	int flagsfd, countfd;     /* countfd -1 without kpagecount */
@@ -167,11 +181,15 @@ struct pmaps_phys {
 	size_t cg_last;           /* the row of the last frame's inode, or CG_MAX */
 	uint64_t cg_other;
 	int iofd;                 /* iomem, -1 without */
+	int mifd;                 /* meminfo, -1 without */
+	unsigned nstates;         /* states a block row holds: the caller's */
+	struct phys_ram urun[URUN_MAX]; /* runs that look not initialised, this reading */
+	size_t nurun;
 	volatile sig_atomic_t *cancel; /* the caller's: nonzero stops a reading */
 	uint64_t *fbuf, *cbuf;    /* BUF_BYTES each (cbuf NULL without kpagecount) */
 	size_t buf_bytes;
 	uint8_t *block;           /* BLOCK_CAP bytes */
-	uint32_t *bstate;         /* BLOCK_CAP x PMAPS_PHYS_COUNT: pages per block and state */
+	uint32_t *bstate;         /* BLOCK_CAP x NSTATES: pages per block and state */
 	uint32_t over[PMAPS_PHYS_COUNT]; /* a block past BLOCK_CAP (memory added since open) */
 	uint64_t block_cap;
 	uint64_t block_pages;
@@ -361,7 +379,7 @@ static int open_kpage(int rootfd, int live, const char *name, char *msg, size_t 
 int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
                     const struct pmaps_phys_opts *opts, char *msg, size_t msgsz)
 {
-	struct pmaps_phys_opts o = {sizeof(o), 0, 0, 0, 0, NULL};
+	struct pmaps_phys_opts o = {sizeof(o), 0, 0, 0, 0, NULL, 0};
 	const uint32_t known_flags = PMAPS_PHYS_MAPCOUNT | PMAPS_PHYS_CGROUP;
 	struct pmaps_phys *p;
 	char m[PMAPS_ERRMSG_SIZE] = "";
@@ -377,9 +395,10 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 		return -EINVAL;
 	}
 	if (opts) {
-		if (!pmaps__size_ok(opts->size, sizeof(struct pmaps_phys_opts))) {
+		/* 0.3.0's opts end before STATES: theirs is the smallest size. */
+		if (!pmaps__size_ok(opts->size, offsetof(struct pmaps_phys_opts, states))) {
 			pmaps__msg(m, sizeof(m), "struct pmaps_phys_opts: size %u, below %zu: set it "
-			           "to sizeof", opts->size, sizeof(struct pmaps_phys_opts));
+			           "to sizeof", opts->size, offsetof(struct pmaps_phys_opts, states));
 			set_msg(msg, msgsz, m);
 			return -EINVAL;
 		}
@@ -393,9 +412,10 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 		o.buf_bytes = PMAPS_PHYS_BUF_BYTES;
 	if (o.block_pages >= (1ull << 32) || o.buf_bytes % 8 || o.buf_bytes < 4096 ||
 	    o.buf_bytes > (64u << 20) || (o.flags & ~known_flags) ||
-	    o.threads > PHYS_THREADS_MAX) {
+	    o.threads > PHYS_THREADS_MAX || (o.states && o.states < PMAPS_PHYS_COUNT_0_3)) {
 		set_msg(msg, msgsz, "phys: block_pages from 2^32, buf_bytes not a multiple of 8 "
-		        "from 4 KiB to 64 MiB, threads above 16, or an unknown flag");
+		        "from 4 KiB to 64 MiB, threads above 16, states below 18, or an unknown "
+		        "flag");
 		return -EINVAL;
 	}
 	ps = sysconf(_SC_PAGESIZE);
@@ -419,6 +439,8 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 	p->countfd = -1;
 	p->cgfd = -1;
 	p->iofd = -1;
+	p->mifd = -1;
+	p->nstates = o.states >= PMAPS_PHYS_COUNT ? PMAPS_PHYS_COUNT : PMAPS_PHYS_COUNT_0_3;
 	p->cancel = o.cancel;
 	p->page_size = ps > 0 ? (unsigned)ps : 4096u;
 	p->block_pages = o.block_pages;
@@ -455,6 +477,9 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 	p->iofd = pmaps__open_regular(rootfd, "iomem", live, NULL, 0);
 	if (p->iofd < 0)
 		p->iofd = -1; /* holes unknown */
+	p->mifd = pmaps__open_regular(rootfd, "meminfo", live, NULL, 0);
+	if (p->mifd < 0)
+		p->mifd = -1; /* UNINIT unconfirmed: such frames stay KERNEL */
 	if (auto_block) {
 		/* The default: 2 MiB, or coarser on a large machine (2^16 blocks). */
 		uint64_t fit = frames / (1u << 16) + (frames % (1u << 16) != 0);
@@ -509,7 +534,7 @@ int pmaps_phys_open(struct pmaps_phys **out, const char *proc_root,
 	if (!(p->block = pmaps__alloc(p->block_cap ? p->block_cap : 1)))
 		goto nomem;
 	/* BLOCK_CAP <= 2^40: the product fits. */
-	if (!(p->bstate = pmaps__alloc((p->block_cap ? p->block_cap : 1) * PMAPS_PHYS_COUNT *
+	if (!(p->bstate = pmaps__alloc((p->block_cap ? p->block_cap : 1) * p->nstates *
 	                               sizeof(uint32_t))))
 		goto nomem;
 	close(rootfd);
@@ -536,6 +561,8 @@ void pmaps_phys_close(struct pmaps_phys *p)
 		close(p->cgfd);
 	if (p->iofd >= 0)
 		close(p->iofd);
+	if (p->mifd >= 0)
+		close(p->mifd);
 	pmaps__free(p->fbuf);
 	pmaps__free(p->cbuf);
 	pmaps__free(p->gbuf);
@@ -634,23 +661,35 @@ struct walk {
 	uint64_t in_block;     /* frames of the current block so far */
 	uint64_t nblock;       /* blocks written */
 	uint32_t *bc;          /* the current block's frames per state (< 2^32 a block) */
+	uint64_t urun;         /* the start of a flagless run from a section boundary, or NONE */
+	uint64_t section;      /* frames a section */
 };
+
+#define NONE UINT64_MAX
 
 static uint32_t *block_row(struct pmaps_phys *p, uint64_t b)
 {
 	if (b < p->block_cap)
-		return p->bstate + b * PMAPS_PHYS_COUNT; /* zeroed by the reading's start */
+		return p->bstate + b * p->nstates; /* zeroed by the reading's start */
 	memset(p->over, 0, sizeof(p->over));
 	return p->over;
 }
 
-static void end_block(struct pmaps_phys *p, struct walk *w)
+/* The state most of a block's frames BC are in (a tie: the earlier). */
+static unsigned block_winner(const struct pmaps_phys *p, const uint32_t *bc)
 {
 	unsigned best = 0;
 
-	for (unsigned s = 1; s < PMAPS_PHYS_COUNT; s++)
-		if (w->bc[s] > w->bc[best])
+	for (unsigned s = 1; s < p->nstates; s++)
+		if (bc[s] > bc[best])
 			best = s;
+	return best;
+}
+
+static void end_block(struct pmaps_phys *p, struct walk *w)
+{
+	unsigned best = block_winner(p, w->bc);
+
 	if (w->nblock < p->block_cap)
 		p->block[w->nblock] = (uint8_t)best;
 	w->nblock++;
@@ -740,6 +779,17 @@ static void cg_sort(struct pmaps_phys_cgroup *v, size_t n)
 	}
 }
 
+/* A flagless run that reached END, the end of its RAM, is noted if a section or longer. */
+static void end_urun(struct pmaps_phys *p, struct walk *w, uint64_t end)
+{
+	if (w->urun != NONE && end - w->urun >= w->section && p->nurun < URUN_MAX) {
+		p->urun[p->nurun].start = w->urun;
+		p->urun[p->nurun].end = end;
+		p->nurun++;
+	}
+	w->urun = NONE;
+}
+
 /* Frames FB[0, N) (and their counts CB, their cgroups GB, or NULL) into R. */
 static void walk_frames(struct pmaps_phys *p, struct walk *w, struct pmaps_phys_result *r,
                         const uint64_t *fb, const uint64_t *cb, const uint64_t *gb, size_t n,
@@ -760,8 +810,16 @@ static void walk_frames(struct pmaps_phys *p, struct walk *w, struct pmaps_phys_
 			    !(f & ~(KPF(KPF_NOPAGE) | KPF(KPF_RESERVED)))) {
 				s = PMAPS_PHYS_HOLE;
 				w->carry = -1;
+				end_urun(p, w, pfn);
 				goto counted;
 			}
+		}
+		if (!f && !(cb && cb[i]) && !(gb && gb[i])) {
+			/* Flagless, unmapped, uncharged: a run from a section boundary may be UNINIT. */
+			if (w->urun == NONE && pfn % w->section == 0)
+				w->urun = pfn;
+		} else {
+			w->urun = NONE;
 		}
 		if (f & KPF(KPF_COMPOUND_TAIL)) {
 			/* A tail's own poison or offline state is its own, not its head's. */
@@ -965,6 +1023,65 @@ static void chunk_done(struct pmaps_phys *p, uint64_t k)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* MemFree in pages into R, after the frames (each reading: memory moves). */
+static void read_meminfo(struct pmaps_phys *p, struct pmaps_phys_result *r)
+{
+	struct pmaps_meminfo mi;
+
+	if (p->mifd < 0 || lseek(p->mifd, 0, SEEK_SET) != 0 ||
+	    pmaps__meminfo_parse(p->mifd, &mi, NULL, 0) < 0 ||
+	    !(mi.present & (1ull << PMAPS_MI_MEM_FREE)))
+		return;
+	r->meminfo_known = 1;
+	r->meminfo_free = mi.v[PMAPS_MI_MEM_FREE] / p->page_size;
+}
+
+/*
+ * The noted flagless runs become UNINIT when the caller knows the state
+ * and meminfo counts at least half their frames free beyond FREE (a kernel
+ * that initialised everything counts only the per-CPU lists there). Each
+ * run's frames were counted KERNEL, in rows whose other states the run
+ * does not touch; the cgroup of inode 0 holds them all (uncharged frames).
+ */
+static void uninit(struct pmaps_phys *p, struct pmaps_phys_result *r)
+{
+	const unsigned K = PMAPS_PHYS_KERNEL, U = PMAPS_PHYS_UNINIT;
+	struct pmaps_phys_cgroup *none = NULL;
+	uint64_t frames = 0, beyond;
+
+	if (p->nstates <= U || !p->nurun || !r->meminfo_known ||
+	    r->meminfo_free <= r->state[PMAPS_PHYS_FREE])
+		return;
+	for (size_t i = 0; i < p->nurun; i++)
+		frames += p->urun[i].end - p->urun[i].start;
+	beyond = r->meminfo_free - r->state[PMAPS_PHYS_FREE];
+	if (beyond < frames / 2)
+		return;
+	for (size_t i = 0; i < p->ncg && !none; i++)
+		if (p->cg[i].inode == 0)
+			none = &p->cg[i];
+	for (size_t i = 0; i < p->nurun; i++) {
+		uint64_t a = p->urun[i].start, e = p->urun[i].end, n = e - a;
+
+		r->state[K] -= n;
+		r->state[U] += n;
+		if (none) {
+			none->state[K] -= n;
+			none->state[U] += n;
+		}
+		for (uint64_t b = a / p->block_pages; b * p->block_pages < e && b < p->block_cap;
+		     b++) {
+			uint64_t lo = b * p->block_pages, hi = lo + p->block_pages;
+			uint32_t *row = p->bstate + b * p->nstates;
+			uint32_t k = (uint32_t)((hi < e ? hi : e) - (lo > a ? lo : a));
+
+			row[K] -= k;
+			row[U] += k;
+			p->block[b] = (uint8_t)block_winner(p, row);
+		}
+	}
+}
+
 int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res)
 {
 	struct pmaps_phys_result *r;
@@ -982,8 +1099,11 @@ int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res)
 	memset(r, 0, sizeof(*r));
 	memset(&w, 0, sizeof(w));
 	w.carry = -1;
+	w.urun = NONE;
+	w.section = SECTION_BYTES / p->page_size;
+	p->nurun = 0;
 	read_iomem(p);
-	memset(p->bstate, 0, (p->block_cap ? p->block_cap : 1) * PMAPS_PHYS_COUNT * sizeof(uint32_t));
+	memset(p->bstate, 0, (p->block_cap ? p->block_cap : 1) * p->nstates * sizeof(uint32_t));
 	w.bc = block_row(p, 0);
 	p->ncg = 0;
 	p->cg_last = SIZE_MAX;
@@ -1047,9 +1167,13 @@ int pmaps_phys_read(struct pmaps_phys *p, const struct pmaps_phys_result **res)
 	}
 	if (err < 0)
 		return err;
+	end_urun(p, &w, w.pfn);
 	if (w.in_block)
 		end_block(p, &w);
 	r->pages = w.pfn;
+	r->states = p->nstates;
+	read_meminfo(p, r);
+	uninit(p, r);
 	r->blocks = w.nblock < p->block_cap ? w.nblock : p->block_cap;
 	r->block = p->block;
 	r->block_state = p->bstate;

@@ -74,7 +74,8 @@ static const char phys_usage[] =
 	"NOPAGE), hwpoison, offline, zero (the zero pages), reserved, free (buddy),\n"
 	"hugetlb, slab, pgtable, lazyfree (anon freed with MADV_FREE), anon_thp, anon,\n"
 	"swapcache, shmem (tmpfs, shared anon), file_thp, file_mapped (page cache\n"
-	"mapped), file (page cache), kernel (none of these: kernel allocations).\n"
+	"mapped), file (page cache), kernel (none of these: kernel allocations),\n"
+	"uninit (not initialised yet by a kernel that defers it: mostly free).\n"
 	"A compound tail page has its head's state.\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the files cannot be read (not root: run\n"
@@ -110,6 +111,8 @@ const struct phys_style phys_styles[PMAPS_PHYS_COUNT] = {
 	[PMAPS_PHYS_FILE_MAPPED] = {"page cache, mapped", SVG_C_FILE, 35, 2, 'f'},
 	[PMAPS_PHYS_FILE] = {"page cache, not mapped", SVG_C_SHARED, 114, 2, 'c'},
 	[PMAPS_PHYS_KERNEL] = {"none of the above: vmalloc, drivers", SVG_C_KERNEL, 240, 1, 'k'},
+	[PMAPS_PHYS_UNINIT] = {"not yet initialised (deferred): mostly free",
+	                       "#e3d7b8", 180, 3, 'u'},
 };
 
 unsigned phys_cell_state(const struct pmaps_phys_result *r, uint64_t first, uint64_t n)
@@ -120,7 +123,7 @@ unsigned phys_cell_state(const struct pmaps_phys_result *r, uint64_t first, uint
 	/* Frames, not blocks' winners: a block has < 2^32 frames, no sum wraps. */
 	for (uint64_t i = first; i < first + n && i < r->blocks; i++)
 		for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++)
-			count[s] += r->block_state[i * PMAPS_PHYS_COUNT + s];
+			count[s] += r->block_state[i * r->states + s];
 	for (unsigned s = 0; s < PMAPS_PHYS_COUNT; s++)
 		if (count[s] > most)
 			most = count[s];
@@ -537,6 +540,17 @@ static void write_table(struct out *o, const struct pmaps_phys_result *r,
 	put_num(o, r->pages, 12);
 	put_human(o, pmaps_phys_bytes(r, r->pages), 9);
 	put_pct(o, r->pages, r->pages, 8);
+	if (r->state[PMAPS_PHYS_UNINIT] && r->meminfo_known) {
+		/* What /proc/meminfo says of them: its MemFree beyond the buddy's free. */
+		uint64_t beyond = r->meminfo_free > r->state[PMAPS_PHYS_FREE]
+		                      ? r->meminfo_free - r->state[PMAPS_PHYS_FREE] : 0;
+		out_str(o, "\n\nuninit: the kernel defers initialising these frames until it needs them;\n"
+		        "/proc/meminfo counts ");
+		out_mem(o, b, fmt_human(b, pmaps_phys_bytes(r, beyond)));
+		out_str(o, " of them free (MemFree ");
+		out_mem(o, b, fmt_human(b, pmaps_phys_bytes(r, r->meminfo_free)));
+		out_str(o, ": free and that).");
+	}
 	out_str(o, "\n\nFLAG               PAGES     SIZE       %\n");
 	for (unsigned f = 0; f < PMAPS_PHYS_F_COUNT; f++) {
 		const char *k = pmaps_phys_flag_key(f);
@@ -590,7 +604,12 @@ static void write_json(struct out *o, const struct pmaps_phys_result *r,
 			out_ch(o, ',');
 		json_pages(o, r, pmaps_phys_state_key(s), r->state[s]);
 	}
-	out_str(o, "},\"flags\":{");
+	out_str(o, "},\"meminfo_free_pages\":");
+	if (r->meminfo_known)
+		out_u64(o, r->meminfo_free);
+	else
+		out_str(o, "null");
+	out_str(o, ",\"flags\":{");
 	for (unsigned f = 0; f < PMAPS_PHYS_F_COUNT; f++) {
 		const char *k = pmaps_phys_flag_key(f);
 		if (f)
@@ -812,7 +831,7 @@ int cmd_phys(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct pmaps_phys_opts po = {sizeof(po), PMAPS_PHYS_MAPCOUNT, 0, 0, 0, NULL};
+	struct pmaps_phys_opts po = {sizeof(po), PMAPS_PHYS_MAPCOUNT, 0, 0, 0, NULL, PMAPS_PHYS_COUNT};
 	const char *root = NULL, *svg_path = NULL, *optarg_block = NULL, *cg_root = NULL;
 	int cgroups = 0, cgfd = -1;
 	struct cg_names cgn, *cgp = NULL;

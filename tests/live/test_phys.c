@@ -208,6 +208,7 @@ static int teardown(void **state)
 	remove_file("kpagecount");
 	remove_file("kpagecgroup");
 	remove_file("iomem");
+	remove_file("meminfo");
 	remove_file("link");
 	rmdir(dir);
 	return 0;
@@ -218,7 +219,8 @@ static unsigned threads; /* of every open_tree() */
 static void open_tree(struct pmaps_phys **p, uint32_t flags, uint64_t block_pages,
                       uint64_t buf_bytes)
 {
-	struct pmaps_phys_opts o = {sizeof(o), flags, block_pages, buf_bytes, threads, NULL};
+	struct pmaps_phys_opts o = {sizeof(o), flags, block_pages, buf_bytes, threads, NULL,
+	                            PMAPS_PHYS_COUNT};
 	char msg[256] = "";
 	int r = pmaps_phys_open(p, dir, &o, msg, sizeof(msg));
 
@@ -485,7 +487,8 @@ static void test_phys_faults(void **state)
 static void test_phys_bad(void **state)
 {
 	struct pmaps_phys *p = (struct pmaps_phys *)1;
-	struct pmaps_phys_opts o = {sizeof(o) - 1, 0, 0, 0, 0, NULL};
+	struct pmaps_phys_opts o = {(uint32_t)offsetof(struct pmaps_phys_opts, states) - 1, 0, 0,
+	                            0, 0, NULL, 0};
 	char msg[256], path[160];
 	uint64_t seven = 7;
 	int fds;
@@ -687,7 +690,7 @@ static ssize_t slow_pread(int fd, void *buf, size_t len, off_t off)
 static void test_phys_cancel(void **state)
 {
 	static uint64_t f[65536];
-	struct pmaps_phys_opts o = {sizeof(o), 0, 1, 4096, 0, &cancel_flag};
+	struct pmaps_phys_opts o = {sizeof(o), 0, 1, 4096, 0, &cancel_flag, PMAPS_PHYS_COUNT};
 	struct sigaction sa, old;
 	struct pmaps_phys *p;
 	const struct pmaps_phys_result *r;
@@ -805,7 +808,7 @@ static void test_phys_live(void **state)
 
 	(void)state;
 	if (geteuid() == 0) {
-		struct pmaps_phys_opts o = {sizeof(o), PMAPS_PHYS_MAPCOUNT, 0, 0, 0, NULL};
+		struct pmaps_phys_opts o = {sizeof(o), PMAPS_PHYS_MAPCOUNT, 0, 0, 0, NULL, PMAPS_PHYS_COUNT};
 		assert_int_equal(pmaps_phys_open(&p, NULL, &o, msg, sizeof(msg)), 0);
 		assert_int_equal(pmaps_phys_read(p, &r), 0);
 		frames_now = live_frames();
@@ -951,7 +954,7 @@ static void sparse_tree(uint64_t n)
 static void test_phys_block_bounds(void **state)
 {
 	const uint64_t big = 65536ull * 512 + 1; /* 128 GiB and one frame */
-	struct pmaps_phys_opts o = {sizeof(o), 0, 0, 0, 0, NULL};
+	struct pmaps_phys_opts o = {sizeof(o), 0, 0, 0, 0, NULL, PMAPS_PHYS_COUNT};
 	const struct pmaps_phys_result *res;
 	struct pmaps_phys *p = NULL;
 	char msg[256] = "";
@@ -1135,6 +1138,146 @@ static void test_phys_cgroups(void **state)
 	threads = 0;
 }
 
+/*
+ * A boot that defers struct page initialisation (deferred_init=lazy: "5361468
+ * pages left to deferred_grow_zone()"), by hand, in 4 KiB frames and 128 MiB
+ * sections of SEC = 32768 frames. RAM [0, 3 SEC) and [3 SEC + 512, 6 SEC),
+ * a hole between:
+ *   [0, 1000)              free (buddy)
+ *   [1000, 1100)           anonymous, mapped once
+ *   [1100, SEC - 200)      free
+ *   [SEC - 200, SEC)       flagless: before a section boundary, KERNEL
+ *   [SEC, 3 SEC)           flagless to the end of the RAM range: UNINIT
+ *   [3 SEC, 3 SEC + 512)   the hole
+ *   [3 SEC + 512, 4 SEC)   free
+ *   [4 SEC, 5 SEC + 7)     flagless, but frame 5 SEC + 7 is charged to
+ *                          cgroup inode 5: KERNEL up to and with it
+ *   (5 SEC + 7, 6 SEC)     flagless from no boundary: KERNEL
+ * meminfo's MemFree: the free frames plus 31/32 of the UNINIT ones (the
+ * early allocations inside the range are not free).
+ */
+#define SEC 32768u
+#define UFRAMES (6u * SEC)
+
+static void uninit_tree(uint64_t memfree_pages)
+{
+	static uint64_t f[UFRAMES], c[UFRAMES], g[UFRAMES];
+	char mi[128];
+	int n;
+
+	memset(f, 0, sizeof(f));
+	memset(c, 0, sizeof(c));
+	memset(g, 0, sizeof(g));
+	for (uint64_t i = 0; i < SEC - 200; i++)
+		f[i] = BUDDY;
+	for (uint64_t i = 1000; i < 1100; i++) {
+		f[i] = ANON | SWAPBACKED | LRU | MMAP;
+		c[i] = 1;
+	}
+	for (uint64_t i = 3 * SEC + 512; i < 4 * SEC; i++)
+		f[i] = BUDDY;
+	g[5 * SEC + 7] = 5;
+	write_file("kpageflags", f, sizeof(f));
+	write_file("kpagecount", c, sizeof(c));
+	write_file("kpagecgroup", g, sizeof(g));
+	static const char io[] = "00000000-17ffffff : System RAM\n"
+	                         "18000000-181fffff : PCI Bus 0000:00\n"
+	                         "18200000-2fffffff : System RAM\n";
+	write_file("iomem", io, sizeof(io) - 1);
+	if (memfree_pages == UINT64_MAX) {
+		remove_file("meminfo");
+		return;
+	}
+	n = snprintf(mi, sizeof(mi), "MemTotal:       %llu kB\nMemFree:        %llu kB\n",
+	             (unsigned long long)UFRAMES * 4, (unsigned long long)memfree_pages * 4);
+	write_file("meminfo", mi, (size_t)n);
+}
+
+static void test_phys_uninit(void **state)
+{
+	const uint64_t free_frames = (SEC - 200 - 100) + (SEC - 512);
+	const uint64_t uninit = 2 * SEC;
+	const uint64_t kernel = 200 + (2 * SEC); /* [SEC-200, SEC) and [4 SEC, 6 SEC) */
+	/* What MemFree is in each case, and what the frames must then be. */
+	static const struct {
+		const char *what;
+		uint64_t memfree; /* UINT64_MAX: no meminfo */
+		uint32_t states;
+		int confirmed;
+	} cases[] = {
+		{"deferred boot", 0, PMAPS_PHYS_COUNT, 1},
+		{"initialised kernel (per-CPU lists only)", 1, PMAPS_PHYS_COUNT, 0},
+		{"no meminfo", UINT64_MAX, PMAPS_PHYS_COUNT, 0},
+		{"a caller from before 0.4.0", 0, 0, 0},
+		{"opts from before 0.4.0 (shorter)", 0, PMAPS_PHYS_COUNT, 0},
+	};
+	const int pg = 4096;
+
+	(void)state;
+	if (sysconf(_SC_PAGESIZE) != pg)
+		skip(); /* the iomem above is in 4 KiB frames */
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pmaps_phys_opts o = {sizeof(o), PMAPS_PHYS_MAPCOUNT | PMAPS_PHYS_CGROUP, 0, 0, 0,
+		                            NULL, cases[k].states};
+		int short_opts = k == 4;
+		struct pmaps_phys *p;
+		const struct pmaps_phys_result *r;
+		uint64_t mf = cases[k].memfree == 0   ? free_frames + uninit / 32 * 31
+		              : cases[k].memfree == 1 ? free_frames + 700
+		                                      : UINT64_MAX;
+		uint64_t want_u = cases[k].confirmed ? uninit : 0;
+		uint64_t want_k = kernel + uninit - want_u;
+		unsigned ns = cases[k].states && !short_opts ? PMAPS_PHYS_COUNT : PMAPS_PHYS_COUNT_0_3;
+		const struct pmaps_phys_cgroup *none = NULL;
+		char msg[256] = "";
+
+		uninit_tree(mf);
+		if (short_opts) /* the size of 0.3.0's opts: STATES is not read */
+			o.size = (uint32_t)offsetof(struct pmaps_phys_opts, states);
+		if (pmaps_phys_open(&p, dir, &o, msg, sizeof(msg)) != 0)
+			fail_msg("%s: open: %s", cases[k].what, msg);
+		assert_int_equal(pmaps_phys_read(p, &r), 0);
+		if (r->state[S(UNINIT)] != want_u || r->state[S(KERNEL)] != want_k)
+			fail_msg("%s: uninit %llu, kernel %llu; want %llu, %llu", cases[k].what,
+			         (unsigned long long)r->state[S(UNINIT)],
+			         (unsigned long long)r->state[S(KERNEL)], (unsigned long long)want_u,
+			         (unsigned long long)want_k);
+		assert_int_equal(r->state[S(FREE)], free_frames);
+		assert_int_equal(r->state[S(ANON)], 100);
+		assert_int_equal(r->state[S(HOLE)], 512);
+		assert_int_equal(r->states, ns);
+		assert_int_equal(r->meminfo_known, mf != UINT64_MAX);
+		if (mf != UINT64_MAX)
+			assert_int_equal(r->meminfo_free, mf);
+		/* Blocks of 512 frames: [SEC, 3 SEC) is 128 blocks of UNINIT (or KERNEL). */
+		for (uint64_t b = 0; b < r->blocks; b++) {
+			uint64_t sum = 0, lo = b * 512;
+			/* The block before SEC: 312 free against 200 flagless. */
+			unsigned want = lo < SEC             ? S(FREE)
+			                : lo < 3 * SEC       ? (want_u ? S(UNINIT) : S(KERNEL))
+			                : lo < 3 * SEC + 512 ? S(HOLE)
+			                : lo < 4 * SEC       ? S(FREE)
+			                                     : S(KERNEL);
+			for (unsigned st = 0; st < ns; st++)
+				sum += r->block_state[b * ns + st];
+			if (sum != 512 || r->block[b] != want)
+				fail_msg("%s: block %llu: %s with %llu frames; want %s with 512",
+				         cases[k].what, (unsigned long long)b,
+				         pmaps_phys_state_key(r->block[b]), (unsigned long long)sum,
+				         pmaps_phys_state_key(want));
+		}
+		/* The frames of no cgroup: all but the one charged to inode 5. */
+		for (size_t i = 0; i < r->ncgroups; i++)
+			if (r->cgroups[i].inode == 0)
+				none = &r->cgroups[i];
+		assert_non_null(none);
+		assert_int_equal(none->pages, UFRAMES - 1);
+		assert_int_equal(none->state[S(UNINIT)], want_u);
+		assert_int_equal(none->state[S(KERNEL)], want_k - 1);
+		pmaps_phys_close(p);
+	}
+}
+
 /* Without kpagecgroup: cgroups unknown, not an error; a short one: -EIO. */
 static void test_phys_cgroups_missing(void **state)
 {
@@ -1187,6 +1330,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_phys_block_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phys_cgroups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_phys_cgroups_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_phys_uninit, setup, teardown),
 		cmocka_unit_test(test_phys_live),
 	};
 

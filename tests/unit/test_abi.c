@@ -367,6 +367,15 @@ LAST(PMAPS_JS_REMAINDER, 2);
 LAST(PMAPS_JK_OTHER, 27);
 LAST(PMAPS_JOIN_MOVED, 4);
 LAST(PMAPS_PS_ABSENT, 8);
+/* phys came in 0.2.0: its last state of 0.3.0 keeps its number, UNINIT follows. */
+LAST(PMAPS_PHYS_KERNEL, 17);
+LAST(PMAPS_PHYS_COUNT_0_3, 18);
+LAST(PMAPS_PHYS_UNINIT, 18);
+_Static_assert(offsetof(struct pmaps_phys_opts, states) >=
+                   offsetof(struct pmaps_phys_opts, cancel) + sizeof(void *) &&
+               offsetof(struct pmaps_phys_result, states) >
+                   offsetof(struct pmaps_phys_result, cgroups),
+               "struct pmaps_phys_opts and _result: 0.4.0's members go at their ends");
 /* Flag bits keep theirs. */
 LAST(PMAPS_PERM_SHARED, 1 << 3);
 LAST(PMAPS_ROW_OVERLAP, 1 << 6);
