@@ -14,7 +14,8 @@
  *   file      a 16-page file (written, synced), mapped private read-only, all read
  *   memfd     8 pages of a memfd mapped shared, the first 4 touched
  *   named     4 pages, named "pmaps-test" where the kernel supports names, 2 touched
- *   zero      8 pages read but never written (the shared zero page)
+ *   zero      8 pages read but never written (the shared zero page; private pages
+ *             where the kernel maps none: tests/zero_page.h)
  *   shared    8 pages MAP_SHARED|MAP_ANONYMOUS, all touched, also mapped by a child
  *             (forked before any other region exists, so it shares nothing else)
  *   mlocked   4 pages, touched and mlock()ed
