@@ -72,6 +72,8 @@ struct pmaps__fast {
 	struct pmaps__page_region *vec;
 	size_t nvec, ivec;
 	uint64_t walked;
+	uint64_t span;      /* the next PAGEMAP_SCAN call's span (uapi.h: SCAN_SPAN_MAX) */
+	uint64_t last_ns;   /* the last call's time */
 	struct pmaps_pages *pages;
 	int win_open, have_run;      /* the page cursor's window, and a run read from it */
 	uint64_t win_end;
@@ -342,6 +344,7 @@ static int scan_call(struct pmaps__fast *f, uint64_t start, uint64_t end, uint64
 	                    PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | f->guard_cat, walk_end);
 
 	d = pmaps__now_ns() - t0;
+	f->last_ns = d;
 	f->calls++;
 	if (d > f->longest)
 		f->longest = d;
@@ -385,12 +388,13 @@ static int merged_row(struct pmaps__fast *f)
 			return n;
 		from = f->walked > f->pos ? f->walked : f->pos;
 		/*
-		 * At most SCAN_SPAN of address space per call, as the page cursor: a
+		 * At most SPAN of address space per call, as the page cursor: a
 		 * sparse but populated range costs the walk of its page tables, not
-		 * only the pages reported. Past the row's end it takes in the rows
-		 * that follow closely; the gaps before far ones are never walked.
+		 * only the pages reported; empty space quickly walked widens it.
+		 * Past the row's end it takes in the rows that follow closely; the
+		 * gaps before far ones are never walked.
 		 */
-		end = from + PMAPS__SCAN_SPAN;
+		end = from + f->span;
 		if (end < from || end > f->top)
 			end = f->top;
 		if (end <= from)
@@ -415,6 +419,10 @@ static int merged_row(struct pmaps__fast *f)
 		f->walked = we;
 		f->nvec = (size_t)n;
 		f->ivec = 0;
+		if (n == 0 && we == end && f->last_ns <= PMAPS__SCAN_QUICK_NS)
+			f->span = f->span < PMAPS__SCAN_SPAN_MAX / 2 ? f->span * 2 : PMAPS__SCAN_SPAN_MAX;
+		else
+			f->span = PMAPS__SCAN_SPAN;
 	}
 }
 
@@ -756,6 +764,7 @@ static int open_read(struct pmaps__fast *f)
 	f->err = f->done = 0;
 	f->row_open = 0;
 	f->next_addr = f->prev_end = f->walked = 0;
+	f->span = PMAPS__SCAN_SPAN;
 	f->nvec = f->ivec = 0;
 	f->win_open = f->have_run = 0;
 	f->line = 0;

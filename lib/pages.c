@@ -59,6 +59,7 @@
 #define SCAN_VEC PMAPS__SCAN_VEC
 #define SCAN_MAX_PAGES PMAPS__SCAN_MAX_PAGES
 #define SCAN_SPAN PMAPS__SCAN_SPAN
+#define SCAN_SPAN_MAX PMAPS__SCAN_SPAN_MAX
 #define PM_ENTRIES PMAPS__PM_ENTRIES
 #define KWIN 2048              /* kpageflags/kpagecount entries read at once, at most */
 #define KGAP 64                /* frames skipped inside one read rather than two reads */
@@ -121,6 +122,8 @@ struct pmaps_pages {
 	uint32_t step_pages;         /* PAGEMAP_SCAN's max_pages */
 	uint64_t hold_ns, pause_ns;  /* pause PAUSE_NS after HOLD_NS of walking (0: never) */
 	uint64_t longest_ns;         /* the longest kernel call since the last seek */
+	uint64_t last_ns;            /* the last kernel call's */
+	uint64_t span;               /* PAGEMAP_SCAN's next span (SCAN_SPAN to SCAN_SPAN_MAX) */
 	uint64_t pauses;
 	int done, err, have;
 	struct pmaps_page_range cur, out;
@@ -241,6 +244,7 @@ static void timed(struct pmaps_pages *c, uint64_t t0)
 	uint64_t d = pmaps__now_ns() - t0;
 
 	c->calls++;
+	c->last_ns = d;
 	if (d > c->longest_ns)
 		c->longest_ns = d;
 }
@@ -520,6 +524,7 @@ int pmaps_pages_seek(struct pmaps_pages *c, uint64_t start, uint64_t end)
 	start &= ~mask;
 	end = end > UINT64_MAX - mask ? UINT64_MAX & ~mask : (end + mask) & ~mask;
 	c->start = c->walked = c->emitted = start;
+	c->span = SCAN_SPAN;
 	c->end = end;
 	c->done = c->err = c->have = 0;
 	c->nvec = c->ivec = c->npm = c->ipm = 0;
@@ -609,7 +614,7 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			return 1;
 		}
 		if (c->walked < c->end) {
-			uint64_t stop = c->end - c->walked > SCAN_SPAN ? c->walked + SCAN_SPAN : c->end;
+			uint64_t stop = c->end - c->walked > c->span ? c->walked + c->span : c->end;
 			uint64_t we = 0;
 			int n;
 			gentle(c);
@@ -649,6 +654,10 @@ static int scan_item(struct pmaps_pages *c, struct pmaps_page_range *it)
 			c->walked = we;
 			c->nvec = (size_t)n;
 			c->ivec = 0;
+			if (n == 0 && we == stop && c->last_ns <= PMAPS__SCAN_QUICK_NS)
+				c->span = c->span < SCAN_SPAN_MAX / 2 ? c->span * 2 : SCAN_SPAN_MAX;
+			else
+				c->span = SCAN_SPAN;
 			continue;
 		}
 		if (c->emitted < c->end) {

@@ -1026,7 +1026,7 @@ static void chunk_done(struct pmaps_phys *p, uint64_t k)
 /* MemFree in pages into R, after the frames (each reading: memory moves). */
 static void read_meminfo(struct pmaps_phys *p, struct pmaps_phys_result *r)
 {
-	struct pmaps_meminfo mi;
+	struct pmaps_meminfo mi = {.size = sizeof(mi)};
 
 	if (p->mifd < 0 || lseek(p->mifd, 0, SEEK_SET) != 0 ||
 	    pmaps__meminfo_parse(p->mifd, &mi, NULL, 0) < 0 ||

@@ -62,7 +62,16 @@ _Static_assert(sizeof(struct pmaps__procmap_query) == 104, "struct procmap_query
 /* How pages.c calls it and reads pagemap. */
 #define PMAPS__SCAN_VEC 512             /* regions per call */
 #define PMAPS__SCAN_MAX_PAGES 4096      /* pages reported per call */
-#define PMAPS__SCAN_SPAN (256ull << 20) /* address space walked per call, at most */
+#define PMAPS__SCAN_SPAN (256ull << 20) /* address space walked per call, at first */
+/*
+ * A call that found nothing in its whole span, quickly (SCAN_QUICK_NS),
+ * doubles the next one's span, up to SCAN_SPAN_MAX; a call that found pages
+ * or took longer starts again from SCAN_SPAN. Sparse space (a sanitizer's
+ * 16 TiB shadow, a runtime's reservations) then takes hundreds of calls,
+ * not 65,536; where page tables are populated, the walk keeps small steps.
+ */
+#define PMAPS__SCAN_SPAN_MAX (16ull << 30)
+#define PMAPS__SCAN_QUICK_NS 20000u
 #define PMAPS__PM_ENTRIES 16384         /* pagemap entries per pread: 128 KiB */
 /*
  * The end of x86-64's 4-level user address space (TASK_SIZE_MAX):

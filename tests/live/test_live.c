@@ -823,6 +823,54 @@ static void test_pages_reservation(void **state)
 	stop_target_pid(pid, in);
 }
 
+/*
+ * The gentle walk of the same 60 TiB reservation with PAGEMAP_SCAN: empty
+ * space quickly walked widens each call's span (256 MiB up to 16 GiB), so
+ * the walk takes thousands of calls, each with its pause, not the 245,760
+ * of fixed 256 MiB steps (25 s of pauses alone). A slow call narrows the
+ * span again; the bound leaves room for many. The touched page is found.
+ */
+static void test_pages_sparse_gentle(void **state)
+{
+	const struct pmaps_page_range *r;
+	struct pmaps_proc *p;
+	struct pmaps_pages *c;
+	uint64_t resv, touched, z[4], present = 0, calls;
+	char pidstr[16];
+	int in, rc;
+	pid_t pid;
+	(void)state;
+
+	pid = resident_target(&in, &resv, &touched, z);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	assert_int_equal(pmaps_proc_open(&p, NULL, pidstr), 0);
+	rc = pmaps_pages_open(&c, p, PMAPS_PAGES_SCAN, PMAPS_PAGES_GENTLE);
+	if (rc == -ENOTTY || rc == -EINVAL) {
+		print_message("skipped: no PAGEMAP_SCAN here (%d)\n", rc);
+		pmaps_proc_close(p);
+		stop_target_pid(pid, in);
+		return;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(pmaps_pages_seek(c, resv, resv + (60ull << 40)), 0);
+	while ((rc = pmaps_pages_next(c, &r)) > 0)
+		if (r->flags & PMAPS_PG_PRESENT) {
+			assert_int_equal(r->start, touched);
+			present += r->end - r->start;
+		}
+	assert_int_equal(rc, 0);
+	assert_int_equal(present, PG);
+	calls = pmaps_pages_calls(c);
+	print_message("gentle walk of 60 TiB reserved: %llu PAGEMAP_SCAN calls\n",
+	              (unsigned long long)calls);
+	if (calls > 16384)
+		fail_msg("%llu calls for 60 TiB with one page: want at most 16384 (fixed 256 MiB steps: "
+		         "245760)", (unsigned long long)calls);
+	pmaps_pages_close(c);
+	pmaps_proc_close(p);
+	stop_target_pid(pid, in);
+}
+
 /* explain on the layout: parts that add up, stacks found, the lazily freed pages. */
 /*
  * Explain from the page sources: the same categories, mapping counts and
@@ -2452,11 +2500,15 @@ static const struct pmaps_mapping *find_row(const struct rowset *s, uint64_t sta
  * before and after it: where A and B agree the page source must give
  * exactly that; where they differ the value moved between the reads (the
  * map counts of a library's pages change as other processes start and
- * exit) and only the count of such moves is kept.
+ * exit) and only the count of such moves is kept. A process that starts
+ * and exits between A and B moves X alone: a difference is kept in
+ * DIFFER (its first in DIFFER_MSG) and the caller reads all three again.
  */
+static char differ_msg[512];
+
 static void same_value(const char *what, const struct pmaps_mapping *x,
                        const struct pmaps_mapping *a, const struct pmaps_mapping *b, int key,
-                       int *moving)
+                       int *moving, int *differ)
 {
 	uint64_t vx, va, vb;
 
@@ -2469,10 +2521,10 @@ static void same_value(const char *what, const struct pmaps_mapping *x,
 		(*moving)++;
 		return;
 	}
-	if (vx != va)
-		fail_msg("%s: %s at %llx (%s): page source %llu, smaps %llu", what, pmaps_value_key(key),
-		         (unsigned long long)x->start, x->path.ptr, (unsigned long long)vx,
-		         (unsigned long long)va);
+	if (vx != va && !(*differ)++)
+		snprintf(differ_msg, sizeof(differ_msg), "%s: %s at %llx (%s): page source %llu, smaps %llu",
+		         what, pmaps_value_key(key), (unsigned long long)x->start, x->path.ptr,
+		         (unsigned long long)vx, (unsigned long long)va);
 }
 
 /*
@@ -2485,7 +2537,7 @@ static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps
 	static struct rowset a, b, x;
 	struct pmaps_maps *sm, *c;
 	const struct pmaps_mapping *r;
-	int moving = 0, compared = 0, root = geteuid() == 0;
+	int moving = 0, compared = 0, differ = 0, round = 0, root = geteuid() == 0;
 	uint64_t v;
 
 	pmaps__no_procmap_query = no_query;
@@ -2494,9 +2546,11 @@ static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps
 	assert_int_equal(pmaps_maps_open(&c, p, src, 0), 0);
 	pmaps__no_procmap_query = pmaps__no_pagemap_scan = 0;
 	assert_int_equal(pmaps_maps_query(c), !no_query);
+again:
 	read_rows(sm, &a);
 	read_rows(c, &x);
 	read_rows(sm, &b);
+	moving = compared = differ = 0;
 	/* The same mappings; PROCMAP_QUERY does not list [vsyscall], which is no VMA. */
 	for (int i = 0; i < a.n; i++) {
 		const struct pmaps_mapping *m = find_row(&x, a.m[i].start);
@@ -2526,11 +2580,18 @@ static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps
 		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_PRIVATE_DIRTY, &v), 0);
 		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_REFERENCED, &v), 0);
 		for (int f = 0; f < PMAPS_F_COUNT; f++)
-			same_value(what, &x.m[i], ma, mb, f, &moving);
-		same_value(what, &x.m[i], ma, mb, PMAPS_V_USS, &moving);
-		same_value(what, &x.m[i], ma, mb, PMAPS_V_SHARED, &moving);
-		same_value(what, &x.m[i], ma, mb, PMAPS_V_FILE_RSS, &moving);
+			same_value(what, &x.m[i], ma, mb, f, &moving, &differ);
+		same_value(what, &x.m[i], ma, mb, PMAPS_V_USS, &moving, &differ);
+		same_value(what, &x.m[i], ma, mb, PMAPS_V_SHARED, &moving, &differ);
+		same_value(what, &x.m[i], ma, mb, PMAPS_V_FILE_RSS, &moving, &differ);
 		compared++;
+	}
+	/* A wrong value differs every time; one moved by a passing process, once. */
+	if (differ) {
+		printf("note: %s: round %d: %s\n", what, round + 1, differ_msg);
+		if (++round == 5)
+			fail_msg("%s, in 5 rounds of reads", differ_msg);
+		goto again;
 	}
 	expect_ge(compared, 20);
 	/* What each source sees, where the layout knows the answer. */
@@ -3139,6 +3200,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
 		cmocka_unit_test_teardown(test_pages_resident_is_rss, teardown),
 		cmocka_unit_test_teardown(test_pages_reservation, teardown),
+		cmocka_unit_test_teardown(test_pages_sparse_gentle, teardown),
 		cmocka_unit_test_teardown(test_explain, teardown),
 		cmocka_unit_test_teardown(test_explain_fast, teardown),
 		cmocka_unit_test_teardown(test_explain_go, teardown),
