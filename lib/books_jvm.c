@@ -617,7 +617,7 @@ int pmaps__proc_file_has(const struct pmaps_proc *proc, const char *name, const 
                          size_t nlen)
 {
 	const size_t keep = nlen - 1;
-	char buf[16384];
+	char buf[20480];
 	size_t have = 0;
 	ssize_t n;
 	int fd, found = 0;
@@ -645,23 +645,30 @@ int pmaps__proc_file_has(const struct pmaps_proc *proc, const char *name, const 
 	return found;
 }
 
+/* A maps line [P, NL) that ends in "/libjvm.so" or "/libjvm.so (deleted)". */
+static void libjvm_line(void *ctx, const char *p, const char *nl)
+{
+	static const char a[] = "/libjvm.so", d[] = "/libjvm.so (deleted)";
+	size_t len = (size_t)(nl - p);
+
+	if ((len >= sizeof(a) - 1 && memcmp(nl - (sizeof(a) - 1), a, sizeof(a) - 1) == 0) ||
+	    (len >= sizeof(d) - 1 && memcmp(nl - (sizeof(d) - 1), d, sizeof(d) - 1) == 0))
+		*(int *)ctx = 1;
+}
+
 /*
  * Whether PROC maps HotSpot's libjvm.so (an upgraded JDK's unlinked one
- * too): a line of its maps text that ends in "/libjvm.so" or "/libjvm.so
- * (deleted)" (a newline in a path is \012 there: a line ends where the
- * text says). Read through a fixed buffer, nothing parsed but that: the
- * maps cursor would do per row what no answer here needs (20,000 stats
- * for a process of 20,000 mappings of files). 1, 0, or a negative errno.
+ * too): a line of its maps text that ends so (a newline in a path is \012
+ * there: a line ends where the text says). Its lines through the status
+ * reader's fixed buffer, room for the longest (a path of PATH_MAX bytes,
+ * each escaped to four), nothing parsed but their ends: the maps cursor
+ * would do per row what no answer here needs (20,000 stats for a process
+ * of 20,000 mappings of files). 1, 0, or a negative errno.
  */
 int pmaps__maps_libjvm(struct pmaps_proc *proc, char *msg, size_t msgsz)
 {
-	static const char lib[] = "/libjvm.so", del[] = " (deleted)\n";
-	const size_t ll = sizeof(lib) - 1, dl = sizeof(del) - 1;
-	/* The longest match but a byte: what the next read may finish. */
-	const size_t keep = ll + dl - 1;
-	char buf[16384];
-	size_t have = 0;
-	int fd, found = 0;
+	char buf[20480];
+	int fd, r, found = 0;
 
 	fd = pmaps__open_file(proc, proc->dirfd, "maps", NULL, 0);
 	if (fd < 0) {
@@ -669,37 +676,13 @@ int pmaps__maps_libjvm(struct pmaps_proc *proc, char *msg, size_t msgsz)
 			pmaps__msg(msg, msgsz, "maps: %s", pmaps_strerror(fd));
 		return fd;
 	}
-	for (;;) {
-		ssize_t n = pmaps__read(fd, buf + have, sizeof(buf) - have);
-		const char *p, *end;
-		int eof;
-
-		if (n < 0) {
-			int e = errno ? -errno : -EIO;
-			close(fd);
-			if (msg)
-				pmaps__msg(msg, msgsz, "maps: %s", pmaps_strerror(e));
-			return e;
-		}
-		eof = n == 0;
-		have += (size_t)n;
-		end = buf + have;
-		for (p = buf; !found && (p = memmem(p, (size_t)(end - p), lib, ll)) != NULL; p++) {
-			const char *a = p + ll;
-			size_t left = (size_t)(end - a);
-
-			found = (left >= 1 && *a == '\n') || (left >= dl && memcmp(a, del, dl) == 0);
-			if (!found && !eof && left < dl)
-				break; /* undecided: in the tail kept for the next read */
-		}
-		if (found || eof)
-			break;
-		if (have > keep) {
-			memmove(buf, buf + have - keep, keep);
-			have = keep;
-		}
-	}
+	r = pmaps__read_lines(fd, buf, sizeof(buf), libjvm_line, &found);
 	close(fd);
+	if (r < 0) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "maps: %s", pmaps_strerror(r));
+		return r;
+	}
 	return found;
 }
 

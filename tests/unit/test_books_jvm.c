@@ -1207,7 +1207,7 @@ static int runtime_of_maps(size_t fill, const char *line)
 }
 
 /*
- * The maps text is read through a 16 KiB buffer: a libjvm.so line is found
+ * The maps text is read through a 20 KiB buffer: a libjvm.so line is found
  * wherever it falls across the reads, and only a path that ends so.
  */
 static void test_runtime_maps_text(void **state)
@@ -1224,7 +1224,7 @@ static void test_runtime_maps_text(void **state)
 	};
 	(void)state;
 	/* the line's "/libjvm.so" from 28 bytes before the first read's end to 21 after */
-	for (size_t off = 16384 - 80; off < 16384 - 30; off++) {
+	for (size_t off = 20480 - 80; off < 20480 - 30; off++) {
 		for (size_t i = 0; i < 2; i++) {
 			int rc = runtime_of_maps(off, yes[i]);
 			if (rc != PMAPS_RUNTIME_JVM)
@@ -1239,6 +1239,19 @@ static void test_runtime_maps_text(void **state)
 		}
 	}
 	expect_eq(runtime_of_maps(0, ""), PMAPS_RUNTIME_NONE); /* a kernel thread's: empty */
+	{
+		/*
+		 * The longest line: a path of PATH_MAX - 1 bytes, 4,085 newlines
+		 * (\012 each) and "/libjvm.so", 16,405 bytes; a line follows.
+		 */
+		static char longest[17000];
+		size_t n = (size_t)snprintf(longest, sizeof(longest),
+		                            "7ffff7a00000-7ffff7c00000 r-xp 00000000 fd:01 1234567 ");
+		for (int i = 0; i < 4085; i++, n += 4)
+			memcpy(longest + n, "\\012", 4);
+		memcpy(longest + n, "/libjvm.so\n7f01-7f02 rw-p 00000000 00:00 0\n", 44);
+		expect_eq(runtime_of_maps(100, longest), PMAPS_RUNTIME_JVM);
+	}
 }
 
 /*
