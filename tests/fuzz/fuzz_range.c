@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "common/tool.h"
+#include "write/writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -37,7 +37,7 @@
 
 #include "../expect.h"
 #include "pmaps.h"
-#include "watch.h"
+#include "watch/watch.h"
 #include "wpages_layout.h"
 
 /* Heap calls by code linked into this program (the file's comment). */

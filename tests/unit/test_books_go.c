@@ -31,7 +31,7 @@
 
 #include <cmocka.h>
 
-#include "books.h"
+#include "books/books.h"
 #include "testhooks.h"
 #include "../expect.h"
 

@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "books.h"
+#include "books/books.h"
 #include "internal.h"
-#include "out.h"
+#include "common/out.h"
 #include "../expect.h"
 
 #define MiB (1024ull * 1024)

@@ -36,7 +36,7 @@
 
 #include <cmocka.h>
 
-#include "books.h"
+#include "books/books.h"
 #include "../expect.h"
 
 #define DATA PMAPS_TEST_DATA "/books/jvm/"

@@ -37,8 +37,8 @@
 
 #include <cmocka.h>
 
-#include "books.h"
-#include "num.h"
+#include "books/books.h"
+#include "common/num.h"
 #include "../expect.h"
 
 #define MIB (1u << 20)

@@ -15,8 +15,9 @@
 
 #include <cmocka.h>
 
-#include "escape.h"
-#include "tool.h"
+#include "common/escape.h"
+#include "common/tool.h"
+#include "write/writer.h"
 #include "../expect.h"
 
 enum how { TEXT, CSV, JSON, JSON_NAMED };

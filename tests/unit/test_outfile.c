@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "../expect.h"
-#include "outfile.h"
+#include "write/outfile.h"
 
 static char dir[64];
 

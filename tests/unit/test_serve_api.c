@@ -48,8 +48,9 @@
 #include <cmocka.h>
 
 #include "../expect.h"
-#include "serve.h"
-#include "tool.h"
+#include "serve/serve.h"
+#include "common/tool.h"
+#include "write/writer.h"
 
 #define FIXTURE PMAPS_TEST_DATA "/top/proc"
 #define NPROCS 600

@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "out.h"
-#include "svg.h"
+#include "common/out.h"
+#include "write/svg.h"
 #include "../expect.h"
 
 static char mem[8192];

@@ -29,9 +29,9 @@
 #include <cmocka.h>
 
 #include "../expect.h"
-#include "out.h"
-#include "svg.h"
-#include "watch.h"
+#include "common/out.h"
+#include "write/svg.h"
+#include "watch/watch.h"
 
 #define MIB (1024ull * 1024)
 #define HEAP_COLOUR "#3b6fd4" /* timeline.c's colours, as a reader of the picture sees them */

@@ -13,7 +13,8 @@
 
 #include <cmocka.h>
 
-#include "tool.h"
+#include "common/tool.h"
+#include "write/writer.h"
 #include "../expect.h"
 
 static void human(uint64_t b, const char *want)

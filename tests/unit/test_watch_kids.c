@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "watch_kids.h"
+#include "watch/watch_kids.h"
 
 #define KB 1024u
 

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "writer.h"
+#include "write/writer.h"
 #include "../expect.h"
 
 #define ROOT(c) PMAPS_TEST_DATA "/" c "/proc"

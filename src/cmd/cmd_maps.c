@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_maps.c - `pmaps maps PID`: every mapping and every smaps field, per
+ * mapping, grouped by path or kind, or in total.
+ *
+ * Without --sort, rows go out as the library yields them and memory stays
+ * constant. --sort has to hold every row (sort.c keeps only what the output
+ * prints of each) and writes them after the scan. Groups and totals are
+ * the library's (pmaps_group_read(), pmaps_total()); this file chooses the
+ * records and hands them to the writers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "write/sort.h"
+#include "cmd/cmd.h"
+#include "common/tool.h"
+#include "write/writer.h"
+#include "common/num.h"
+
+static const char maps_usage[] =
+	"Usage: pmaps maps [OPTIONS] PID\n"
+	"\n"
+	"List every mapping of process PID (a number, or 'self') with every field\n"
+	"/proc/PID/smaps reports, or sums of them per path, per kind, or in total.\n"
+	"\n"
+	"Options:\n"
+	"  -g, --group path|kind  one row per path (nameless mappings share one) or per kind\n"
+	"  -t, --total            one row: from smaps_rollup when the kernel has it, else\n"
+	"                         summed from smaps (the output says which)\n"
+	"      --source SOURCE    where the values come from: fast, pages, smaps, rollup\n"
+	"                         (--total only) or auto, the default: the cheapest for\n"
+	"                         the process that gives every column asked (Sources)\n"
+	"      --gentle           fast and pages: walk the page tables in small steps\n"
+	"                         with pauses, so that the process's mmap() gets in\n"
+	"  -v, --verbose          say which source was read, why, and what it cost\n"
+	"  -f, --fields LIST      table/CSV columns, comma-separated, or 'all'\n"
+	"  -s, --sort FIELD       sort rows by FIELD (not vm_flags): fields and sizes\n"
+	"                         largest first; addresses, names and kind ascending\n"
+	"  -j, --json             JSON for programs: sizes in bytes, every reported field\n"
+	"      --jsonl            JSON Lines: one object per row, each with its \"pid\"\n"
+	"      --csv              CSV for programs: sizes in bytes\n"
+	"  -b, --bytes            table sizes in bytes instead of K/M/G (powers of 1024)\n"
+	"      --proc-root DIR    read DIR/PID instead of /proc/PID (a host's proc, a fixture)\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Fields: any smaps field by kernel or snake_case name (rss, pss, pss_dirty,\n"
+	"shared_clean, shared_dirty, private_clean, private_dirty, referenced, anonymous,\n"
+	"ksm, lazy_free, anon_huge_pages, swap, swap_pss, locked, ...) and address, start,\n"
+	"end, perms, offset, dev, inode, kind, shared, uss, file_rss, zero_page,\n"
+	"mappings, vsize, vm_flags, path. Default: address,perms,kind,rss,pss,\n"
+	"private_dirty,private_clean,shared,swap,lazy_free,path. A field the kernel or\n"
+	"the source does not report shows as '-'.\n"
+	"\n"
+	"Sources: smaps has every field, and holds the process's mmap_lock while the\n"
+	"kernel walks each mapping's pages; so does rollup, for the whole process at\n"
+	"once. fast (PROCMAP_QUERY and PAGEMAP_SCAN) gives size, rss, anonymous, swap,\n"
+	"anon_huge_pages, file/shmem_pmd_mapped, kernel_page_size, file_rss and\n"
+	"zero_page, walking in bounded steps; pages adds uss and shared from pagemap,\n"
+	"and as root pss and lazy_free from kpagecount and kpageflags. auto reads the\n"
+	"cheapest source that gives every column asked (the maps text alone for\n"
+	"addresses and names), and smaps for JSON without --fields, for -f all and for\n"
+	"vm_flags. Output not from smaps says so: a note, a JSON \"source\", a CSV column.\n"
+	"\n"
+	"Kinds: anon, anon-named, heap, stack, file-text, file-data, file-ro, shmem,\n"
+	"hugetlb, vdso, guard, other.\n"
+	"\n"
+	"Exit status: 0 on success (a kernel thread: a note and no rows), 1 when the\n"
+	"process cannot be read (gone, exited or exec'd while read, permission denied,\n"
+	"malformed text) or the output cannot be written, 2 on a usage error.\n";
+
+struct maps_opts {
+	struct target t;
+	enum fmt fmt;
+	int group;          /* -1 none, else enum pmaps_group_by */
+	int sort_col;       /* -1 none */
+	int ncols;
+	int cols[COL_MAPS_END];
+	int human;          /* table: human units (default); 0: bytes */
+	int every;          /* every field asked: JSON without --fields, or --fields all */
+	int source;         /* enum pmaps_source, PMAPS_SRC_AUTO by default */
+	int gentle;
+	int verbose;
+};
+
+/* The source chosen for a report, and what reading it cost. */
+struct reading {
+	enum pmaps_source src;
+	int classic_total;  /* --total through pmaps_total(): smaps_rollup, else smaps */
+	const struct pmaps_policy *policy; /* --gentle's, or NULL */
+	char why[300];      /* auto: why this source ("" when --source named it) */
+	struct pmaps_cost cost;
+	int have_cost;
+	uint64_t ns;        /* the wall time, when the library gave no cost */
+	uint64_t mappings;  /* rows read, or a total's mapping count */
+	int have_mappings;
+	int query;          /* pmaps_maps_query() of the cursor, -1 when not known */
+	uint64_t seen;      /* OR of the rows' present masks */
+};
+
+static void default_columns(struct maps_opts *o)
+{
+	static const int def[] = {COL_ADDRESS, COL_PERMS, COL_KIND, PMAPS_F_RSS, PMAPS_F_PSS,
+	                          PMAPS_F_PRIVATE_DIRTY, PMAPS_F_PRIVATE_CLEAN, COL_SHARED,
+	                          PMAPS_F_SWAP, PMAPS_F_LAZY_FREE, COL_PATH};
+	static const int grp[] = {COL_KIND, COL_MAPPINGS, COL_VSIZE, PMAPS_F_RSS, PMAPS_F_PSS,
+	                          PMAPS_F_PRIVATE_DIRTY, PMAPS_F_PRIVATE_CLEAN, COL_SHARED,
+	                          PMAPS_F_SWAP, PMAPS_F_LAZY_FREE, COL_PATH};
+	const int *src = o->group >= 0 ? grp : def;
+	size_t n = o->group >= 0 ? sizeof(grp) / sizeof(grp[0]) : sizeof(def) / sizeof(def[0]);
+
+	/* By kind the kind is the key; in total the last column names the source. */
+	if (o->group == PMAPS_GROUP_KIND)
+		n--;
+	if (o->group == PMAPS_GROUP_TOTAL) {
+		src++;
+		n--;
+	}
+	for (size_t i = 0; i < n; i++)
+		o->cols[i] = src[i];
+	o->ncols = (int)n;
+}
+
+/* A page source: values counted from the page tables rather than smaps' text. */
+static int page_source(enum pmaps_source s)
+{
+	return s == PMAPS_SRC_FAST || s == PMAPS_SRC_PAGES;
+}
+
+/*
+ * The file a failure names: the text sources' own; a page source reads
+ * several (maps, pagemap, kpageflags), and its message says which.
+ */
+static const char *src_file(enum pmaps_source s)
+{
+	return page_source(s) ? NULL : pmaps_source_name(s);
+}
+
+/* What a maps document holds, for the writers. */
+static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, enum pmaps_source src)
+{
+	int has_path = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->kind = o->group < 0 ? DOC_MAPPINGS : o->group == PMAPS_GROUP_TOTAL ? DOC_TOTAL : DOC_GROUPS;
+	d->by = o->group < 0 ? PMAPS_GROUP_PATH : (enum pmaps_group_by)o->group;
+	d->pid = pid;
+	d->source = pmaps_source_name(src);
+	d->cols = o->cols;
+	d->ncols = o->ncols;
+	d->human = o->human;
+	d->measured = page_source(src);
+	/* smaps' CSV stays as it always was; a total's path column names its source already. */
+	for (int i = 0; i < o->ncols; i++)
+		has_path |= o->cols[i] == COL_PATH;
+	d->csv_source = src != PMAPS_SRC_SMAPS && src != PMAPS_SRC_ROLLUP &&
+	                !(d->kind == DOC_TOTAL && has_path);
+}
+
+/* A failed read: the document closed with the error where the format holds one. Returns ERR. */
+static int fail(struct failure *f, struct writer *w, struct pmaps_maps *c, int err,
+                const char *file)
+{
+	const char *msg = c && pmaps_maps_errmsg(c)[0] ? pmaps_maps_errmsg(c) : pmaps_strerror(err);
+
+	if (w)
+		w_end(w, msg);
+	return failed(f, file, err, msg);
+}
+
+/* A kernel thread: the note, and a document with no records. */
+static int no_memory(const struct maps_opts *o, struct out *out, int pid, enum pmaps_source src)
+{
+	struct writer w;
+	struct doc d;
+
+	kernel_thread_note(pid);
+	maps_doc(&d, o, pid, src);
+	w_begin(&w, out, o->fmt, &d);
+	w_end(&w, NULL);
+	return 0;
+}
+
+/* What the cursor's read cost, and how it listed the mappings. */
+static void cursor_spent(struct reading *r, const struct pmaps_maps *c)
+{
+	r->cost.size = sizeof(r->cost);
+	r->have_cost = pmaps_maps_cost(c, &r->cost) == 0;
+	r->query = pmaps_maps_query(c);
+}
+
+/*
+ * The reports below write one document to OUT and return 0, or a negative
+ * errno with the failure in F (the document then closed with the error).
+ */
+static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
+                        struct out *out, struct failure *f)
+{
+	struct pmaps_group_row row;
+	enum pmaps_source src = r->src;
+	const char *file;
+	struct writer w;
+	struct doc d;
+	char msg[256];
+	int err;
+
+	if (r->classic_total) {
+		/* As without --source: the kernel's sum, or smaps summed before Linux 4.14. */
+		uint64_t t0 = now_ns();
+		src = PMAPS_SRC_ROLLUP;
+		err = pmaps_total(proc, &row, sizeof(row), &src, msg, sizeof(msg));
+		r->ns = now_ns() - t0;
+		r->src = src;
+		if (src == PMAPS_SRC_SMAPS)
+			note_msg("smaps_rollup is not provided by this kernel (needs Linux 4.14); "
+			         "summing smaps instead");
+	} else {
+		r->cost.size = sizeof(r->cost);
+		err = pmaps_total_from(proc, src, r->policy, &row, sizeof(row), &r->cost, msg,
+		                       sizeof(msg));
+		r->have_cost = 1;
+	}
+	file = src_file(src);
+	if (err == -ENODATA)
+		return no_memory(o, out, pmaps_proc_pid(proc), src);
+	maps_doc(&d, o, pmaps_proc_pid(proc), src);
+	if (err < 0) {
+		w_failed(out, o->fmt, &d, msg[0] ? msg : pmaps_strerror(err));
+		return failed(f, file, err, msg);
+	}
+	r->seen = row.present;
+	r->have_mappings = pmaps_group_value(&row, PMAPS_V_MAPPINGS, &r->mappings) == 1;
+	w_begin(&w, out, o->fmt, &d);
+	w_group(&w, &row);
+	w_end(&w, NULL);
+	return 0;
+}
+
+static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
+                         struct pmaps_maps *c, struct out *out, struct failure *f)
+{
+	const struct pmaps_group_row **rows = NULL;
+	const char *file = src_file(r->src);
+	struct pmaps_group *g = NULL;
+	struct writer w;
+	struct doc d;
+	size_t n;
+	int err;
+
+	if (pmaps_group_open(&g, (enum pmaps_group_by)o->group) < 0)
+		return failed(f, NULL, -ENOMEM, NULL);
+	err = pmaps_group_read(g, c);
+	cursor_spent(r, c);
+	n = pmaps_group_count(g);
+	if (err == -ENODATA && n == 0) {
+		pmaps_group_close(g);
+		return no_memory(o, out, pmaps_proc_pid(proc), r->src);
+	}
+	maps_doc(&d, o, pmaps_proc_pid(proc), r->src);
+	rows = err < 0 ? NULL : calloc(n ? n : 1, sizeof(*rows));
+	if (!rows) {
+		err = fail(f, NULL, c, err < 0 ? err : -ENOMEM, file);
+		w_failed(out, o->fmt, &d, f->msg);
+		pmaps_group_close(g);
+		return err;
+	}
+	w_begin(&w, out, o->fmt, &d);
+	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
+		kernel_thread_note(pmaps_proc_pid(proc));
+	r->have_mappings = 1;
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = pmaps_group_get(g, i);
+		r->mappings += rows[i]->mappings;
+		r->seen |= rows[i]->present;
+	}
+	if (o->sort_col >= 0)
+		sort_groups(rows, n, o->sort_col);
+	for (size_t i = 0; i < n; i++)
+		w_group(&w, rows[i]);
+	w_end(&w, NULL);
+	free(rows);
+	pmaps_group_close(g);
+	return 0;
+}
+
+/* What --sort keeps of a read: the rows, and how many. */
+struct sorted_read {
+	struct sorter *st;
+	const struct maps_opts *o;
+	uint64_t rows;
+	uint64_t seen;
+};
+
+static int keep_row(void *ctx, const struct pmaps_mapping *m)
+{
+	struct sorted_read *r = ctx;
+
+	r->rows++;
+	r->seen |= m->present;
+	return sorter_add(r->st, m);
+}
+
+static void start_over(void *ctx)
+{
+	struct sorted_read *r = ctx;
+
+	sorter_free(r->st);
+	sorter_init(r->st, r->o->sort_col, r->o->fmt == FMT_JSON || r->o->fmt == FMT_JSONL,
+	            r->o->cols, r->o->ncols);
+	r->rows = 0;
+	r->seen = 0;
+}
+
+/*
+ * Sorted rows are buffered, and so one whole reading is kept: the library
+ * reads again when a row was listed twice or the thread read through ended.
+ */
+static int read_sorted(struct sorter *st, const struct maps_opts *o, struct pmaps_maps *c,
+                       struct reading *rd, uint64_t *rows)
+{
+	struct sorted_read r = {st, o, 0, 0};
+	int err = pmaps_maps_read_whole(c, keep_row, start_over, &r);
+
+	*rows = r.rows;
+	rd->seen = r.seen;
+	return err;
+}
+
+static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
+                           struct pmaps_maps *c, struct out *out, struct failure *f)
+{
+	const struct pmaps_mapping *m;
+	struct pmaps_mapping kept = {0};
+	const char *file = src_file(r->src);
+	struct sorter st;
+	struct writer w;
+	struct doc d;
+	uint64_t rows = 0, overlaps = 0;
+	int err;
+
+	sorter_init(&st, o->sort_col, 0, NULL, 0);
+	maps_doc(&d, o, pmaps_proc_pid(proc), r->src);
+	if (o->sort_col < 0) {
+		/* Streamed: what was written cannot be taken back, so it is never read again. */
+		w_begin(&w, out, o->fmt, &d);
+		while ((err = pmaps_maps_next(c, &m)) > 0) {
+			rows++;
+			overlaps += (m->flags & PMAPS_ROW_OVERLAP) != 0;
+			r->seen |= m->present;
+			w_mapping(&w, m);
+		}
+		cursor_spent(r, c);
+	} else {
+		err = read_sorted(&st, o, c, r, &rows);
+		cursor_spent(r, c);
+		if (err == -ENODATA && rows == 0) {
+			sorter_free(&st);
+			return no_memory(o, out, pmaps_proc_pid(proc), r->src);
+		}
+		if (err < 0) {
+			/* Nothing was written: the rows were held for sorting. */
+			fail(f, NULL, c, err, file);
+			w_failed(out, o->fmt, &d, f->msg);
+			goto done;
+		}
+		w_begin(&w, out, o->fmt, &d);
+	}
+	r->mappings = rows;
+	r->have_mappings = 1;
+	if (err < 0) {
+		fail(f, &w, c, err, file);
+		goto done;
+	}
+	if (pmaps_maps_lines(c) == 0 && pmaps_proc_is_kernel_thread(proc) == 1)
+		kernel_thread_note(pmaps_proc_pid(proc));
+	if (overlaps)
+		note_msg("process %s changed its mappings while it was read: %llu mapping(s) grew "
+		         "between two reads and were listed again from their start (marked "
+		         "overlaps_previous in JSON); a sum of these rows counts that twice",
+		         o->t.pid, (unsigned long long)overlaps);
+	sorter_sort(&st);
+	for (size_t i = 0; i < st.n; i++) {
+		sorter_get(&st, i, &kept);
+		w_mapping(&w, &kept);
+	}
+	w_end(&w, NULL);
+done:
+	sorter_free(&st);
+	return err < 0 ? err : 0;
+}
+
+/* ---- the source ---- */
+
+/* What the columns ask of a source: smaps fields, values, and VmFlags (smaps' alone). */
+static void asked_keys(const struct maps_opts *o, uint64_t *fields, uint64_t *values,
+                       int *vm_flags)
+{
+	*fields = *values = 0;
+	*vm_flags = 0;
+	for (int i = 0; i <= o->ncols; i++) {
+		/* The columns shown, and the one sorted by. */
+		int c = i < o->ncols ? o->cols[i] : o->sort_col, k = c >= 0 ? columns[c].lib : -1;
+		if (c == COL_VMFLAGS)
+			*vm_flags = 1;
+		else if (k < 0)
+			continue; /* addresses, names, kind: every source lists them */
+		else if (k < PMAPS_F_MAX)
+			*fields |= 1ull << k;
+		/* A total's mapping count and vsize: smaps_rollup never had them; not asked. */
+		else if (o->group != PMAPS_GROUP_TOTAL || (k != PMAPS_V_MAPPINGS && k != PMAPS_V_VSIZE))
+			*values |= 1ull << (k - PMAPS_F_MAX);
+	}
+}
+
+/* The keys of FIELDS and VALUES (and vm_flags) as "pss, private_dirty" into B; returns the count. */
+static int key_list(char *b, size_t bsz, uint64_t fields, uint64_t values, int vm_flags)
+{
+	size_t k = 0;
+	int n = 0;
+
+	b[0] = '\0';
+	for (int key = 0; key < PMAPS_V_COUNT; key++) {
+		int on = key < PMAPS_F_MAX ? (int)(fields >> key & 1)
+		                           : (int)(values >> (key - PMAPS_F_MAX) & 1);
+		const char *name = on ? pmaps_value_key(key) : NULL;
+		if (!name)
+			continue;
+		k += (size_t)snprintf(b + k, k < bsz ? bsz - k : 0, "%s%s", n ? ", " : "", name);
+		n++;
+		if (key < PMAPS_F_MAX && key + 1 == PMAPS_F_COUNT)
+			key = PMAPS_F_MAX - 1;
+	}
+	if (vm_flags) {
+		k += (size_t)snprintf(b + k, k < bsz ? bsz - k : 0, "%svm_flags", n ? ", " : "");
+		n++;
+	}
+	return n;
+}
+
+/* How a column SRC lacks is shown, in the output's format. */
+static const char *absent_as(enum fmt fmt)
+{
+	return fmt == FMT_TABLE ? "shown as '-'" : fmt == FMT_CSV ? "empty cells" : "absent keys";
+}
+
+/* How the source was chosen, for its note. */
+enum chosen { BY_OPTION, BY_AUTO, BY_AUTO_PARTLY };
+
+/*
+ * The one note about the values: which source a table's values come from
+ * when it is not smaps, and which columns asked the source read cannot
+ * give (with a source that has them, when --source chose one). BY_AUTO:
+ * auto found a source that gives every column; BY_AUTO_PARTLY: none does.
+ */
+static void source_note(const struct maps_opts *o, struct pmaps_proc *proc, enum pmaps_source src,
+                        enum chosen how)
+{
+	uint64_t af, av, kf = 0, kv = 0;
+	int avm, shows_values = 0, total = o->group == PMAPS_GROUP_TOTAL, n = 0;
+	const char *name = pmaps_source_name(src);
+	char lacks[512], who[160] = "";
+
+	asked_keys(o, &af, &av, &avm);
+	shows_values = af || av;
+	/* JSON without --fields has no columns: what a source lacks are absent keys. */
+	if (how != BY_AUTO && !(o->every && (o->fmt == FMT_JSON || o->fmt == FMT_JSONL)) &&
+	    pmaps_source_keys(proc, src, total, &kf, &kv) == 0)
+		n = key_list(lacks, sizeof(lacks), af & ~kf, av & ~kv, avm && src != PMAPS_SRC_SMAPS);
+	if (n && how == BY_OPTION) {
+		/* Who has them: what auto would read for these columns alone. */
+		enum pmaps_source other;
+		uint64_t mf = af & ~kf, mv = av & ~kv;
+		int r = mf || mv ? pmaps_source_choose(proc, mf, mv, total, NULL, &other, NULL, 0) : 1;
+		if (!(mf || mv))
+			other = PMAPS_SRC_SMAPS;
+		if (r == 1 && (!avm || src == PMAPS_SRC_SMAPS || other == PMAPS_SRC_SMAPS))
+			snprintf(who, sizeof(who), " (%s has %s)", pmaps_source_name(other),
+			         n > 1 ? "them" : "it");
+		else if (r == 1)
+			snprintf(who, sizeof(who), " (smaps has vm_flags, %s the others)",
+			         pmaps_source_name(other));
+	}
+	if (how == BY_AUTO_PARTLY && n)
+		note_msg("no source gives every column asked: reading %s, which gives no %s here: %s",
+		         name, lacks, absent_as(o->fmt));
+	else if (o->fmt == FMT_TABLE && shows_values && src != PMAPS_SRC_SMAPS &&
+	         src != PMAPS_SRC_ROLLUP)
+		note_msg("values from the %s source, not smaps%s%s%s%s%s", name,
+		         n ? "; it gives no " : "", n ? lacks : "", n ? " here: " : "",
+		         n ? absent_as(o->fmt) : "", who);
+	else if (n)
+		note_msg("the %s source gives no %s here: %s%s", name, lacks, absent_as(o->fmt), who);
+}
+
+/*
+ * The source of the report: --source's, or auto's choice for the columns
+ * asked. When the library cannot be asked (a kernel thread, no permission,
+ * a process gone), it is smaps, as without --source: reading it says what
+ * is wrong the way pmaps always has.
+ */
+static void choose_source(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r)
+{
+	int total = o->group == PMAPS_GROUP_TOTAL, vm_flags, got;
+	uint64_t fields, values;
+	enum pmaps_source src;
+	char msg[256];
+
+	r->why[0] = '\0';
+	if (o->source != PMAPS_SRC_AUTO) {
+		r->src = (enum pmaps_source)o->source;
+		source_note(o, proc, r->src, BY_OPTION);
+		return;
+	}
+	/* As without --source, which has always read smaps (and smaps_rollup for --total). */
+	r->src = total ? PMAPS_SRC_ROLLUP : PMAPS_SRC_SMAPS;
+	r->classic_total = total;
+	if (o->every) {
+		snprintf(r->why, sizeof(r->why), "auto: every field asked%s, which %s gives",
+		         o->fmt == FMT_JSON || o->fmt == FMT_JSONL ? " (JSON)" : "",
+		         pmaps_source_name(r->src));
+		return;
+	}
+	asked_keys(o, &fields, &values, &vm_flags);
+	if (vm_flags) {
+		snprintf(r->why, sizeof(r->why), "auto: vm_flags is smaps' alone");
+		return;
+	}
+	got = pmaps_source_choose(proc, fields, values, total, r->policy, &src, msg, sizeof(msg));
+	if (got < 0) {
+		snprintf(r->why, sizeof(r->why), "auto: the sources could not be asked (%s)",
+		         msg[0] ? msg : pmaps_strerror(got));
+		return;
+	}
+	if (got == 0 && src == PMAPS_SRC_STATUS) {
+		/* Not one source fits the policy: smaps, as without --source. */
+		snprintf(r->why, sizeof(r->why), "auto: %s", msg);
+		source_note(o, proc, r->src, BY_AUTO_PARTLY);
+		return;
+	}
+	r->src = src;
+	r->classic_total = total && src == PMAPS_SRC_ROLLUP;
+	if (got == 0)
+		snprintf(r->why, sizeof(r->why), "auto: %s", msg);
+	else if (src == PMAPS_SRC_SMAPS || src == PMAPS_SRC_ROLLUP)
+		snprintf(r->why, sizeof(r->why), "auto: no page source gives every column asked");
+	else
+		snprintf(r->why, sizeof(r->why), "auto: the columns asked need no smaps");
+	source_note(o, proc, src, got == 0 ? BY_AUTO_PARTLY : BY_AUTO);
+}
+
+/* What was read, from where and at what cost: -v's line. */
+static void verbose_note(struct pmaps_proc *proc, const char *root, const struct reading *r)
+{
+	char how[512], what[64] = "", cost[160] = "";
+	/* How a page source read, as its cost says (-1: not known). */
+	int query = r->have_cost ? r->cost.query : r->query;
+	int scan = r->have_cost && r->cost.strategy == PMAPS_PAGES_SCAN;
+
+	if (page_source(r->src))
+		/* The pages source reads pagemap over what PAGEMAP_SCAN found; kpagecount gives Pss. */
+		snprintf(how, sizeof(how), "%s + %s%s%s", query == 1 ? "PROCMAP_QUERY" : "maps",
+		         scan ? "PAGEMAP_SCAN" : "pagemap",
+		         r->src == PMAPS_SRC_PAGES && scan ? " + pagemap" : "",
+		         r->src == PMAPS_SRC_PAGES && (r->seen & (1ull << PMAPS_F_PSS))
+		         ? " + kpagecount/kpageflags" : "");
+	else
+		snprintf(how, sizeof(how), "%s/%d/%s", root ? root : "/proc", pmaps_proc_pid(proc),
+		         pmaps_source_name(r->src));
+	if (r->have_mappings)
+		snprintf(what, sizeof(what), "%llu mapping%s ", (unsigned long long)r->mappings,
+		         r->mappings == 1 ? "" : "s");
+	/* The longest call is the longest the process's mmap_lock was held: maps holds none. */
+	if (r->have_cost && page_source(r->src))
+		snprintf(cost, sizeof(cost), ", %llu kernel call%s, longest call %llu us, %llu pause%s",
+		         (unsigned long long)r->cost.calls, r->cost.calls == 1 ? "" : "s",
+		         (unsigned long long)(r->cost.hold_ns / 1000),
+		         (unsigned long long)r->cost.pauses, r->cost.pauses == 1 ? "" : "s");
+	else if (r->have_cost && r->src != PMAPS_SRC_MAPS)
+		snprintf(cost, sizeof(cost), ", %llu kernel call%s, longest call %llu us",
+		         (unsigned long long)r->cost.calls, r->cost.calls == 1 ? "" : "s",
+		         (unsigned long long)(r->cost.hold_ns / 1000));
+	else if (r->have_cost)
+		snprintf(cost, sizeof(cost), ", %llu kernel call%s", (unsigned long long)r->cost.calls,
+		         r->cost.calls == 1 ? "" : "s");
+	note_msg("source %s (%s): %sin %.2f ms%s%s%s", pmaps_source_name(r->src), how, what,
+	         (double)(r->have_cost ? r->cost.ns : r->ns) / 1e6, cost, r->why[0] ? "; " : "",
+	         r->why);
+}
+
+static int maps_report(const struct maps_opts *o)
+{
+	static const struct pmaps_policy gentle = PMAPS_POLICY_GENTLE;
+	char buf[OUT_FD_BUFSIZE];
+	struct pmaps_proc *proc = NULL;
+	struct pmaps_maps *c = NULL;
+	struct reading r = {.query = -1};
+	struct failure f;
+	struct out out;
+	int rc, err;
+
+	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
+	rc = tool_proc_open(&proc, &o->t);
+	if (rc != 0)
+		return rc;
+	r.policy = o->gentle ? &gentle : NULL;
+	choose_source(o, proc, &r);
+	if (o->gentle && !page_source(r.src))
+		note_msg("--gentle: %s is read the way the kernel writes it (only the fast and pages "
+		         "sources walk gently)", r.classic_total ? "smaps_rollup" : pmaps_source_name(r.src));
+	if (o->group == PMAPS_GROUP_TOTAL)
+		err = report_total(o, proc, &r, &out, &f);
+	else if ((err = pmaps_maps_open(&c, proc, r.src, 0)) == -ENODATA)
+		err = no_memory(o, &out, pmaps_proc_pid(proc), r.src);
+	else if (err < 0) {
+		struct doc d;
+		err = fail(&f, NULL, c, err, src_file(r.src));
+		maps_doc(&d, o, pmaps_proc_pid(proc), r.src);
+		w_failed(&out, o->fmt, &d, f.msg);
+	} else {
+		pmaps_maps_set_policy(c, r.policy);
+		if (o->group >= 0)
+			err = report_groups(o, proc, &r, c, &out, &f);
+		else
+			err = report_mappings(o, proc, &r, c, &out, &f);
+	}
+	if (err < 0) {
+		out_flush(&out); /* what was written goes before the message */
+		rc = tool_fail(&o->t, &f);
+	}
+	rc = finish_output(&out, err < 0 ? rc : EXIT_OK);
+	if (o->verbose && err >= 0)
+		verbose_note(proc, o->t.root, &r);
+	pmaps_maps_close(c);
+	pmaps_proc_close(proc);
+	return rc;
+}
+
+int cmd_maps(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"group", required_argument, NULL, 'g'},
+		{"total", no_argument, NULL, 't'},
+		{"fields", required_argument, NULL, 'f'},
+		{"sort", required_argument, NULL, 's'},
+		{"source", required_argument, NULL, 'S'},
+		{"gentle", no_argument, NULL, 'G'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"json", no_argument, NULL, 'j'},
+		{"jsonl", no_argument, NULL, 'L'},
+		{"csv", no_argument, NULL, 'C'},
+		{"bytes", no_argument, NULL, 'b'},
+		{"proc-root", required_argument, NULL, 'R'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct maps_opts o = {.group = -1, .sort_col = -1, .human = 1, .fmt = FMT_TABLE,
+	                      .source = PMAPS_SRC_AUTO};
+	const char *fields = NULL, *sort = NULL;
+	int ch, total = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "g:tf:s:vjbh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'g':
+			if (strcmp(optarg, "path") == 0)
+				o.group = PMAPS_GROUP_PATH;
+			else if (strcmp(optarg, "kind") == 0)
+				o.group = PMAPS_GROUP_KIND;
+			else {
+				die_msg("--group takes 'path' or 'kind', not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't': total = 1; break;
+		case 'f': fields = optarg; break;
+		case 's': sort = optarg; break;
+		case 'S': {
+			int s = strcmp(optarg, "auto") == 0 ? PMAPS_SRC_AUTO
+			        : pmaps_source_lookup(optarg, strlen(optarg));
+			if (s != PMAPS_SRC_AUTO && s != PMAPS_SRC_FAST && s != PMAPS_SRC_PAGES &&
+			    s != PMAPS_SRC_SMAPS && s != PMAPS_SRC_ROLLUP) {
+				die_msg("--source takes fast, pages, smaps, rollup or auto, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			o.source = s;
+			break;
+		}
+		case 'G': o.gentle = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 'j':
+		case 'L':
+		case 'C':
+			if (set_format(&o.fmt, ch) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'b': o.human = 0; break;
+		case 'R': o.t.root = optarg; break;
+		case 'h': return print_usage(maps_usage);
+		default: return option_error("maps", argv, "g:tf:s:vjbh", longopts);
+		}
+	}
+	if (total && o.group >= 0) {
+		die_msg("--total and --group do not go together");
+		return EXIT_USAGE;
+	}
+	if (o.source == PMAPS_SRC_ROLLUP && !total) {
+		die_msg("--source rollup gives one row, the process's total: it needs --total");
+		return EXIT_USAGE;
+	}
+	if (total)
+		o.group = PMAPS_GROUP_TOTAL;
+	if (optind + 1 != argc) {
+		die_msg(optind == argc ? "which process? (pmaps maps PID; see --help)"
+		                       : "one PID only (see pmaps maps --help)");
+		return EXIT_USAGE;
+	}
+	o.t.pid = argv[optind];
+	if (fields) {
+		o.ncols = parse_columns(fields, o.cols, COL_MAPS_END, o.group >= 0);
+		if (o.ncols < 0)
+			return EXIT_USAGE;
+		o.every = strcmp(fields, "all") == 0;
+	} else {
+		default_columns(&o);
+		o.every = o.fmt == FMT_JSON || o.fmt == FMT_JSONL;
+	}
+	if (sort) {
+		int col = col_lookup(sort, strlen(sort));
+		if (strcmp(sort, "all") == 0 || strchr(sort, ',')) {
+			die_msg("--sort takes one field, not '%s'", sort);
+			return EXIT_USAGE;
+		}
+		if (col < 0) {
+			die_msg("--sort: unknown field '%s' (see pmaps maps --help)", sort);
+			return EXIT_USAGE;
+		}
+		if (col == COL_VMFLAGS) {
+			die_msg("--sort: rows cannot be sorted by vm_flags");
+			return EXIT_USAGE;
+		}
+		if (o.group >= 0 && !(columns[col].records & REC_GROUP)) {
+			die_msg("--sort %s is per mapping and cannot sort groups", sort);
+			return EXIT_USAGE;
+		}
+		if (o.group == PMAPS_GROUP_TOTAL) {
+			die_msg("--sort has nothing to sort with --total");
+			return EXIT_USAGE;
+		}
+		o.sort_col = col;
+	}
+	return maps_report(&o);
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_serve.c - `pmaps serve`: its options, checked before anything is
+ * opened; then the exporter (serve.c: serve_run()).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/num.h"
+#include "serve/serve.h"
+#include "cmd/cmd.h"
+#include "common/tool.h"
+#include "write/writer.h"
+
+static const char serve_usage[] =
+	"Usage: pmaps serve [OPTIONS]\n"
+	"\n"
+	"Serves the memory of the selected processes over HTTP: /metrics for\n"
+	"Prometheus (OpenMetrics when the scraper asks), and a live web page at /\n"
+	"with the top table and, for a process, its breakdown by category, its\n"
+	"address space and a timeline. Each process is read from the cheapest\n"
+	"source that answers: status every refresh, smaps (or a gentle page walk\n"
+	"for a large process) only when its figures moved or aged, within a budget.\n"
+	"\n"
+	"Options:\n"
+	"  -l, --listen ADDR:PORT  where to listen (default 127.0.0.1:9743; [::1]:PORT\n"
+	"                         for IPv6; port 0 picks a free one). Anything but a\n"
+	"                         loopback address shows process names and memory to\n"
+	"                         whoever can connect\n"
+	"  -p, --pid PID[,PID...]  only these processes (repeatable)\n"
+	"  -u, --user USER         only processes of USER (a name or a uid)\n"
+	"      --name REGEX        only commands REGEX matches (POSIX extended)\n"
+	"      --cgroup PATH       only processes in cgroup v2 PATH or below it\n"
+	"      --all               every process (the default)\n"
+	"      --group-by comm|cmdline:REGEX\n"
+	"                          one series per command name, or per what REGEX\n"
+	"                          matches in the command line (its first group if it\n"
+	"                          has one; processes it does not match are left out),\n"
+	"                          summed, instead of one per process\n"
+	"      --budget MS         costly reading per refresh, in milliseconds\n"
+	"                          (default 100): what it leaves keeps older figures\n"
+	"      --max-age SECS      read each process's breakdown again at least this\n"
+	"                          often (default 10)\n"
+	"      --min-interval SECS answer from the last refresh when it is younger\n"
+	"                          (default 5; 0: refresh for every request)\n"
+	"      --max-connections N connections served at once (default 256); more wait\n"
+	"      --timeout SECS      close a connection idle this long, or whose request\n"
+	"                          is not whole this long after it began (default 10)\n"
+	"      --threads N         threads answering requests (default 4)\n"
+	"      --books-timeout T   each request for a runtime's books within T (default 2s)\n"
+	"      --no-books          ask no runtime for its books in a process's explain (Go's\n"
+	"                          MemStats over loopback, the JVM's through jcmd)\n"
+	"      --proc-root DIR     read processes from DIR instead of /proc\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"Endpoints: /metrics, / (the web page), /api/processes,\n"
+	"/api/process/PID/explain, /api/process/PID/pages, /api/process/PID/pages.svg.\n"
+	"GET and HEAD only. SIGINT or SIGTERM stops it.\n";
+
+/*
+ * --listen: "ADDR:PORT" (IPv4, or IPv6 in brackets; "localhost" for
+ * 127.0.0.1), numeric only: nothing is looked up. Returns 0, or -1.
+ */
+static int parse_listen(struct serve_opts *o, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	char host[INET6_ADDRSTRLEN + 2];
+	size_t hl;
+	uint64_t port;
+
+	if (!colon || parse_decimal(colon + 1, 65535, &port) < 0)
+		return -1;
+	hl = (size_t)(colon - arg);
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, arg, hl);
+	host[hl] = '\0';
+	memset(&o->addr, 0, sizeof(o->addr));
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&o->addr;
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
+			return -1;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		o->addrlen = sizeof(*a);
+		o->loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) ||
+		              (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr) && a->sin6_addr.s6_addr[12] == 127);
+		return 0;
+	}
+	{
+		struct sockaddr_in *a = (struct sockaddr_in *)&o->addr;
+		if (strcmp(host, "localhost") == 0)
+			strcpy(host, "127.0.0.1");
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+			return -1;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		o->addrlen = sizeof(*a);
+		o->loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	}
+	return 0;
+}
+
+/* A count above 0 and at most MAX into *OUT; -1 otherwise. */
+static int parse_positive(const char *s, uint64_t max, unsigned *out)
+{
+	uint64_t v;
+
+	if (parse_decimal(s, max, &v) < 0 || v == 0)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"pid", required_argument, NULL, 'p'},
+		{"user", required_argument, NULL, 'u'},
+		{"name", required_argument, NULL, 'N'},
+		{"cgroup", required_argument, NULL, 'G'},
+		{"all", no_argument, NULL, 'a'},
+		{"group-by", required_argument, NULL, 'g'},
+		{"budget", required_argument, NULL, 'B'},
+		{"max-age", required_argument, NULL, 'M'},
+		{"min-interval", required_argument, NULL, 'I'},
+		{"max-connections", required_argument, NULL, 'c'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"threads", required_argument, NULL, 't'},
+		{"proc-root", required_argument, NULL, 'R'},
+		BOOKS_LONGOPTS_EXPLAIN,
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const char shortopts[] = "l:p:u:h";
+	static struct serve sv; /* the daemon's threads use it until it stops */
+	const char *name = NULL, *group = NULL, *listen = NULL;
+	int ch, rc, all = 0;
+	uint64_t ns;
+
+	memset(&sv, 0, sizeof(sv));
+	top_opts_init(&sv.o.top);
+	sv.o.top.sort = COL_PID;
+	sv.o.top.breakdown = 1;
+	sv.o.top.cmd = "serve";
+	sv.o.min_interval_ns = 5000000000u;
+	sv.o.max_connections = 256;
+	sv.o.timeout_s = 10;
+	sv.o.threads = 4;
+	sv.o.max_request = 16384;
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		rc = top_option(&sv.o.top, ch, optarg, &name);
+		if (rc == EXIT_USAGE)
+			return rc;
+		if (rc == 1)
+			continue;
+		switch (ch) {
+		case 'l':
+			if (listen)
+				return top_once_only("--listen", "one address");
+			listen = optarg;
+			break;
+		case 'a': all = 1; break;
+		case 'g':
+			if (group)
+				return top_once_only("--group-by", "one grouping: comm or cmdline:REGEX");
+			group = optarg;
+			break;
+		case 'B':
+			if (parse_time(optarg, 1000000u, &ns) < 0 || ns == 0) {
+				die_msg("--budget takes milliseconds above 0 (100, 50ms, 1s), not '%s'",
+				        optarg);
+				return EXIT_USAGE;
+			}
+			sv.o.top.budget_ns = ns;
+			break;
+		case 'I':
+			if (parse_time(optarg, 1000000000u, &ns) < 0) {
+				die_msg("--min-interval takes seconds (5, 500ms, 0), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			sv.o.min_interval_ns = ns;
+			break;
+		case 'c':
+			if (parse_positive(optarg, 65536, &sv.o.max_connections) < 0) {
+				die_msg("--max-connections takes a number from 1 to 65536, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'T':
+			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns < 1000000000u ||
+			    ns / 1000000000u > 86400) {
+				die_msg("--timeout takes whole seconds from 1 to 86400 (10, 1m), not '%s'",
+				        optarg);
+				return EXIT_USAGE;
+			}
+			sv.o.timeout_s = (unsigned)(ns / 1000000000u);
+			break;
+		case 't':
+			if (parse_positive(optarg, 64, &sv.o.threads) < 0) {
+				die_msg("--threads takes a number from 1 to 64, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'R': sv.o.top.root = optarg; break;
+		case 'h': return print_usage(serve_usage);
+		default: return option_error("serve", argv, shortopts, longopts);
+		}
+	}
+	if (optind != argc) {
+		die_msg("serve takes no arguments, not '%s' (see pmaps serve --help; --pid PID for "
+		        "one process)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (all && (sv.o.top.npids || sv.o.top.have_uid || name || sv.o.top.cgroup)) {
+		die_msg("--all is every process: --pid, --user, --name and --cgroup choose some");
+		return EXIT_USAGE;
+	}
+	sv.o.listen = listen ? listen : "127.0.0.1:9743";
+	if (parse_listen(&sv.o, sv.o.listen) < 0) {
+		die_msg("--listen takes ADDR:PORT with a numeric address or localhost "
+		        "(127.0.0.1:9743, [::1]:9743, localhost:9743, 0.0.0.0:9743), not '%s'",
+		        sv.o.listen);
+		return EXIT_USAGE;
+	}
+	if (group) {
+		if (strcmp(group, "comm") == 0) {
+			sv.o.group_by = SERVE_BY_COMM;
+		} else if (strncmp(group, "cmdline:", 8) == 0 && group[8]) {
+			int e = regcomp(&sv.o.cmdline, group + 8, REG_EXTENDED);
+			if (e) {
+				char err[256];
+				regerror(e, &sv.o.cmdline, err, sizeof(err));
+				die_msg("--group-by: '%s' is no regular expression: %s", group + 8, err);
+				return EXIT_USAGE;
+			}
+			sv.o.group_by = SERVE_BY_CMDLINE;
+		} else {
+			die_msg("--group-by takes comm or cmdline:REGEX, not '%s'", group);
+			return EXIT_USAGE;
+		}
+	}
+	sv.top.o = sv.o.top;
+	if (name) {
+		char err[256];
+		if (top_set_name(&sv.top, name, err, sizeof(err)) < 0) {
+			die_msg("--name: '%s' is no regular expression: %s", name, err);
+			if (sv.o.group_by == SERVE_BY_CMDLINE)
+				regfree(&sv.o.cmdline);
+			return EXIT_USAGE;
+		}
+	}
+	return serve_run(&sv);
+}

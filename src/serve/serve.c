@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serve.c - `pmaps serve`: the options, the collector and /metrics.
+ *
+ * The collector is pmaps top's (top.c over the library's survey) with
+ * PMAPS_SURVEY_BREAKDOWN: each refresh reads every process's status, and
+ * for those whose figures are due (new, moved, or older than --max-age) an
+ * explain run from smaps (or the gentle page walk for a large process),
+ * within --budget of reading; a scrape within --min-interval of the last
+ * refresh is answered from it, so two scrapers do not double the cost.
+ *
+ * /metrics is written from the survey's rows in the Prometheus text format
+ * (0.0.4), or OpenMetrics 1.0.0 when the scraper's Accept header prefers
+ * it. Every byte a target chose (its name, its command line, its runtime's
+ * version) goes out through the text escape (escape.h: printable UTF-8,
+ * \xHH for the rest), then the exposition's own (\\, \", \n). No
+ * arithmetic on memory figures here but the groups' sums, which saturate.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/num.h"
+#include "serve/serve.h"
+#include "common/tool.h"
+#include "write/writer.h"
+
+
+/* ---- the collector ---- */
+
+/* A group of --group-by: its key and its sums. */
+struct sgroup {
+	char key[128];          /* the escaped command name, or the match (raw bytes) */
+	size_t key_len;
+	uint32_t processes;
+	uint32_t lacking[PMAPS_SV_MAX]; /* processes without figure K */
+	uint32_t no_breakdown;  /* processes without a breakdown */
+	uint64_t resident, v[PMAPS_SV_MAX], mappings;
+	uint64_t bd[PMAPS_X_COUNT][PMAPS_XC_COUNT];
+	uint64_t bd_maps[PMAPS_X_COUNT];
+	uint32_t bd_known;      /* the states every breakdown in it knew */
+};
+
+/* A process's key under --group-by cmdline:REGEX, kept while it lives. */
+struct ckey {
+	int pid;
+	int matched;
+	size_t len;
+	char key[128];
+};
+
+struct serve_groups {
+	struct sgroup *g;
+	size_t n, cap;
+	struct ckey *keys, *old; /* by pid, this refresh's and the last one's */
+	size_t nkeys, nold, kcap;
+	uint32_t unmatched;
+};
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The resident bytes of ROW: its breakdown's (which its categories add up to), else VmRSS. */
+static int row_resident(const struct pmaps_survey_row *row, uint64_t *v)
+{
+	if (row->breakdown && pmaps_survey_breakdown(row->breakdown, -1, PMAPS_XC_RSS, v) == 1)
+		return 1;
+	*v = row->v[PMAPS_SV_RSS];
+	return (row->present >> PMAPS_SV_RSS) & 1;
+}
+
+/*
+ * The command line of PID (its arguments joined by spaces, at most 4 KiB),
+ * matched against the --group-by regex into K. Read by the library
+ * (pmaps_cmdline_read(): the file is the kernel's, opened as every file of
+ * a process is) once per process, kept while it lives.
+ */
+static void cmdline_key(const struct serve *sv, int pid, struct ckey *k)
+{
+	char buf[4097];
+	regmatch_t m[2];
+	size_t n = 0;
+
+	k->pid = pid;
+	k->matched = 0;
+	k->len = 0;
+	if (pmaps_cmdline_read(sv->o.top.root, pid, buf, sizeof(buf), &n) < 0 || n == 0)
+		return;
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	if (regexec(&sv->o.cmdline, buf, 2, m, 0) != 0)
+		return;
+	if (sv->o.cmdline.re_nsub < 1 || m[1].rm_so < 0)
+		m[1] = m[0];
+	k->len = (size_t)(m[1].rm_eo - m[1].rm_so);
+	if (k->len > sizeof(k->key))
+		k->len = sizeof(k->key); /* escaped when shown: a cut character shows as \xHH */
+	memcpy(k->key, buf + m[1].rm_so, k->len);
+	k->matched = 1;
+}
+
+static const struct ckey *old_key(const struct serve_groups *gs, int pid)
+{
+	size_t lo = 0, hi = gs->nold;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (gs->old[mid].pid == pid)
+			return &gs->old[mid];
+		if (gs->old[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static struct sgroup *group_of(struct serve_groups *gs, const char *key, size_t len)
+{
+	/* Groups are few (bounded cardinality is the point): a linear search. */
+	for (size_t i = 0; i < gs->n; i++)
+		if (gs->g[i].key_len == len && memcmp(gs->g[i].key, key, len) == 0)
+			return &gs->g[i];
+	memset(&gs->g[gs->n], 0, sizeof(gs->g[0]));
+	memcpy(gs->g[gs->n].key, key, len);
+	gs->g[gs->n].key_len = len;
+	gs->g[gs->n].bd_known = ~0u;
+	return &gs->g[gs->n++];
+}
+
+static void group_add(struct sgroup *g, const struct pmaps_survey_row *row)
+{
+	uint64_t v;
+
+	g->processes++;
+	if (row_resident(row, &v))
+		g->resident = sat_add(g->resident, v);
+	for (int k = 0; k < PMAPS_SV_COUNT; k++) {
+		if ((row->present >> k) & 1)
+			g->v[k] = sat_add(g->v[k], row->v[k]);
+		else
+			g->lacking[k]++;
+	}
+	if (!row->breakdown) {
+		g->no_breakdown++;
+	} else {
+		uint32_t known = 0;
+		g->mappings = sat_add(g->mappings, row->mappings);
+		for (int c = 0; c < PMAPS_X_COUNT; c++) {
+			g->bd_maps[c] = sat_add(g->bd_maps[c],
+			                        pmaps_survey_breakdown_mappings(row->breakdown, c));
+			for (int s = 0; s < PMAPS_XC_COUNT; s++) {
+				if (pmaps_survey_breakdown(row->breakdown, c, s, &v) == 1) {
+					known |= 1u << s;
+					g->bd[c][s] = sat_add(g->bd[c][s], v);
+				}
+			}
+		}
+		g->bd_known &= known;
+	}
+}
+
+/* Room for N groups and keys. Returns 0 or -1 (out of memory: the last groups kept). */
+static int groups_reserve(struct serve_groups *gs, size_t n)
+{
+	if (n <= gs->cap)
+		return 0;
+	size_t cap = gs->cap ? gs->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	struct sgroup *g = realloc(gs->g, cap * sizeof(*g));
+	if (!g)
+		return -1;
+	gs->g = g;
+	struct ckey *k = realloc(gs->keys, cap * sizeof(*k));
+	if (!k)
+		return -1;
+	gs->keys = k;
+	k = realloc(gs->old, cap * sizeof(*k));
+	if (!k)
+		return -1;
+	gs->old = k;
+	gs->cap = cap;
+	return 0;
+}
+
+/* The groups of this refresh's selected processes (TOP's lines, in pid order). */
+static int make_groups(struct serve *sv)
+{
+	struct serve_groups *gs = sv->groups;
+	const struct top *t = &sv->top;
+
+	if (groups_reserve(gs, t->nlines) < 0)
+		return -1;
+	/* The last refresh's keys become OLD: a process listed again keeps its key. */
+	{
+		struct ckey *tmp = gs->old;
+		gs->old = gs->keys;
+		gs->nold = gs->nkeys;
+		gs->keys = tmp;
+		gs->nkeys = 0;
+	}
+	gs->n = 0;
+	gs->unmatched = 0;
+	for (size_t i = 0; i < t->nlines; i++) {
+		const struct pmaps_survey_row *row = t->lines[i].row;
+		char key[sizeof(gs->g[0].key)];
+		size_t len;
+		if (!row)
+			continue;
+		if (sv->o.group_by == SERVE_BY_COMM) {
+			/* Raw bytes, escaped when shown; a name is at most 64 bytes. */
+			len = row->comm.len < sizeof(key) ? row->comm.len : sizeof(key);
+			memcpy(key, row->comm.ptr, len);
+		} else {
+			const struct ckey *o = old_key(gs, row->pid);
+			struct ckey *k = &gs->keys[gs->nkeys++];
+			/*
+			 * Kept while the process's figures are: read again with
+			 * them (an exec that keeps the name changes the command line).
+			 */
+			if (o && !(row->flags & (PMAPS_SURVEY_NEW | PMAPS_SURVEY_FRESH)))
+				*k = *o;
+			else
+				cmdline_key(sv, row->pid, k);
+			if (!k->matched) {
+				gs->unmatched++;
+				continue;
+			}
+			len = k->len;
+			memcpy(key, k->key, len);
+		}
+		group_add(group_of(gs, key, len), row);
+	}
+	return 0;
+}
+
+int serve_fresh(struct serve *sv, char *msg, size_t msgsz)
+{
+	uint64_t now = now_ns();
+
+	if (sv->refreshed_ns && now - sv->refreshed_ns < sv->o.min_interval_ns)
+		return 0;
+	if (top_refresh(&sv->top) != 0) {
+		snprintf(msg, msgsz, "the proc root could not be read");
+		return -1;
+	}
+	sv->refreshed_ns = now_ns();
+	sv->refreshed_real_ns = real_ns();
+	if (sv->o.group_by != SERVE_BY_PID && make_groups(sv) < 0) {
+		snprintf(msg, msgsz, "out of memory");
+		sv->refreshed_ns = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- /metrics ---- */
+
+struct mctx {
+	struct serve *sv;
+	int om;          /* OpenMetrics */
+	uint64_t now;    /* when the scrape is answered (monotonic ns) */
+};
+
+/* A label value: the text escape for the target's bytes, then the exposition's. */
+static void label_value(struct out *o, const char *s, size_t n)
+{
+	char buf[1024];
+	size_t len = esc_text(buf, sizeof(buf), s, n);
+
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\\' || buf[i] == '"') {
+			out_ch(o, '\\');
+			out_ch(o, buf[i]);
+		} else {
+			out_ch(o, buf[i]);
+		}
+	}
+}
+
+static void family(struct out *o, const struct mctx *m, const char *name, const char *type,
+                   const char *unit, const char *help)
+{
+	/* OpenMetrics names a family without the _total of its counter's sample, or _info. */
+	size_t len = strlen(name);
+
+	if (m->om && strcmp(type, "counter") == 0 && len > 6 && strcmp(name + len - 6, "_total") == 0)
+		len -= 6;
+	if (m->om && strcmp(type, "info") == 0 && len > 5 && strcmp(name + len - 5, "_info") == 0)
+		len -= 5;
+	if (!m->om && strcmp(type, "info") == 0)
+		type = "gauge";
+	out_str(o, "# HELP ");
+	out_mem(o, name, len);
+	out_ch(o, ' ');
+	out_str(o, help);
+	out_str(o, "\n# TYPE ");
+	out_mem(o, name, len);
+	out_ch(o, ' ');
+	out_str(o, type);
+	out_ch(o, '\n');
+	if (m->om && unit) {
+		out_str(o, "# UNIT ");
+		out_mem(o, name, len);
+		out_ch(o, ' ');
+		out_str(o, unit);
+		out_ch(o, '\n');
+	}
+	out_record(o);
+}
+
+/* Seconds from nanoseconds, with 9 decimals at most (no float rounding). */
+static void out_seconds(struct out *o, uint64_t ns)
+{
+	char frac[16];
+
+	out_u64(o, ns / 1000000000u);
+	snprintf(frac, sizeof(frac), ".%09u", (unsigned)(ns % 1000000000u));
+	out_str(o, frac);
+}
+
+/* The labels of a process: pid, comm, user. */
+static void proc_labels(struct serve *sv, struct out *o, const struct pmaps_survey_row *row)
+{
+	const char *user = top_user_name(&sv->top, row->uid);
+
+	out_str(o, "{pid=\"");
+	out_u64(o, (uint64_t)row->pid);
+	out_str(o, "\",comm=\"");
+	label_value(o, row->comm.ptr, row->comm.len);
+	out_str(o, "\",user=\"");
+	label_value(o, user, strlen(user));
+	out_ch(o, '"');
+}
+
+static void group_labels(struct out *o, const struct sgroup *g)
+{
+	out_str(o, "{group=\"");
+	label_value(o, g->key, g->key_len);
+	out_ch(o, '"');
+}
+
+static void sample_end(struct out *o, uint64_t v)
+{
+	out_str(o, "} ");
+	out_u64(o, v);
+	out_ch(o, '\n');
+	out_record(o);
+}
+
+/* The state columns a breakdown shows, and their label values. */
+struct state_col {
+	const char *name;
+	enum pmaps_xcol col;   /* or -1: SHARED less SHARED_CLEAN */
+};
+static const struct state_col states4[] = {
+	{"private_dirty", PMAPS_XC_PRIVATE_DIRTY},
+	{"private_clean", PMAPS_XC_PRIVATE_CLEAN},
+	{"shared_dirty", (enum pmaps_xcol)-1},
+	{"shared_clean", PMAPS_XC_SHARED_CLEAN},
+};
+static const struct state_col states2[] = {
+	{"private", PMAPS_XC_PRIVATE},
+	{"shared", PMAPS_XC_SHARED},
+};
+static const struct state_col states1[] = {
+	{"resident", PMAPS_XC_RSS},
+};
+
+/* The states to show for columns KNOWN (bit (1 << enum pmaps_xcol)); their count in *N. */
+static const struct state_col *states_of(uint32_t known, size_t *n)
+{
+	uint32_t four = 1u << PMAPS_XC_PRIVATE_DIRTY | 1u << PMAPS_XC_PRIVATE_CLEAN |
+	                1u << PMAPS_XC_SHARED | 1u << PMAPS_XC_SHARED_CLEAN;
+	uint32_t two = 1u << PMAPS_XC_PRIVATE | 1u << PMAPS_XC_SHARED;
+
+	if ((known & four) == four) {
+		*n = 4;
+		return states4;
+	}
+	if ((known & two) == two) {
+		*n = 2;
+		return states2;
+	}
+	*n = 1;
+	return states1;
+}
+
+/* Column SC of category C from V (V[c][col]), the shared-dirty difference computed. */
+static uint64_t state_value(const uint64_t *v, const struct state_col *sc)
+{
+	if ((int)sc->col >= 0)
+		return v[sc->col];
+	/* SHARED_CLEAN is a part of SHARED: never above it. */
+	return v[PMAPS_XC_SHARED] - v[PMAPS_XC_SHARED_CLEAN];
+}
+
+/*
+ * The samples NAME{LABELS,category,state} of one process's or group's
+ * breakdown V (bytes by category and state column), for the categories
+ * with a mapping (MAPS) and the states KNOWN columns give. LABELS is the
+ * rendered "{pid=...": the same for every cell.
+ */
+static void memory_samples(struct out *o, const char *name, const char *labels, size_t llen,
+                           const uint64_t v[][PMAPS_XC_COUNT], const uint64_t *maps,
+                           uint32_t known)
+{
+	size_t ns;
+	const struct state_col *sc = states_of(known, &ns);
+
+	for (int c = 0; c < PMAPS_X_COUNT; c++) {
+		if (!maps[c])
+			continue;
+		for (size_t j = 0; j < ns; j++) {
+			uint64_t b = state_value(v[c], &sc[j]);
+			if (!b)
+				continue; /* no series for an empty cell: they are most */
+			out_str(o, name);
+			out_mem(o, labels, llen);
+			out_str(o, ",category=\"");
+			out_str(o, pmaps_xcat_name(c));
+			out_str(o, "\",state=\"");
+			out_str(o, sc[j].name);
+			out_ch(o, '"');
+			sample_end(o, b);
+		}
+	}
+}
+
+/* The per-process figures a family gives: K a survey value, or one of these. */
+enum { F_RESIDENT = -1, F_MAPPINGS = -2 };
+
+struct pfam {
+	const char *name, *help;
+	int k;
+};
+
+static const struct pfam proc_fams[] = {
+	{"resident_bytes", "Resident memory: the sum of memory_bytes over category and state "
+	 "(smaps, or the page walk), else status VmRSS", F_RESIDENT},
+	{"pss_bytes", "Proportional set size: shared pages split between the processes mapping "
+	 "them (smaps_rollup's Pss, or the page walk's as root)", PMAPS_SV_PSS},
+	{"uss_bytes", "Unique set size: pages no other process maps (Private_Clean + "
+	 "Private_Dirty)", PMAPS_SV_USS},
+	{"swap_bytes", "Swapped out (status VmSwap)", PMAPS_SV_SWAP},
+	{"lazyfree_bytes", "Freed with MADV_FREE, still resident until the kernel needs the "
+	 "memory (LazyFree)", PMAPS_SV_LAZYFREE},
+	{"mappings", "Mappings (VMAs, as vm.max_map_count limits them: see pmaps_vm_max_mappings)",
+	 F_MAPPINGS},
+};
+
+static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
+{
+	const struct top *t = &sv->top;
+	char name[96];
+
+	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
+		const struct pfam *pf = &proc_fams[f];
+		snprintf(name, sizeof(name), "pmaps_process_%s", pf->name);
+		family(o, m, name, "gauge", pf->k == F_MAPPINGS ? NULL : "bytes", pf->help);
+		for (size_t i = 0; i < t->nlines; i++) {
+			const struct pmaps_survey_row *row = t->lines[i].row;
+			uint64_t v;
+			if (!row)
+				continue;
+			if (pf->k == F_RESIDENT) {
+				if (!row_resident(row, &v))
+					continue;
+			} else if (pf->k == F_MAPPINGS) {
+				if (!row->breakdown)
+					continue;
+				v = row->mappings;
+			} else {
+				if (!((row->present >> pf->k) & 1))
+					continue;
+				v = row->v[pf->k];
+			}
+			out_str(o, name);
+			proc_labels(sv, o, row);
+			sample_end(o, v);
+		}
+	}
+	family(o, m, "pmaps_process_memory_bytes", "gauge", "bytes",
+	       "Resident memory by category (what it is for, as pmaps explain says) and state "
+	       "(private or shared, dirty or clean; the page walk knows private and shared only); "
+	       "empty cells have no series");
+	for (size_t i = 0; i < t->nlines; i++) {
+		const struct pmaps_survey_row *row = t->lines[i].row;
+		uint64_t v[PMAPS_X_COUNT][PMAPS_XC_COUNT], maps[PMAPS_X_COUNT], total;
+		uint32_t known = 0;
+		char labels[2048];
+		struct out lo;
+		if (!row || !row->breakdown)
+			continue;
+		for (int s = 0; s < PMAPS_XC_COUNT; s++)
+			if (pmaps_survey_breakdown(row->breakdown, -1, s, &total) == 1)
+				known |= 1u << s;
+		for (int c = 0; c < PMAPS_X_COUNT; c++) {
+			maps[c] = pmaps_survey_breakdown_mappings(row->breakdown, c);
+			for (int s = 0; s < PMAPS_XC_COUNT; s++)
+				pmaps_survey_breakdown(row->breakdown, c, s, &v[c][s]);
+		}
+		out_memory(&lo, labels, sizeof(labels));
+		proc_labels(sv, &lo, row);
+		if (lo.err == 0)
+			memory_samples(o, "pmaps_process_memory_bytes", labels, lo.len, v, maps, known);
+	}
+	family(o, m, "pmaps_process_runtime_info", "info", NULL,
+	       "The language runtime pmaps explain recognised in the process, and its version");
+	for (size_t i = 0; i < t->nlines; i++) {
+		const struct pmaps_survey_row *row = t->lines[i].row;
+		if (!row || !row->breakdown || row->runtime == PMAPS_RUNTIME_NONE)
+			continue;
+		out_str(o, "pmaps_process_runtime_info");
+		proc_labels(sv, o, row);
+		out_str(o, ",runtime=\"");
+		out_str(o, pmaps_runtime_name(row->runtime));
+		out_str(o, "\",version=\"");
+		label_value(o, row->runtime_version.ptr, row->runtime_version.len);
+		out_ch(o, '"');
+		sample_end(o, 1);
+	}
+	family(o, m, "pmaps_process_source_info", "info", NULL,
+	       "Where the process's figures came from: smaps, pages (the gentle page walk of a "
+	       "large process) or status (not read past status: another user's process without "
+	       "root, or left by the budget)");
+	for (size_t i = 0; i < t->nlines; i++) {
+		const struct pmaps_survey_row *row = t->lines[i].row;
+		if (!row)
+			continue;
+		out_str(o, "pmaps_process_source_info");
+		proc_labels(sv, o, row);
+		out_str(o, ",source=\"");
+		out_str(o, pmaps_source_name(row->breakdown ? row->source : PMAPS_SRC_STATUS));
+		out_ch(o, '"');
+		sample_end(o, 1);
+	}
+	family(o, m, "pmaps_process_figures_age_seconds", "gauge", "seconds",
+	       "Age of the process's figures read past status (its breakdown)");
+	for (size_t i = 0; i < t->nlines; i++) {
+		const struct pmaps_survey_row *row = t->lines[i].row;
+		if (!row || !row->breakdown)
+			continue;
+		out_str(o, "pmaps_process_figures_age_seconds");
+		proc_labels(sv, o, row);
+		out_str(o, "} ");
+		out_seconds(o, row->age_ns + (m->now - sv->refreshed_ns));
+		out_ch(o, '\n');
+		out_record(o);
+	}
+}
+
+static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
+{
+	const struct serve_groups *gs = sv->groups;
+	char name[96];
+
+	family(o, m, "pmaps_group_processes", "gauge", NULL, "Processes in the group");
+	for (size_t i = 0; i < gs->n; i++) {
+		out_str(o, "pmaps_group_processes");
+		group_labels(o, &gs->g[i]);
+		sample_end(o, gs->g[i].processes);
+	}
+	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
+		const struct pfam *pf = &proc_fams[f];
+		snprintf(name, sizeof(name), "pmaps_group_%s", pf->name);
+		family(o, m, name, "gauge", pf->k == F_MAPPINGS ? NULL : "bytes",
+		       pf->k == F_MAPPINGS ? "Mappings (VMAs) of the group's processes, summed (the "
+		                             "limit, pmaps_vm_max_mappings, is each process's)"
+		                           : pf->help);
+		for (size_t i = 0; i < gs->n; i++) {
+			const struct sgroup *g = &gs->g[i];
+			uint64_t v;
+			/* A sum is given only over every process of the group: never a part as the whole. */
+			if (pf->k == F_RESIDENT) {
+				v = g->resident;
+			} else if (pf->k == F_MAPPINGS) {
+				if (g->no_breakdown)
+					continue;
+				v = g->mappings;
+			} else {
+				if (g->lacking[pf->k])
+					continue;
+				v = g->v[pf->k];
+			}
+			out_str(o, name);
+			group_labels(o, g);
+			sample_end(o, v);
+		}
+	}
+	family(o, m, "pmaps_group_memory_bytes", "gauge", "bytes",
+	       "Resident memory of the group by category and state, where every process of it "
+	       "has a breakdown");
+	for (size_t i = 0; i < gs->n; i++) {
+		const struct sgroup *g = &gs->g[i];
+		char labels[2048];
+		struct out lo;
+		if (g->no_breakdown)
+			continue;
+		out_memory(&lo, labels, sizeof(labels));
+		group_labels(&lo, g);
+		if (lo.err == 0)
+			memory_samples(o, "pmaps_group_memory_bytes", labels, lo.len, g->bd, g->bd_maps,
+			               g->bd_known);
+	}
+	family(o, m, "pmaps_group_unmatched_processes", "gauge", NULL,
+	       "Selected processes whose command line the --group-by regex does not match: in no "
+	       "group");
+	out_str(o, "pmaps_group_unmatched_processes ");
+	out_u64(o, gs->unmatched);
+	out_ch(o, '\n');
+	out_record(o);
+}
+
+static void write_machine(struct serve *sv, struct out *o, const struct mctx *m)
+{
+	const struct pmaps_meminfo *mi = pmaps_survey_meminfo(sv->top.s);
+
+	family(o, m, "pmaps_meminfo_bytes", "gauge", "bytes",
+	       "The machine's memory as /proc/meminfo says it, by field");
+	if (!mi)
+		return;
+	for (int f = 0; f < PMAPS_MI_COUNT; f++) {
+		if (!((mi->present >> f) & 1))
+			continue;
+		out_str(o, "pmaps_meminfo_bytes{field=\"");
+		out_str(o, pmaps_meminfo_key(f));
+		out_ch(o, '"');
+		sample_end(o, mi->v[f]);
+	}
+}
+
+static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m)
+{
+	struct pmaps_survey_stats st = {.size = sizeof(st)};
+	static const char *const outcomes[] = {"selected", "listed", "read",  "kept", "skipped",
+	                                       "denied",   "large",  "vanished", "failed"};
+
+	pmaps_survey_stats(sv->top.s, &st);
+	{
+		const uint64_t counts[] = {sv->top.matched, st.processes, st.read, st.kept, st.skipped,
+		                           st.denied, st.large, st.vanished, st.failed};
+		family(o, m, "pmaps_scrape_processes", "gauge", NULL,
+		       "Processes in the last refresh: selected (by --pid, --name, --user, --cgroup), "
+		       "listed (on the machine), read past status, kept (nothing moved), skipped (by "
+		       "the budget: older figures kept), denied (not readable by this reader: another "
+		       "user's, or refused by a security module; status figures only), large (read by "
+		       "the gentle page walk), vanished (exited during it), failed");
+		for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
+			out_str(o, "pmaps_scrape_processes{outcome=\"");
+			out_str(o, outcomes[i]);
+			out_ch(o, '"');
+			sample_end(o, counts[i]);
+		}
+	}
+	if (sv->max_map_count) {
+		family(o, m, "pmaps_vm_max_mappings", "gauge", NULL,
+		       "The most mappings a process may have (/proc/sys/vm/max_map_count, read at "
+		       "start): alert on pmaps_process_mappings against it");
+		out_str(o, "pmaps_vm_max_mappings ");
+		out_u64(o, sv->max_map_count);
+		out_ch(o, '\n');
+		out_record(o);
+	}
+	family(o, m, "pmaps_scrape_duration_seconds", "gauge", "seconds",
+	       "Wall time of the last refresh of the figures");
+	out_str(o, "pmaps_scrape_duration_seconds ");
+	out_seconds(o, st.wall_ns);
+	out_ch(o, '\n');
+	family(o, m, "pmaps_scrape_kernel_seconds", "gauge", "seconds",
+	       "Of it, the costly reads (smaps, the page walks): what --budget limits");
+	out_str(o, "pmaps_scrape_kernel_seconds ");
+	out_seconds(o, st.read_ns);
+	out_ch(o, '\n');
+	family(o, m, "pmaps_scrape_age_seconds", "gauge", "seconds",
+	       "Age of the figures in this answer (answers within --min-interval share a refresh)");
+	out_str(o, "pmaps_scrape_age_seconds ");
+	out_seconds(o, m->now - sv->refreshed_ns);
+	out_ch(o, '\n');
+	family(o, m, "pmaps_scrapes_total", "counter", NULL, "Answers to /metrics");
+	out_str(o, "pmaps_scrapes_total ");
+	out_u64(o, sv->scrapes);
+	out_ch(o, '\n');
+	family(o, m, "pmaps_exporter_info", "info", NULL, "pmaps serve's version");
+	out_str(o, "pmaps_exporter_info{version=\"" PMAPS_VERSION "\"} 1\n");
+	family(o, m, "pmaps_exporter_privileged", "gauge", NULL,
+	       "1 when pmaps serve reads as root. At 0, other users' processes have status "
+	       "figures only (resident, swap): root (or CAP_SYS_PTRACE) would add their PSS, USS, "
+	       "LazyFree, mappings and categories, and the PSS of large processes read by page "
+	       "walk (CAP_SYS_ADMIN)");
+	out_str(o, "pmaps_exporter_privileged ");
+	out_u64(o, sv->root ? 1 : 0);
+	out_ch(o, '\n');
+	out_record(o);
+}
+
+static void write_metrics(struct out *o, const void *ctx)
+{
+	const struct mctx *m = ctx;
+	struct serve *sv = m->sv;
+
+	if (sv->o.group_by == SERVE_BY_PID)
+		write_procs(sv, o, m);
+	else
+		write_groups(sv, o, m);
+	write_machine(sv, o, m);
+	write_exporter(sv, o, m);
+	if (m->om)
+		out_str(o, "# EOF\n");
+}
+
+/*
+ * Whether ACCEPT prefers OpenMetrics to the text format: a media range
+ * application/openmetrics-text with a q above 0 and at least text/plain's.
+ */
+static int wants_openmetrics(const char *accept)
+{
+	double om = -1, text = -1;
+	const char *p = accept;
+
+	if (!accept)
+		return 0;
+	while (*p) {
+		const char *end = p + strcspn(p, ",");
+		const char *semi, *type_end;
+		double q = 1;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		semi = memchr(p, ';', (size_t)(end - p));
+		type_end = semi ? semi : end;
+		while (type_end > p && (type_end[-1] == ' ' || type_end[-1] == '\t'))
+			type_end--;
+		for (const char *a = semi; a && a < end;) {
+			const char *next = memchr(a + 1, ';', (size_t)(end - a - 1));
+			const char *v = a + 1;
+			while (v < end && *v == ' ')
+				v++;
+			if (end - v > 2 && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=')
+				q = strtod(v + 2, NULL);
+			a = next;
+		}
+		size_t tl = (size_t)(type_end - p);
+		if (tl == 28 && strncasecmp(p, "application/openmetrics-text", tl) == 0)
+			om = q > om ? q : om;
+		else if ((tl == 10 && strncasecmp(p, "text/plain", tl) == 0) ||
+		         (tl == 3 && strncmp(p, "*/*", 3) == 0))
+			text = q > text ? q : text;
+		p = *end ? end + 1 : end;
+	}
+	return om > 0 && om >= text;
+}
+
+static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
+{
+	struct mctx m = {sv, wants_openmetrics(accept), 0};
+	char msg[256];
+	int err;
+
+	if (serve_lock(sv) < 0) {
+		serve_reply_text(r, 503, "busy: a refresh of the figures is taking long; try again");
+		return;
+	}
+	if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
+		pthread_mutex_unlock(&sv->lock);
+		serve_reply_text(r, 503, msg);
+		return;
+	}
+	sv->scrapes++;
+	m.now = now_ns();
+	memset(r, 0, sizeof(*r));
+	err = serve_render(r, write_metrics, &m, sv->metrics_len);
+	if (err < 0) {
+		pthread_mutex_unlock(&sv->lock);
+		serve_reply_text(r, err == -ENOBUFS ? 503 : 500,
+		                 err == -ENOBUFS ? "the answer would pass 256 MiB: --group-by keeps it "
+		                                   "smaller" : pmaps_strerror(err));
+		return;
+	}
+	sv->metrics_len = r->len;
+	pthread_mutex_unlock(&sv->lock);
+	r->status = 200;
+	r->content_type = m.om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+	                       : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* ---- routes ---- */
+
+/* An /api/ path that names no endpoint: 404, as every API error, a JSON object. */
+static void api_not_found(struct serve_reply *r)
+{
+	static const char body[] = "{\"error\":\"no such endpoint: see pmaps serve --help\"}\n";
+
+	serve_reply_text(r, 404, "");
+	free(r->body);
+	r->body = malloc(sizeof(body) - 1);
+	r->len = r->body ? sizeof(body) - 1 : 0;
+	if (r->body)
+		memcpy(r->body, body, r->len);
+	else
+		r->status = 500;
+	r->content_type = "application/json";
+}
+
+/* "/api/process/PID/REST": PID in decimal and REST; 0 when URL is no such path. */
+static int process_path(const char *url, int *pid, const char **rest)
+{
+	static const char prefix[] = "/api/process/";
+	const char *p;
+	uint64_t v = 0;
+
+	if (strncmp(url, prefix, sizeof(prefix) - 1) != 0)
+		return 0;
+	p = url + sizeof(prefix) - 1;
+	if (*p < '0' || *p > '9' || (*p == '0' && p[1] != '/'))
+		return 0;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (uint64_t)(*p - '0');
+		if (v > INT_MAX)
+			return 0;
+	}
+	if (*p != '/' || v == 0)
+		return 0;
+	*pid = (int)v;
+	*rest = p + 1;
+	return 1;
+}
+
+void serve_route(struct serve *sv, const char *url, const char *query, const char *accept,
+                 struct serve_reply *r)
+{
+	const char *rest;
+	int pid;
+
+	(void)query;
+	if (strcmp(url, "/metrics") == 0) {
+		metrics(sv, accept, r);
+	} else if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
+		memset(r, 0, sizeof(*r));
+		r->body = malloc(serve_page_html_len);
+		if (!r->body) {
+			serve_reply_text(r, 500, "out of memory");
+			return;
+		}
+		memcpy(r->body, serve_page_html, serve_page_html_len);
+		r->len = serve_page_html_len;
+		r->status = 200;
+		r->content_type = "text/html; charset=utf-8";
+	} else if (strcmp(url, "/api/processes") == 0) {
+		serve_api_processes(sv, r);
+	} else if (process_path(url, &pid, &rest)) {
+		if (strcmp(rest, "explain") == 0)
+			serve_api_explain(sv, pid, r);
+		else if (strcmp(rest, "pages") == 0)
+			serve_api_pages(sv, pid, r);
+		else if (strcmp(rest, "pages.svg") == 0)
+			serve_api_pages_svg(sv, pid, r);
+		else
+			api_not_found(r);
+	} else if (strncmp(url, "/api/", 5) == 0) {
+		api_not_found(r);
+	} else {
+		serve_reply_text(r, 404, "not found");
+	}
+}
+
+/* ---- options ---- */
+
+/* /proc/sys/vm/max_map_count under ROOT (NULL: /proc), or 0 when unreadable. */
+static uint64_t read_max_map_count(const char *root)
+{
+	char path[PATH_MAX], buf[32];
+	uint64_t v = 0;
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/sys/vm/max_map_count", root ? root : "/proc");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 1 || buf[n - 1] != '\n')
+		return 0;
+	buf[n - 1] = '\0';
+	return parse_decimal(buf, UINT64_MAX - 1, &v) == 0 ? v : 0;
+}
+
+int serve_run(struct serve *sv)
+{
+	struct serve_groups groups;
+	int rc;
+
+	memset(&groups, 0, sizeof(groups));
+	/* The options are right: now the HTTP library (a missing one is said, exit 1). */
+	if ((rc = serve_http_load()) != EXIT_OK) {
+		if (sv->o.group_by == SERVE_BY_CMDLINE)
+			regfree(&sv->o.cmdline);
+		top_done(&sv->top);
+		return rc;
+	}
+	if (!sv->o.loopback)
+		die_msg("serve: warning: %s is not a loopback address: anyone who can connect sees "
+		        "the names, users and memory of the processes served", sv->o.listen);
+	sv->groups = &groups;
+	sv->root = geteuid() == 0;
+	if (!sv->root)
+		note_msg("serve: not root: other users' processes get status figures only (resident, "
+		         "swap); root, or CAP_SYS_PTRACE, adds their PSS, USS, LazyFree and breakdown");
+	sv->max_map_count = read_max_map_count(sv->o.top.root);
+	pthread_mutex_init(&sv->lock, NULL);
+	pthread_mutex_init(&sv->costly, NULL);
+	rc = top_init(&sv->top);
+	if (rc == 0) {
+		/* Only the selected processes are read past status. */
+		top_want_filtered(&sv->top);
+		rc = serve_http_run(sv);
+	}
+	top_done(&sv->top);
+	pthread_mutex_destroy(&sv->lock);
+	pthread_mutex_destroy(&sv->costly);
+	if (sv->o.group_by == SERVE_BY_CMDLINE)
+		regfree(&sv->o.cmdline);
+	free(groups.g);
+	free(groups.keys);
+	free(groups.old);
+	return rc;
+}

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serve.h - pmaps serve: a Prometheus/OpenMetrics exporter and a live web
+ * page over HTTP (libmicrohttpd).
+ *
+ *   serve_reply.c   text replies, documents rendered into bodies, the lock
+ *   serve.c         the command: options, the collector (a survey of the
+ *                   selected processes with a breakdown by category, kept
+ *                   for --min-interval), the routes, /metrics
+ *   serve_http.c    the HTTP daemon: libmicrohttpd, GET and HEAD only,
+ *                   bounded requests, connections and time
+ *   serve_api.c     the JSON endpoints and the address-space picture
+ *   serve_page.html the web page, served from memory (serve_page.c is
+ *                   generated from it at build time)
+ *
+ * Threads: the daemon answers on a few threads. The collector is behind
+ * SV->lock (one refresh at a time; a request that finds the figures fresh
+ * enough reads them under the same lock). A process's explain or picture
+ * is read under SV->costly, one at a time, never under SV->lock.
+ */
+#ifndef PMAPS_SERVE_H
+#define PMAPS_SERVE_H
+
+#include <pthread.h>
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "survey/top.h"
+
+#define SERVE_PORT 9743
+
+/* serve_opts.group_by */
+enum serve_group { SERVE_BY_PID, SERVE_BY_COMM, SERVE_BY_CMDLINE };
+
+struct serve_opts {
+	const char *listen;            /* --listen as given (for messages) */
+	struct sockaddr_storage addr;  /* where to listen */
+	socklen_t addrlen;
+	int loopback;                  /* ADDR is a loopback address */
+	struct top_opts top;           /* the selection, --budget, --max-age, --proc-root */
+	enum serve_group group_by;     /* --group-by */
+	regex_t cmdline;               /* --group-by cmdline:REGEX */
+	uint64_t min_interval_ns;      /* --min-interval: figures are kept this long */
+	unsigned max_connections;      /* --max-connections */
+	unsigned timeout_s;            /* a connection idle this long is closed */
+	unsigned threads;              /* the daemon's threads */
+	size_t max_request;            /* bytes of a request's headers */
+};
+
+/* What a route answers: the HTTP layer sends it and frees BODY. */
+struct serve_reply {
+	unsigned status;               /* 200, 400, 404, 405, 413, 500, 503 */
+	const char *content_type;      /* a static string */
+	char *body;                    /* malloc()ed (or NULL when LEN is 0) */
+	size_t len;
+	const char *allow;             /* 405: the Allow header's value; else NULL */
+};
+
+/*
+ * The server's state. serve_api.c may read TOP (under LOCK, after
+ * serve_fresh()) and OPTS; the rest is serve.c's.
+ */
+struct serve_groups;
+struct serve {
+	struct serve_opts o;
+	pthread_mutex_t lock;          /* the collector: TOP and what follows */
+	struct top top;                /* the survey and the selection, in pid order */
+	uint64_t refreshed_ns;         /* when TOP was refreshed (CLOCK_MONOTONIC; 0: never) */
+	uint64_t refreshed_real_ns;    /* the same moment, CLOCK_REALTIME */
+	uint64_t scrapes;              /* /metrics answered */
+	size_t metrics_len;            /* the last /metrics answer's size: the next one's room */
+	struct serve_groups *groups;   /* --group-by: the groups of the last refresh */
+	pthread_mutex_t costly;        /* one explain or picture at a time */
+	int root;                      /* the reader is root */
+	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
+};
+
+/* The longest a request waits for another's refresh before it answers 503. */
+#define SERVE_LOCK_WAIT_S 10
+/*
+ * Takes SV->lock within SERVE_LOCK_WAIT_S (another request's refresh: its
+ * budget and one gentle walk at most). Returns 0, or -ETIMEDOUT: answer
+ * 503.
+ */
+int serve_lock(struct serve *sv);
+
+/*
+ * Refreshes SV->top when its figures are older than --min-interval (or
+ * never read). The caller holds SV->lock. Returns 0, or -1 with a one-line
+ * message in MSG (the proc root could not be listed).
+ */
+int serve_fresh(struct serve *sv, char *msg, size_t msgsz);
+
+/*
+ * Answers a GET (or HEAD: the same answer, whose body the HTTP layer does
+ * not send) of URL (the path, without the query), QUERY (the raw query
+ * string after '?', or NULL) and the request's Accept header (or NULL).
+ * Always fills R (status 500 with a one-line text body when even that
+ * fails); never blocks on SV->lock longer than one refresh.
+ */
+void serve_route(struct serve *sv, const char *url, const char *query, const char *accept,
+                 struct serve_reply *r);
+
+/* The room a document gets first, and the most it may take. */
+#define SERVE_BODY_FIRST (64u * 1024u)
+#define SERVE_BODY_MAX (256u * 1024u * 1024u)
+/*
+ * Writes a document with FILL(O, CTX) into a memory sink and hands it to R
+ * (BODY, LEN; the status and type are the caller's): when the sink fills,
+ * again into one twice as large, from room for HINT bytes (the last such
+ * answer's size, or 0) up to SERVE_BODY_MAX. Returns 0, or -ENOBUFS (it
+ * would pass SERVE_BODY_MAX), -ENOMEM, another errno of the sink, with R
+ * untouched.
+ */
+int serve_render(struct serve_reply *r, void (*fill)(struct out *o, const void *ctx),
+                 const void *ctx, size_t hint);
+
+/* A reply whose body is the text MSG and a newline, with STATUS (text/plain). */
+void serve_reply_text(struct serve_reply *r, unsigned status, const char *msg);
+
+/*
+ * The HTTP daemon (serve_http.c): listens on SV's address, answers through
+ * serve_route() until SIGINT or SIGTERM. Returns an exit code (it prints
+ * one line when the address cannot be bound).
+ */
+int serve_http_run(struct serve *sv);
+/*
+ * Opens libmicrohttpd (dl.h), before serve_http_run(). Returns EXIT_OK, or
+ * EXIT_FAIL once it said which library and Debian package are missing.
+ */
+int serve_http_load(void);
+
+/*
+ * Runs the exporter SV (its options set and checked, sv->top's name filter
+ * set): opens libmicrohttpd, reads, serves until SIGINT or SIGTERM; frees
+ * what the options made (the --group-by regex, the filter). Returns an exit
+ * code.
+ */
+int serve_run(struct serve *sv);
+
+/*
+ * The JSON endpoints (serve_api.c), each into R: /api/processes, and for
+ * PID /api/process/PID/explain, /api/process/PID/pages (JSON) and
+ * /api/process/PID/pages.svg.
+ */
+void serve_api_processes(struct serve *sv, struct serve_reply *r);
+void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r);
+void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r);
+void serve_api_pages_svg(struct serve *sv, int pid, struct serve_reply *r);
+
+/* The web page (serve_page.c, generated from serve_page.html). */
+extern const char serve_page_html[];
+extern const size_t serve_page_html_len;
+
+#endif

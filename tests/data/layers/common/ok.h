@@ -1,0 +1,2 @@
+/* Allowed: common/ includes itself. */
+#include "common/tool.h"
