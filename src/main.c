@@ -9,16 +9,6 @@
 
 #include "cmd/cmd.h"
 
-#if !PMAPS_WITH_SERVE
-/* A build without libmicrohttpd (PMAPS_WITH_SERVE=OFF) has no exporter. */
-int cmd_serve(int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	die_msg("serve: this pmaps was built without it (PMAPS_WITH_SERVE=OFF: no libmicrohttpd)");
-	return EXIT_FAIL;
-}
-#endif
-
 static const char usage[] =
 	"Usage: pmaps COMMAND [OPTIONS] [ARGS]\n"
 	"\n"

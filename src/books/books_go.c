@@ -29,17 +29,33 @@
 #include <strings.h>
 #include <time.h>
 
+#if PMAPS_WITH_CURL
 /*
  * Plain declarations: the calls below go through the table (typecheck-gcc.h's
  * wrappers would name the functions themselves).
  */
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
+#endif
 
 #include "books/books.h"
 #include "common/dl.h"
+#include "common/tool.h"
 #include "common/num.h"
 
+/* H's why: cut to fit (a URL can be longer), never an error. */
+static void go_why(struct pmaps_book_head *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void go_why(struct pmaps_book_head *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->why, sizeof(h->why), fmt, ap);
+	va_end(ap);
+}
+
+#if PMAPS_WITH_CURL
 /*
  * libcurl, opened when a Go program's books are first fetched or a
  * --go-pprof URL is read (dl.h): no other command maps it.
@@ -100,6 +116,7 @@ int go_curl_missing(const char *who)
 {
 	return dl_missing(who, &go_curl_lib);
 }
+#endif
 
 /* What one reply may be, in all, and the MemStats block within it. */
 #define GO_REPLY_MAX (64u << 20)
@@ -107,11 +124,12 @@ int go_curl_missing(const char *who)
 /* A line of the block is kept to this many bytes (PauseNs, PauseEnd are longer). */
 #define GO_LINE_MAX 256u
 
+/* ---- the URL ---- */
+
+#if PMAPS_WITH_CURL
 static const char memstats_header[] = "# runtime.MemStats";
 static const char pprof_path[] = "/debug/pprof/heap";
 static const char pprof_query[] = "debug=1";
-
-/* ---- the URL ---- */
 
 /* Whether HOST (as curl's URL parser gives it: IPv6 in brackets) is loopback. */
 static int go_host_loopback(const char *host)
@@ -317,24 +335,27 @@ static size_t go_fetch_write(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-/* H's why: cut to fit (a URL can be longer), never an error. */
-static void go_why(struct pmaps_book_head *h, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void go_why(struct pmaps_book_head *h, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(h->why, sizeof(h->why), fmt, ap);
-	va_end(ap);
-}
-
 static pthread_once_t go_curl_once = PTHREAD_ONCE_INIT;
 static CURLcode go_curl_init_rc = CURLE_FAILED_INIT;
 
 static void go_curl_init(void)
 {
 	go_curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* libcurl loaded and initialised (once): 0, or -1 with H's why. */
+static int go_curl_start(struct pmaps_book_head *h)
+{
+	if (go_curl_ready(NULL) < 0) {
+		go_why(h, "%s", go_curl_lib.why);
+		return -1;
+	}
+	pthread_once(&go_curl_once, go_curl_init);
+	if (go_curl_init_rc != CURLE_OK) {
+		go_why(h, "libcurl: %s", curl_easy_strerror(go_curl_init_rc));
+		return -1;
+	}
+	return 0;
 }
 
 /* curl's progress call: non-zero ends the transfer (a watch that ends). */
@@ -481,6 +502,57 @@ static int go_url_is_pids(struct pmaps_book_head *h, const struct books_opts *o,
 	return -1;
 }
 
+#else /* !PMAPS_WITH_CURL: a build without libcurl reads no Go books */
+
+static const char go_curl_off[] =
+	"this pmaps was built without libcurl (PMAPS_WITH_CURL=OFF): no Go books";
+
+int go_curl_ready(const char **why)
+{
+	if (why)
+		*why = go_curl_off;
+	return -1;
+}
+
+int go_curl_missing(const char *who)
+{
+	die_msg("%s: %s", who, go_curl_off);
+	return EXIT_FAIL;
+}
+
+int book_go_url(char *dst, size_t dstsz, const char *url, int allow_remote, char *why,
+                size_t whysz)
+{
+	(void)url, (void)allow_remote;
+	if (dstsz)
+		dst[0] = '\0';
+	snprintf(why, whysz, "--go-pprof: %s", go_curl_off);
+	return -ENOSYS;
+}
+
+static int go_curl_start(struct pmaps_book_head *h)
+{
+	go_why(h, "%s", go_curl_off);
+	return -1;
+}
+
+static int go_fetch_url(struct pmaps_books *b, const char *url, unsigned timeout_ms,
+                        const struct books_opts *o)
+{
+	(void)url, (void)timeout_ms, (void)o;
+	go_why(&b->head[PMAPS_BOOK_GO], "%s", go_curl_off);
+	return -1;
+}
+
+static int go_url_is_pids(struct pmaps_book_head *h, const struct books_opts *o,
+                          struct pmaps_proc *proc, const char *url)
+{
+	(void)o, (void)proc, (void)url;
+	go_why(h, "%s", go_curl_off);
+	return -1;
+}
+#endif /* PMAPS_WITH_CURL */
+
 void book_go_read(struct pmaps_books *b, const struct books_opts *o, struct pmaps_proc *proc)
 {
 	struct pmaps_book_head *h = &b->head[PMAPS_BOOK_GO];
@@ -494,10 +566,8 @@ void book_go_read(struct pmaps_books *b, const struct books_opts *o, struct pmap
 	h->ok = 0;
 	h->why[0] = '\0';
 	pmaps_books_go_env(b, proc);
-	if (go_curl_ready(NULL) < 0) {
-		go_why(h, "%s", go_curl_lib.why);
-	} else if (pthread_once(&go_curl_once, go_curl_init), go_curl_init_rc != CURLE_OK) {
-		go_why(h, "libcurl: %s", curl_easy_strerror(go_curl_init_rc));
+	if (go_curl_start(h) < 0) {
+		/* H's why says it */
 	} else if (o->go_url) {
 		if (book_go_url(url, sizeof(url), o->go_url, o->allow_remote, why, sizeof(why)) < 0) {
 			go_why(h, "%s", why);

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "common/escape.h"
-#include "write/outfile.h"
+#include "common/outfile.h"
 #include "tui/phys_tui.h"
 #include "write/phys.h"
 #include "write/svg.h"

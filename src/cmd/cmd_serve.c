@@ -265,5 +265,14 @@ int cmd_serve(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+#if PMAPS_WITH_SERVE
 	return serve_run(&sv);
+#else
+	/* The options were right; the exporter is not in this build. */
+	die_msg("serve: this pmaps was built without it (PMAPS_WITH_SERVE=OFF: no libmicrohttpd)");
+	if (sv.o.group_by == SERVE_BY_CMDLINE)
+		regfree(&sv.o.cmdline);
+	top_done(&sv.top);
+	return EXIT_FAIL;
+#endif
 }

@@ -49,9 +49,11 @@ int dl_load(struct dl_lib *l, const struct dl_sym *syms, size_t n)
 				memcpy(syms[i].slot, &sym, sizeof(sym));
 			}
 			if (i < n) {
+				void *none = NULL;
+
 				dlclose(h);
 				for (i = 0; i < n; i++)
-					memset(syms[i].slot, 0, sizeof(void *));
+					memcpy(syms[i].slot, &none, sizeof(none));
 			} else {
 				l->handle = h;
 				l->state = 1;

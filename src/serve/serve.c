@@ -907,7 +907,7 @@ static uint64_t read_max_map_count(const char *root)
 
 int serve_run(struct serve *sv)
 {
-	struct serve_groups groups;
+	static struct serve_groups groups; /* the daemon's threads use it until it stops */
 	int rc;
 
 	memset(&groups, 0, sizeof(groups));
@@ -943,5 +943,6 @@ int serve_run(struct serve *sv)
 	free(groups.g);
 	free(groups.keys);
 	free(groups.old);
+	sv->groups = NULL;
 	return rc;
 }

@@ -260,6 +260,7 @@ static int is_routine(const char *kind)
 	return 0;
 }
 
+static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	const struct serve *sv = cls;

@@ -18,7 +18,7 @@
 	F(init_pair) F(keypad) F(newterm) F(noecho) F(nonl) F(set_escdelay) F(setcchar)           \
 	F(start_color) F(use_default_colors) F(wadd_wch) F(waddch) F(waddnstr) F(wattr_off)       \
 	F(wattr_on) F(werase) F(wgetch) F(wmove) F(wnoutrefresh) F(wtimeout) F(wclrtoeol)         \
-	F(whline) F(wrefresh) F(wclear)
+	F(whline)
 #define CURSES_DL_VARS(V) V(COLORS) V(COLOR_PAIRS) V(COLS) V(LINES) V(curscr) V(stdscr)
 
 struct curses_dl {
@@ -65,8 +65,6 @@ int curses_dl_load(const char *who);
 #define wtimeout (*curses_dl.wtimeout)
 #define wclrtoeol (*curses_dl.wclrtoeol)
 #define whline (*curses_dl.whline)
-#define wrefresh (*curses_dl.wrefresh)
-#define wclear (*curses_dl.wclear)
 #undef COLORS
 #undef COLOR_PAIRS
 #undef COLS

@@ -2398,3 +2398,16 @@ out:
 	free(w);
 	return rc;
 }
+
+void watch_sample_from(struct watch_sample *s, const struct pmaps_explain *x, uint64_t t_ns)
+{
+	memset(s, 0, sizeof(*s));
+	s->t_ns = t_ns;
+	s->rss = x->total[PMAPS_XC_RSS];
+	for (int k = 0; k < PMAPS_X_COUNT; k++)
+		s->cat[k] = x->v[k][PMAPS_XC_RSS];
+	s->lazyfree_known = pmaps_explain_known(x, -1, PMAPS_XC_LAZYFREE);
+	s->lazyfree = s->lazyfree_known ? x->total[PMAPS_XC_LAZYFREE] : 0;
+	s->swap_known = pmaps_explain_known(x, -1, PMAPS_XC_SWAP);
+	s->swap = s->swap_known ? x->total[PMAPS_XC_SWAP] : 0;
+}

@@ -6,7 +6,7 @@
 #ifndef PMAPS_PAGES_SVG_H
 #define PMAPS_PAGES_SVG_H
 
-#include "write/outfile.h"
+#include "common/outfile.h"
 #include "common/tool.h"
 
 /* What a picture is asked for. */

@@ -37,6 +37,12 @@ import tempfile
 import time
 
 PMAPS = os.path.abspath(sys.argv[1])
+# What the build has (CMake's PMAPS_WITH_*): --with=curl,serve,tui by default.
+WITH = {"curl", "serve", "tui"}
+for a in sys.argv[2:]:
+    if a.startswith("--with="):
+        WITH = {w for w in a[len("--with="):].split(",") if w}
+FEATURE = {"curl": "curl", "mhd": "serve", "curses": "tui"}
 OPTIONAL = {"curl": "libcurl.so.4", "mhd": "libmicrohttpd.so.12", "curses": "libncursesw.so.6"}
 PACKAGES = {"curl": "libcurl4", "mhd": "libmicrohttpd12", "curses": "libncursesw6"}
 failures = []
@@ -161,18 +167,33 @@ def controls(pid):
         p.kill()
         rest = p.communicate()[1]
     opt = optional_in(loaded(err + rest))
-    check(opt == ["mhd"], "control: pmaps serve loads libmicrohttpd (only)", "loaded %s" % opt)
+    if "serve" in WITH:
+        check(opt == ["mhd"], "control: pmaps serve loads libmicrohttpd (only)", "loaded %s" % opt)
+    else:
+        check(opt == [] and p.returncode == 1 and "PMAPS_WITH_SERVE=OFF" in err + rest,
+              "a build without serve: pmaps serve says so, exit 1, loads nothing",
+              "loaded %s, exit %s, %r" % (opt, p.returncode, (err + rest)[-300:]))
 
     # --go-pprof: libcurl, read with the options (the URL is parsed with it).
     r = run(["explain", "--go-pprof", "http://127.0.0.1:1/", pid])
     opt = optional_in(loaded(r.stderr))
-    check(opt == ["curl"], "control: pmaps explain --go-pprof loads libcurl (only)",
-          "loaded %s, exit %d" % (opt, r.returncode))
+    if "curl" in WITH:
+        check(opt == ["curl"], "control: pmaps explain --go-pprof loads libcurl (only)",
+              "loaded %s, exit %d" % (opt, r.returncode))
+    else:
+        check(opt == [] and r.returncode == 1 and "PMAPS_WITH_CURL=OFF" in r.stderr,
+              "a build without libcurl: --go-pprof says so, exit 1, loads nothing",
+              "loaded %s, exit %d, %r" % (opt, r.returncode, r.stderr[-300:]))
 
     # The live top, on a terminal: ncursesw; q ends it.
-    opt, rc = live_top()
-    check(opt == ["curses"] and rc == 0, "control: the live pmaps top loads ncursesw (only)",
-          "loaded %s, exit %s" % (opt, rc))
+    opt, rc, text = live_top()
+    if "tui" in WITH:
+        check(opt == ["curses"] and rc == 0, "control: the live pmaps top loads ncursesw (only)",
+              "loaded %s, exit %s" % (opt, rc))
+    else:
+        check(opt == [] and "PID" in text and "\x1b[" not in text,
+              "a build without the live views: top on a terminal writes snapshots, "
+              "loads nothing", "loaded %s, exit %s, %r" % (opt, rc, text[-300:]))
 
 
 def live_top(env_extra=None):
@@ -213,10 +234,20 @@ def live_top(env_extra=None):
             out += chunk
     except OSError:
         pass
-    _, status = os.waitpid(pid, 0)
+    # A top that writes snapshots (a build without the live view) takes no q.
+    end = time.monotonic() + 3
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > end:
+            os.kill(pid, signal.SIGTERM)
+            _, status = os.waitpid(pid, 0)
+            break
+        time.sleep(0.05)
     os.close(fd)
     text = out.decode("utf-8", "replace")
-    return optional_in(loaded(text)), os.waitstatus_to_exitcode(status)
+    return optional_in(loaded(text)), os.waitstatus_to_exitcode(status), text
 
 
 def notes():
@@ -229,10 +260,15 @@ def notes():
         with open(sec, "rb") as f:
             blob = f.read().decode("latin-1")
     for k, so in OPTIONAL.items():
-        check(so in blob, "the .note.dlopen names %s" % so,
-              "notes: %s" % r.stdout.strip().splitlines()[-4:])
-    check(r.stdout.count("FDO") >= 3 and "0x407c0c0a" in r.stdout,
-          "three FDO dlopen notes (type 0x407c0c0a)", r.stdout[-400:])
+        if FEATURE[k] in WITH:
+            check(so in blob, "the .note.dlopen names %s" % so,
+                  "notes: %s" % r.stdout.strip().splitlines()[-4:])
+        else:
+            check(so not in blob, "a build without %s: its .note.dlopen leaves %s out"
+                  % (FEATURE[k], so))
+    n = len([k for k in OPTIONAL if FEATURE[k] in WITH])
+    check(r.stdout.count("0x407c0c0a") == n,
+          "%d FDO dlopen notes (type 0x407c0c0a)" % n, r.stdout[-400:])
     d = subprocess.run(["readelf", "--dynamic", "--wide", PMAPS], capture_output=True, text=True)
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", d.stdout)
     extra = [n for n in needed if not re.match(r"lib(c|asan|ubsan|m|gcc_s|stdc\+\+)\.so", n)]
@@ -242,6 +278,8 @@ def notes():
 def hidden(pid):
     """The optional libraries hidden one at a time in a private mount namespace."""
     for k, so in OPTIONAL.items():
+        if FEATURE[k] not in WITH:
+            continue
         path = None
         for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib"):
             if os.path.exists(os.path.join(d, so)):

@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "../expect.h"
-#include "write/outfile.h"
+#include "common/outfile.h"
 
 static char dir[64];
 

@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "write/outfile.h"
+#include "common/outfile.h"
 
 enum {
 	OF_NONE,    /* nothing open: committed, aborted or never opened */

@@ -30,9 +30,9 @@
 #include <unistd.h>
 
 #include "common/out.h"
-#include "write/outfile.h"
+#include "common/outfile.h"
 #include "write/svg.h"
-#include "watch/watch.h"
+#include "write/timeline.h"
 #include "common/num.h"
 
 /* The layout, in user units. */
@@ -640,17 +640,4 @@ void timeline_close(struct timeline *tl)
 		outfile_abort(&tl->file); /* never written: nothing left behind */
 	free(tl->pts);
 	free(tl);
-}
-
-void watch_sample_from(struct watch_sample *s, const struct pmaps_explain *x, uint64_t t_ns)
-{
-	memset(s, 0, sizeof(*s));
-	s->t_ns = t_ns;
-	s->rss = x->total[PMAPS_XC_RSS];
-	for (int k = 0; k < PMAPS_X_COUNT; k++)
-		s->cat[k] = x->v[k][PMAPS_XC_RSS];
-	s->lazyfree_known = pmaps_explain_known(x, -1, PMAPS_XC_LAZYFREE);
-	s->lazyfree = s->lazyfree_known ? x->total[PMAPS_XC_LAZYFREE] : 0;
-	s->swap_known = pmaps_explain_known(x, -1, PMAPS_XC_SWAP);
-	s->swap = s->swap_known ? x->total[PMAPS_XC_SWAP] : 0;
 }

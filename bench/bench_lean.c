@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_lean.c - pmaps-bench-lean: what a user runs, as a whole process
+ * (fresh exec, start-up and exit included), against the raw way to get the
+ * same bytes, side by side in one run:
+ *
+ *   pmaps --version              /bin/true
+ *   pmaps maps --total PID       cat /proc/PID/smaps_rollup     (1k, 60k VMAs)
+ *   pmaps maps PID               cat /proc/PID/smaps            (10k, 60k VMAs)
+ *   pmaps top --once             this program's bare loop: every process's
+ *                                status and smaps_rollup read, nothing
+ *                                parsed (a fresh exec of itself, --bare-top)
+ *
+ * and the peak RSS of each (wait4's ru_maxrss). The targets are bench/
+ * targets.c's mixed layout: anonymous and file-backed private mappings
+ * cycling, so neighbours never merge. Every round runs each pair in turn,
+ * the order reversed every other round; figures are medians of --reps
+ * rounds (default 15); ratio = pmaps median / raw median. The goals
+ * (docs/internals/LIBRARIES.md, bench/README.md) are printed beside them:
+ * this program reports, it does not fail on a slow machine.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "targets.h"
+
+static char rawbuf[1 << 16];
+
+/* One pass as pmaps top --once reads: status, then smaps_rollup, of every process. */
+static int bare_top(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned long long bytes = 0;
+	char path[sizeof("/proc//smaps_rollup") + sizeof(e->d_name)];
+
+	if (!d)
+		return 1;
+	while ((e = readdir(d))) {
+		static const char *files[] = {"status", "smaps_rollup"};
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		for (int f = 0; f < 2; f++) {
+			ssize_t n;
+			int fd;
+			snprintf(path, sizeof(path), "/proc/%s/%s", e->d_name, files[f]);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			while ((n = read(fd, rawbuf, sizeof(rawbuf))) > 0)
+				bytes += (unsigned long long)n;
+			close(fd);
+		}
+	}
+	closedir(d);
+	printf("%llu\n", bytes);
+	return 0;
+}
+
+struct pair {
+	const char *what, *raw_what;
+	char **tool, **raw;
+	double goal;   /* the ratio to stay under; 0: none */
+	long rss_goal; /* KiB the tool's peak RSS stays under; 0: none */
+};
+
+static void measure(const struct pair *p, int reps)
+{
+	double t[64], r[64];
+	long rss_t = 0, rss_r = 0, m;
+
+	/* Warm up: the files and the binaries in the page cache. */
+	run_cmd(p->tool, &m);
+	run_cmd(p->raw, &m);
+	for (int i = 0; i < reps; i++) {
+		if (i % 2) {
+			r[i] = run_cmd(p->raw, &m);
+			rss_r = m > rss_r ? m : rss_r;
+			t[i] = run_cmd(p->tool, &m);
+			rss_t = m > rss_t ? m : rss_t;
+		} else {
+			t[i] = run_cmd(p->tool, &m);
+			rss_t = m > rss_t ? m : rss_t;
+			r[i] = run_cmd(p->raw, &m);
+			rss_r = m > rss_r ? m : rss_r;
+		}
+	}
+	double mt = median(t, reps), mr = median(r, reps);
+	char goal[64] = "";
+	if (p->goal > 0)
+		snprintf(goal, sizeof(goal), "<= %.1fx %s", p->goal, mt / mr <= p->goal ? "yes" : "NO");
+	printf("  %-34s %8.3f ms %6ld KiB | %-30s %8.3f ms %6ld KiB | %6.2fx  %s\n", p->what,
+	       mt / 1e6, rss_t, p->raw_what, mr / 1e6, rss_r, mt / mr, goal);
+	if (p->rss_goal)
+		printf("  %-34s peak RSS %ld KiB: goal < %ld KiB %s\n", "", rss_t, p->rss_goal,
+		       rss_t < p->rss_goal ? "yes" : "NO");
+}
+
+static void header(const char *title)
+{
+	printf("\n%s\n  %-34s %11s %10s | %-30s %11s %10s | %7s\n", title, "pmaps", "median",
+	       "peak RSS", "raw", "median", "peak RSS", "ratio");
+}
+
+int main(int argc, char **argv)
+{
+	long maps_total[] = {1000, 60000}, maps_full[] = {10000, 60000};
+	int reps = 15, quick = 0;
+	char self[4096];
+	ssize_t n;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--bare-top") == 0)
+			return bare_top();
+		if (strcmp(argv[i], "--quick") == 0) {
+			quick = 1;
+			reps = 3;
+		} else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+			reps = atoi(argv[++i]);
+			if (reps < 1 || reps > 64)
+				reps = 15;
+		} else {
+			fprintf(stderr, "usage: pmaps-bench-lean [--quick] [--reps R]\n");
+			return 2;
+		}
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return 1;
+	self[n] = '\0';
+	printf("pmaps-bench-lean: whole processes (fresh exec, output to /dev/null), pmaps against\n"
+	       "the raw read of the same bytes; medians of %d interleaved rounds\n", reps);
+
+	header("start-up");
+	{
+		char *tool[] = {PMAPS_TOOL_PATH, "--version", NULL};
+		char *raw[] = {"/bin/true", NULL};
+		struct pair p = {"pmaps --version", "/bin/true", tool, raw, 1.3, 0};
+		measure(&p, reps);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct target t;
+		char path[64], what[64], title[96];
+		long nv = quick ? maps_total[k] / 10 : maps_total[k];
+		if (target_start(&t, nv) < 0)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%s/smaps_rollup", t.pidstr);
+		char *tool[] = {PMAPS_TOOL_PATH, "maps", "--total", t.pidstr, NULL};
+		char *raw[] = {"/bin/cat", path, NULL};
+		snprintf(title, sizeof(title), "%ld VMAs (mixed anon and file), the totals", nv);
+		snprintf(what, sizeof(what), "pmaps maps --total PID");
+		header(title);
+		struct pair p = {what, "cat /proc/PID/smaps_rollup", tool, raw, k == 0 ? 1.3 : 1.1, 0};
+		measure(&p, reps);
+		target_stop(&t);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct target t;
+		char path[64], title[96];
+		long nv = quick ? maps_full[k] / 10 : maps_full[k];
+		if (target_start(&t, nv) < 0)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%s/smaps", t.pidstr);
+		char *tool[] = {PMAPS_TOOL_PATH, "maps", t.pidstr, NULL};
+		char *raw[] = {"/bin/cat", path, NULL};
+		snprintf(title, sizeof(title), "%ld VMAs (mixed anon and file), every mapping", nv);
+		header(title);
+		struct pair p = {"pmaps maps PID", "cat /proc/PID/smaps", tool, raw, 1.3,
+		                 k == 1 && !quick ? 2048 : 0};
+		measure(&p, reps);
+		target_stop(&t);
+	}
+	{
+		char *tool[] = {PMAPS_TOOL_PATH, "top", "--once", NULL};
+		char *raw[] = {self, "--bare-top", NULL};
+		header("every process on this machine");
+		struct pair p = {"pmaps top --once", "status+smaps_rollup loop", tool, raw, 1.2, 0};
+		measure(&p, reps);
+	}
+	return 0;
+}
