@@ -9,7 +9,6 @@
 
 #include "books/books.h"
 #include "common/tool.h"
-#include "write/writer.h"
 
 void books_opts_init(struct books_opts *o)
 {

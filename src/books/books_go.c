@@ -40,8 +40,8 @@
 
 #include "books/books.h"
 #include "common/dl.h"
-#include "common/tool.h"
 #include "common/num.h"
+#include "common/tool.h"
 
 /* H's why: cut to fit (a URL can be longer), never an error. */
 static void go_why(struct pmaps_book_head *h, const char *fmt, ...)

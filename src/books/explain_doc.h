@@ -11,8 +11,8 @@
 #define PMAPS_EXPLAIN_DOC_H
 
 #include "books/books.h"
-#include "write/writer.h"
 #include "common/tool.h"
+#include "write/writer.h"
 
 /* What a front end asks of an explain. */
 struct explain_ask {

@@ -37,12 +37,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "write/pages_svg.h"
 #include "cmd/cmd.h"
-#include "common/tool.h"
-#include "write/writer.h"
-#include "watch/watch.h"
 #include "common/num.h"
+#include "common/tool.h"
+#include "watch/watch.h"
+#include "write/pages_svg.h"
+#include "write/writer.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA 0x53564d41

@@ -17,11 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "write/sort.h"
 #include "cmd/cmd.h"
-#include "common/tool.h"
-#include "write/writer.h"
 #include "common/num.h"
+#include "common/tool.h"
+#include "write/sort.h"
+#include "write/writer.h"
 
 static const char maps_usage[] =
 	"Usage: pmaps maps [OPTIONS] PID\n"

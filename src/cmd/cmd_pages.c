@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "write/pages_svg.h"
 #include "cmd/cmd.h"
 #include "common/tool.h"
+#include "write/pages_svg.h"
 #include "write/writer.h"
 
 static const char pages_usage[] =

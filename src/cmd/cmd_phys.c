@@ -21,15 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "common/escape.h"
+#include "common/num.h"
 #include "common/outfile.h"
+#include "common/tool.h"
 #include "tui/phys_tui.h"
 #include "write/phys.h"
 #include "write/svg.h"
-#include "cmd/cmd.h"
-#include "common/tool.h"
-#include "write/writer.h"
-#include "common/num.h"
 
 static const char phys_usage[] =
 	"Usage: pmaps phys [OPTIONS]\n"

@@ -17,11 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/num.h"
-#include "serve/serve.h"
 #include "cmd/cmd.h"
+#include "common/num.h"
 #include "common/tool.h"
-#include "write/writer.h"
+#include "serve/serve.h"
 
 static const char serve_usage[] =
 	"Usage: pmaps serve [OPTIONS]\n"

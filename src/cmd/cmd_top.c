@@ -21,9 +21,9 @@
 
 #include "cmd/cmd.h"
 #include "common/tool.h"
-#include "write/writer.h"
 #include "survey/top.h"
 #include "tui/top_tui.h"
+#include "write/writer.h"
 
 static const char top_usage[] =
 	"Usage: pmaps top [OPTIONS]\n"

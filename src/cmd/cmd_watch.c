@@ -21,8 +21,8 @@
 
 #include "cmd/cmd.h"
 #include "common/tool.h"
-#include "write/writer.h"
 #include "watch/watch_loop.h"
+#include "write/writer.h"
 
 static const char watch_usage[] =
 	"Usage: pmaps watch [OPTIONS] PID\n"

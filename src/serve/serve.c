@@ -31,9 +31,8 @@
 #include <unistd.h>
 
 #include "common/num.h"
-#include "serve/serve.h"
 #include "common/tool.h"
-#include "write/writer.h"
+#include "serve/serve.h"
 
 
 /* ---- the collector ---- */

@@ -47,9 +47,9 @@
 
 #include "books/explain_doc.h"
 #include "common/num.h"
-#include "write/pages_svg.h"
-#include "serve/serve.h"
 #include "common/tool.h"
+#include "serve/serve.h"
+#include "write/pages_svg.h"
 #include "write/writer.h"
 
 #define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)

@@ -68,9 +68,8 @@
 #include <unistd.h>
 
 #include "common/dl.h"
-#include "serve/serve.h"
 #include "common/tool.h"
-#include "write/writer.h"
+#include "serve/serve.h"
 
 /* libmicrohttpd, opened by serve alone (dl.h): no other command maps it. */
 DL_NOTE(serve_mhd_note, "[{\"feature\":\"serve\",\"description\":\"pmaps serve: the "

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "common/tool.h"
-#include "write/writer.h"
 #include "survey/top.h"
+#include "write/writer.h"
 
 /* A block of the user name cache: blocks are never moved, so names stay put. */
 #define USERS_PER_BLOCK 32

@@ -3,8 +3,8 @@
  * curses_dl.c - ncursesw opened for the live views (curses_dl.h).
  */
 #define CURSES_DL_TABLE 1
-#include "tui/curses_dl.h"
 #include "common/dl.h"
+#include "tui/curses_dl.h"
 
 DL_NOTE(curses_dl_note, "[{\"feature\":\"tui\",\"description\":\"the live views of top and "
                         "phys\",\"priority\":\"recommended\",\"soname\":[\"libncursesw.so.6\"]}]");

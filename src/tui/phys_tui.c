@@ -46,12 +46,11 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "common/num.h"
+#include "common/tool.h"
+#include "tui/curses_dl.h"
 #include "tui/phys_tui.h"
 #include "write/phys.h"
-#include "common/tool.h"
-#include "write/writer.h"
-#include "common/num.h"
-#include "tui/curses_dl.h"
 
 static volatile sig_atomic_t stop_sig;
 volatile sig_atomic_t phys_tui_cancel;

@@ -247,7 +247,7 @@ void tui_draw_title(struct tui *u, const char *what)
 }
 
 void tui_draw_text(struct tui *u, struct textview *tv, const char *what, const char *err,
-                      const char *keys)
+                   const char *keys)
 {
 	int rows = text_rows();
 

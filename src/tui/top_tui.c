@@ -47,7 +47,6 @@
 #include "tui/curses_dl.h"
 #include "tui/top_tui.h"
 #include "tui/tui.h"
-#include "write/writer.h"
 
 /* ---- the terminal ---- */
 
@@ -211,11 +210,11 @@ static void draw(struct tui *u)
 		case V_LIST: tui_draw_list(u); break;
 		case V_EXPLAIN:
 			tui_draw_text(u, &u->explain, "explain", u->explain_err,
-			          " Esc back  m mappings  p pages  arrows scroll  q quit  ? help");
+			              " Esc back  m mappings  p pages  arrows scroll  q quit  ? help");
 			break;
 		case V_MAPS:
 			tui_draw_text(u, &u->maps, "mappings", u->maps_err,
-			          " Esc back  e explain  p pages  arrows scroll  q quit  ? help");
+			              " Esc back  e explain  p pages  arrows scroll  q quit  ? help");
 			break;
 		case V_PAGES: tui_draw_pages(u); break;
 		case V_HELP:

@@ -23,7 +23,6 @@
 #include "tui/curses_dl.h"
 #include "tui/top_tui.h"
 #include "tui/tui.h"
-#include "write/writer.h"
 
 /* ---- drawing text ---- */
 

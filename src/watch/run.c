@@ -27,7 +27,6 @@
 #include <elf.h>
 
 #include "common/tool.h"
-#include "write/writer.h"
 #include "watch/watch_loop.h"
 
 static volatile sig_atomic_t run_child; /* the pid SIGTERM and SIGHUP go on to; 0 once reaped */

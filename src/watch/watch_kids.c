@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "watch/watch_kids.h"
 #include "common/num.h"
+#include "watch/watch_kids.h"
 
 /* The process table's first size: well above a quiet machine's count. */
 #define ENTS_FIRST 4096u

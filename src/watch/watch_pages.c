@@ -73,8 +73,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "watch/watch.h"
 #include "common/num.h"
+#include "watch/watch.h"
 
 /* Mappings closer than this are walked with one PAGEMAP_SCAN seek. */
 #define JOIN_GAP (64ull << 20)

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "write/books_out.h"
 #include "common/escape.h"
 #include "common/out.h"
+#include "write/books_out.h"
 
 #define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)
 

@@ -65,9 +65,9 @@
 #include <unistd.h>
 
 #include "common/escape.h"
+#include "common/num.h"
 #include "write/pages_svg.h"
 #include "write/svg.h"
-#include "common/num.h"
 
 #define W 1300
 #define TOP 90

@@ -29,11 +29,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/num.h"
 #include "common/out.h"
 #include "common/outfile.h"
 #include "write/svg.h"
 #include "write/timeline.h"
-#include "common/num.h"
 
 /* The layout, in user units. */
 #define TL_WIDTH 960.0

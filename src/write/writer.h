@@ -14,10 +14,10 @@
 #ifndef PMAPS_WRITER_H
 #define PMAPS_WRITER_H
 
-#include "write/columns.h"
 #include "common/escape.h"
 #include "common/out.h"
 #include "pmaps.h"
+#include "write/columns.h"
 
 enum fmt { FMT_TABLE, FMT_JSON, FMT_JSONL, FMT_CSV };
 
