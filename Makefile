@@ -7,8 +7,9 @@
 #   make fuzz    build the libFuzzer targets (clang) and fuzz the smaps parser and the
 #                books' parsers for FUZZ_SECONDS each
 #   make valgrind  the unit, live and corpus tests under valgrind (memcheck)
-#   make install [PREFIX=/usr/local] [DESTDIR=]  build (release) and install pmaps,
+#   make install [PREFIX=/usr/local] [DESTDIR=]  build (optimised, no tests) and install pmaps,
 #                libpmaps (.so and .a), pmaps.h, pmaps.pc, the CMake package, the man page
+#   make warnings  plain Release builds with gcc and clang: fails on any warning
 #   make clean   remove build/
 #
 # As root, missing Debian build packages are installed first.
@@ -29,12 +30,13 @@ BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck go
 	libmicrohttpd-dev prometheus libcurl4-openssl-dev
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
-# What `make install` needs to build: the release preset configures the tests too.
-INSTALL_DEPS := cmake make gcc pkg-config libcmocka-dev libncurses-dev libmicrohttpd-dev \
-	libcurl4-openssl-dev
+# What `make install` needs to build: no test framework (build/install has no
+# tests); the optional libraries' headers, so that the commands they enable are
+# built in (pmaps opens the libraries themselves when those commands run).
+INSTALL_DEPS := cmake make gcc pkg-config libncurses-dev libmicrohttpd-dev libcurl4-openssl-dev
 PREFIX ?= /usr/local
 
-.PHONY: all demo check bench fuzz valgrind install clean deps fuzz-deps
+.PHONY: all demo check bench fuzz valgrind install warnings clean deps fuzz-deps
 
 all:
 	cmake --preset dev
@@ -77,6 +79,7 @@ check: deps
 bench: deps
 	cmake --preset release
 	cmake --build --preset release -j2
+	./build/release/pmaps-bench-lean
 	./build/release/pmaps-bench
 	pt=$$(bench/page-types.sh) || pt=; ./build/release/pmaps-bench-pages $${pt:+--page-types $$pt}
 	./build/release/pmaps-bench-fast
@@ -111,9 +114,21 @@ valgrind: deps
 # says $(PREFIX).
 install:
 	$(call install_missing,$(INSTALL_DEPS))
-	cmake --preset release
-	cmake --build --preset release -j2
-	DESTDIR="$(DESTDIR)" cmake --install build/release --prefix "$(PREFIX)"
+	cmake -S . -B build/install -DCMAKE_BUILD_TYPE=Release -DPMAPS_TESTS=OFF
+	cmake --build build/install -j2
+	DESTDIR="$(DESTDIR)" cmake --install build/install --prefix "$(PREFIX)"
+
+# Plain optimised builds (no presets, so no -Werror) with gcc and clang: any
+# warning fails.
+warnings:
+	@for cc in gcc clang; do \
+		rm -rf build/warn-$$cc; \
+		CC=$$cc cmake -S . -B build/warn-$$cc -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1; \
+		cmake --build build/warn-$$cc -j2 >build/warn-$$cc.log 2>&1 || { tail build/warn-$$cc.log; exit 1; }; \
+		n=$$(grep -c 'warning' build/warn-$$cc.log); \
+		echo "$$cc Release build: $$n warnings (build/warn-$$cc.log)"; \
+		[ "$$n" = 0 ] || { grep 'warning' build/warn-$$cc.log; exit 1; }; \
+	done
 
 clean:
 	rm -rf build

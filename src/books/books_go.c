@@ -566,10 +566,12 @@ void book_go_read(struct pmaps_books *b, const struct books_opts *o, struct pmap
 	h->ok = 0;
 	h->why[0] = '\0';
 	pmaps_books_go_env(b, proc);
-	if (go_curl_start(h) < 0) {
-		/* H's why says it */
-	} else if (o->go_url) {
-		if (book_go_url(url, sizeof(url), o->go_url, o->allow_remote, why, sizeof(why)) < 0) {
+	/* libcurl is loaded (go_curl_start()) when there is a server to ask, not before. */
+	if (o->go_url) {
+		if (go_curl_start(h) < 0) {
+			snprintf(h->source, sizeof(h->source), "%s", o->go_url);
+		} else if (book_go_url(url, sizeof(url), o->go_url, o->allow_remote, why,
+		                       sizeof(why)) < 0) {
 			go_why(h, "%s", why);
 			snprintf(h->source, sizeof(h->source), "%s", o->go_url);
 		} else if (go_url_is_pids(h, o, proc, url) == 0) {
@@ -590,6 +592,8 @@ void book_go_read(struct pmaps_books *b, const struct books_opts *o, struct pmap
 			go_why(h, "%s (give --go-pprof a URL that reaches it from here)", why);
 		else
 			go_why(h, "%s", why);
+	} else if (go_curl_start(h) < 0) {
+		snprintf(h->source, sizeof(h->source), "%s", ls[0].url);
 	} else {
 		/* The first that serves the page; else the first's failure. */
 		char first[PMAPS_BOOK_WHY] = "the watch ended before the books were asked",
