@@ -15,7 +15,8 @@
  * targets.c's mixed layout: anonymous and file-backed private mappings
  * cycling, so neighbours never merge. Every round runs each pair in turn,
  * the order reversed every other round; figures are medians of --reps
- * rounds (default 15); ratio = pmaps median / raw median. The goals
+ * rounds (default 15); ratio = pmaps median / raw median; --tool PATH
+ * measures another build of pmaps (an older one, for a before and after). The goals
  * (docs/internals/LIBRARIES.md, bench/README.md) are printed beside them:
  * this program reports, it does not fail on a slow machine.
  */
@@ -29,6 +30,7 @@
 #include "targets.h"
 
 static char rawbuf[1 << 16];
+static char *pmaps_path = PMAPS_TOOL_PATH; /* --tool: another build of pmaps to measure */
 
 /* One pass as pmaps top --once reads: status, then smaps_rollup, of every process. */
 static int bare_top(void)
@@ -119,12 +121,14 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--quick") == 0) {
 			quick = 1;
 			reps = 3;
+		} else if (strcmp(argv[i], "--tool") == 0 && i + 1 < argc) {
+			pmaps_path = argv[++i];
 		} else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
 			reps = atoi(argv[++i]);
 			if (reps < 1 || reps > 64)
 				reps = 15;
 		} else {
-			fprintf(stderr, "usage: pmaps-bench-lean [--quick] [--reps R]\n");
+			fprintf(stderr, "usage: pmaps-bench-lean [--quick] [--reps R] [--tool PMAPS]\n");
 			return 2;
 		}
 	}
@@ -133,11 +137,12 @@ int main(int argc, char **argv)
 		return 1;
 	self[n] = '\0';
 	printf("pmaps-bench-lean: whole processes (fresh exec, output to /dev/null), pmaps against\n"
-	       "the raw read of the same bytes; medians of %d interleaved rounds\n", reps);
+	       "the raw read of the same bytes; medians of %d interleaved rounds\n(pmaps: %s)\n",
+	       reps, pmaps_path);
 
 	header("start-up");
 	{
-		char *tool[] = {PMAPS_TOOL_PATH, "--version", NULL};
+		char *tool[] = {pmaps_path, "--version", NULL};
 		char *raw[] = {"/bin/true", NULL};
 		struct pair p = {"pmaps --version", "/bin/true", tool, raw, 1.3, 0};
 		measure(&p, reps);
@@ -149,7 +154,7 @@ int main(int argc, char **argv)
 		if (target_start(&t, nv) < 0)
 			return 1;
 		snprintf(path, sizeof(path), "/proc/%s/smaps_rollup", t.pidstr);
-		char *tool[] = {PMAPS_TOOL_PATH, "maps", "--total", t.pidstr, NULL};
+		char *tool[] = {pmaps_path, "maps", "--total", t.pidstr, NULL};
 		char *raw[] = {"/bin/cat", path, NULL};
 		snprintf(title, sizeof(title), "%ld VMAs (mixed anon and file), the totals", nv);
 		snprintf(what, sizeof(what), "pmaps maps --total PID");
@@ -165,7 +170,7 @@ int main(int argc, char **argv)
 		if (target_start(&t, nv) < 0)
 			return 1;
 		snprintf(path, sizeof(path), "/proc/%s/smaps", t.pidstr);
-		char *tool[] = {PMAPS_TOOL_PATH, "maps", t.pidstr, NULL};
+		char *tool[] = {pmaps_path, "maps", t.pidstr, NULL};
 		char *raw[] = {"/bin/cat", path, NULL};
 		snprintf(title, sizeof(title), "%ld VMAs (mixed anon and file), every mapping", nv);
 		header(title);
@@ -175,7 +180,7 @@ int main(int argc, char **argv)
 		target_stop(&t);
 	}
 	{
-		char *tool[] = {PMAPS_TOOL_PATH, "top", "--once", NULL};
+		char *tool[] = {pmaps_path, "top", "--once", NULL};
 		char *raw[] = {self, "--bare-top", NULL};
 		header("every process on this machine");
 		struct pair p = {"pmaps top --once", "status+smaps_rollup loop", tool, raw, 1.2, 0};

@@ -62,6 +62,7 @@ static const struct {
 	enum pmaps_status_field f;
 	enum line_type type;
 } lines[] = {
+	/* By first letter, so that a line is compared with its letter's keys alone (first_key). */
 	{KEY("State:"), PMAPS_ST_STATE, STATE},
 	{KEY("Uid:"), PMAPS_ST_UID, UIDS},
 	{KEY("Gid:"), PMAPS_ST_GID, GIDS},
@@ -69,13 +70,32 @@ static const struct {
 	{KEY("VmSize:"), PMAPS_ST_VM_SIZE, KB},
 	{KEY("VmHWM:"), PMAPS_ST_VM_HWM, KB},
 	{KEY("VmRSS:"), PMAPS_ST_VM_RSS, KB},
+	{KEY("VmPTE:"), PMAPS_ST_VM_PTE, KB},
+	{KEY("VmSwap:"), PMAPS_ST_VM_SWAP, KB},
 	{KEY("RssAnon:"), PMAPS_ST_RSS_ANON, KB},
 	{KEY("RssFile:"), PMAPS_ST_RSS_FILE, KB},
 	{KEY("RssShmem:"), PMAPS_ST_RSS_SHMEM, KB},
-	{KEY("VmPTE:"), PMAPS_ST_VM_PTE, KB},
-	{KEY("VmSwap:"), PMAPS_ST_VM_SWAP, KB},
 	{KEY("Threads:"), PMAPS_ST_THREADS, COUNT},
 };
+
+/*
+ * The keys of lines[] that begin with the letter C: [*FIRST, *END). Most
+ * lines of status begin with another letter, or are one of the twelve V
+ * lines of which five are read.
+ */
+static void first_key(char c, size_t *first, size_t *end)
+{
+	switch (c) {
+	case 'S': *first = 0, *end = 1; break;
+	case 'U': *first = 1, *end = 2; break;
+	case 'G': *first = 2, *end = 3; break;
+	case 'N': *first = 3, *end = 4; break;
+	case 'V': *first = 4, *end = 9; break;
+	case 'R': *first = 9, *end = 12; break;
+	case 'T': *first = 12, *end = 13; break;
+	default: *first = *end = 0; break;
+	}
+}
 
 static void skip_blanks(const char **q, const char *nl)
 {
@@ -171,16 +191,14 @@ static enum bad status_line(struct pmaps_status *st, const char *p, const char *
 {
 	if (who && (*p == 'N' || *p == 'S' || *p == 'K'))
 		who_line(who, p, nl);
+	size_t k, end;
+
 	/* Most lines are none of these: their first letter says so. */
-	if (*p != 'U' && *p != 'V' && *p != 'R' && *p != 'T' && *p != 'S' && *p != 'G' &&
-	    *p != 'N')
-		return BAD_NONE;
-	for (size_t k = 0; k < sizeof(lines) / sizeof(lines[0]); k++) {
+	for (first_key(*p, &k, &end); k < end; k++) {
 		size_t kl = lines[k].len;
 		const char *q = p + kl;
 		uint64_t v;
-		if (*p != lines[k].name[0] || (size_t)(nl - p) <= kl ||
-		    memcmp(p, lines[k].name, kl) != 0)
+		if ((size_t)(nl - p) <= kl || p[kl - 1] != ':' || memcmp(p, lines[k].name, kl) != 0)
 			continue;
 		switch (lines[k].type) {
 		case UIDS:
