@@ -9,9 +9,12 @@
  *   pmaps maps PID               cat /proc/PID/smaps            (10k, 60k VMAs)
  *   pmaps top --once             this program's bare loop: every process's
  *                                status and smaps_rollup read, nothing
- *                                parsed (a fresh exec of itself, --bare-top)
+ *                                parsed (a fresh exec of itself, --bare-top);
+ *                                on the machine at rest, then with 200
+ *                                processes more (bench/herd.h)
  *
- * and the peak RSS of each (wait4's ru_maxrss). The targets are bench/
+ * and the peak RSS of each (wait4's ru_maxrss, the median of 5 runs, each
+ * started from a small fresh process: rss_of()). The targets are bench/
  * targets.c's mixed layout: anonymous and file-backed private mappings
  * cycling, so neighbours never merge. Every round runs each pair in turn,
  * the order reversed every other round; figures are medians of --reps
@@ -21,12 +24,16 @@
  * this program reports, it does not fail on a slow machine.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "herd.h"
 #include "targets.h"
 
 static char rawbuf[1 << 16];
@@ -63,6 +70,72 @@ static int bare_top(void)
 	return 0;
 }
 
+static char self[4096];
+
+/*
+ * Run as `pmaps-bench-lean --rss-of CMD...`: starts CMD (its output to
+ * /dev/null), waits, prints its ru_maxrss in KiB. A child's ru_maxrss is
+ * at least what its parent had when it forked (the kernel carries the
+ * copy's high-water mark over the exec), so a peak is measured from this
+ * small fresh process, not from the benchmark that has grown.
+ */
+static int rss_of(char **argv)
+{
+	struct rusage ru;
+	int st;
+	pid_t p = fork();
+
+	if (p == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (p < 0 || wait4(p, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 1;
+	printf("%ld\n", ru.ru_maxrss);
+	return 0;
+}
+
+/* The median of 5 peaks of ARGV, each from a fresh --rss-of; -1 when one failed. */
+static long peak_rss(char **argv)
+{
+	long v[5];
+
+	for (int i = 0; i < 5; i++) {
+		char *args[16] = {self, "--rss-of"};
+		char out[64] = "";
+		int pfd[2], k = 2;
+		for (char **a = argv; *a && k < 15; a++)
+			args[k++] = *a;
+		args[k] = NULL;
+		if (pipe(pfd) < 0)
+			return -1;
+		pid_t p = fork();
+		if (p == 0) {
+			dup2(pfd[1], 1);
+			close(pfd[0]);
+			execv(self, args);
+			_exit(127);
+		}
+		close(pfd[1]);
+		ssize_t n = read(pfd[0], out, sizeof(out) - 1);
+		close(pfd[0]);
+		int st;
+		if (p < 0 || waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || n <= 0)
+			return -1;
+		out[n] = '\0';
+		v[i] = strtol(out, NULL, 10);
+	}
+	for (int i = 1; i < 5; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			long t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[2];
+}
+
 struct pair {
 	const char *what, *raw_what;
 	char **tool, **raw;
@@ -92,6 +165,9 @@ static void measure(const struct pair *p, int reps)
 		}
 	}
 	double mt = median(t, reps), mr = median(r, reps);
+	(void)rss_t, (void)rss_r;
+	rss_t = peak_rss(p->tool);
+	rss_r = peak_rss(p->raw);
 	char goal[64] = "";
 	if (p->goal > 0)
 		snprintf(goal, sizeof(goal), "<= %.1fx %s", p->goal, mt / mr <= p->goal ? "yes" : "NO");
@@ -112,12 +188,13 @@ int main(int argc, char **argv)
 {
 	long maps_total[] = {1000, 60000}, maps_full[] = {10000, 60000};
 	int reps = 15, quick = 0;
-	char self[4096];
 	ssize_t n;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--bare-top") == 0)
 			return bare_top();
+		if (strcmp(argv[i], "--rss-of") == 0 && i + 1 < argc)
+			return rss_of(argv + i + 1);
 		if (strcmp(argv[i], "--quick") == 0) {
 			quick = 1;
 			reps = 3;
@@ -131,6 +208,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: pmaps-bench-lean [--quick] [--reps R] [--tool PMAPS]\n");
 			return 2;
 		}
+	}
+	{
+		/* The herd's children end with this program, whatever ends it. */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = herd_on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		atexit(herd_kill);
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
@@ -182,9 +269,26 @@ int main(int argc, char **argv)
 	{
 		char *tool[] = {pmaps_path, "top", "--once", NULL};
 		char *raw[] = {self, "--bare-top", NULL};
-		header("every process on this machine");
+		struct herd h;
+		int nherd = quick ? 20 : 200;
+		char title[96], why[256];
+		header("every process on this machine (at rest: mostly kernel threads)");
 		struct pair p = {"pmaps top --once", "status+smaps_rollup loop", tool, raw, 1.2, 0};
 		measure(&p, reps);
+		/* The same with N processes of a few hundred KiB each (bench/herd.h). */
+		if (herd_room_for(nherd, why, sizeof(why)) < 0) {
+			printf("\n(no herd of %d: %s)\n", nherd, why);
+			return 0;
+		}
+		if (herd_start(&h, nherd, NULL) < 0) {
+			herd_stop(&h);
+			return 1;
+		}
+		snprintf(title, sizeof(title), "every process, with %d more (each ~300 KiB, sharing 128 KiB)",
+		         nherd);
+		header(title);
+		measure(&p, reps);
+		herd_stop(&h);
 	}
 	return 0;
 }

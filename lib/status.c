@@ -156,7 +156,8 @@ static void who_line(struct pmaps__status_who *who, const char *p, const char *n
 {
 	const char *q;
 
-	if (nl - p > 5 && memcmp(p, "Name:", 5) == 0) {
+	/* The fifth, sixth or eighth byte is the colon of the three names. */
+	if (nl - p > 5 && p[4] == ':' && memcmp(p, "Name:", 5) == 0) {
 		size_t n = 0;
 		q = p + 5;
 		if (q < nl && *q == '\t')
@@ -173,12 +174,12 @@ static void who_line(struct pmaps__status_who *who, const char *p, const char *n
 		}
 		who->name_len = n;
 		who->name[n] = '\0';
-	} else if (nl - p > 6 && memcmp(p, "State:", 6) == 0) {
+	} else if (nl - p > 6 && p[5] == ':' && memcmp(p, "State:", 6) == 0) {
 		q = p + 6;
 		skip_blanks(&q, nl);
 		if (q < nl)
 			who->state = *q;
-	} else if (nl - p > 8 && memcmp(p, "Kthread:", 8) == 0) {
+	} else if (nl - p > 8 && p[7] == ':' && memcmp(p, "Kthread:", 8) == 0) {
 		q = p + 8;
 		skip_blanks(&q, nl);
 		who->kthread = q < nl && *q == '1';
@@ -198,7 +199,9 @@ static enum bad status_line(struct pmaps_status *st, const char *p, const char *
 		size_t kl = lines[k].len;
 		const char *q = p + kl;
 		uint64_t v;
-		if ((size_t)(nl - p) <= kl || p[kl - 1] != ':' || memcmp(p, lines[k].name, kl) != 0)
+		/* The colon and the third letter first: most lines differ there (VmPeak, VmSize). */
+		if ((size_t)(nl - p) <= kl || p[kl - 1] != ':' || p[2] != lines[k].name[2] ||
+		    memcmp(p, lines[k].name, kl) != 0)
 			continue;
 		switch (lines[k].type) {
 		case UIDS:

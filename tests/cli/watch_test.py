@@ -203,6 +203,17 @@ def phases(h, samples, tag, pages=False):
     return res
 
 
+def counter_slack():
+    """How far VmHWM (and ru_maxrss, the same high-water mark) may be from what
+    smaps counts in the page tables. The kernel keeps RSS in three per-CPU
+    counters (anon, file, shmem pages) read without summing: each CPU may hold
+    up to a batch (max(32, 2 * CPUs) pages) of each that the total does not
+    show yet. (One counter's slack alone was 4 KiB short once: 65 pages apart
+    on 2 CPUs, anon and file both holding some.)"""
+    ncpu = os.cpu_count()
+    return 3 * max(32, 2 * ncpu) * ncpu * PAGE
+
+
 def check_summary(tag, summ, res, hwm):
     peak = max(k["rollup_rss"] for k, _ in res.values())
     # The peak held for several samples: the watch saw it exactly. The peak may
@@ -214,12 +225,8 @@ def check_summary(tag, summ, res, hwm):
               "VmRSS may lag the page tables")
     else:
         eq(f"{tag}: summary peak == the kernel's peak of the steps", summ["peak"]["rss"], peak)
-    # VmHWM comes from the kernel's RSS counters, which are per-CPU counters
-    # read without summing: each CPU may hold up to a batch (max(32, 2 * CPUs)
-    # pages) the total does not show yet. smaps counts the page tables, exactly.
-    ncpu = os.cpu_count()
-    slack = max(32, 2 * ncpu) * ncpu * PAGE
-    ok(f"{tag}: summary peak within a page per sample of the helper's VmHWM",
+    slack = counter_slack()
+    ok(f"{tag}: summary peak within the RSS counters' slack of the helper's VmHWM",
        abs(summ["peak"]["rss"] - hwm) <= slack, summ["peak"]["rss"], f"{hwm} +- {slack}")
     b = summ["breakdown"]
     heap = [c for c in b["categories"] if c["category"] == "heap"][0]
@@ -310,8 +317,9 @@ def test_run():
         x = subprocess.run(["/usr/bin/xmllint", "--noout", svg], capture_output=True)
         eq("run --svg: xmllint parses it", (x.returncode, x.stderr), (0, b""))
     # ru_maxrss is the kernel's peak for the child, as time -v shows it.
-    ok("run: ru_maxrss at least the peak seen", summ["ru_maxrss"] >= summ["peak"]["rss"] - 64 * PAGE,
-       summ["ru_maxrss"], summ["peak"]["rss"])
+    ok("run: ru_maxrss at least the peak seen, less the RSS counters' slack",
+       summ["ru_maxrss"] >= summ["peak"]["rss"] - counter_slack(), summ["ru_maxrss"],
+       summ["peak"]["rss"])
 
 
 def test_kept_growing():
