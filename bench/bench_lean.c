@@ -81,19 +81,10 @@ static char self[4096];
  */
 static int rss_of(char **argv)
 {
-	struct rusage ru;
-	int st;
-	pid_t p = fork();
+	long kb = 0;
 
-	if (p == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (p < 0 || wait4(p, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		return 1;
-	printf("%ld\n", ru.ru_maxrss);
+	run_cmd(argv, &kb); /* exits 1 when CMD fails */
+	printf("%ld\n", kb);
 	return 0;
 }
 
@@ -209,16 +200,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	{
-		/* The herd's children end with this program, whatever ends it. */
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = herd_on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		atexit(herd_kill);
-	}
+	herd_guard(NULL);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return 1;
@@ -271,19 +253,14 @@ int main(int argc, char **argv)
 		char *raw[] = {self, "--bare-top", NULL};
 		struct herd h;
 		int nherd = quick ? 20 : 200;
-		char title[96], why[256];
+		char title[96];
 		header("every process on this machine (at rest: mostly kernel threads)");
 		struct pair p = {"pmaps top --once", "status+smaps_rollup loop", tool, raw, 1.2, 0};
 		measure(&p, reps);
 		/* The same with N processes of a few hundred KiB each (bench/herd.h). */
-		if (herd_room_for(nherd, why, sizeof(why)) < 0) {
-			printf("\n(no herd of %d: %s)\n", nherd, why);
-			return 0;
-		}
-		if (herd_start(&h, nherd, NULL) < 0) {
-			herd_stop(&h);
-			return 1;
-		}
+		int r = herd_start_or_skip(&h, nherd, NULL);
+		if (r <= 0)
+			return r < 0;
 		snprintf(title, sizeof(title), "every process, with %d more (each ~300 KiB, sharing 128 KiB)",
 		         nherd);
 		header(title);

@@ -346,17 +346,11 @@ static int bench_scrape(int nprocs, int reps)
 	struct server steady = {.pid = -1}, cold = {.pid = -1};
 	struct herd h;
 	struct scrape sc;
-	char why[160];
+	int r;
 	int fails = 0, short_kids = nprocs;
 
-	if (herd_room_for(nprocs, why, sizeof(why)) < 0) {
-		printf("\n%d processes: skipped, no room for them here: %s\n", nprocs, why);
-		return 0;
-	}
-	if (herd_start(&h, nprocs, KID_COMM) < 0) {
-		herd_stop(&h);
-		return 1;
-	}
+	if ((r = herd_start_or_skip(&h, nprocs, KID_COMM)) <= 0)
+		return r < 0;
 	if (server_start(&steady, common) < 0 || scrape(&steady, &sc) < 0) {
 		fails++;
 		goto out;
@@ -599,7 +593,6 @@ static int num(const char *s, long lo, long hi, long *out)
 int main(int argc, char **argv)
 {
 	long procs = 500, reps = 15, secs = 10, vmas = 20000, mib = 4096;
-	struct sigaction sa;
 	int fails = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -621,13 +614,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	herd_guard(on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	atexit(herd_kill);
 	atexit(servers_kill);
 	printf("pmaps-bench-serve: GET /metrics of pmaps serve (%s) against a bare loop reading\n"
 	       "each selected process's status and smaps_rollup (medians; ratio: to that loop in "

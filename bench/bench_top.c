@@ -488,17 +488,11 @@ static int bench_size(int n, int reps)
 	struct rollup *before, *after;
 	unsigned nprocs = 0;
 	uint64_t max_allocs[OP_N] = {0};
-	char why[160];
+	int r;
 	int fails = 0;
 
-	if (herd_room_for(n, why, sizeof(why)) < 0) {
-		printf("\n%d children: skipped, no room for them here: %s\n", n, why);
-		return 0;
-	}
-	if (herd_start(&h, n, NULL) < 0) {
-		herd_stop(&h);
-		return 1;
-	}
+	if ((r = herd_start_or_skip(&h, n, NULL)) <= 0)
+		return r < 0;
 	before = calloc((size_t)n, sizeof(*before));
 	after = calloc((size_t)n, sizeof(*after));
 	if (!before || !after) {
@@ -621,7 +615,6 @@ int main(int argc, char **argv)
 {
 	long sizes[8] = {200, 2000};
 	int nsizes = 2, reps = 15, fails = 0;
-	struct sigaction sa;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
@@ -639,12 +632,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = herd_on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	atexit(herd_kill);
+	herd_guard(NULL);
 	pmaps_set_allocator(bench_alloc, bench_free, NULL);
 	printf("pmaps-bench-top: one refresh of every process (pmaps top's) against a bare loop\n"
 	       "reading every /proc/PID/status and smaps_rollup (medians; ratio: to that loop in the "

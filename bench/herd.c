@@ -45,6 +45,33 @@ void herd_on_signal(int sig)
 	raise(sig);
 }
 
+void herd_guard(void (*on_signal)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal ? on_signal : herd_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	atexit(herd_kill);
+}
+
+int herd_start_or_skip(struct herd *h, int n, const char *comm)
+{
+	char why[160];
+
+	if (herd_room_for(n, why, sizeof(why)) < 0) {
+		printf("\n%d processes: skipped, no room for them here: %s\n", n, why);
+		return 0;
+	}
+	if (herd_start(h, n, comm) < 0) {
+		herd_stop(h);
+		return -1;
+	}
+	return 1;
+}
+
 static void child(int i, const char *comm, const char *shared, int ready, int hold)
 {
 	size_t len = HERD_PRIVATE_LEN + (size_t)(i % 5) * (32ul << 10);

@@ -49,5 +49,16 @@ void herd_stop(struct herd *h);
 void herd_kill(void);
 /* A handler for SIGINT, SIGTERM, SIGHUP: the herd killed, then the signal's default. */
 void herd_on_signal(int sig);
+/*
+ * SIGINT, SIGTERM and SIGHUP to ON_SIGNAL (NULL: herd_on_signal), and
+ * herd_kill() at exit: the children end with the benchmark, whatever ends it.
+ */
+void herd_guard(void (*on_signal)(int));
+/*
+ * Starts H's N children (COMM their name, or NULL) where there is room:
+ * 1, or 0 when there is none (said in a line: the caller goes on without
+ * them), or -1 when they could not be started.
+ */
+int herd_start_or_skip(struct herd *h, int n, const char *comm);
 
 #endif

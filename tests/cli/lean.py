@@ -196,21 +196,21 @@ def controls(pid):
               "loads nothing", "loaded %s, exit %s, %r" % (opt, rc, text[-300:]))
 
 
-def live_top(env_extra=None):
-    """Runs `pmaps top` on a pseudo-terminal, sends q; returns (optional libs, exit)."""
+def top_on_pty(env, args):
+    """Runs pmaps ARGS on a pseudo-terminal with ENV added, sends q once its first
+    screen (or a message) is out; returns (what it wrote, its exit status). A
+    top that writes snapshots (a build without the live view) takes no q: it
+    is ended with SIGTERM after 3 s."""
     pid, fd = pty.fork()
     if pid == 0:
         os.environ.pop("LD_DEBUG_OUTPUT", None)
-        os.environ.update({"LD_DEBUG": "files", "TERM": "xterm",
-                           "NO_COLOR": "1", "LINES": "24", "COLUMNS": "80"})
-        if env_extra:
-            os.environ.update(env_extra)
-        os.execv(PMAPS, [PMAPS, "top", "--delay", "0.2"])
+        os.environ.update(dict(env, TERM="xterm", NO_COLOR="1"))
+        os.execv(PMAPS, [PMAPS] + args)
     out = b""
     deadline = time.monotonic() + 20
     sent = False
     while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
+        ready, _, _ = select.select([fd], [], [], 0.5 if sent else 0.2)
         if ready:
             try:
                 chunk = os.read(fd, 65536)
@@ -219,22 +219,12 @@ def live_top(env_extra=None):
             if not chunk:
                 break
             out += chunk
+        elif sent:
+            break
         if not sent and (b"PID" in out or b"needs" in out):
             time.sleep(0.3)
             os.write(fd, b"q")
             sent = True
-    try:
-        while True:
-            ready, _, _ = select.select([fd], [], [], 0.5)
-            if not ready:
-                break
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            out += chunk
-    except OSError:
-        pass
-    # A top that writes snapshots (a build without the live view) takes no q.
     end = time.monotonic() + 3
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -246,8 +236,13 @@ def live_top(env_extra=None):
             break
         time.sleep(0.05)
     os.close(fd)
-    text = out.decode("utf-8", "replace")
-    return optional_in(loaded(text)), os.waitstatus_to_exitcode(status), text
+    return out.decode("utf-8", "replace"), os.waitstatus_to_exitcode(status)
+
+
+def live_top():
+    """The live top under LD_DEBUG=files: (optional libraries loaded, exit, text)."""
+    text, rc = top_on_pty({"LD_DEBUG": "files"}, ["top", "--delay", "0.2"])
+    return optional_in(loaded(text)), rc, text
 
 
 def notes():
@@ -322,26 +317,9 @@ def hidden(pid):
 
 def live_top_alone():
     """Inside the namespace: the live top's output and exit, for the parent to read."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ.update({"TERM": "xterm", "NO_COLOR": "1"})
-        os.execv(PMAPS, [PMAPS, "top"])
-    out = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], 10)
-        if not ready:
-            os.kill(pid, signal.SIGKILL)
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    _, status = os.waitpid(pid, 0)
-    print(out.decode("utf-8", "replace").strip())
-    print("exit %d" % os.waitstatus_to_exitcode(status))
+    text, rc = top_on_pty({}, ["top"])
+    print(text.strip())
+    print("exit %d" % rc)
     return 0
 
 
