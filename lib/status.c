@@ -190,10 +190,10 @@ static void who_line(struct pmaps__status_who *who, const char *p, const char *n
 static enum bad status_line(struct pmaps_status *st, const char *p, const char *nl,
                             struct pmaps__status_who *who)
 {
-	if (who && (*p == 'N' || *p == 'S' || *p == 'K'))
-		who_line(who, p, nl);
 	size_t k, end;
 
+	if (who && (*p == 'N' || *p == 'S' || *p == 'K'))
+		who_line(who, p, nl);
 	/* Most lines are none of these: their first letter says so. */
 	for (first_key(*p, &k, &end); k < end; k++) {
 		size_t kl = lines[k].len;

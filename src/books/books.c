@@ -83,7 +83,7 @@ int books_options_done(const struct books_opts *o)
 		return EXIT_USAGE;
 	}
 	/* A URL needs libcurl to be read: without it, the one line naming the package. */
-	if (o->go_url && go_curl_ready(NULL) < 0)
+	if (o->go_url && go_curl_ready() < 0)
 		return go_curl_missing("--go-pprof");
 	/* A URL the reader would refuse is the user's mistake: said now, as any bad option. */
 	if (o->go_url && book_go_url(url, sizeof(url), o->go_url, o->allow_remote, why,

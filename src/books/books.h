@@ -99,10 +99,10 @@ int books_option(struct books_opts *o, int ch, const char *arg);
  */
 int books_options_done(const struct books_opts *o);
 /*
- * libcurl, loaded on first use (books_go.c): 0, or -1 with *WHY (when WHY
- * is not NULL) naming the library, its Debian package and the loader's words.
+ * libcurl, loaded on first use (books_go.c): 0, or -1 (go_curl_missing()
+ * says why: the library, its Debian package and the loader's words).
  */
-int go_curl_ready(const char **why);
+int go_curl_ready(void);
 /* One line: WHO needs libcurl, which is missing; returns EXIT_FAIL. */
 int go_curl_missing(const char *who);
 

@@ -64,7 +64,7 @@ DL_NOTE(go_curl_note, "[{\"feature\":\"go-books\",\"description\":\"explain, wat
                       "run: the Go runtime's MemStats over HTTP\",\"priority\":\"recommended\","
                       "\"soname\":[\"libcurl.so.4\"]}]");
 static struct dl_lib go_curl_lib = {
-	.soname = "libcurl.so.4", .package = "libcurl4", .feature = "the Go runtime's books",
+	.soname = "libcurl.so.4", .package = "libcurl4",
 };
 static struct {
 	__typeof__(&curl_global_init) curl_global_init;
@@ -103,13 +103,9 @@ static const struct dl_sym go_curl_syms[] = {
 #define curl_url_cleanup (*cu.curl_url_cleanup)
 #define curl_free (*cu.curl_free)
 
-int go_curl_ready(const char **why)
+int go_curl_ready(void)
 {
-	int rc = dl_load(&go_curl_lib, go_curl_syms, sizeof(go_curl_syms) / sizeof(go_curl_syms[0]));
-
-	if (why)
-		*why = go_curl_lib.why;
-	return rc;
+	return dl_load(&go_curl_lib, go_curl_syms, sizeof(go_curl_syms) / sizeof(go_curl_syms[0]));
 }
 
 int go_curl_missing(const char *who)
@@ -175,7 +171,7 @@ int book_go_url(char *dst, size_t dstsz, const char *url, int allow_remote, char
 	int rc = -EINVAL;
 	size_t n;
 
-	if (go_curl_ready(NULL) < 0) {
+	if (go_curl_ready() < 0) {
 		snprintf(why, whysz, "--go-pprof needs %s", go_curl_lib.why);
 		return -ENOSYS;
 	}
@@ -346,7 +342,7 @@ static void go_curl_init(void)
 /* libcurl loaded and initialised (once): 0, or -1 with H's why. */
 static int go_curl_start(struct pmaps_book_head *h)
 {
-	if (go_curl_ready(NULL) < 0) {
+	if (go_curl_ready() < 0) {
 		go_why(h, "%s", go_curl_lib.why);
 		return -1;
 	}
@@ -507,10 +503,8 @@ static int go_url_is_pids(struct pmaps_book_head *h, const struct books_opts *o,
 static const char go_curl_off[] =
 	"this pmaps was built without libcurl (PMAPS_WITH_CURL=OFF): no Go books";
 
-int go_curl_ready(const char **why)
+int go_curl_ready(void)
 {
-	if (why)
-		*why = go_curl_off;
 	return -1;
 }
 

@@ -24,7 +24,6 @@
 struct dl_lib {
 	const char *soname;  /* "libcurl.so.4": the name dlopen() is given */
 	const char *package; /* the Debian package that has it */
-	const char *feature; /* what it enables, for the message ("the Go runtime's books") */
 	/* Filled by dl_load(): */
 	void *handle;
 	int state;           /* 0 not tried, 1 loaded, -1 missing (WHY says why) */

@@ -76,7 +76,7 @@ DL_NOTE(serve_mhd_note, "[{\"feature\":\"serve\",\"description\":\"pmaps serve: 
                         "Prometheus exporter and the web page\",\"priority\":\"recommended\","
                         "\"soname\":[\"libmicrohttpd.so.12\"]}]");
 static struct dl_lib serve_mhd_lib = {
-	.soname = "libmicrohttpd.so.12", .package = "libmicrohttpd12", .feature = "serve",
+	.soname = "libmicrohttpd.so.12", .package = "libmicrohttpd12",
 };
 static struct {
 	__typeof__(&MHD_start_daemon) MHD_start_daemon;

@@ -12,7 +12,7 @@ DL_NOTE(curses_dl_note, "[{\"feature\":\"tui\",\"description\":\"the live views 
 struct curses_dl curses_dl;
 
 static struct dl_lib curses_dl_lib = {
-	.soname = "libncursesw.so.6", .package = "libncursesw6", .feature = "the live views",
+	.soname = "libncursesw.so.6", .package = "libncursesw6",
 };
 
 static const struct dl_sym curses_dl_syms[] = {
