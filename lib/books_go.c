@@ -398,13 +398,14 @@ struct listen_ctx {
 	unsigned n, lines;
 };
 
-static void listen_line(void *ctx, const char *p, const char *nl)
+static int listen_line(void *ctx, const char *p, const char *nl)
 {
 	struct listen_ctx *c = ctx;
 
 	/* The first line is the heading; a line longer than the buffer was skipped. */
 	if (c->lines++ > 0 && c->n < LISTEN_MAX)
 		c->n += listener_line(p, nl, &c->l[c->n]);
+	return 0;
 }
 
 /* Whether PROC is in the reader's network namespace: 1, 0, or a negative errno. */

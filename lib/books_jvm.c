@@ -646,14 +646,17 @@ int pmaps__proc_file_has(const struct pmaps_proc *proc, const char *name, const 
 }
 
 /* A maps line [P, NL) that ends in "/libjvm.so" or "/libjvm.so (deleted)". */
-static void libjvm_line(void *ctx, const char *p, const char *nl)
+static int libjvm_line(void *ctx, const char *p, const char *nl)
 {
 	static const char a[] = "/libjvm.so", d[] = "/libjvm.so (deleted)";
 	size_t len = (size_t)(nl - p);
 
 	if ((len >= sizeof(a) - 1 && memcmp(nl - (sizeof(a) - 1), a, sizeof(a) - 1) == 0) ||
-	    (len >= sizeof(d) - 1 && memcmp(nl - (sizeof(d) - 1), d, sizeof(d) - 1) == 0))
+	    (len >= sizeof(d) - 1 && memcmp(nl - (sizeof(d) - 1), d, sizeof(d) - 1) == 0)) {
 		*(int *)ctx = 1;
+		return 1; /* found: the rest of the text is not read */
+	}
+	return 0;
 }
 
 /*

@@ -69,12 +69,13 @@ struct meminfo_ctx {
 	int bad;
 };
 
-static void meminfo_ctx_line(void *ctx, const char *p, const char *nl)
+static int meminfo_ctx_line(void *ctx, const char *p, const char *nl)
 {
 	struct meminfo_ctx *c = ctx;
 
 	if (meminfo_line(c->mi, p, nl) < 0)
 		c->bad = 1;
+	return 0;
 }
 
 int pmaps__meminfo_parse(int fd, struct pmaps_meminfo *mi, char *msg, size_t msgsz)

@@ -229,7 +229,7 @@ struct iomem_ctx {
 	int bad, nonzero;
 };
 
-static void iomem_line(void *ctx, const char *s, const char *nl)
+static int iomem_line(void *ctx, const char *s, const char *nl)
 {
 	static const char ram[] = " : System RAM";
 	struct iomem_ctx *c = ctx;
@@ -241,18 +241,18 @@ static void iomem_line(void *ctx, const char *s, const char *nl)
 	while (s < nl && *s == ' ')
 		s++;
 	if (pmaps__parse_hex(&s, nl, &a) < 0 || s == nl || *s != '-')
-		return;
+		return 0;
 	s++;
 	if (pmaps__parse_hex(&s, nl, &b) < 0 || b < a)
-		return;
+		return 0;
 	len = (size_t)(nl - s);
 	if (len < sizeof(ram) - 1 || memcmp(s, ram, sizeof(ram) - 1) != 0)
-		return;
+		return 0;
 	/* "System RAM" alone, or "System RAM (...)". */
 	if (len != sizeof(ram) - 1 &&
 	    (len < sizeof(ram) + 2 || s[sizeof(ram) - 1] != ' ' || s[sizeof(ram)] != '(' ||
 	     nl[-1] != ')'))
-		return;
+		return 0;
 	if (b)
 		c->nonzero = 1;
 	/* A frame is RAM when any byte of it is: [a / ps, b / ps + 1). */
@@ -268,7 +268,7 @@ static void iomem_line(void *ctx, const char *s, const char *nl)
 	} else {
 		if (p->nram == PHYS_RAM_MAX) {
 			c->bad = 1;
-			return;
+			return 0;
 		}
 		memmove(&p->ram[i + 1], &p->ram[i], (p->nram - i) * sizeof(p->ram[0]));
 		p->ram[i].start = fa;
@@ -282,6 +282,7 @@ static void iomem_line(void *ctx, const char *s, const char *nl)
 		memmove(&p->ram[i + 1], &p->ram[i + 2], (p->nram - i - 2) * sizeof(p->ram[0]));
 		p->nram--;
 	}
+	return 0;
 }
 
 /* Reads P->iofd from its start (each reading: hotplug changes it). */

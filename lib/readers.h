@@ -90,11 +90,12 @@ struct pmaps__status_who {
 /*
  * Reads FD to its end, line by line through BUF (CAP bytes): LINE(CTX, P,
  * NL) for each line [P, NL), the last one without its newline too; a line
- * longer than BUF is skipped whole. Returns 0, or a negative errno of a
- * read().
+ * longer than BUF is skipped whole. LINE returns 0 to go on, or 1 when no
+ * later line matters: nothing more is read. Returns 0, or a negative errno
+ * of a read().
  */
 int pmaps__read_lines(int fd, char *buf, size_t cap,
-                      void (*line)(void *ctx, const char *p, const char *nl), void *ctx);
+                      int (*line)(void *ctx, const char *p, const char *nl), void *ctx);
 /* pmaps__status_parse() that also fills WHO. */
 int pmaps__status_parse_who(int fd, struct pmaps_status *st, struct pmaps__status_who *who,
                             char *msg, size_t msgsz);

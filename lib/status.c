@@ -260,7 +260,7 @@ int pmaps__status_parse(int fd, struct pmaps_status *st, char *msg, size_t msgsz
 }
 
 int pmaps__read_lines(int fd, char *buf, size_t cap,
-                      void (*line)(void *ctx, const char *p, const char *nl), void *ctx)
+                      int (*line)(void *ctx, const char *p, const char *nl), void *ctx)
 {
 	size_t have = 0;
 	int skip = 0;
@@ -277,8 +277,8 @@ int pmaps__read_lines(int fd, char *buf, size_t cap,
 		}
 		end = buf + have + n;
 		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-			if (!skip)
-				line(ctx, p, nl);
+			if (!skip && line(ctx, p, nl))
+				return 0;
 			skip = 0;
 			p = nl + 1;
 		}
@@ -298,13 +298,20 @@ struct status_ctx {
 	enum bad bad;
 };
 
-static void status_ctx_line(void *ctx, const char *p, const char *nl)
+/*
+ * The kernel prints Threads: first of the signal lines, after every line
+ * read here (task_sig() after task_state() and task_mem(), since 2.6): the
+ * lines after it (signals, capabilities, CPU lists, about half the text) are
+ * not parsed, nor is the end of the file waited for.
+ */
+static int status_ctx_line(void *ctx, const char *p, const char *nl)
 {
 	struct status_ctx *c = ctx;
 	enum bad b = status_line(c->st, p, nl, c->who);
 
 	if (b != BAD_NONE && c->bad == BAD_NONE)
 		c->bad = b;
+	return nl - p > 8 && p[0] == 'T' && memcmp(p, "Threads:", 8) == 0;
 }
 
 int pmaps__status_parse_who(int fd, struct pmaps_status *st, struct pmaps__status_who *who,

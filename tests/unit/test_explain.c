@@ -625,6 +625,37 @@ static void test_status_lines(void **state)
 }
 
 /*
+ * Status is read up to its Threads line, the first of the lines after every
+ * one read: nothing after it is parsed (a line no kernel prints there, not
+ * an error), nor is the end of the file waited for. Through a pipe whose
+ * writer stays open, non-blocking: a read past Threads would fail with
+ * EAGAIN.
+ */
+static void test_status_stops_at_threads(void **state)
+{
+	static const char text[] = "Name:\tx\nState:\tS (sleeping)\nVmRSS:\t 8 kB\n"
+	                           "RssAnon:\t 8 kB\nRssFile:\t 0 kB\nRssShmem:\t 0 kB\n"
+	                           "Threads:\t3\nVmSwap:\tnot a value\nSigQ:\t0/1\n";
+	struct pmaps_status st;
+	char msg[256] = "";
+	int fds[2], r;
+
+	(void)state;
+	assert_int_equal(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	assert_int_equal(write(fds[1], text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	r = pmaps__status_parse(fds[0], &st, msg, sizeof(msg));
+	if (r != 0)
+		fail_msg("status through an open pipe: %d \"%s\", expected 0", r, msg);
+	assert_int_equal(st.present, 1ull << PMAPS_ST_STATE | 1ull << PMAPS_ST_VM_RSS |
+	                                 1ull << PMAPS_ST_RSS_ANON | 1ull << PMAPS_ST_RSS_FILE |
+	                                 1ull << PMAPS_ST_RSS_SHMEM | 1ull << PMAPS_ST_THREADS);
+	assert_int_equal(st.v[PMAPS_ST_VM_RSS], 8 * KB);
+	assert_int_equal(st.v[PMAPS_ST_THREADS], 3);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
  * The Go fixture's executable with .shstrtab's offset 2^64 - 16 and the
  * name of its own header at 0x11b: added, they wrap round to 0x10b, where
  * ".go.buildinfo" is written. No name is at an offset past the file's end.
@@ -1042,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_status_read),
 		cmocka_unit_test(test_status_refused),
 		cmocka_unit_test(test_status_lines),
+		cmocka_unit_test(test_status_stops_at_threads),
 		cmocka_unit_test(test_status_long_line),
 		cmocka_unit_test(test_status_faults),
 		cmocka_unit_test(test_session_rerun),
