@@ -12,11 +12,12 @@
  *                  VmRSS and RssFile + RssShmem, at half status's cost. When
  *                  none moved and its figures are not too old, the row is
  *                  kept as it was, and nothing else is read.
- *   status         otherwise, through a directory fd on the process: who it
- *                  is (Name, State, Uid, Kthread) and the figures the
- *                  kernel keeps as counters (VmRSS, RssAnon, RssFile,
- *                  RssShmem, VmSwap, VmPTE). Reading it walks nothing and
- *                  takes no lock the process's mmap() waits for.
+ *   status         otherwise: who it is (Name, State, Uid, Kthread) and the
+ *                  figures the kernel keeps as counters (VmRSS, RssAnon,
+ *                  RssFile, RssShmem, VmSwap, VmPTE), up to its Threads
+ *                  line. Reading it walks nothing and takes no lock the
+ *                  process's mmap() waits for. A kernel thread is left out
+ *                  on it alone.
  *   smaps_rollup   when the costly figures (Pss, USS, SwapPss, LazyFree)
  *                  are due: the process is new, its counters moved since
  *                  they were read, they are older than max_age (Pss moves
@@ -43,6 +44,13 @@
  * A refresh is one pass while nothing waits from the last one; otherwise
  * the waiting ones are read in the pass and the rest after it, oldest
  * first, each process's directory opened again for that.
+ *
+ * On a live procfs, status and smaps_rollup are opened by path from the
+ * root, and the directory's inode is checked against the listing's after
+ * (struct pin): the listed process held its pid up to that check, so both
+ * were its own. A page walk, a breakdown or the cgroup file is read
+ * through a directory fd, opened and checked first. A first refresh costs
+ * the syscalls of a bare status + smaps_rollup loop, and one fstatat().
  *
  * Rows are kept in two tables, this refresh's and the last one's (looked
  * up by pid, binary search; a different Name under the same pid is a new
@@ -94,14 +102,21 @@ struct slot {
 	int denied;                  /* its memory files refused this reader */
 	char comm[64];
 	char cgroup[CGROUP_ROOM];
-	/* PMAPS_SURVEY_BREAKDOWN: the last explain's sums (with HAS_TOTAL), its runtime */
-	struct pmaps_survey_breakdown bd;
+	uint32_t bdi;                /* its breakdown: the survey's BD[BDI] (PMAPS_SURVEY_BREAKDOWN) */
+};
+
+/*
+ * A row's breakdown, apart from its slot: four times the rest of it, and
+ * read by serve alone. In a slot, every row of a first refresh would touch
+ * a page of its own.
+ */
+struct slot_bd {
+	struct pmaps_survey_breakdown bd; /* the last explain's sums (with HAS_TOTAL) */
 	enum pmaps_runtime runtime;
 	char runtime_version[32];
-	uint64_t bd_hold_ns;         /* the longest its last smaps read held the lock */
-	uint64_t bd_ns;              /* and what the whole read took */
-	uint64_t bd_rss;             /* and VmRSS then (0: no smaps read to go by) */
-	int bd_mode;                 /* the survey's PMAPS_SURVEY_BREAKDOWN */
+	uint64_t hold_ns;            /* the longest its last smaps read held the lock */
+	uint64_t ns;                 /* and what the whole read took */
+	uint64_t rss;                /* and VmRSS then (0: no smaps read to go by) */
 };
 
 struct pmaps_survey {
@@ -111,6 +126,8 @@ struct pmaps_survey {
 	struct pmaps__dir dir;
 	struct pmaps_survey_opts o;
 	struct slot *cur, *prev;     /* this refresh's rows, the last one's */
+	struct slot_bd *bd, *bdprev; /* their breakdowns (PMAPS_SURVEY_BREAKDOWN; else NULL) */
+	size_t nbdprev;              /* made in BDPREV: its rows before the gone were dropped */
 	size_t n, nprev, cap;
 	uint32_t *waiting;           /* indexes into CUR of reads left to after the pass */
 	size_t nwaiting;
@@ -213,7 +230,7 @@ int pmaps_survey_open(struct pmaps_survey **out, const char *proc_root,
 }
 
 static void walk_end(struct pmaps_survey *s);
-static void fix_views(struct slot *sl);
+static void fix_views(struct slot *sl, const struct slot_bd *tab);
 
 void pmaps_survey_close(struct pmaps_survey *s)
 {
@@ -230,6 +247,8 @@ void pmaps_survey_close(struct pmaps_survey *s)
 	close(s->rootfd);
 	pmaps__free(s->cur);
 	pmaps__free(s->prev);
+	pmaps__free(s->bd);
+	pmaps__free(s->bdprev);
 	pmaps__free(s->waiting);
 	pmaps__free(s);
 }
@@ -238,7 +257,9 @@ void pmaps_survey_close(struct pmaps_survey *s)
 static int grow(struct pmaps_survey *s, size_t n)
 {
 	size_t cap = s->cap ? s->cap : 256;
+	int breakdown = (s->o.flags & PMAPS_SURVEY_BREAKDOWN) != 0;
 	struct slot *cur, *prev;
+	struct slot_bd *bd = NULL, *bdprev = NULL;
 	uint32_t *waiting;
 
 	while (cap < n)
@@ -248,29 +269,44 @@ static int grow(struct pmaps_survey *s, size_t n)
 	cur = pmaps__alloc(cap * sizeof(*cur));
 	prev = pmaps__alloc(cap * sizeof(*prev));
 	waiting = pmaps__alloc(cap * sizeof(*waiting));
-	if (!cur || !prev || !waiting) {
+	if (breakdown) {
+		bd = pmaps__alloc(cap * sizeof(*bd));
+		bdprev = pmaps__alloc(cap * sizeof(*bdprev));
+	}
+	if (!cur || !prev || !waiting || (breakdown && (!bd || !bdprev))) {
 		pmaps__free(cur);
 		pmaps__free(prev);
 		pmaps__free(waiting);
+		pmaps__free(bd);
+		pmaps__free(bdprev);
 		return -ENOMEM;
 	}
-	s->stats.allocations += 3;
+	s->stats.allocations += breakdown ? 5 : 3;
 	if (s->n)
 		memcpy(cur, s->cur, s->n * sizeof(*cur));
 	if (s->nprev)
 		memcpy(prev, s->prev, s->nprev * sizeof(*prev));
 	if (s->nwaiting)
 		memcpy(waiting, s->waiting, s->nwaiting * sizeof(*waiting));
+	/* A slot's BDI is the count of rows in its table when it was made. */
+	if (breakdown && s->n)
+		memcpy(bd, s->bd, s->n * sizeof(*bd));
+	if (breakdown && s->nbdprev)
+		memcpy(bdprev, s->bdprev, s->nbdprev * sizeof(*bdprev));
 	pmaps__free(s->cur);
 	pmaps__free(s->prev);
 	pmaps__free(s->waiting);
+	pmaps__free(s->bd);
+	pmaps__free(s->bdprev);
 	s->cur = cur;
 	s->prev = prev;
 	s->waiting = waiting;
+	s->bd = bd;
+	s->bdprev = bdprev;
 	s->cap = cap;
 	/* The last refresh's rows point into their slots: those moved. */
 	for (size_t i = 0; i < s->nprev; i++)
-		fix_views(&s->prev[i]);
+		fix_views(&s->prev[i], s->bdprev);
 	return 0;
 }
 
@@ -320,12 +356,92 @@ static const struct slot *find_prev(const struct pmaps_survey *s, int pid)
 	return NULL;
 }
 
-/* Reads the v2 path of DFD's cgroup file into SL. */
-static void read_cgroup(struct pmaps_survey *s, struct slot *sl, int dfd)
+/*
+ * The process a row is read from: the pid's NAME under the proc root and the
+ * inode its directory had when listed. Its files are read through its
+ * directory fd, opened on first need (a page walk, a breakdown, cgroup), or
+ * on a live procfs by path from the root (status, smaps_rollup): then the
+ * directory's inode is checked once all is read (pin_end()). A pid taken
+ * by another process since the listing has another inode, and the process
+ * listed held its pid, so every file read by path was its own, from the
+ * listing up to a check that finds its inode.
+ */
+struct pin {
+	const char *name;
+	uint64_t ino;
+	int dfd;        /* -1: not opened */
+	int by_path;    /* a file was read by path, and no DFD opened since */
+};
+
+/* PN's directory fd, opened and checked on first call; -1 when its process has gone. */
+static int pin_dir(const struct pmaps_survey *s, struct pin *pn)
+{
+	struct stat st;
+
+	if (pn->dfd >= 0)
+		return pn->dfd;
+	pn->dfd = openat(s->rootfd, pn->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (pn->dfd < 0)
+		return -1;
+	if (fstat(pn->dfd, &st) < 0 || (uint64_t)st.st_ino != pn->ino) {
+		close(pn->dfd);
+		pn->dfd = -1;
+		return -1;
+	}
+	pn->by_path = 0; /* the process was still the listed one: so were the files read before */
+	return pn->dfd;
+}
+
+/*
+ * FILE of PN's process: by path on a live procfs while no directory fd is
+ * open, else through it. Returns an fd or -errno (-ESRCH: the process has
+ * gone).
+ */
+static int pin_open(const struct pmaps_survey *s, struct pin *pn, const char *file)
+{
+	char path[48];
+	size_t n0 = strlen(pn->name), n1 = strlen(file);
+	int fd;
+
+	if (!s->live || pn->dfd >= 0 || n0 + 1 + n1 + 1 > sizeof(path)) {
+		fd = pin_dir(s, pn);
+		return fd < 0 ? -ESRCH : open_in(s, fd, file);
+	}
+	memcpy(path, pn->name, n0);
+	path[n0] = '/';
+	memcpy(path + n0 + 1, file, n1 + 1);
+	fd = openat(s->rootfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	pn->by_path = 1;
+	return fd;
+}
+
+/*
+ * Done with PN: its directory fd closed. Returns 0, or -ESRCH when a file
+ * read by path may have been another process's (the listed one has gone).
+ */
+static int pin_end(const struct pmaps_survey *s, struct pin *pn)
+{
+	struct stat st;
+	int r = 0;
+
+	if (pn->dfd >= 0)
+		close(pn->dfd);
+	else if (pn->by_path && (fstatat(s->rootfd, pn->name, &st, 0) < 0 ||
+	                         (uint64_t)st.st_ino != pn->ino))
+		r = -ESRCH;
+	pn->dfd = -1;
+	pn->by_path = 0;
+	return r;
+}
+
+/* Reads the v2 path of PN's cgroup file into SL. */
+static void read_cgroup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 {
 	char buf[4096];
 	ssize_t n;
-	int fd = open_in(s, dfd, "cgroup");
+	int fd = pin_open(s, pn, "cgroup");
 	const char *p, *end, *nl;
 
 	sl->row.cgroup.len = 0;
@@ -357,8 +473,9 @@ static void read_cgroup(struct pmaps_survey *s, struct slot *sl, int dfd)
 }
 
 /* The costly figures of SL from its breakdown, into the row. */
-static void breakdown_values(struct slot *sl)
+static void breakdown_values(const struct pmaps_survey *s, struct slot *sl)
 {
+	const struct pmaps_survey_breakdown *bd = &s->bd[sl->bdi].bd;
 	struct pmaps_survey_row *r = &sl->row;
 	static const struct {
 		enum pmaps_survey_value sv;
@@ -374,14 +491,14 @@ static void breakdown_values(struct slot *sl)
 		uint64_t v;
 		r->present &= ~(1ull << from_bd[i].sv);
 		r->v[from_bd[i].sv] = 0;
-		if (sl->has_total && pmaps_survey_breakdown(&sl->bd, -1, from_bd[i].col, &v) == 1) {
+		if (sl->has_total && pmaps_survey_breakdown(bd, -1, from_bd[i].col, &v) == 1) {
 			r->v[from_bd[i].sv] = v;
 			r->present |= 1ull << from_bd[i].sv;
 		}
 	}
 	r->source = sl->has_total ? (enum pmaps_source)PMAPS_ROW_SOURCE(sl->total.flags)
 	                          : PMAPS_SRC_STATUS;
-	if (sl->has_total && !(sl->bd.xc_known & (1u << PMAPS_XC_PSS)))
+	if (sl->has_total && !(bd->xc_known & (1u << PMAPS_XC_PSS)))
 		r->flags |= PMAPS_SURVEY_PARTIAL;
 }
 
@@ -389,7 +506,7 @@ static void breakdown_values(struct slot *sl)
 static void total_values(const struct pmaps_survey *s, struct slot *sl)
 {
 	if (s->o.flags & PMAPS_SURVEY_BREAKDOWN) {
-		breakdown_values(sl);
+		breakdown_values(s, sl);
 		return;
 	}
 
@@ -442,15 +559,15 @@ static void status_values(struct slot *sl)
 
 enum read_result { READ_OK, READ_DENIED, READ_GONE, READ_LEFT, READ_FAILED };
 
-/* smaps_rollup of the process under DFD into SL->total. */
-static enum read_result read_rollup(struct pmaps_survey *s, struct slot *sl, int dfd)
+/* smaps_rollup of PN's process into SL->total. */
+static enum read_result read_rollup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 {
 	const struct pmaps_mapping *m;
 	size_t have = 0;
 	ssize_t n;
 	int fd, r;
 
-	fd = open_in(s, dfd, "smaps_rollup");
+	fd = pin_open(s, pn, "smaps_rollup");
 	if (fd == -EACCES || fd == -EPERM)
 		return READ_DENIED;
 	if (fd == -ENOENT && s->live)
@@ -510,7 +627,8 @@ static void walk_end(struct pmaps_survey *s)
  * the next refresh that reaches the same process (READ_LEFT meanwhile); one
  * walk at a time, so another large process waits its turn (READ_LEFT).
  */
-static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_t left)
+static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, struct pin *pn,
+                                  uint64_t left)
 {
 	struct pmaps_policy pol = PMAPS_POLICY_GENTLE;
 	struct pmaps_cost k = {.size = sizeof(k)};
@@ -524,6 +642,9 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int d
 		return READ_LEFT;
 	s->walk_seen = 1;
 	if (!s->walk_on) {
+		int dfd = pin_dir(s, pn);
+		if (dfd < 0)
+			return READ_GONE;
 		/* Another user's process: refused here, before a cursor is opened for it. */
 		fd = open_in(s, dfd, "pagemap");
 		if (fd < 0)
@@ -602,16 +723,19 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, int d
  * or (LARGE) the gentle page walk, whole. The session's time less its
  * pauses is added to the budget spent.
  */
-static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, int dfd,
+static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, struct pin *pn,
                                        int large, int rollup)
 {
 	struct pmaps_explain_session **xs = &s->xs[large];
 	struct pmaps_cost k = {.size = sizeof(k)};
 	struct pmaps_proc *p = &s->proc;
+	struct slot_bd *b = &s->bd[sl->bdi];
 	const struct pmaps_explain *x = NULL;
 	uint64_t t0 = pmaps__now_ns(), took, paused;
-	int r;
+	int r, dfd = pin_dir(s, pn);
 
+	if (dfd < 0)
+		return READ_GONE;
 	p->dirfd = p->memfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	if (p->dirfd < 0)
 		return READ_FAILED;
@@ -651,45 +775,45 @@ static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, 
 		return r == -EACCES || r == -EPERM ? READ_DENIED
 		       : r == -ESRCH || r == -ENODATA ? READ_GONE : READ_FAILED;
 	/* The mappings are VMAs (what vm.max_map_count limits): [vsyscall] is none. */
-	sl->bd.nmappings = x->nmappings;
+	b->bd.nmappings = x->nmappings;
 	for (int c = 0; c < PMAPS_X_COUNT; c++) {
 		uint64_t gate = pmaps__explain_gate(*xs, c);
-		memcpy(sl->bd.v[c], x->v[c], sizeof(sl->bd.v[c]));
-		sl->bd.mappings[c] = x->mappings[c] - gate;
-		sl->bd.nmappings -= gate;
+		memcpy(b->bd.v[c], x->v[c], sizeof(b->bd.v[c]));
+		b->bd.mappings[c] = x->mappings[c] - gate;
+		b->bd.nmappings -= gate;
 	}
-	memcpy(sl->bd.total, x->total, sizeof(sl->bd.total));
+	memcpy(b->bd.total, x->total, sizeof(b->bd.total));
 	/*
 	 * smaps prints each mapping's Pss rounded down to a KiB; smaps_rollup
 	 * sums them exactly first. Read right after at the same Rss, its Pss
 	 * and SwapPss are the total's.
 	 */
 	if (x->have_rollup && x->rollup_apart == 0) {
-		sl->bd.total[PMAPS_XC_PSS] = x->rollup[PMAPS_F_PSS];
-		sl->bd.total[PMAPS_XC_SWAP_PSS] = x->rollup[PMAPS_F_SWAP_PSS];
+		b->bd.total[PMAPS_XC_PSS] = x->rollup[PMAPS_F_PSS];
+		b->bd.total[PMAPS_XC_SWAP_PSS] = x->rollup[PMAPS_F_SWAP_PSS];
 	}
-	sl->bd.xc_known = x->xc_known;
-	sl->bd.swap_unknown = x->swap_unknown;
-	sl->runtime = x->runtime_kind;
-	memcpy(sl->runtime_version, x->runtime_version, sizeof(sl->runtime_version));
-	sl->runtime_version[sizeof(sl->runtime_version) - 1] = '\0';
+	b->bd.xc_known = x->xc_known;
+	b->bd.swap_unknown = x->swap_unknown;
+	b->runtime = x->runtime_kind;
+	memcpy(b->runtime_version, x->runtime_version, sizeof(b->runtime_version));
+	b->runtime_version[sizeof(b->runtime_version) - 1] = '\0';
 	/* The row's costly figures are the breakdown's; TOTAL only says the source. */
 	memset(&sl->total, 0, sizeof(sl->total));
 	sl->total.flags = PMAPS__ROW_SRC(x->source);
 	/* What a smaps read took, for the next refresh's choice (a walk's figures say nothing of it). */
 	if (!large) {
-		sl->bd_hold_ns = k.hold_ns;
-		sl->bd_ns = k.ns;
-		sl->bd_rss = sl->st.v[PMAPS_ST_VM_RSS];
+		b->hold_ns = k.hold_ns;
+		b->ns = k.ns;
+		b->rss = sl->st.v[PMAPS_ST_VM_RSS];
 	}
 	return READ_OK;
 }
 
 /*
- * The costly read of SL through DFD, if the budget allows. Returns 0, or
+ * The costly read of SL's process PN, if the budget allows. Returns 0, or
  * -ESRCH when the process has gone (its row is dropped).
  */
-static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_t now,
+static int read_costly(struct pmaps_survey *s, struct slot *sl, struct pin *pn, uint64_t now,
                        int waited)
 {
 	const struct pmaps_survey_opts *o = &s->o;
@@ -714,6 +838,7 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		 * last smaps read's whole time).
 		 */
 		struct pmaps_cost k = {.size = sizeof(k)}, kr = {.size = sizeof(kr)};
+		struct slot_bd *b = &s->bd[sl->bdi];
 		uint64_t rss = sl->st.v[PMAPS_ST_VM_RSS];
 		/*
 		 * The last smaps read's times stand (a page walk in between keeps
@@ -721,15 +846,15 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 		 * say otherwise, and so on) until the process has shrunk to half
 		 * its size then; only without them is the read priced.
 		 */
-		if (rss < sl->bd_rss / 2)
-			sl->bd_hold_ns = sl->bd_ns = sl->bd_rss = 0;
+		if (rss < b->rss / 2)
+			b->hold_ns = b->ns = b->rss = 0;
 		/* What was measured goes before what is priced: a price near the limit wavers. */
-		if (sl->bd_rss) {
-			large = sl->bd_hold_ns > o->hold_ns;
-			rollup = sl->bd_ns <= o->hold_ns;
+		if (b->rss) {
+			large = b->hold_ns > o->hold_ns;
+			rollup = b->ns <= o->hold_ns;
 		} else {
-			pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_SMAPS, NULL, &k);
-			pmaps_cost_estimate(&sl->st, sl->bd.nmappings, PMAPS_SRC_ROLLUP, NULL, &kr);
+			pmaps_cost_estimate(&sl->st, b->bd.nmappings, PMAPS_SRC_SMAPS, NULL, &k);
+			pmaps_cost_estimate(&sl->st, b->bd.nmappings, PMAPS_SRC_ROLLUP, NULL, &kr);
 			large = k.hold_ns > o->hold_ns;
 			rollup = kr.hold_ns <= o->hold_ns;
 		}
@@ -758,12 +883,12 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, int dfd, uint64_
 	if (breakdown) {
 		if (large)
 			sl->row.flags |= PMAPS_SURVEY_LARGE;
-		res = read_breakdown(s, sl, dfd, large, rollup);
+		res = read_breakdown(s, sl, pn, large, rollup);
 	} else if (large) {
 		sl->row.flags |= PMAPS_SURVEY_LARGE;
-		res = read_walk(s, sl, dfd, left);
+		res = read_walk(s, sl, pn, left);
 	} else {
-		res = read_rollup(s, sl, dfd);
+		res = read_rollup(s, sl, pn);
 		sl->row.cost_ns = pmaps__now_ns() - t0;
 		s->spent += sl->row.cost_ns;
 	}
@@ -864,19 +989,16 @@ static int is_due(const struct pmaps_survey *s, const struct slot *sl, uint64_t 
 }
 
 /*
- * Status of the process under DFD into SL. Returns 1 for a process to
- * list, 0 to leave out (a kernel thread, one gone or with no memory left),
- * 2 for a leader that has exited while other threads of it still run (a
- * zombie with Threads above 1): read it through one of them.
+ * Status from FD (closed here) into SL. Returns 1 for a process to list, 0
+ * to leave out (a kernel thread, one gone or with no memory left), 2 for a
+ * leader that has exited while other threads of it still run (a zombie with
+ * Threads above 1): read it through one of them.
  */
-static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
+static int status_from(struct pmaps_survey *s, struct slot *sl, int fd)
 {
 	struct pmaps__status_who who = {0};
-	int fd, r;
+	int r;
 
-	fd = open_in(s, dfd, "status");
-	if (fd < 0)
-		return 0;
 	r = pmaps__status_parse_who(fd, &sl->st, &who, NULL, 0);
 	close(fd);
 	if (r < 0)
@@ -901,6 +1023,14 @@ static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
 	return 1;
 }
 
+/* Status of the process under DFD into SL: as status_from(). */
+static int read_status(struct pmaps_survey *s, struct slot *sl, int dfd)
+{
+	int fd = open_in(s, dfd, "status");
+
+	return fd < 0 ? 0 : status_from(s, sl, fd);
+}
+
 /*
  * A directory fd on a thread of the process under DFD other than its
  * leader PID that still runs (task/TID), or -1: its memory files are the
@@ -915,34 +1045,39 @@ static int live_thread(const struct pmaps_survey *s, int dfd, int pid)
 	return pmaps__live_thread(&p, &fd) ? fd : -1;
 }
 
-/* Points the row's views at its own slot (after the slots moved). */
-static void fix_views(struct slot *sl)
+/*
+ * Points the row's views at its own slot and at its breakdown in TAB (NULL:
+ * none kept), after either moved.
+ */
+static void fix_views(struct slot *sl, const struct slot_bd *tab)
 {
+	const struct slot_bd *b = tab && sl->has_total ? &tab[sl->bdi] : NULL;
+
 	sl->row.comm.ptr = sl->comm;
 	sl->row.cgroup.ptr = sl->cgroup;
 	sl->row.status = &sl->st;
-	sl->row.total = sl->has_total && !sl->bd_mode ? &sl->total : NULL;
-	sl->row.breakdown = sl->has_total && sl->bd_mode ? &sl->bd : NULL;
-	sl->row.mappings = sl->row.breakdown ? sl->bd.nmappings : 0;
-	sl->row.runtime = sl->row.breakdown ? sl->runtime : PMAPS_RUNTIME_NONE;
-	sl->row.runtime_version.ptr = sl->runtime_version;
-	sl->row.runtime_version.len = sl->row.breakdown ? strlen(sl->runtime_version) : 0;
+	sl->row.total = sl->has_total && !tab ? &sl->total : NULL;
+	sl->row.breakdown = b ? &b->bd : NULL;
+	sl->row.mappings = b ? b->bd.nmappings : 0;
+	sl->row.runtime = b ? b->runtime : PMAPS_RUNTIME_NONE;
+	sl->row.runtime_version.ptr = b ? b->runtime_version : "";
+	sl->row.runtime_version.len = b ? strlen(b->runtime_version) : 0;
 }
 
 /*
  * SL (whose old row is OLD, or NULL) is due a costly read: asks the front
- * end whether it wants it, then reads it through DFD now, or leaves it for
+ * end whether it wants it, then reads it through PN now, or leaves it for
  * after the pass when reads wait from the last refresh (BACKLOG) and it is
  * not one of them. Returns 0, or -ESRCH when the process has gone.
  */
-static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *old, int dfd,
-                    uint64_t now, uint32_t backlog)
+static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *old,
+                    struct pin *pn, uint64_t now, uint32_t backlog)
 {
 	int waited = old && (old->row.flags & PMAPS_SURVEY_SKIPPED);
 	int walking = s->walk_on && s->walk_pid == sl->row.pid && s->walk_ino == sl->ino;
 
 	if (s->want) {
-		fix_views(sl);
+		fix_views(sl, s->bd);
 		status_values(sl);
 		if (!s->want(s->want_ctx, &sl->row)) {
 			s->stats.unwanted++;
@@ -955,7 +1090,7 @@ static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *
 		 * what they leave of the budget: one large process never holds
 		 * the others' figures back.
 		 */
-			s->walk_slot = s->n;
+		s->walk_slot = s->n;
 		s->walk_seen = 1;
 		return 0;
 	}
@@ -965,7 +1100,7 @@ static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *
 		return 0;
 	}
 	sl->row.flags &= ~PMAPS_SURVEY_LARGE;
-	return read_costly(s, sl, dfd, now, waited);
+	return read_costly(s, sl, pn, now, waited);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -987,6 +1122,7 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 {
 	uint64_t t0 = pmaps__now_ns(), now = t0;
 	uint32_t allocations = 0, backlog = s->backlog;
+	size_t made;
 	const char *name;
 	int sorted = 1, last_pid = 0, r;
 
@@ -1005,7 +1141,8 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 	while (r >= 0 && (r = pmaps__dir_next(&s->dir, &name)) > 0) {
 		struct slot *sl;
 		const struct slot *old;
-		int pid = pmaps__parse_pid(name), dfd;
+		int pid = pmaps__parse_pid(name);
+		struct pin pn;
 		uint64_t ino = s->dir.ino;
 		int k;
 		if (pid <= 0)
@@ -1022,6 +1159,10 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 			if (k == 1 && memcmp(sm, old->statm, sizeof(sm)) == 0) {
 				sl = &s->cur[s->n];
 				*sl = *old;
+				if (s->bd) {
+					s->bd[s->n] = s->bdprev[old->bdi];
+					sl->bdi = (uint32_t)s->n;
+				}
 				sl->row.flags &= PMAPS_SURVEY_LARGE | PMAPS_SURVEY_CGROUP_TRUNCATED;
 				if (now - old->read_at < max_age_of(s, pid)) {
 					s->stats.kept++;
@@ -1034,50 +1175,56 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 				 */
 			}
 		}
-		dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (dfd < 0) {
-			if (errno == ENOENT || errno == ESRCH)
-				s->stats.vanished++;
-			continue; /* gone, or hidden from this reader (hidepid=) */
-		}
-		/* The inode of the directory opened, which a pid reused since the listing changes. */
-		{
-			struct stat st;
-			if (fstat(dfd, &st) == 0)
-				ino = (uint64_t)st.st_ino;
-		}
 		sl = &s->cur[s->n];
 		memset(&sl->row, 0, sizeof(sl->row));
 		sl->row.pid = pid;
-		sl->bd_mode = (s->o.flags & PMAPS_SURVEY_BREAKDOWN) != 0;
-		sl->ino = ino;
-		k = read_status(s, sl, dfd);
+		sl->bdi = (uint32_t)s->n; /* below UINT32_MAX: grow() */
+		pn = (struct pin){name, ino, -1, 0};
+		if (s->live) {
+			/*
+			 * Status by path: a kernel thread, a zombie or one gone
+			 * is left out with no directory opened.
+			 */
+			int fd = pin_open(s, &pn, "status");
+			if (fd < 0) {
+				if (fd == -ENOENT || fd == -ESRCH)
+					s->stats.vanished++;
+				continue;
+			}
+			k = status_from(s, sl, fd);
+			if (k == 0)
+				continue;
+		} else {
+			/* A tree of files: its directory's inode as stat gives it (a listing's may differ). */
+			struct stat st;
+			pn.dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (pn.dfd < 0)
+				continue;
+			if (fstat(pn.dfd, &st) == 0)
+				pn.ino = (uint64_t)st.st_ino;
+			k = read_status(s, sl, pn.dfd);
+		}
 		if (k == 2) {
 			/* The leader has exited; a thread of it reads for the process. */
-			int tfd = live_thread(s, dfd, pid);
-			close(dfd);
-			dfd = tfd;
-			k = dfd >= 0 ? read_status(s, sl, dfd) : 0;
-		}
-		if (k != 1) {
+			int dfd = pin_dir(s, &pn);
+			int tfd = dfd >= 0 ? live_thread(s, dfd, pid) : -1;
 			if (dfd >= 0)
 				close(dfd);
+			pn.dfd = tfd;
+			k = tfd >= 0 ? read_status(s, sl, tfd) : 0;
+		}
+		if (k != 1) {
+			pin_end(s, &pn);
 			continue;
 		}
+		sl->ino = pn.ino;
 		statm_of_status(s, sl);
 		/* The same process: the same directory inode and Name (an exec may rename it). */
-		if (old && old->ino == ino && old->row.comm.len == sl->row.comm.len &&
+		if (old && old->ino == sl->ino && old->row.comm.len == sl->row.comm.len &&
 		    memcmp(old->comm, sl->comm, sl->row.comm.len) == 0) {
 			sl->total = old->total;
-			if (sl->bd_mode) {
-				sl->bd = old->bd;
-				sl->runtime = old->runtime;
-				memcpy(sl->runtime_version, old->runtime_version,
-				       sizeof(sl->runtime_version));
-				sl->bd_hold_ns = old->bd_hold_ns;
-				sl->bd_ns = old->bd_ns;
-				sl->bd_rss = old->bd_rss;
-			}
+			if (s->bd)
+				s->bd[sl->bdi] = s->bdprev[old->bdi];
 			sl->read_at = old->read_at;
 			memcpy(sl->at_read, old->at_read, sizeof(sl->at_read));
 			sl->has_total = old->has_total;
@@ -1087,22 +1234,24 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		} else {
 			sl->read_at = 0;
 			sl->has_total = sl->denied = 0;
-			if (sl->bd_mode) {
-				memset(&sl->bd, 0, sizeof(sl->bd));
-				sl->bd_hold_ns = sl->bd_ns = sl->bd_rss = 0;
-			}
+			if (s->bd)
+				memset(&s->bd[sl->bdi], 0, sizeof(s->bd[sl->bdi]));
 			sl->row.flags = PMAPS_SURVEY_NEW;
 		}
 		if (s->o.flags & PMAPS_SURVEY_CGROUP)
-			read_cgroup(s, sl, dfd);
+			read_cgroup(s, sl, &pn);
 		if (!is_due(s, sl, now)) {
 			s->stats.kept++;
-		} else if (when_due(s, sl, old, dfd, now, backlog) < 0) {
+		} else if (when_due(s, sl, old, &pn, now, backlog) < 0) {
 			s->stats.vanished++;
-			close(dfd);
+			pin_end(s, &pn);
 			continue;
 		}
-		close(dfd);
+		if (pin_end(s, &pn) < 0) {
+			/* Gone since the listing: what was read by path may be another's. */
+			sl->row.pid = -1; /* dropped below (its index may wait in WAITING) */
+			s->stats.vanished++;
+		}
 counted:
 		if (pid < last_pid)
 			sorted = 0;
@@ -1127,53 +1276,45 @@ counted:
 	for (size_t i = 0; i < s->nwaiting; i++) {
 		struct slot *sl = &s->cur[s->waiting[i]];
 		char pidname[16];
-		int dfd;
+		struct pin wp = {pidname, sl->ino, -1, 0};
+		int gone;
+		if (sl->row.pid < 0)
+			continue; /* gone in the pass */
 		if (s->o.budget_ns && s->spent >= s->o.budget_ns) {
 			sl->row.flags |= PMAPS_SURVEY_SKIPPED;
 			continue;
 		}
 		pmaps__msg(pidname, sizeof(pidname), "%d", sl->row.pid);
-		dfd = openat(s->rootfd, pidname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		sl->row.flags &= ~PMAPS_SURVEY_LARGE;
-		if (dfd >= 0) {
-			/* The same process as in the pass, not one that took its pid since. */
-			struct stat st;
-			if (fstat(dfd, &st) < 0 || (uint64_t)st.st_ino != sl->ino) {
-				close(dfd);
-				dfd = -1;
-			}
-		}
-		if (dfd < 0 || read_costly(s, sl, dfd, now, 0) < 0) {
+		/* The same process as in the pass, not one that took its pid since: WP's inode. */
+		gone = read_costly(s, sl, &wp, now, 0) < 0;
+		if (pin_end(s, &wp) < 0 || gone) {
 			sl->row.pid = -1; /* gone: dropped below */
 			s->stats.vanished++;
 		}
-		if (dfd >= 0)
-			close(dfd);
 	}
 	/* Then the walk under way, as far as the budget goes. */
-	if (s->walk_slot != SIZE_MAX) {
+	if (s->walk_slot != SIZE_MAX && s->cur[s->walk_slot].row.pid < 0) {
+		walk_end(s); /* gone in the pass */
+	} else if (s->walk_slot != SIZE_MAX) {
 		struct slot *sl = &s->cur[s->walk_slot];
 		char pidname[16];
-		struct stat st;
-		int dfd;
+		struct pin wp = {pidname, sl->ino, -1, 0};
+		int gone;
 		pmaps__msg(pidname, sizeof(pidname), "%d", sl->row.pid);
-		dfd = openat(s->rootfd, pidname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (dfd >= 0 && (fstat(dfd, &st) < 0 || (uint64_t)st.st_ino != sl->ino)) {
-			close(dfd);
-			dfd = -1;
-		}
-		if (dfd < 0 || read_costly(s, sl, dfd, now, 0) < 0) {
+		/* A walk goes on through the fds it holds; one to start opens WP's directory. */
+		gone = read_costly(s, sl, &wp, now, 0) < 0;
+		if (pin_end(s, &wp) < 0 || gone) {
 			sl->row.pid = -1;
 			s->stats.vanished++;
 			walk_end(s);
 		}
-		if (dfd >= 0)
-			close(dfd);
 	}
 	/* A walk whose process this refresh did not reach (gone, or no longer wanted) ends. */
 	if (s->walk_on && !s->walk_seen)
 		walk_end(s);
 	/* Drop the rows of processes that went during the late reads, and order by pid. */
+	made = s->n;
 	{
 		size_t j = 0;
 		for (size_t i = 0; i < s->n; i++) {
@@ -1191,7 +1332,7 @@ counted:
 	s->backlog = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct slot *sl = &s->cur[i];
-		fix_views(sl);
+		fix_views(sl, s->bd);
 		if (sl->denied)
 			sl->row.flags |= PMAPS_SURVEY_DENIED;
 		status_values(sl);
@@ -1212,9 +1353,13 @@ counted:
 	/* This refresh's rows become the last one's; the next builds in the other table. */
 	{
 		struct slot *t = s->prev;
+		struct slot_bd *tb = s->bdprev;
 		s->prev = s->cur;
 		s->nprev = s->n;
 		s->cur = t;
+		s->bdprev = s->bd;
+		s->nbdprev = made;
+		s->bd = tb;
 	}
 	s->have_mi = 0;
 	if (s->o.flags & PMAPS_SURVEY_MEMINFO) {

@@ -23,13 +23,17 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/sched.h>
+
 #include <cmocka.h>
 
 #include "pmaps.h"
+#include "testhooks.h"
 #include "../count_alloc.h"
 
 #define KIDS 6
@@ -1074,6 +1078,129 @@ static void test_survey_leader_exited(void **state)
 	pmaps_survey_close(s);
 }
 
+/*
+ * A pid taken by another process between the survey's reads by path: once
+ * the status of the listed process (A) is read, A is killed and reaped, and
+ * another (B) is started with its pid (clone3() with set_tid, as root),
+ * before smaps_rollup is opened by that pid. What that read is B's: the row
+ * is dropped as gone, never A's status beside B's figures. The next
+ * refresh lists B.
+ */
+static pid_t reuse_a, reuse_b;
+static int reuse_err; /* errno of a clone3() that could not take the pid */
+
+static ssize_t reuse_read(int fd, void *buf, size_t len)
+{
+	ssize_t n = read(fd, buf, len);
+	char link[64], got[64], want[64];
+	ssize_t k;
+
+	if (reuse_b || reuse_err || n <= 0)
+		return n;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	k = readlink(link, got, sizeof(got) - 1);
+	snprintf(want, sizeof(want), "/proc/%d/status", (int)reuse_a);
+	if (k < 0 || (size_t)k != strlen(want) || memcmp(got, want, (size_t)k) != 0)
+		return n;
+	{
+		pid_t tid = reuse_a;
+		struct clone_args ca = {.exit_signal = SIGCHLD, .set_tid = (uint64_t)(uintptr_t)&tid,
+		                        .set_tid_size = 1};
+		int saved = errno, ready[2];
+		char c;
+		if (pipe2(ready, O_CLOEXEC) < 0) {
+			reuse_err = errno;
+			return n;
+		}
+		kill(reuse_a, SIGKILL);
+		waitpid(reuse_a, NULL, 0);
+		reuse_b = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+		if (reuse_b == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			prctl(PR_SET_NAME, "survey-b");
+			if (write(ready[1], "", 1) != 1)
+				_exit(3);
+			for (;;)
+				pause();
+		}
+		if (reuse_b < 0) {
+			reuse_err = errno;
+			reuse_b = 0;
+		} else if (read(ready[0], &c, 1) != 1) {
+			reuse_err = EIO;
+		}
+		close(ready[0]);
+		close(ready[1]);
+		errno = saved;
+	}
+	return n;
+}
+
+static int named(void *ctx, const struct pmaps_survey_row *row)
+{
+	(void)ctx;
+	return row->pid == reuse_a;
+}
+
+static void test_survey_pid_reused(void **state)
+{
+	struct pmaps_survey_opts o = {.size = sizeof(o), .flags = PMAPS_SURVEY_EXACT};
+	struct pmaps_survey_stats st = {.size = sizeof(st)};
+	const struct pmaps_survey_row *r;
+	struct pmaps_survey *s;
+	int a[2];
+	char c;
+	(void)state;
+
+	assert_int_equal(pipe2(a, O_CLOEXEC), 0);
+	reuse_b = 0;
+	reuse_err = 0;
+	reuse_a = fork();
+	assert_true(reuse_a >= 0);
+	if (reuse_a == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "survey-a");
+		close(a[0]);
+		if (write(a[1], "", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(a[1]);
+	assert_int_equal(read(a[0], &c, 1), 1);
+	close(a[0]);
+	assert_int_equal(pmaps_survey_open(&s, NULL, &o), 0);
+	assert_int_equal(pmaps_survey_want(s, named, NULL), 0);
+	pmaps__read_hook = reuse_read;
+	assert_true(pmaps_survey_refresh(s) > 0);
+	pmaps__read_hook = NULL;
+	if (reuse_b > 0) {
+		assert_true(nspawned < MAX_SPAWNED);
+		spawned[nspawned++] = reuse_b;
+	}
+	if (!reuse_b) {
+		pmaps_survey_close(s);
+		if (reuse_err == EPERM)
+			skip(); /* clone3's set_tid needs CAP_SYS_ADMIN */
+		fail_msg("pid %d was not taken again: clone3: %s", (int)reuse_a, strerror(reuse_err));
+	}
+	assert_int_equal(reuse_b, reuse_a);
+	assert_int_equal(pmaps_survey_stats(s, &st), 0);
+	r = pmaps_survey_find(s, reuse_a);
+	if (r)
+		fail_msg("pid %d: a row (name %.*s, source %d) from reads that straddled its reuse",
+		         (int)reuse_a, (int)r->comm.len, r->comm.ptr, (int)r->source);
+	if (st.vanished < 1)
+		fail_msg("vanished: %u, expected at least 1 (the process listed)", st.vanished);
+	/* The next refresh lists the process that has the pid now. */
+	assert_true(pmaps_survey_refresh(s) > 0);
+	r = pmaps_survey_find(s, reuse_b);
+	if (!r || r->comm.len != 8 || memcmp(r->comm.ptr, "survey-b", 8) != 0)
+		fail_msg("pid %d after its reuse: %s%.*s, expected survey-b", (int)reuse_b,
+		         r ? "" : "no row", r ? (int)r->comm.len : 0, r ? r->comm.ptr : "");
+	pmaps_survey_close(s);
+}
+
 /* Sums saturate rather than wrap, and say which figures every row had. */
 static void test_survey_sum(void **state)
 {
@@ -1143,6 +1270,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_survey_denied, teardown),
 		cmocka_unit_test_teardown(test_survey_breakdown, teardown),
 		cmocka_unit_test_teardown(test_survey_leader_exited, teardown),
+		cmocka_unit_test_teardown(test_survey_pid_reused, teardown),
 		cmocka_unit_test(test_survey_fixture),
 		cmocka_unit_test(test_survey_sum),
 		cmocka_unit_test(test_meminfo),
