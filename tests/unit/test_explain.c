@@ -636,7 +636,7 @@ static void test_status_stops_at_threads(void **state)
 	static const char text[] = "Name:\tx\nState:\tS (sleeping)\nVmRSS:\t 8 kB\n"
 	                           "RssAnon:\t 8 kB\nRssFile:\t 0 kB\nRssShmem:\t 0 kB\n"
 	                           "Threads:\t3\nVmSwap:\tnot a value\nSigQ:\t0/1\n";
-	struct pmaps_status st;
+	struct pmaps_status st = {.size = sizeof(st)};
 	char msg[256] = "";
 	int fds[2], r;
 
