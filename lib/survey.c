@@ -45,12 +45,12 @@
  * the waiting ones are read in the pass and the rest after it, oldest
  * first, each process's directory opened again for that.
  *
- * On a live procfs, status and smaps_rollup are opened by path from the
- * root, and the directory's inode is checked against the listing's after
- * (struct pin): the listed process held its pid up to that check, so both
- * were its own. A page walk, a breakdown or the cgroup file is read
- * through a directory fd, opened and checked first. A first refresh costs
- * the syscalls of a bare status + smaps_rollup loop, and one fstatat().
+ * On a live procfs, status, smaps_rollup and cgroup are opened by path
+ * from the root, and the directory's inode is checked against the
+ * listing's after (struct pin): the listed process held its pid up to that
+ * check, so all were its own. A page walk or a breakdown reads through a
+ * directory fd, opened and checked first. A first refresh makes the
+ * syscalls of a bare status + smaps_rollup loop, and one fstatat() more.
  *
  * Rows are kept in two tables, this refresh's and the last one's (looked
  * up by pid, binary search; a different Name under the same pid is a new
@@ -359,8 +359,8 @@ static const struct slot *find_prev(const struct pmaps_survey *s, int pid)
 /*
  * The process a row is read from: the pid's NAME under the proc root and the
  * inode its directory had when listed. Its files are read through its
- * directory fd, opened on first need (a page walk, a breakdown, cgroup), or
- * on a live procfs by path from the root (status, smaps_rollup): then the
+ * directory fd, opened on first need (a page walk, a breakdown), or on a
+ * live procfs by path from the root (status, smaps_rollup, cgroup): then the
  * directory's inode is checked once all is read (pin_end()). A pid taken
  * by another process since the listing has another inode, and the process
  * listed held its pid, so every file read by path was its own, from the
