@@ -48,9 +48,12 @@
  * On a live procfs, status, smaps_rollup and cgroup are opened by path
  * from the root, and the directory's inode is checked against the
  * listing's after (struct pin): the listed process held its pid up to that
- * check, so all were its own. A page walk or a breakdown reads through a
- * directory fd, opened and checked first. A first refresh makes the
- * syscalls of a bare status + smaps_rollup loop, and one fstatat() more.
+ * check, so all were its own; if not, the process is read again through
+ * its directory. A page walk or a breakdown reads through a directory fd,
+ * opened and checked first. A first refresh makes the syscalls of a bare
+ * status + smaps_rollup loop, and one fstatat() more. (statm, above, is
+ * read by path with no check: a reused pid whose statm matches the last
+ * row's to the page would keep that row up to max_age.)
  *
  * Rows are kept in two tables, this refresh's and the last one's (looked
  * up by pid, binary search; a different Name under the same pid is a new
@@ -364,7 +367,10 @@ static const struct slot *find_prev(const struct pmaps_survey *s, int pid)
  * directory's inode is checked once all is read (pin_end()). A pid taken
  * by another process since the listing has another inode, and the process
  * listed held its pid, so every file read by path was its own, from the
- * listing up to a check that finds its inode.
+ * listing up to a check that finds its inode. Another inode may also be the
+ * same process's: the kernel drops an unused directory entry under memory
+ * pressure and builds it anew on the next lookup. Either way, what was read
+ * by path is read again, through the directory as it is now.
  */
 struct pin {
 	const char *name;
@@ -373,20 +379,26 @@ struct pin {
 	int by_path;    /* a file was read by path, and no DFD opened since */
 };
 
-/* PN's directory fd, opened and checked on first call; -1 when its process has gone. */
+/*
+ * PN's directory fd, opened and checked on first call. -ESTALE when its
+ * inode is no longer the listed one, else -errno when it cannot be opened
+ * (-ENOENT: gone).
+ */
 static int pin_dir(const struct pmaps_survey *s, struct pin *pn)
 {
 	struct stat st;
+	int r;
 
 	if (pn->dfd >= 0)
 		return pn->dfd;
 	pn->dfd = openat(s->rootfd, pn->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (pn->dfd < 0)
-		return -1;
-	if (fstat(pn->dfd, &st) < 0 || (uint64_t)st.st_ino != pn->ino) {
+		return -errno;
+	r = fstat(pn->dfd, &st) < 0 ? -errno : (uint64_t)st.st_ino != pn->ino ? -ESTALE : 0;
+	if (r < 0) {
 		close(pn->dfd);
 		pn->dfd = -1;
-		return -1;
+		return r;
 	}
 	pn->by_path = 0; /* the process was still the listed one: so were the files read before */
 	return pn->dfd;
@@ -394,8 +406,8 @@ static int pin_dir(const struct pmaps_survey *s, struct pin *pn)
 
 /*
  * FILE of PN's process: by path on a live procfs while no directory fd is
- * open, else through it. Returns an fd or -errno (-ESRCH: the process has
- * gone).
+ * open, else through it. Returns an fd or -errno (-ENOENT or -ESRCH: the
+ * process has gone; -ESTALE: as pin_dir()).
  */
 static int pin_open(const struct pmaps_survey *s, struct pin *pn, const char *file)
 {
@@ -405,7 +417,7 @@ static int pin_open(const struct pmaps_survey *s, struct pin *pn, const char *fi
 
 	if (!s->live || pn->dfd >= 0 || n0 + 1 + n1 + 1 > sizeof(path)) {
 		fd = pin_dir(s, pn);
-		return fd < 0 ? -ESRCH : open_in(s, fd, file);
+		return fd < 0 ? fd : open_in(s, fd, file);
 	}
 	memcpy(path, pn->name, n0);
 	path[n0] = '/';
@@ -417,9 +429,18 @@ static int pin_open(const struct pmaps_survey *s, struct pin *pn, const char *fi
 	return fd;
 }
 
+/* Done with PN, whatever was read: its directory fd closed, nothing checked. */
+static void pin_close(struct pin *pn)
+{
+	if (pn->dfd >= 0)
+		close(pn->dfd);
+	pn->dfd = -1;
+	pn->by_path = 0;
+}
+
 /*
- * Done with PN: its directory fd closed. Returns 0, or -ESRCH when a file
- * read by path may have been another process's (the listed one has gone).
+ * Done with PN: its directory fd closed. Returns 0, or -ESTALE when a file
+ * read by path may have been another process's (the listed inode has gone).
  */
 static int pin_end(const struct pmaps_survey *s, struct pin *pn)
 {
@@ -430,7 +451,7 @@ static int pin_end(const struct pmaps_survey *s, struct pin *pn)
 		close(pn->dfd);
 	else if (pn->by_path && (fstatat(s->rootfd, pn->name, &st, 0) < 0 ||
 	                         (uint64_t)st.st_ino != pn->ino))
-		r = -ESRCH;
+		r = -ESTALE;
 	pn->dfd = -1;
 	pn->by_path = 0;
 	return r;
@@ -557,7 +578,8 @@ static void status_values(struct slot *sl)
 	}
 }
 
-enum read_result { READ_OK, READ_DENIED, READ_GONE, READ_LEFT, READ_FAILED };
+/* READ_AGAIN: the listed inode has gone (pin_dir()'s -ESTALE) */
+enum read_result { READ_OK, READ_DENIED, READ_GONE, READ_LEFT, READ_FAILED, READ_AGAIN };
 
 /* smaps_rollup of PN's process into SL->total. */
 static enum read_result read_rollup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
@@ -568,6 +590,8 @@ static enum read_result read_rollup(struct pmaps_survey *s, struct slot *sl, str
 	int fd, r;
 
 	fd = pin_open(s, pn, "smaps_rollup");
+	if (fd == -ESTALE)
+		return READ_AGAIN;
 	if (fd == -EACCES || fd == -EPERM)
 		return READ_DENIED;
 	if (fd == -ENOENT && s->live)
@@ -644,7 +668,7 @@ static enum read_result read_walk(struct pmaps_survey *s, struct slot *sl, struc
 	if (!s->walk_on) {
 		int dfd = pin_dir(s, pn);
 		if (dfd < 0)
-			return READ_GONE;
+			return dfd == -ESTALE ? READ_AGAIN : READ_GONE;
 		/* Another user's process: refused here, before a cursor is opened for it. */
 		fd = open_in(s, dfd, "pagemap");
 		if (fd < 0)
@@ -735,7 +759,7 @@ static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, 
 	int r, dfd = pin_dir(s, pn);
 
 	if (dfd < 0)
-		return READ_GONE;
+		return dfd == -ESTALE ? READ_AGAIN : READ_GONE;
 	p->dirfd = p->memfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	if (p->dirfd < 0)
 		return READ_FAILED;
@@ -810,8 +834,9 @@ static enum read_result read_breakdown(struct pmaps_survey *s, struct slot *sl, 
 }
 
 /*
- * The costly read of SL's process PN, if the budget allows. Returns 0, or
- * -ESRCH when the process has gone (its row is dropped).
+ * The costly read of SL's process PN, if the budget allows. Returns 0,
+ * -ESRCH when the process has gone (its row is dropped), or -ESTALE when its
+ * directory no longer has the listed inode (struct pin).
  */
 static int read_costly(struct pmaps_survey *s, struct slot *sl, struct pin *pn, uint64_t now,
                        int waited)
@@ -912,6 +937,8 @@ static int read_costly(struct pmaps_survey *s, struct slot *sl, struct pin *pn, 
 		return 0;
 	case READ_GONE:
 		return -ESRCH;
+	case READ_AGAIN:
+		return -ESTALE;
 	case READ_FAILED:
 		sl->row.flags |= PMAPS_SURVEY_FAILED;
 		return 0;
@@ -1068,7 +1095,7 @@ static void fix_views(struct slot *sl, const struct slot_bd *tab)
  * SL (whose old row is OLD, or NULL) is due a costly read: asks the front
  * end whether it wants it, then reads it through PN now, or leaves it for
  * after the pass when reads wait from the last refresh (BACKLOG) and it is
- * not one of them. Returns 0, or -ESRCH when the process has gone.
+ * not one of them. Returns 0, or as read_costly().
  */
 static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *old,
                     struct pin *pn, uint64_t now, uint32_t backlog)
@@ -1101,6 +1128,85 @@ static int when_due(struct pmaps_survey *s, struct slot *sl, const struct slot *
 	}
 	sl->row.flags &= ~PMAPS_SURVEY_LARGE;
 	return read_costly(s, sl, pn, now, waited);
+}
+
+enum take { TAKE_ROW, TAKE_NONE, TAKE_GONE, TAKE_AGAIN };
+
+/*
+ * The process of PN (pid PID; OLD its row of the last refresh, or NULL)
+ * into CUR's next slot: its status, then what is due. PN's directory fd,
+ * when open, is checked; without one, status is read by path. Returns
+ * TAKE_ROW for a row, TAKE_NONE for a process not listed (a kernel thread,
+ * a zombie, one this reader may not see), TAKE_GONE for one gone, and
+ * TAKE_AGAIN when files were read by path and the directory no longer has
+ * the listed inode: what was read may be another process's. PN is done
+ * with on return.
+ */
+static enum take take_row(struct pmaps_survey *s, struct pin *pn, int pid, const struct slot *old,
+                          uint64_t now, uint32_t backlog)
+{
+	struct slot *sl = &s->cur[s->n];
+	int k, r;
+
+	memset(&sl->row, 0, sizeof(sl->row));
+	sl->row.pid = pid;
+	sl->bdi = (uint32_t)s->n; /* below UINT32_MAX: grow() */
+	if (pn->dfd < 0) {
+		/* By path: a kernel thread, a zombie or one gone is left out with no directory opened. */
+		int fd = pin_open(s, pn, "status");
+		if (fd < 0) {
+			pin_close(pn);
+			return fd == -ESTALE ? TAKE_AGAIN
+			       : fd == -ENOENT || fd == -ESRCH ? TAKE_GONE : TAKE_NONE;
+		}
+		k = status_from(s, sl, fd);
+	} else {
+		k = read_status(s, sl, pn->dfd);
+	}
+	if (k == 2) {
+		/* The leader has exited; a thread of it reads for the process. */
+		int dfd = pin_dir(s, pn);
+		int tfd = dfd >= 0 ? live_thread(s, dfd, pid) : -1;
+		if (dfd == -ESTALE)
+			return TAKE_AGAIN;
+		pin_close(pn);
+		pn->dfd = tfd;
+		k = tfd >= 0 ? read_status(s, sl, tfd) : 0;
+	}
+	if (k != 1) {
+		pin_close(pn);
+		return TAKE_NONE;
+	}
+	sl->ino = pn->ino;
+	statm_of_status(s, sl);
+	/* The same process: the same directory inode and Name (an exec may rename it). */
+	if (old && old->ino == sl->ino && old->row.comm.len == sl->row.comm.len &&
+	    memcmp(old->comm, sl->comm, sl->row.comm.len) == 0) {
+		sl->total = old->total;
+		if (s->bd)
+			s->bd[sl->bdi] = s->bdprev[old->bdi];
+		sl->read_at = old->read_at;
+		memcpy(sl->at_read, old->at_read, sizeof(sl->at_read));
+		sl->has_total = old->has_total;
+		sl->denied = old->denied;
+		sl->row.cost_ns = old->row.cost_ns;
+		sl->row.flags = old->row.flags & PMAPS_SURVEY_LARGE;
+	} else {
+		sl->read_at = 0;
+		sl->has_total = sl->denied = 0;
+		if (s->bd)
+			memset(&s->bd[sl->bdi], 0, sizeof(s->bd[sl->bdi]));
+		sl->row.flags = PMAPS_SURVEY_NEW;
+	}
+	if (s->o.flags & PMAPS_SURVEY_CGROUP)
+		read_cgroup(s, sl, pn);
+	if (!is_due(s, sl, now)) {
+		s->stats.kept++;
+	} else if ((r = when_due(s, sl, old, pn, now, backlog)) < 0) {
+		pin_close(pn);
+		return r == -ESTALE ? TAKE_AGAIN : TAKE_GONE;
+	}
+	return pin_end(s, pn) < 0 ? TAKE_AGAIN : TAKE_ROW;
 }
 
 static int by_pid(const void *a, const void *b)
@@ -1142,9 +1248,12 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 		struct slot *sl;
 		const struct slot *old;
 		int pid = pmaps__parse_pid(name);
-		struct pin pn;
+		struct pmaps_survey_stats before;
+		size_t nwaiting, walk_slot;
 		uint64_t ino = s->dir.ino;
-		int k;
+		enum take t;
+		struct pin pn;
+		int k, walk_seen;
 		if (pid <= 0)
 			continue;
 		if (s->n == s->cap && (r = grow(s, s->n + 1)) < 0)
@@ -1159,10 +1268,9 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 			if (k == 1 && memcmp(sm, old->statm, sizeof(sm)) == 0) {
 				sl = &s->cur[s->n];
 				*sl = *old;
-				if (s->bd) {
+				if (s->bd)
 					s->bd[s->n] = s->bdprev[old->bdi];
-					sl->bdi = (uint32_t)s->n;
-				}
+				sl->bdi = (uint32_t)s->n;
 				sl->row.flags &= PMAPS_SURVEY_LARGE | PMAPS_SURVEY_CGROUP_TRUNCATED;
 				if (now - old->read_at < max_age_of(s, pid)) {
 					s->stats.kept++;
@@ -1175,83 +1283,41 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 				 */
 			}
 		}
-		sl = &s->cur[s->n];
-		memset(&sl->row, 0, sizeof(sl->row));
-		sl->row.pid = pid;
-		sl->bdi = (uint32_t)s->n; /* below UINT32_MAX: grow() */
+		/*
+		 * What a try that has to be made again counted is counted by
+		 * the next one alone.
+		 */
+		before = s->stats;
+		nwaiting = s->nwaiting;
+		walk_slot = s->walk_slot;
+		walk_seen = s->walk_seen;
 		pn = (struct pin){name, ino, -1, 0};
-		if (s->live) {
+		t = s->live ? take_row(s, &pn, pid, old, now, backlog) : TAKE_AGAIN;
+		if (t == TAKE_AGAIN) {
 			/*
-			 * Status by path: a kernel thread, a zombie or one gone
-			 * is left out with no directory opened.
+			 * A tree of files, or a live directory that no longer has
+			 * the listed inode: through the directory as it is now
+			 * (its inode as stat gives it: a listing's may differ).
 			 */
-			int fd = pin_open(s, &pn, "status");
-			if (fd < 0) {
-				if (fd == -ENOENT || fd == -ESRCH)
-					s->stats.vanished++;
-				continue;
-			}
-			k = status_from(s, sl, fd);
-			if (k == 0)
-				continue;
-		} else {
-			/* A tree of files: its directory's inode as stat gives it (a listing's may differ). */
 			struct stat st;
+			s->stats = before;
+			s->nwaiting = nwaiting;
+			s->walk_slot = walk_slot;
+			s->walk_seen = walk_seen;
+			pn = (struct pin){name, 0, -1, 0};
 			pn.dfd = openat(s->rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-			if (pn.dfd < 0)
-				continue;
-			if (fstat(pn.dfd, &st) == 0)
+			if (pn.dfd < 0 || fstat(pn.dfd, &st) < 0) {
+				t = errno == ENOENT || errno == ESRCH ? TAKE_GONE : TAKE_NONE;
+				pin_close(&pn);
+			} else {
 				pn.ino = (uint64_t)st.st_ino;
-			k = read_status(s, sl, pn.dfd);
+				t = take_row(s, &pn, pid, old, now, backlog);
+			}
 		}
-		if (k == 2) {
-			/* The leader has exited; a thread of it reads for the process. */
-			int dfd = pin_dir(s, &pn);
-			int tfd = dfd >= 0 ? live_thread(s, dfd, pid) : -1;
-			if (dfd >= 0)
-				close(dfd);
-			pn.dfd = tfd;
-			k = tfd >= 0 ? read_status(s, sl, tfd) : 0;
-		}
-		if (k != 1) {
-			pin_end(s, &pn);
-			continue;
-		}
-		sl->ino = pn.ino;
-		statm_of_status(s, sl);
-		/* The same process: the same directory inode and Name (an exec may rename it). */
-		if (old && old->ino == sl->ino && old->row.comm.len == sl->row.comm.len &&
-		    memcmp(old->comm, sl->comm, sl->row.comm.len) == 0) {
-			sl->total = old->total;
-			if (s->bd)
-				s->bd[sl->bdi] = s->bdprev[old->bdi];
-			sl->read_at = old->read_at;
-			memcpy(sl->at_read, old->at_read, sizeof(sl->at_read));
-			sl->has_total = old->has_total;
-			sl->denied = old->denied;
-			sl->row.cost_ns = old->row.cost_ns;
-			sl->row.flags = old->row.flags & PMAPS_SURVEY_LARGE;
-		} else {
-			sl->read_at = 0;
-			sl->has_total = sl->denied = 0;
-			if (s->bd)
-				memset(&s->bd[sl->bdi], 0, sizeof(s->bd[sl->bdi]));
-			sl->row.flags = PMAPS_SURVEY_NEW;
-		}
-		if (s->o.flags & PMAPS_SURVEY_CGROUP)
-			read_cgroup(s, sl, &pn);
-		if (!is_due(s, sl, now)) {
-			s->stats.kept++;
-		} else if (when_due(s, sl, old, &pn, now, backlog) < 0) {
+		if (t == TAKE_GONE)
 			s->stats.vanished++;
-			pin_end(s, &pn);
+		if (t != TAKE_ROW)
 			continue;
-		}
-		if (pin_end(s, &pn) < 0) {
-			/* Gone since the listing: what was read by path may be another's. */
-			sl->row.pid = -1; /* dropped below (its index may wait in WAITING) */
-			s->stats.vanished++;
-		}
 counted:
 		if (pid < last_pid)
 			sorted = 0;
@@ -1277,7 +1343,8 @@ counted:
 		struct slot *sl = &s->cur[s->waiting[i]];
 		char pidname[16];
 		struct pin wp = {pidname, sl->ino, -1, 0};
-		int gone;
+		struct pmaps_survey_stats before;
+		struct slot was;
 		if (sl->row.pid < 0)
 			continue; /* gone in the pass */
 		if (s->o.budget_ns && s->spent >= s->o.budget_ns) {
@@ -1287,11 +1354,22 @@ counted:
 		pmaps__msg(pidname, sizeof(pidname), "%d", sl->row.pid);
 		sl->row.flags &= ~PMAPS_SURVEY_LARGE;
 		/* The same process as in the pass, not one that took its pid since: WP's inode. */
-		gone = read_costly(s, sl, &wp, now, 0) < 0;
-		if (pin_end(s, &wp) < 0 || gone) {
+		was = *sl;
+		before = s->stats;
+		r = read_costly(s, sl, &wp, now, 0);
+		if (r == -ESTALE || (r == 0 && pin_end(s, &wp) < 0)) {
+			/*
+			 * What was read may be another process's: the row stays as the
+			 * pass left it, its costly figures left for the next refresh.
+			 */
+			*sl = was;
+			s->stats = before;
+			sl->row.flags |= PMAPS_SURVEY_SKIPPED;
+		} else if (r < 0) {
 			sl->row.pid = -1; /* gone: dropped below */
 			s->stats.vanished++;
 		}
+		pin_close(&wp);
 	}
 	/* Then the walk under way, as far as the budget goes. */
 	if (s->walk_slot != SIZE_MAX && s->cur[s->walk_slot].row.pid < 0) {
@@ -1300,11 +1378,20 @@ counted:
 		struct slot *sl = &s->cur[s->walk_slot];
 		char pidname[16];
 		struct pin wp = {pidname, sl->ino, -1, 0};
-		int gone;
 		pmaps__msg(pidname, sizeof(pidname), "%d", sl->row.pid);
-		/* A walk goes on through the fds it holds; one to start opens WP's directory. */
-		gone = read_costly(s, sl, &wp, now, 0) < 0;
-		if (pin_end(s, &wp) < 0 || gone) {
+		/*
+		 * A walk goes on through the fds it holds; one to start opens
+		 * WP's directory, checked. Another inode: the walk waits for the
+		 * next refresh, which knows the process by it.
+		 */
+		r = read_costly(s, sl, &wp, now, 0);
+		if (r == 0 && pin_end(s, &wp) < 0)
+			r = -ESTALE;
+		pin_close(&wp);
+		if (r == -ESTALE) {
+			sl->row.flags |= PMAPS_SURVEY_SKIPPED;
+			walk_end(s);
+		} else if (r < 0) {
 			sl->row.pid = -1;
 			s->stats.vanished++;
 			walk_end(s);

@@ -1082,9 +1082,11 @@ static void test_survey_leader_exited(void **state)
  * A pid taken by another process between the survey's reads by path: once
  * the status of the listed process (A) is read, A is killed and reaped, and
  * another (B) is started with its pid (clone3() with set_tid, as root),
- * before smaps_rollup is opened by that pid. What that read is B's: the row
- * is dropped as gone, never A's status beside B's figures. The next
- * refresh lists B.
+ * before smaps_rollup is opened by that pid. That read is B's, and the
+ * directory's inode is no longer the listed one: the process is read again
+ * through its directory as it is now, so the row is B's, status and
+ * smaps_rollup both (A's status beside B's figures would be named
+ * survey-a).
  */
 static pid_t reuse_a, reuse_b;
 static int reuse_err; /* errno of a clone3() that could not take the pid */
@@ -1180,24 +1182,25 @@ static void test_survey_pid_reused(void **state)
 	}
 	if (!reuse_b) {
 		pmaps_survey_close(s);
-		if (reuse_err == EPERM)
-			skip(); /* clone3's set_tid needs CAP_SYS_ADMIN */
+		if (reuse_err == EPERM || reuse_err == ENOSYS) {
+			/* clone3 (5.3) with set_tid (5.5) needs CAP_SYS_ADMIN, and may be filtered */
+			print_message("skipped: clone3 with set_tid: %s\n", strerror(reuse_err));
+			skip();
+		}
 		fail_msg("pid %d was not taken again: clone3: %s", (int)reuse_a, strerror(reuse_err));
 	}
 	assert_int_equal(reuse_b, reuse_a);
 	assert_int_equal(pmaps_survey_stats(s, &st), 0);
-	r = pmaps_survey_find(s, reuse_a);
-	if (r)
-		fail_msg("pid %d: a row (name %.*s, source %d) from reads that straddled its reuse",
-		         (int)reuse_a, (int)r->comm.len, r->comm.ptr, (int)r->source);
-	if (st.vanished < 1)
-		fail_msg("vanished: %u, expected at least 1 (the process listed)", st.vanished);
-	/* The next refresh lists the process that has the pid now. */
-	assert_true(pmaps_survey_refresh(s) > 0);
 	r = pmaps_survey_find(s, reuse_b);
-	if (!r || r->comm.len != 8 || memcmp(r->comm.ptr, "survey-b", 8) != 0)
-		fail_msg("pid %d after its reuse: %s%.*s, expected survey-b", (int)reuse_b,
-		         r ? "" : "no row", r ? (int)r->comm.len : 0, r ? r->comm.ptr : "");
+	if (!r || r->comm.len != 8 || memcmp(r->comm.ptr, "survey-b", 8) != 0 ||
+	    r->source != PMAPS_SRC_ROLLUP)
+		fail_msg("pid %d, taken again during its reads: %s%.*s (source %d), expected the "
+		         "row of survey-b from smaps_rollup (source %d)", (int)reuse_b,
+		         r ? "" : "no row ", r ? (int)r->comm.len : 0, r ? r->comm.ptr : "",
+		         r ? (int)r->source : -1, (int)PMAPS_SRC_ROLLUP);
+	if (st.vanished != 0)
+		fail_msg("vanished: %u, expected 0 (the try through the path counts for nothing)",
+		         st.vanished);
 	pmaps_survey_close(s);
 }
 
