@@ -60,7 +60,14 @@ def skip(why):
 
 
 class Jvm:
-    """JvmTarget under JAVA with OPTS, started and waited for ("ready")."""
+    """JvmTarget under JAVA with OPTS, started and waited for ("ready").
+
+    One at a time: a JVM starting flocks, for a moment, the hsperfdata files
+    it finds of pids that may be dead, and a JVM that is given the pid of
+    such a file meanwhile cannot lock its own ("Cannot use file ... because
+    it is locked by another process" on its stdout, no shared perf data).
+    With pid_max 32768 a pid comes round again within a test run.
+    """
 
     def __init__(self, name, opts, user=None):
         self.name = name
@@ -72,6 +79,7 @@ class Jvm:
                                   text=True, **kw)
         procs.append(self.p)
         self.pid = self.p.pid
+        self.ready()
 
     def ready(self):
         line = self.p.stdout.readline()
@@ -394,8 +402,6 @@ def main():
         if os.geteuid() == 0:
             nobody = Jvm("nobody", ["-XX:NativeMemoryTracking=summary"], user=65534)
             jvms.append(nobody)
-        for j in jvms:
-            j.ready()
         test_g1_nmt(g1)
         test_serial_nmt(serial)
         test_g1_no_nmt(plain)
