@@ -973,20 +973,15 @@ static void statm_of_status(const struct pmaps_survey *s, struct slot *sl)
  */
 static int read_statm(const struct pmaps_survey *s, const char *name, uint64_t sm[3])
 {
-	char path[32], buf[256];
+	struct pin pn = {name, 0, -1, 0}; /* by path, on a live procfs: no inode checked */
+	char buf[256];
 	const char *p, *end;
-	size_t n0 = strlen(name);
 	ssize_t n;
-	int fd;
+	int fd = pin_open(s, &pn, "statm");
 
-	/* Every process, every refresh: the path by hand, not through printf. */
-	if (n0 + sizeof("/statm") > sizeof(path))
-		return -1;
-	memcpy(path, name, n0);
-	memcpy(path + n0, "/statm", sizeof("/statm"));
-	fd = openat(s->rootfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	pin_close(&pn);
 	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+		return fd == -ENOENT || fd == -ESRCH ? 0 : -1;
 	n = pmaps__read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n <= 0)
