@@ -654,10 +654,20 @@ PMAPS_API int pmaps_maps_set_policy(struct pmaps_maps *c, const struct pmaps_pol
 PMAPS_API int pmaps_maps_cost(const struct pmaps_maps *c, struct pmaps_cost *out);
 
 /*
- * The VMA list a page source reads: 1 when from the PROCMAP_QUERY ioctl, 0
- * from the maps text (kernels before 6.11), -1 for the text sources.
+ * The VMA list a page source reads: 1 when from the PROCMAP_QUERY ioctl
+ * (Linux 6.11 to 6.16), 0 from the maps text (6.17 and later, where
+ * pmaps_maps_text_unlocked() says so; kernels before 6.11), -1 for the text
+ * sources.
  */
 PMAPS_API int pmaps_maps_query(const struct pmaps_maps *c);
+
+/*
+ * 1 when this kernel reads a process's maps text under per-VMA locks, not
+ * with its mmap_lock held across a read() (Linux 6.17+): the page sources
+ * then list mappings from the text, which costs the kernel less than a
+ * PROCMAP_QUERY per mapping. 0 otherwise.
+ */
+PMAPS_API int pmaps_maps_text_unlocked(void);
 
 /* Closes the cursor and its file. NULL is allowed. */
 PMAPS_API void pmaps_maps_close(struct pmaps_maps *c);

@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #define PSS_SHIFT 12            /* the kernel's fixed point for Pss */
 
 int pmaps__no_procmap_query;
+int pmaps__procmap_query_list;
 int pmaps__no_pagemap_scan;
 
 /* How much each row gets: bits of what the reader can see. */
@@ -44,6 +46,14 @@ enum {
 	SEE_HUGE = 1u << 1,     /* PMD-mapped THP */
 	SEE_EXCL = 1u << 2,     /* pagemap's exclusive bit */
 	SEE_KPAGE = 1u << 3,    /* kpagecount and kpageflags */
+};
+
+/* What a device-less mount's files are, as far as a page count is concerned. */
+enum {
+	DEV_SHMEM_MAYBE,  /* listed: tmpfs, devtmpfs, overlay, ...; small pages */
+	DEV_NOT_SHMEM,    /* listed, and positively not shared memory (not_shmem_fs()) */
+	DEV_HUGETLB,      /* hugetlbfs: its page size is the mount's */
+	DEV_UNLISTED = -1 /* not in mountinfo: the kernel's own mounts (memfd, SysV, MAP_HUGETLB) */
 };
 
 struct acc {
@@ -58,8 +68,9 @@ struct pmaps__fast {
 	unsigned shift;
 	int err, done;
 	/* the VMA list */
-	int query;                   /* 1: PROCMAP_QUERY; 0: the maps text */
-	int qfd;                     /* maps, for the ioctl */
+	int query;                   /* the list: 1 PROCMAP_QUERY; 0 the maps text; -1 not chosen */
+	int qok;                     /* PROCMAP_QUERY can settle a text row: 1, 0 (no ioctl) */
+	int qfd;                     /* maps, for the ioctl (opened when a text row first asks) */
 	struct pmaps_maps *text;     /* the maps text, where there is no ioctl */
 	struct pmaps__guard guard;   /* the ioctl's read: whole, or cut by an exit or exec */
 	uint64_t next_addr, prev_end;
@@ -93,11 +104,13 @@ struct pmaps__fast {
 	uint64_t page_calls, page_longest, page_pauses; /* the page cursor's, mappings before */
 	struct pmaps__del_cache del;
 	int no_map_files;
-	/* the device-less mounts that are not shared memory (read_mounts()) */
-#define NONSHM_MAX 64
+	/* the device-less mounts, by kind (read_mounts()) */
+#define DEVS_MAX 256
 	int mifd;                    /* mountinfo, kept open to poll */
-	uint64_t nonshm[NONSHM_MAX];
-	unsigned nnonshm;
+	uint64_t devs[DEVS_MAX];     /* SHM_DEV() << 2 | DEV_* */
+	unsigned ndevs;
+	uint64_t last_dev;           /* the last lookup's: SHM_DEV() + 1, or 0 */
+	int last_kind;
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
 };
@@ -267,12 +280,88 @@ static int query_next(struct pmaps__fast *f)
 	return 1;
 }
 
-/* The next mapping from the maps text. */
+static int dev_kind(struct pmaps__fast *f, uint32_t minor);
+
+/*
+ * Whether a row of the maps text is a hugetlb mapping, whose pages smaps
+ * never counts in Rss and whose page size the text does not print: 2 when
+ * it is (MAP_HUGETLB's name, a file on hugetlbfs), 1 when it may be (a file
+ * on a device-less mount the process's mountinfo does not list: the
+ * kernel's own mounts, where a memfd or SysV segment may be hugetlb), 0
+ * when it is not.
+ */
+static int may_be_hugetlb(struct pmaps__fast *f, const struct pmaps_mapping *m)
+{
+	int k;
+
+	if (m->kind == PMAPS_KIND_HUGETLB)
+		return 2;
+	if (!m->inode || m->dev_major != 0)
+		return 0;
+	k = dev_kind(f, m->dev_minor);
+	return k == DEV_HUGETLB ? 2 : k == DEV_UNLISTED;
+}
+
+/*
+ * Settles what the maps text leaves open about the row, with one
+ * PROCMAP_QUERY for this very mapping: its name unescaped (NAME) and its
+ * page size. Returns 1 when answered, 0 when it cannot be (no ioctl here;
+ * the mapping changed or went since the text was read), or -errno.
+ */
+static int ask_row(struct pmaps__fast *f, struct pmaps_mapping *m, int name)
+{
+	struct pmaps__procmap_query q;
+	size_t len;
+	int r;
+
+	if (f->qfd < 0) {
+		r = pmaps__open_file(f->proc, f->proc->memfd, "maps", NULL, 0);
+		if (r < 0)
+			return r == -ENOENT ? -ESRCH : r;
+		f->qfd = r;
+	}
+	r = query_call(f, &q, m->start, name ? sizeof(f->path) : 0);
+	if (r == -ENAMETOOLONG && name) {
+		name = 0;
+		r = query_call(f, &q, m->start, 0);
+	}
+	if (r == -ENOTTY || r == -EINVAL) {
+		f->qok = 0; /* a kernel without it (or with a smaller struct) */
+		return 0;
+	}
+	if (r == -ENOENT || r == -ESRCH)
+		return 0; /* gone: the read's end finds out how */
+	if (r < 0)
+		return r;
+	if (q.vma_start != m->start || q.vma_end != m->end || q.inode != m->inode)
+		return 0; /* another mapping there by now */
+	f->row_page_size = q.vma_page_size;
+	if (name) {
+		len = q.vma_name_size ? q.vma_name_size - 1 : 0;
+		if (len >= sizeof(f->path))
+			len = sizeof(f->path) - 1;
+		f->path[len] = '\0';
+		m->path.ptr = f->path;
+		m->path.len = len;
+		m->flags &= ~PMAPS_ROW_PATH_ESCAPED;
+		if (memchr(f->path, '\n', len))
+			m->flags |= PMAPS_ROW_PATH_ESCAPED; /* raw from the ioctl: a real newline */
+	}
+	return 1;
+}
+
+/*
+ * The next mapping from the maps text. What the text cannot tell is asked
+ * of PROCMAP_QUERY for the rows that need it only: a name printed with
+ * "\012" (a newline, or those four bytes), and the page size of a mapping
+ * that may be hugetlb (may_be_hugetlb()). Every other row's page size is
+ * the base page: only hugetlb (and device DAX) mappings have another.
+ */
 static int text_next(struct pmaps__fast *f)
 {
 	const struct pmaps_mapping *t;
 	struct pmaps_mapping *m = &f->row;
-	int r = pmaps_maps_next(f->text, &t);
+	int r = pmaps_maps_next(f->text, &t), huge, asked = 0;
 
 	if (r <= 0) {
 		if (r < 0) {
@@ -294,7 +383,23 @@ static int text_next(struct pmaps__fast *f)
 	m->line = t->line;
 	m->present = 1ull << PMAPS_F_SIZE;
 	f->row_page_size = 0;
-	f->row_hugetlb = m->kind == PMAPS_KIND_HUGETLB;
+	huge = may_be_hugetlb(f, m);
+	if (f->qok && (huge || (m->flags & PMAPS_ROW_PATH_ESCAPED))) {
+		r = ask_row(f, m, (m->flags & PMAPS_ROW_PATH_ESCAPED) != 0);
+		if (r < 0)
+			return r == -ESRCH ? gone(f, r, "PROCMAP_QUERY") : fail(f, r, "PROCMAP_QUERY");
+		asked = r;
+	}
+	if (!huge) {
+		f->row_page_size = f->page;
+		m->present |= 1ull << PMAPS_F_KERNEL_PAGE_SIZE;
+	} else if (asked) {
+		m->present |= 1ull << PMAPS_F_KERNEL_PAGE_SIZE;
+	}
+	/* Unasked, by its name or mount only (before 6.11: a hugetlb memfd is not known). */
+	f->row_hugetlb = asked ? f->row_page_size > f->page : huge == 2;
+	if (f->row_hugetlb)
+		m->kind = PMAPS_KIND_HUGETLB;
 	return 1;
 }
 
@@ -514,9 +619,7 @@ static int cursor_row(struct pmaps__fast *f)
 	return 0;
 }
 
-/* ---- which files are shared memory ---- */
-
-#define SHM_DEV(maj, min) ((uint64_t)(maj) << 32 | (min))
+/* ---- what the device-less mounts are ---- */
 
 /*
  * Device-less filesystems whose files are not shared memory: a private
@@ -562,21 +665,26 @@ static int dev_field(const char *p, unsigned *maj, unsigned *min)
 }
 
 /*
- * The device-less mounts of the process's mount namespace that are known
- * not to be shared memory, from /proc/PID/mountinfo, read through the name
- * buffer. Only a file on one of them (or on a block device) has its Swap
- * counted from the page tables: a mount this list misses (a line longer
- * than the buffer, more than NONSHM_MAX of them, a mount made elsewhere)
- * leaves the answer absent, never wrong. The file stays open, and a read
- * reads it again when poll() says the mounts changed (a device number
+ * The device-less mounts of the process's mount namespace, from
+ * /proc/PID/mountinfo, read through the name buffer, each with its kind:
+ *  - Swap: only a file on a mount known not to be shared memory (or on a
+ *    block device) has its Swap counted from the page tables;
+ *  - hugetlb: a maps-text row of a file on hugetlbfs, or on a mount not
+ *    listed, has its page size asked of PROCMAP_QUERY.
+ * A mount the list misses (a line longer than the buffer, more than
+ * DEVS_MAX mounts, a mount made elsewhere) is unlisted: its Swap absent and
+ * its page size asked, never a wrong answer. The file stays open, and a
+ * read reads it again when poll() says the mounts changed (a device number
  * freed by an unmount is given to the next mount, tmpfs or not).
  */
 static void read_mounts(struct pmaps__fast *f)
 {
 	char *buf = f->path;
 	size_t cap = sizeof(f->path) - 1, have = 0;
+	int skip = 0; /* in a line longer than the buffer */
 
-	f->nnonshm = 0;
+	f->ndevs = 0;
+	f->last_dev = 0;
 	if (!f->proc->live)
 		return;
 	if (f->mifd < 0)
@@ -599,16 +707,22 @@ static void read_mounts(struct pmaps__fast *f)
 			unsigned maj, min;
 			char *sep;
 			*nl = '\0';
-			sep = strstr(line, " - ");
-			if (sep && f->nnonshm < NONSHM_MAX && not_shmem_fs(sep + 3) &&
-			    dev_field(line, &maj, &min) && maj == 0)
-				f->nonshm[f->nnonshm++] = SHM_DEV(maj, min);
+			sep = skip ? NULL : strstr(line, " - ");
+			skip = 0;
+			if (sep && f->ndevs < DEVS_MAX && dev_field(line, &maj, &min) && maj == 0) {
+				int kind = strncmp(sep + 3, "hugetlbfs ", 10) == 0 ? DEV_HUGETLB
+				           : not_shmem_fs(sep + 3)                 ? DEV_NOT_SHMEM
+				                                                    : DEV_SHMEM_MAYBE;
+				f->devs[f->ndevs++] = (uint64_t)min << 2 | (unsigned)kind;
+			}
 			line = nl + 1;
 		}
 		have -= (size_t)(line - buf);
 		memmove(buf, line, have);
-		if (have == cap)
+		if (have == cap) {
 			have = 0; /* a line longer than the buffer: its mount is left out */
+			skip = 1;
+		}
 	}
 }
 
@@ -620,12 +734,19 @@ static int mounts_changed(struct pmaps__fast *f)
 	return f->mifd < 0 || poll(&p, 1, 0) != 0;
 }
 
-static int not_shmem_dev(const struct pmaps__fast *f, uint32_t maj, uint32_t min)
+/* The kind of device-less mount MINOR (DEV_*); rows of one file come together. */
+static int dev_kind(struct pmaps__fast *f, uint32_t minor)
 {
-	for (unsigned i = 0; i < f->nnonshm; i++)
-		if (f->nonshm[i] == SHM_DEV(maj, min))
-			return 1;
-	return 0;
+	if (f->last_dev == (uint64_t)minor + 1)
+		return f->last_kind;
+	f->last_dev = (uint64_t)minor + 1;
+	f->last_kind = DEV_UNLISTED;
+	for (unsigned i = 0; i < f->ndevs; i++)
+		if (f->devs[i] >> 2 == minor) {
+			f->last_kind = (int)(f->devs[i] & 3);
+			break;
+		}
+	return f->last_kind;
 }
 
 /*
@@ -645,7 +766,7 @@ static void finish_row(struct pmaps__fast *f)
 	int shmem = m->kind == PMAPS_KIND_SHMEM;
 	int anon = m->inode == 0 && !(m->perms & PMAPS_PERM_SHARED);
 	int devfile = m->inode != 0 && !shmem &&
-	              (m->dev_major != 0 || not_shmem_dev(f, m->dev_major, m->dev_minor));
+	              (m->dev_major != 0 || dev_kind(f, m->dev_minor) == DEV_NOT_SHMEM);
 	uint64_t pres = m->present;
 
 	/*
@@ -755,6 +876,26 @@ static int probe_scan(struct pmaps__fast *f)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * The VMA list, for the kernel it runs on. Where a read of the maps text
+ * holds the target's mmap_lock no longer than a mapping at a time (6.17+,
+ * per-VMA locks: pmaps_maps_text_unlocked()), the text, which costs the
+ * kernel a fifth of one PROCMAP_QUERY per mapping on a layout of files and
+ * anonymous memory mixed (docs/internals/SOURCES.md); PROCMAP_QUERY settles
+ * the few rows the text leaves open. Before, PROCMAP_QUERY (6.11+), which
+ * holds it for one mapping, where the text holds it for a read() of rows;
+ * before that the text. F->QUERY -1 here: probed at the open.
+ */
+static void choose_list(struct pmaps__fast *f)
+{
+	if (pmaps__no_procmap_query) {
+		f->query = f->qok = 0;
+	} else if (!pmaps__procmap_query_list && pmaps_maps_text_unlocked()) {
+		f->query = 0;
+		f->qok = 1; /* 6.17 has it */
+	}
+}
+
 /* Opens the read's files (again, for a rewind): the VMA list's and the pages'. */
 static int open_read(struct pmaps__fast *f)
 {
@@ -788,7 +929,9 @@ static int open_read(struct pmaps__fast *f)
 		return fail(f, r, NULL);
 	if (mounts_changed(f))
 		read_mounts(f);
-	/* The VMA list. */
+	if (f->query < 0)
+		choose_list(f);
+	/* The VMA list (choose_list()). */
 	if (f->query != 0) {
 		fd = pmaps__open_file(f->proc, f->proc->memfd, "maps", f->errmsg, PMAPS_ERRMSG_SIZE);
 		if (fd < 0)
@@ -797,7 +940,7 @@ static int open_read(struct pmaps__fast *f)
 		if (f->query < 0) {
 			/* First read: does the kernel have the ioctl? */
 			r = pmaps__no_procmap_query ? -ENOTTY : query_call(f, &q, 0, 0);
-			f->query = r == -ENOTTY ? 0 : 1;
+			f->query = f->qok = r != -ENOTTY;
 			f->calls = 0;
 			if (!f->query) {
 				close(f->qfd);
@@ -939,7 +1082,8 @@ void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *v
 {
 	uint64_t kf = 1ull << PMAPS_F_SIZE, kv = 0;
 
-	if (f->query == 1)
+	/* Every row's where PROCMAP_QUERY lists them or settles the maps text's */
+	if (f->query == 1 || f->qok == 1)
 		kf |= 1ull << PMAPS_F_KERNEL_PAGE_SIZE;
 	/* Swap: of private memory (shared memory's is in its object, as status's VmSwap) */
 	kf |= 1ull << PMAPS_F_SWAP;
@@ -956,6 +1100,28 @@ void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *v
 		kf |= 1ull << PMAPS_F_PSS | 1ull << PMAPS_F_LAZY_FREE;
 	*fields = kf;
 	*values = kv;
+}
+
+int pmaps__release_at_least(const char *release, unsigned major, unsigned minor)
+{
+	unsigned v[2] = {0, 0};
+	const char *p = release;
+
+	for (int k = 0; k < 2; k++) {
+		const char *d = p;
+		for (; *p >= '0' && *p <= '9'; p++)
+			v[k] = v[k] < 100000 ? v[k] * 10 + (unsigned)(*p - '0') : v[k]; /* saturates */
+		if (p == d || (k == 0 && *p++ != '.'))
+			return 0;
+	}
+	return v[0] > major || (v[0] == major && v[1] >= minor);
+}
+
+int pmaps_maps_text_unlocked(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && pmaps__release_at_least(u.release, 6, 17);
 }
 
 int pmaps__fast_query(const struct pmaps__fast *f)

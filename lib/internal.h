@@ -356,6 +356,8 @@ void pmaps__check_deleted(const struct pmaps_proc *proc, struct pmaps_mapping *m
 
 /* ---- fast.c: the page sources behind a maps cursor ---- */
 struct pmaps__fast;
+/* Whether a kernel release string ("6.17.0-rc1+") is at least MAJOR.MINOR; 0 if unparsable. */
+int pmaps__release_at_least(const char *release, unsigned major, unsigned minor);
 /*
  * Opens the reader of SOURCE (PMAPS_SRC_FAST or PMAPS_SRC_PAGES) on PROC,
  * with ERRMSG (PMAPS_ERRMSG_SIZE bytes, the cursor's) for its messages.

@@ -39,11 +39,14 @@ extern pmaps__pread_fn pmaps__pread_hook;
 extern size_t pmaps__size0_hook;
 
 /*
- * Take the page sources' paths for older kernels: the maps text instead of
- * the PROCMAP_QUERY ioctl (Linux 6.11), a page cursor reading pagemap per
- * mapping instead of PAGEMAP_SCAN (6.7). Read when a cursor is opened.
+ * Take the page sources' paths for older kernels: the maps text without
+ * the PROCMAP_QUERY ioctl (before Linux 6.11), a page cursor reading
+ * pagemap per mapping instead of PAGEMAP_SCAN (6.7); or the VMA list of
+ * 6.11 to 6.16, PROCMAP_QUERY for every mapping (PROCMAP_QUERY_LIST).
+ * Read when a cursor is opened.
  */
 extern int pmaps__no_procmap_query;
+extern int pmaps__procmap_query_list;
 extern int pmaps__no_pagemap_scan;
 
 /*

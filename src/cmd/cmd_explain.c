@@ -46,7 +46,7 @@ static const char explain_usage[] =
 	"Sources: smaps gives every state, and the kernel holds the process's mmap_lock\n"
 	"while it walks each mapping's pages (and smaps_rollup, read after it to\n"
 	"reconcile, for the whole process at once). pages counts from the page tables\n"
-	"in bounded steps (PROCMAP_QUERY, PAGEMAP_SCAN, pagemap) and reads neither:\n"
+	"in bounded steps (the VMA list, PAGEMAP_SCAN, pagemap) and reads neither:\n"
 	"rss, private (pages no other process maps), shared, thp and swap (not of\n"
 	"shared memory), and as root pss and lazy_free (kpagecount, kpageflags); no\n"
 	"private dirty/clean split, locked or swap_pss, which show as '-' (absent\n"
@@ -133,7 +133,7 @@ static void verbose_note(struct pmaps_proc *proc, const char *root, const struct
 	}
 	if (src == PMAPS_SRC_PAGES)
 		/* The exclusive bit is pagemap's, over what PAGEMAP_SCAN found; kpagecount gives Pss. */
-		snprintf(how, sizeof(how), "%s + %s%s", k->query == 1 ? "PROCMAP_QUERY" : "maps",
+		snprintf(how, sizeof(how), "%s + %s%s", vma_list_name(k->query),
 		         k->strategy == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN + pagemap" : "pagemap",
 		         e->x->xc_known & (1u << PMAPS_XC_PSS) ? " + kpagecount/kpageflags" : "");
 	else

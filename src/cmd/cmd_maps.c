@@ -59,13 +59,14 @@ static const char maps_usage[] =
 	"\n"
 	"Sources: smaps has every field, and holds the process's mmap_lock while the\n"
 	"kernel walks each mapping's pages; so does rollup, for the whole process at\n"
-	"once. fast (PROCMAP_QUERY and PAGEMAP_SCAN) gives size, rss, anonymous, swap,\n"
-	"anon_huge_pages, file/shmem_pmd_mapped, kernel_page_size, file_rss and\n"
-	"zero_page, walking in bounded steps; pages adds uss and shared from pagemap,\n"
-	"and as root pss and lazy_free from kpagecount and kpageflags. auto reads the\n"
-	"cheapest source that gives every column asked (the maps text alone for\n"
-	"addresses and names), and smaps for JSON without --fields, for -f all and for\n"
-	"vm_flags. Output not from smaps says so: a note, a JSON \"source\", a CSV column.\n"
+	"once. fast (the maps text or PROCMAP_QUERY, and PAGEMAP_SCAN) gives size,\n"
+	"rss, anonymous, swap, anon_huge_pages, file/shmem_pmd_mapped,\n"
+	"kernel_page_size, file_rss and zero_page, walking in bounded steps; pages\n"
+	"adds uss and shared from pagemap, and as root pss and lazy_free from\n"
+	"kpagecount and kpageflags. auto reads the cheapest source that gives every\n"
+	"column asked (the maps text alone for addresses and names), and smaps for\n"
+	"JSON without --fields, for -f all and for vm_flags. Output not from smaps\n"
+	"says so: a note, a JSON \"source\", a CSV column.\n"
 	"\n"
 	"Kinds: anon, anon-named, heap, stack, file-text, file-data, file-ro, shmem,\n"
 	"hugetlb, vdso, guard, other.\n"
@@ -563,7 +564,7 @@ static void verbose_note(struct pmaps_proc *proc, const char *root, const struct
 
 	if (page_source(r->src))
 		/* The pages source reads pagemap over what PAGEMAP_SCAN found; kpagecount gives Pss. */
-		snprintf(how, sizeof(how), "%s + %s%s%s", query == 1 ? "PROCMAP_QUERY" : "maps",
+		snprintf(how, sizeof(how), "%s + %s%s%s", vma_list_name(query),
 		         scan ? "PAGEMAP_SCAN" : "pagemap",
 		         r->src == PMAPS_SRC_PAGES && scan ? " + pagemap" : "",
 		         r->src == PMAPS_SRC_PAGES && (r->seen & (1ull << PMAPS_F_PSS))

@@ -53,6 +53,8 @@ int failed(struct failure *f, const char *file, int err, const char *msg);
 int tool_fail(const struct target *t, const struct failure *f);
 /* The note every command gives for a kernel thread, before its empty result. */
 void kernel_thread_note(int pid);
+/* -v's name for a page source's VMA list, by its cost's QUERY, and why that one. */
+const char *vma_list_name(int query);
 /* Flushes O; on a write error prints it and returns EXIT_FAIL, else RC. */
 int finish_output(struct out *o, int rc);
 /* Writes a help text to standard output; returns EXIT_OK or EXIT_FAIL. */

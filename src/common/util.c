@@ -144,6 +144,14 @@ void kernel_thread_note(int pid)
 	note_msg("process %d is a kernel thread: it has no user-space memory", pid);
 }
 
+const char *vma_list_name(int query)
+{
+	if (query == 1)
+		return "PROCMAP_QUERY";
+	return pmaps_maps_text_unlocked() ? "maps text under per-VMA locks"
+	                                  : "maps text";
+}
+
 /* A failed write is reported unless an error was already: one line per failure. */
 int finish_output(struct out *o, int rc)
 {

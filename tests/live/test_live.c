@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -55,8 +57,27 @@ struct helper {
 
 static void wait_state_all(pid_t pid, char want);
 
+/*
+ * The page sources' VMA lists: as this kernel has it chosen, the maps text
+ * without PROCMAP_QUERY (a kernel before 6.11), PROCMAP_QUERY for every
+ * mapping (6.11 to 6.16).
+ */
+enum { LIST_AUTO, LIST_TEXT, LIST_QUERY };
+static const char *const list_names[] = {"", ", maps text without PROCMAP_QUERY",
+                                         ", PROCMAP_QUERY list"};
+
+/* pmaps_maps_query() of a page source opened with LIST. */
+static int list_query(int list)
+{
+	return list == LIST_TEXT ? 0 : list == LIST_QUERY ? 1 : !pmaps_maps_text_unlocked();
+}
+
 /* The helper of the running test, ended by teardown if an assertion failed. */
 static pid_t running_helper;
+/* nr_hugepages before a test raised it, given back by teardown; -1: nothing to give back */
+static long hugepages_before = -1;
+static long set_hugepages(long n);
+static char huge_dir[32];
 
 static int teardown(void **state)
 {
@@ -66,6 +87,14 @@ static int teardown(void **state)
 		kill(running_helper, SIGKILL);
 		waitpid(running_helper, &st, 0);
 		running_helper = 0;
+	}
+	if (huge_dir[0]) {
+		rmdir(huge_dir);
+		huge_dir[0] = '\0';
+	}
+	if (hugepages_before >= 0) {
+		set_hugepages(hugepages_before);
+		hugepages_before = -1;
 	}
 	return 0;
 }
@@ -908,7 +937,8 @@ static void test_explain_fast(void **state)
 		assert_int_equal((f.xc_known >> PMAPS_XC_LAZYFREE) & 1, root);
 		assert_int_equal(f.xc_known & (1u << PMAPS_XC_PRIVATE_DIRTY | 1u << PMAPS_XC_LOCKED), 0);
 		assert_int_equal(f.have_rollup, 0);
-		assert_int_equal(f.nmappings + 1, a.nmappings); /* PROCMAP_QUERY has no [vsyscall] */
+		/* PROCMAP_QUERY does not list [vsyscall] */
+		assert_int_equal(f.nmappings + (uint64_t)list_query(LIST_AUTO), a.nmappings);
 		assert_int_equal(f.runtime_kind, a.runtime_kind);
 		assert_int_equal(f.arenas, a.arenas);
 		assert_int_equal(f.stacks_found, a.stacks_found);
@@ -968,7 +998,7 @@ static void test_explain_fast(void **state)
 		assert_int_equal(pmaps_explain_open(&xs, p, PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE), 0);
 		assert_int_equal(pmaps_explain_run(xs, &res), 0);
 		assert_int_equal(pmaps_explain_cost(xs, &k), 0);
-		assert_int_equal(k.query, 1);
+		assert_int_equal(k.query, list_query(LIST_AUTO));
 		assert_int_equal(k.strategy, PMAPS_PAGES_SCAN);
 		expect_ge(k.calls, 2);
 		expect_ge(k.pauses, 0);
@@ -2398,24 +2428,79 @@ static void test_ambiguous_names(void **state)
 	}
 	assert_int_equal(unlink(gone), 0);
 	assert_int_equal(pmaps_proc_open(&p, NULL, "self"), 0);
-	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_MAPS, 0), 0);
-	while (pmaps_maps_next(c, &m) > 0) {
-		for (int i = 0; i < 6; i++) {
-			char want[160];
-			if (m->start != (uint64_t)(uintptr_t)at[i])
-				continue;
-			seen |= 1 << i;
-			snprintf(want, sizeof(want), "%s%s", paths[i], paths[i] == gone ? " (deleted)" : "");
-			if (m->path.len != strlen(want) || memcmp(m->path.ptr, want, m->path.len) != 0)
-				fail_msg("mapping %d: path '%.*s', want '%s'", i, (int)m->path.len,
-				         m->path.ptr, want);
-			assert_int_equal(!!(m->flags & PMAPS_ROW_DELETED), paths[i] == gone);
-			assert_int_equal(!!(m->flags & PMAPS_ROW_PATH_ESCAPED), i == 1);
+	/* The maps text; the page sources' VMA lists, each way. */
+	for (int k = 0; k < 4; k++) {
+		static const char *const what[] = {"maps", "fast", "fast, PROCMAP_QUERY list",
+		                                   "fast, maps text without PROCMAP_QUERY"};
+		seen = 0;
+		pmaps__procmap_query_list = k == 2;
+		pmaps__no_procmap_query = k == 3;
+		assert_int_equal(pmaps_maps_open(&c, p, k ? PMAPS_SRC_FAST : PMAPS_SRC_MAPS, 0), 0);
+		pmaps__procmap_query_list = pmaps__no_procmap_query = 0;
+		while (pmaps_maps_next(c, &m) > 0) {
+			for (int i = 0; i < 6; i++) {
+				char want[160];
+				if (m->start != (uint64_t)(uintptr_t)at[i])
+					continue;
+				seen |= 1 << i;
+				snprintf(want, sizeof(want), "%s%s", paths[i],
+				         paths[i] == gone ? " (deleted)" : "");
+				if (m->path.len != strlen(want) || memcmp(m->path.ptr, want, m->path.len) != 0)
+					fail_msg("%s: mapping %d: path '%.*s', want '%s'", what[k], i,
+					         (int)m->path.len, m->path.ptr, want);
+				assert_int_equal(!!(m->flags & PMAPS_ROW_DELETED), paths[i] == gone);
+				assert_int_equal(!!(m->flags & PMAPS_ROW_PATH_ESCAPED), i == 1);
+			}
 		}
+		assert_int_equal(seen, 63);
+		pmaps_maps_close(c);
 	}
-	assert_int_equal(seen, 63);
-	pmaps_maps_close(c);
 	pmaps_proc_close(p);
+	{
+		/*
+		 * Without map_files (another user), the page sources still tell
+		 * the two apart: PROCMAP_QUERY gives the name unescaped, for the
+		 * rows of the maps text that print "\012" only.
+		 */
+		pid_t kid = fork();
+		int st;
+		if (kid == 0) {
+			int bad = 0;
+			/* Dumpable again after the change of user: its /proc files are its own. */
+			if (setgid(65534) || setuid(65534) || prctl(PR_SET_DUMPABLE, 1) != 0)
+				_exit(10);
+			for (int k = 1; k < 3 && !bad; k++) {
+				int got = 0;
+				pmaps__procmap_query_list = k == 2;
+				if (pmaps_proc_open(&p, NULL, "self") != 0 ||
+				    pmaps_maps_open(&c, p, PMAPS_SRC_FAST, 0) != 0)
+					_exit(11);
+				while (pmaps_maps_next(c, &m) > 0) {
+					for (int i = 0; i < 2; i++) {
+						if (m->start != (uint64_t)(uintptr_t)at[i])
+							continue;
+						got |= 1 << i;
+						if (m->path.len != strlen(paths[i]) ||
+						    memcmp(m->path.ptr, paths[i], m->path.len) != 0 ||
+						    !!(m->flags & PMAPS_ROW_PATH_ESCAPED) != (i == 1)) {
+							printf("unprivileged, list %d: mapping %d: path '%.*s' flags %x, "
+							       "want '%s'\n", k, i, (int)m->path.len, m->path.ptr,
+							       m->flags, paths[i]);
+							bad = 1;
+						}
+					}
+				}
+				pmaps_maps_close(c);
+				pmaps_proc_close(p);
+				if (got != 3)
+					_exit(12);
+			}
+			fflush(stdout);
+			_exit(bad ? 13 : 0);
+		}
+		assert_int_equal(waitpid(kid, &st, 0), kid);
+		expect_exited(st, 0);
+	}
 	for (int i = 0; i < 6; i++)
 		munmap(at[i], 4096);
 	for (int i = 0; i < 3; i++)
@@ -2534,7 +2619,7 @@ static void same_value(const char *what, const struct pmaps_mapping *x,
  * the layout helper; ZP: whether the kernel maps the zero page for a read.
  */
 static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps_source src,
-                        int no_query, int no_scan, int zp, const char *what)
+                        int list, int no_scan, int zp, const char *what)
 {
 	static struct rowset a, b, x;
 	struct pmaps_maps *sm, *c;
@@ -2542,12 +2627,15 @@ static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps
 	int moving = 0, compared = 0, differ = 0, round = 0, root = geteuid() == 0;
 	uint64_t v;
 
-	pmaps__no_procmap_query = no_query;
+	int query = list_query(list);
+
+	pmaps__no_procmap_query = list == LIST_TEXT;
+	pmaps__procmap_query_list = list == LIST_QUERY;
 	pmaps__no_pagemap_scan = no_scan;
 	assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
 	assert_int_equal(pmaps_maps_open(&c, p, src, 0), 0);
-	pmaps__no_procmap_query = pmaps__no_pagemap_scan = 0;
-	assert_int_equal(pmaps_maps_query(c), !no_query);
+	pmaps__no_procmap_query = pmaps__procmap_query_list = pmaps__no_pagemap_scan = 0;
+	assert_int_equal(pmaps_maps_query(c), query);
 again:
 	read_rows(sm, &a);
 	read_rows(c, &x);
@@ -2556,7 +2644,7 @@ again:
 	/* The same mappings; PROCMAP_QUERY does not list [vsyscall], which is no VMA. */
 	for (int i = 0; i < a.n; i++) {
 		const struct pmaps_mapping *m = find_row(&x, a.m[i].start);
-		if (!m && strcmp(a.path[i], "[vsyscall]") == 0 && !no_query)
+		if (!m && strcmp(a.path[i], "[vsyscall]") == 0 && query)
 			continue;
 		if (!m) {
 			fail_msg("%s: no row for %llx %s", what, (unsigned long long)a.m[i].start, a.path[i]);
@@ -2643,7 +2731,7 @@ again:
 		/* The cost says how it read. */
 		struct pmaps_cost k = {.size = sizeof(k)};
 		assert_int_equal(pmaps_maps_cost(c, &k), 0);
-		assert_int_equal(k.query, !no_query);
+		assert_int_equal(k.query, query);
 		assert_int_equal(k.strategy, no_scan ? PMAPS_PAGES_PAGEMAP : PMAPS_PAGES_SCAN);
 		expect_ge(k.calls, 2);
 		assert_int_equal(pmaps_maps_cost(sm, &k), 0);
@@ -2652,6 +2740,167 @@ again:
 	}
 	pmaps_maps_close(c);
 	pmaps_maps_close(sm);
+}
+
+/* Writes N to /proc/sys/vm/nr_hugepages; returns the count before, or -1. */
+static long set_hugepages(long n)
+{
+	char buf[32];
+	long old = -1;
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r+");
+
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		old = strtol(buf, NULL, 10);
+	if (old >= 0 && n >= 0) {
+		rewind(f);
+		if (fprintf(f, "%ld\n", n) < 0)
+			old = -1;
+	}
+	if (fclose(f) != 0)
+		old = -1;
+	return old;
+}
+
+/*
+ * hugetlb mappings in the page sources, which must not count their pages
+ * in Rss (smaps never does) and give their page size: MAP_HUGETLB (known by
+ * its name), a file on a hugetlbfs mount of the process's own mount
+ * namespace (known by mountinfo), and a hugetlb memfd (on a mount the
+ * kernel keeps to itself: only PROCMAP_QUERY tells). The maps text's rows
+ * are settled by asking PROCMAP_QUERY for those rows alone.
+ */
+static void test_fast_hugetlb(void **state)
+{
+	enum { ANON, FILE_, MEMFD, PLAIN, N };
+	static const char *const names[N] = {"MAP_HUGETLB", "hugetlbfs file", "hugetlb memfd",
+	                                     "small pages"};
+	const uint64_t huge = 2ull << 20;
+	char *dir = huge_dir;
+	uint64_t at[N];
+	long old, got;
+	int up[2], down[2], st;
+	pid_t kid;
+	(void)state;
+
+	if (geteuid() != 0) {
+		printf("skipped: reserving huge pages and mounting hugetlbfs need root\n");
+		skip();
+	}
+	old = set_hugepages(-1);
+	if (old < 0 || set_hugepages(old + 3) < 0) {
+		printf("skipped: /proc/sys/vm/nr_hugepages cannot be written\n");
+		skip();
+	}
+	got = set_hugepages(-1);
+	if (got < old + 3) {
+		set_hugepages(old);
+		printf("skipped: the kernel gave %ld of 3 huge pages asked\n", got - old);
+		skip();
+	}
+	hugepages_before = old;
+	snprintf(huge_dir, sizeof(huge_dir), "/tmp/pmaps-huge-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	kid = fork();
+	running_helper = kid;
+	if (kid == 0) {
+		char path[64], c;
+		char *p[N];
+		int fd;
+		close(up[0]);
+		close(down[1]);
+		/* A mount of its own, gone with it. */
+		if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("none", dir, "hugetlbfs", 0, NULL) != 0)
+			_exit(10);
+		p[ANON] = mmap(NULL, huge, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		snprintf(path, sizeof(path), "%s/f", dir);
+		fd = open(path, O_RDWR | O_CREAT, 0600);
+		if (fd < 0)
+			_exit(11);
+		p[FILE_] = mmap(NULL, huge, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		fd = memfd_create("pmaps-huge", MFD_HUGETLB);
+		if (fd < 0 || ftruncate(fd, (off_t)huge) != 0)
+			_exit(12);
+		p[MEMFD] = mmap(NULL, huge, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		p[PLAIN] = mmap(NULL, 4 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (int i = 0; i < N; i++) {
+			uint64_t a = (uint64_t)(uintptr_t)p[i];
+			if (p[i] == MAP_FAILED)
+				_exit(13 + i);
+			p[i][0] = 1;
+			if (write(up[1], &a, sizeof(a)) != sizeof(a))
+				_exit(20);
+		}
+		while (read(down[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	for (int i = 0; i < N; i++)
+		if (read(up[0], &at[i], sizeof(at[i])) != sizeof(at[i])) {
+			waitpid(kid, &st, 0);
+			fail_msg("the target could not map its huge pages (%d)", WEXITSTATUS(st));
+		}
+	{
+		static struct rowset a, x;
+		struct pmaps_proc *p;
+		struct pmaps_maps *sm, *c;
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)kid);
+		assert_int_equal(pmaps_proc_open(&p, NULL, pid), 0);
+		assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
+		read_rows(sm, &a);
+		for (int list = LIST_AUTO; list <= LIST_QUERY; list++) {
+			pmaps__no_procmap_query = list == LIST_TEXT;
+			pmaps__procmap_query_list = list == LIST_QUERY;
+			assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_FAST, 0), 0);
+			pmaps__no_procmap_query = pmaps__procmap_query_list = 0;
+			read_rows(c, &x);
+			for (int i = 0; i < N; i++) {
+				const struct pmaps_mapping *s = find_row(&a, at[i]), *m = find_row(&x, at[i]);
+				uint64_t v;
+				assert_non_null(s);
+				assert_non_null(m);
+				/* Without the ioctl a hugetlb memfd looks like any memfd. */
+				if (list == LIST_TEXT && i == MEMFD)
+					continue;
+				if (m->kind != s->kind || m->v[PMAPS_F_RSS] != s->v[PMAPS_F_RSS])
+					fail_msg("%s%s: kind %s rss %llu, smaps: kind %s rss %llu", names[i],
+					         list_names[list], pmaps_kind_name(m->kind),
+					         (unsigned long long)m->v[PMAPS_F_RSS], pmaps_kind_name(s->kind),
+					         (unsigned long long)s->v[PMAPS_F_RSS]);
+				assert_int_equal(s->kind == PMAPS_KIND_HUGETLB, i != PLAIN);
+				/* The page size: wherever PROCMAP_QUERY is, or the row is no hugetlb. */
+				if (pmaps_mapping_value(m, PMAPS_F_KERNEL_PAGE_SIZE, &v) == 1) {
+					if (v != s->v[PMAPS_F_KERNEL_PAGE_SIZE])
+						fail_msg("%s%s: page size %llu, smaps %llu", names[i], list_names[list],
+						         (unsigned long long)v,
+						         (unsigned long long)s->v[PMAPS_F_KERNEL_PAGE_SIZE]);
+				} else {
+					assert_true(list == LIST_TEXT && i != PLAIN);
+				}
+			}
+			pmaps_maps_close(c);
+		}
+		pmaps_maps_close(sm);
+		pmaps_proc_close(p);
+	}
+	close(down[1]);
+	assert_int_equal(waitpid(kid, &st, 0), kid);
+	running_helper = 0;
+	close(up[0]);
+	/* Its mount went with its namespace. */
+	assert_int_equal(rmdir(dir), 0);
+	huge_dir[0] = '\0';
+	hugepages_before = -1;
+	assert_int_equal(set_hugepages(old), old + 3);
+	expect_exited(st, 0);
 }
 
 static void test_fast_agrees(void **state)
@@ -2663,12 +2912,14 @@ static void test_fast_agrees(void **state)
 
 	start_helper(&h, "2");
 	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
-	fast_agrees(&h, p, PMAPS_SRC_FAST, 0, 0, zp, "fast");
-	fast_agrees(&h, p, PMAPS_SRC_FAST, 1, 0, zp, "fast, maps text");
-	fast_agrees(&h, p, PMAPS_SRC_FAST, 1, 1, zp, "fast, maps text and pagemap");
-	fast_agrees(&h, p, PMAPS_SRC_FAST, 0, 1, zp, "fast, pagemap");
-	fast_agrees(&h, p, PMAPS_SRC_PAGES, 0, 0, zp, "pages");
-	fast_agrees(&h, p, PMAPS_SRC_PAGES, 1, 1, zp, "pages, maps text and pagemap");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, LIST_AUTO, 0, zp, "fast");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, LIST_QUERY, 0, zp, "fast, PROCMAP_QUERY");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, LIST_TEXT, 0, zp, "fast, maps text without PROCMAP_QUERY");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, LIST_TEXT, 1, zp, "fast, maps text and pagemap");
+	fast_agrees(&h, p, PMAPS_SRC_FAST, LIST_AUTO, 1, zp, "fast, pagemap");
+	fast_agrees(&h, p, PMAPS_SRC_PAGES, LIST_AUTO, 0, zp, "pages");
+	fast_agrees(&h, p, PMAPS_SRC_PAGES, LIST_QUERY, 0, zp, "pages, PROCMAP_QUERY");
+	fast_agrees(&h, p, PMAPS_SRC_PAGES, LIST_TEXT, 1, zp, "pages, maps text and pagemap");
 	pmaps_proc_close(p);
 	stop_helper(&h);
 }
@@ -3021,7 +3272,7 @@ static void test_fast_allocations(void **state)
 static void test_fast_exit_mid_read(void **state)
 {
 	for (int src = PMAPS_SRC_FAST; src <= PMAPS_SRC_PAGES; src++) {
-		for (int no_query = 0; no_query < 2; no_query++) {
+		for (int list = LIST_AUTO; list <= LIST_QUERY; list++) {
 			struct helper h;
 			struct pmaps_proc *p;
 			struct pmaps_maps *c;
@@ -3031,10 +3282,11 @@ static void test_fast_exit_mid_read(void **state)
 
 			start_helper(&h, "2");
 			assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
-			pmaps__no_procmap_query = no_query;
+			pmaps__no_procmap_query = list == LIST_TEXT;
+			pmaps__procmap_query_list = list == LIST_QUERY;
 			/* A small buffer: the maps text comes in several reads. */
 			assert_int_equal(pmaps_maps_open(&c, p, (enum pmaps_source)src, 4096), 0);
-			pmaps__no_procmap_query = 0;
+			pmaps__no_procmap_query = pmaps__procmap_query_list = 0;
 			while ((rc = pmaps_maps_next(c, &m)) > 0) {
 				if (++rows == 3) {
 					kill(h.pid, SIGKILL);
@@ -3045,7 +3297,7 @@ static void test_fast_exit_mid_read(void **state)
 			if (rc != -ESRCH)
 				fail_msg("%s%s: %d after %d rows (%s), expected -ESRCH",
 				         pmaps_source_name((enum pmaps_source)src),
-				         no_query ? ", maps text" : "", rc, rows, pmaps_maps_errmsg(c));
+				         list_names[list], rc, rows, pmaps_maps_errmsg(c));
 			expect_contains(pmaps_maps_errmsg(c), "exited");
 			pmaps_maps_close(c);
 			pmaps_proc_close(p);
@@ -3189,6 +3441,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_allocations, teardown),
 		cmocka_unit_test_teardown(test_pages_exact, teardown),
 		cmocka_unit_test_teardown(test_fast_agrees, teardown),
+		cmocka_unit_test_teardown(test_fast_hugetlb, teardown),
 		cmocka_unit_test_teardown(test_fast_totals, teardown),
 		cmocka_unit_test_teardown(test_fast_budget, teardown),
 		cmocka_unit_test_teardown(test_fast_allocations, teardown),

@@ -355,6 +355,32 @@ static void test_flag_names(void **state)
 	assert_null(pmaps_page_flag_name(1u << 20));
 }
 
+/*
+ * The page sources read the maps text from 6.17 on, where a read of it
+ * holds the target's mmap_lock no longer than a mapping: releases as uname
+ * prints them, distributions' suffixes included.
+ */
+static void test_release_rule(void **state)
+{
+	static const struct {
+		const char *release;
+		int at_least_6_17;
+	} cases[] = {
+		{"6.17.0", 1}, {"6.17", 1}, {"6.18.0-rc7+", 1}, {"6.16.12-amd64", 0},
+		{"6.1.0-28-amd64", 0}, {"6.170", 1}, {"7.0.1", 1}, {"5.19.17", 0},
+		{"10.2", 1}, {"6", 0}, {"", 0}, {"6.", 0}, {"x6.17", 0}, {"6.x17", 0},
+		{"99999999999999999999.1", 1}, {"6.99999999999999999999", 1},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = pmaps__release_at_least(cases[i].release, 6, 17);
+		if (got != cases[i].at_least_6_17)
+			fail_msg("release '%s': %d, want %d", cases[i].release, got,
+			         cases[i].at_least_6_17);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_read_faults),
 		cmocka_unit_test(test_no_allocation_per_run),
 		cmocka_unit_test(test_flag_names),
+		cmocka_unit_test(test_release_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
