@@ -2,17 +2,18 @@
 /*
  * bench_fast.c - the page sources (fast, pages) against the bare kernel
  * calls they are made of, and against smaps, on targets this program
- * builds itself (bench/targets.c: N VMAs of 4 pages, two touched; a 64 GiB
+ * builds itself (bench/targets.c: N VMAs of 4 pages, two touched, mixed
+ * anonymous and file-backed over four files, or anonymous only; a 64 GiB
  * sparse region).
  *
  * The floor for the fast source is a bare loop that makes the same calls
- * as the library and nothing else: the VMA list (PROCMAP_QUERY with names,
- * or a read() loop over the maps text) and one walk of PAGEMAP_SCAN over
+ * as the library and nothing else: the VMA list it reads (a read() loop
+ * over the maps text on 6.17+, PROCMAP_QUERY with names before) and one walk of PAGEMAP_SCAN over
  * the address space with the same vector, page cap and masks. Every figure
  * is a median over interleaved repetitions (every other one in reverse
  * order), printed beside the floor measured in the same run.
  *
- *   pmaps-bench-fast [--quick] [--vmas N[,N...]] [--reps R]
+ *   pmaps-bench-fast [--quick] [--vmas N[,N...]] [--reps R] [--layout mixed|anon|both]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -174,29 +175,35 @@ static struct opstat total(struct pmaps_proc *p, enum pmaps_source src)
 	return s;
 }
 
+/*
+ * OP_FAST reads with the VMA list the library chose for this kernel (the
+ * maps text on 6.17+), OP_FAST_OTHER with the other one forced, each
+ * against the floor of the list it reads.
+ */
 enum {
-	OP_SMAPS, OP_MAPS, OP_QUERY, OP_SCAN, OP_FLOOR, OP_FLOOR_TEXT, OP_FAST, OP_FAST_TEXT,
+	OP_SMAPS, OP_MAPS, OP_QUERY, OP_SCAN, OP_FLOOR, OP_FLOOR_TEXT, OP_FAST, OP_FAST_OTHER,
 	OP_PAGES, OP_ROLLUP, OP_TOTAL_FAST, OP_N
 };
-static const char *const names[OP_N] = {
+static const char *names[OP_N] = {
 	"bare read() of smaps", "bare read() of maps", "bare PROCMAP_QUERY loop",
 	"bare PAGEMAP_SCAN walk", "floor: QUERY loop + SCAN walk", "floor: maps read + SCAN walk",
-	"pmaps fast per mapping", "pmaps fast, maps text", "pmaps pages per mapping",
+	"pmaps fast per mapping", "pmaps fast, other list", "pmaps pages per mapping",
 	"bare read() of smaps_rollup", "pmaps total from fast",
 };
 
-static void bench_target(long n, int reps, int whole)
+static void bench_target(long n, enum layout layout, int reps, int whole)
 {
 	struct target t;
 	struct pmaps_proc *proc;
-	struct pmaps_maps *fast, *fast_text, *pages;
+	struct pmaps_maps *fast, *fast_other, *pages;
+	int text;
 	char smaps[64], maps[64], pagemap[64], rollup[64];
 	double v[OP_N][64];
 	struct opstat last[OP_N] = {{0}};
 	uint64_t nvmas = 0;
 	int r;
 
-	if (target_start(&t, n) < 0)
+	if (target_start_layout(&t, n, layout) < 0)
 		exit(1);
 	snprintf(smaps, sizeof(smaps), "/proc/%s/smaps", t.pidstr);
 	snprintf(maps, sizeof(maps), "/proc/%s/maps", t.pidstr);
@@ -206,18 +213,22 @@ static void bench_target(long n, int reps, int whole)
 		die_lib("open", r, NULL);
 	if ((r = pmaps_maps_open(&fast, proc, PMAPS_SRC_FAST, 0)) < 0)
 		die_lib("open fast", r, fast);
-	pmaps__no_procmap_query = 1;
-	if ((r = pmaps_maps_open(&fast_text, proc, PMAPS_SRC_FAST, 0)) < 0)
-		die_lib("open fast (maps text)", r, fast_text);
-	pmaps__no_procmap_query = 0;
+	text = pmaps_maps_query(fast) == 0;
+	/* The other list: PROCMAP_QUERY for every mapping, or the text without it. */
+	pmaps__procmap_query_list = text;
+	pmaps__no_procmap_query = !text;
+	if ((r = pmaps_maps_open(&fast_other, proc, PMAPS_SRC_FAST, 0)) < 0)
+		die_lib("open fast (the other list)", r, fast_other);
+	pmaps__procmap_query_list = pmaps__no_procmap_query = 0;
 	if ((r = pmaps_maps_open(&pages, proc, PMAPS_SRC_PAGES, 0)) < 0)
 		die_lib("open pages", r, pages);
-	if (pmaps_maps_query(fast) != 1)
-		printf("note: no PROCMAP_QUERY here: the fast source reads the maps text\n");
+	names[OP_FAST] = text ? "pmaps fast (maps text list)" : "pmaps fast (PROCMAP_QUERY list)";
+	names[OP_FAST_OTHER] = text ? "pmaps fast, PROCMAP_QUERY forced" : "pmaps fast, maps text forced";
+	names[OP_PAGES] = text ? "pmaps pages (maps text list)" : "pmaps pages (PROCMAP_QUERY list)";
 	/* Warm up. */
 	bare_read(smaps);
 	scan(fast);
-	scan(fast_text);
+	scan(fast_other);
 	scan(pages);
 	for (int i = 0; i < reps; i++) {
 		for (int k = 0; k < OP_N; k++) {
@@ -230,7 +241,7 @@ static void bench_target(long n, int reps, int whole)
 			case OP_FLOOR: v[op][i] = bare_query(maps, &nvmas) + bare_scan(pagemap); break;
 			case OP_FLOOR_TEXT: v[op][i] = bare_read(maps) + bare_scan(pagemap); break;
 			case OP_FAST: last[op] = scan(fast); v[op][i] = last[op].ns; break;
-			case OP_FAST_TEXT: last[op] = scan(fast_text); v[op][i] = last[op].ns; break;
+			case OP_FAST_OTHER: last[op] = scan(fast_other); v[op][i] = last[op].ns; break;
 			case OP_PAGES: last[op] = scan(pages); v[op][i] = last[op].ns; break;
 			case OP_ROLLUP: v[op][i] = bare_read(rollup); break;
 			case OP_TOTAL_FAST: last[op] = total(proc, PMAPS_SRC_FAST); v[op][i] = last[op].ns; break;
@@ -240,8 +251,9 @@ static void bench_target(long n, int reps, int whole)
 	double sm = median(v[OP_SMAPS], reps), fl = median(v[OP_FLOOR], reps);
 	double flt = median(v[OP_FLOOR_TEXT], reps);
 	if (n > 0)
-		printf("\n%ld VMAs (%llu listed by PROCMAP_QUERY), %d repetitions, %s\n", n,
-		       (unsigned long long)nvmas, reps, geteuid() == 0 ? "as root" : "unprivileged");
+		printf("\n%ld VMAs, %s layout (%llu listed by PROCMAP_QUERY), %d repetitions, %s\n", n,
+		       layout_name(layout), (unsigned long long)nvmas, reps,
+		       geteuid() == 0 ? "as root" : "unprivileged");
 	else
 		printf("\n64 GiB sparse region, %ld MiB resident in runs of 64 pages (%llu mappings), "
 		       "%d repetitions, %s\n", -n >> 20, (unsigned long long)nvmas, reps,
@@ -250,7 +262,10 @@ static void bench_target(long n, int reps, int whole)
 	       "allocs", "ns/mapping");
 	for (int op = 0; op < OP_N; op++) {
 		double med = median(v[op], reps);
-		double floor = op == OP_FAST_TEXT ? flt : fl;
+		/* Each read against the floor of the VMA list it reads. */
+		int on_text = op == OP_FLOOR_TEXT || ((op == OP_FAST || op == OP_PAGES) && text) ||
+		              (op == OP_FAST_OTHER && !text);
+		double floor = on_text ? flt : fl;
 		printf("  %-32s %7.3f ms", names[op], med / 1e6);
 		if (op >= OP_FLOOR && op != OP_ROLLUP && op != OP_TOTAL_FAST)
 			printf(" %8.3fx", med / floor);
@@ -263,8 +278,8 @@ static void bench_target(long n, int reps, int whole)
 			printf(" %8s", "");
 		printf(" %11.1f\n", med / (double)(nvmas ? nvmas : 1));
 	}
-	printf("  (pmaps fast, maps text is against the maps-text floor; pmaps total from fast "
-	       "%.3fx the bare smaps_rollup read)\n",
+	printf("  (each pmaps read against the floor of the VMA list it reads; pmaps total from "
+	       "fast %.3fx the bare smaps_rollup read)\n",
 	       median(v[OP_TOTAL_FAST], reps) / median(v[OP_ROLLUP], reps));
 	{
 		/* What pmaps_cost_estimate() says beforehand, against what was measured. */
@@ -304,7 +319,7 @@ static void bench_target(long n, int reps, int whole)
 		       "pmaps maps --fields rss,anonymous,swap PID", c1 / 1e6, c1 / c0, rss_tool);
 	}
 	pmaps_maps_close(pages);
-	pmaps_maps_close(fast_text);
+	pmaps_maps_close(fast_other);
 	pmaps_maps_close(fast);
 	pmaps_proc_close(proc);
 	target_stop(&t);
@@ -313,7 +328,7 @@ static void bench_target(long n, int reps, int whole)
 int main(int argc, char **argv)
 {
 	long sizes[8] = {100, 1000, 10000, 60000, -(4l << 30)};
-	int nsizes = 5, reps = 15, quick = 0;
+	int nsizes = 5, reps = 15, quick = 0, layouts = 3; /* bits: 1 << LAYOUT_* */
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
@@ -326,8 +341,19 @@ int main(int argc, char **argv)
 				reps = 15;
 		} else if (strcmp(argv[i], "--vmas") == 0 && i + 1 < argc) {
 			nsizes = bench_sizes(argv[++i], sizes, 8);
+		} else if (strcmp(argv[i], "--layout") == 0 && i + 1 < argc) {
+			const char *l = argv[++i];
+			layouts = strcmp(l, "mixed") == 0  ? 1 << LAYOUT_MIXED
+			          : strcmp(l, "anon") == 0 ? 1 << LAYOUT_ANON
+			          : strcmp(l, "both") == 0 ? 3
+			                                   : 0;
+			if (!layouts) {
+				fprintf(stderr, "pmaps-bench-fast: --layout: mixed, anon or both, not '%s'\n", l);
+				return 2;
+			}
 		} else {
-			fprintf(stderr, "usage: pmaps-bench-fast [--quick] [--vmas N[,N...]] [--reps R]\n"
+			fprintf(stderr, "usage: pmaps-bench-fast [--quick] [--vmas N[,N...]] [--reps R] "
+			                "[--layout mixed|anon|both]\n"
 			                "  (a negative N: a 64 GiB sparse region with -N bytes resident)\n");
 			return 2;
 		}
@@ -335,7 +361,13 @@ int main(int argc, char **argv)
 	pmaps_set_allocator(bench_alloc, bench_free, NULL);
 	printf("pmaps-bench-fast: the fast and pages sources against the bare calls they make\n"
 	       "(medians; floor = a bare loop making the same kernel calls, nothing else)\n");
-	for (int i = 0; i < nsizes; i++)
-		bench_target(sizes[i], reps, !quick && sizes[i] >= 10000);
+	for (int l = LAYOUT_MIXED, first = 1; l <= LAYOUT_ANON; l++) {
+		if (!(layouts & 1 << l))
+			continue;
+		for (int i = 0; i < nsizes; i++)
+			if (sizes[i] > 0 || first) /* a sparse region has no layout: once */
+				bench_target(sizes[i], (enum layout)l, reps, !quick && sizes[i] >= 10000);
+		first = 0;
+	}
 	return sink == 42 ? 3 : 0;
 }

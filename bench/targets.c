@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
@@ -50,7 +51,9 @@ double run_cmd(char *const argv[], long *maxrss_kb)
 
 	if (p == 0) {
 		int fd = open("/dev/null", O_WRONLY);
+		/* Notes too: a failure is told by the exit status. */
 		dup2(fd, 1);
+		dup2(fd, 2);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -65,18 +68,29 @@ double run_cmd(char *const argv[], long *maxrss_kb)
 
 
 
-static void vmas_child(long n, int ready, int hold)
+#define NFILES 4
+
+/*
+ * N VMAs of 4 pages, two of each touched. Mixed: cycling anonymous
+ * read-write, file private read-only, anonymous read-only, file private
+ * read-write, the files cycling over NFILES named files of 256 pages in
+ * DIR; every 40th MADV_FREE'd. Anonymous: read-write and read-only in turn,
+ * so that no two neighbours merge.
+ */
+static void vmas_child(long n, enum layout layout, const char *dir, int ready, int hold)
 {
-	char path[] = "/tmp/pmaps-bench.XXXXXX";
 	size_t chunk = 4 * PAGE, fsize = 256 * PAGE;
+	int fds[NFILES];
 	char *base, c;
-	int fd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	fd = mkstemp(path);
-	if (fd < 0 || ftruncate(fd, (off_t)fsize) < 0)
-		_exit(2);
-	unlink(path);
+	for (int k = 0; layout == LAYOUT_MIXED && k < NFILES; k++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/f%d", dir, k);
+		fds[k] = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fds[k] < 0 || ftruncate(fds[k], (off_t)fsize) < 0)
+			_exit(2);
+	}
 	base = mmap(NULL, (size_t)n * chunk, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 	            -1, 0);
 	if (base == MAP_FAILED)
@@ -84,8 +98,10 @@ static void vmas_child(long n, int ready, int hold)
 	for (long i = 0; i < n; i++) {
 		char *p = base + (size_t)i * chunk;
 		off_t off = (off_t)(((size_t)i * chunk) % fsize);
+		int fd = layout == LAYOUT_MIXED ? fds[(i / 2) % NFILES] : -1;
+		int kind = layout == LAYOUT_MIXED ? (int)(i % 4) : (int)(i % 2) * 2;
 		void *r;
-		switch (i % 4) {
+		switch (kind) {
 		case 0:
 			r = mmap(p, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 			         -1, 0);
@@ -102,7 +118,7 @@ static void vmas_child(long n, int ready, int hold)
 		if (r == MAP_FAILED)
 			_exit(4);
 		for (int k = 0; k < 2; k++) {
-			if (i % 4 == 0 || i % 4 == 3)
+			if (kind == 0 || kind == 3)
 				p[k * PAGE] = 1;
 			else
 				(void)*(volatile char *)(p + k * PAGE);
@@ -145,9 +161,25 @@ static void sparse_child(uint64_t resident, int ready, int hold)
 
 int target_start(struct target *t, long n)
 {
+	return target_start_layout(t, n, LAYOUT_MIXED);
+}
+
+const char *layout_name(enum layout layout)
+{
+	return layout == LAYOUT_MIXED ? "mixed" : "anonymous";
+}
+
+int target_start_layout(struct target *t, long n, enum layout layout)
+{
 	int ready[2], hold[2];
 	char c;
 
+	t->dir[0] = '\0';
+	if (n > 0 && layout == LAYOUT_MIXED) {
+		snprintf(t->dir, sizeof(t->dir), "/tmp/pmaps-bench.XXXXXX");
+		if (!mkdtemp(t->dir))
+			return -1;
+	}
 	if (pipe2(ready, O_CLOEXEC) || pipe2(hold, O_CLOEXEC))
 		return -1;
 	t->pid = fork();
@@ -157,7 +189,7 @@ int target_start(struct target *t, long n)
 		close(ready[0]);
 		close(hold[1]);
 		if (n > 0)
-			vmas_child(n, ready[1], hold[0]);
+			vmas_child(n, layout, t->dir, ready[1], hold[0]);
 		else
 			sparse_child((uint64_t)-n, ready[1], hold[0]);
 	}
@@ -168,6 +200,7 @@ int target_start(struct target *t, long n)
 	snprintf(t->pidstr, sizeof(t->pidstr), "%d", (int)t->pid);
 	if (read(ready[0], &c, 1) != 1) {
 		close(ready[0]);
+		target_stop(t);
 		fprintf(stderr, "pmaps-bench: target %ld failed to start (vm.max_map_count is "
 		                "65530 by default; a sparse target needs its resident memory)\n", n);
 		return -1;
@@ -181,6 +214,15 @@ void target_stop(struct target *t)
 	int st;
 	close(t->hold);
 	waitpid(t->pid, &st, 0);
+	if (t->dir[0]) {
+		for (int k = 0; k < NFILES; k++) {
+			char path[PATH_MAX];
+			snprintf(path, sizeof(path), "%s/f%d", t->dir, k);
+			unlink(path);
+		}
+		rmdir(t->dir);
+		t->dir[0] = '\0';
+	}
 }
 
 

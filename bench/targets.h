@@ -14,15 +14,30 @@ struct target {
 	int hold; /* write end: closing it ends the child */
 	char pidstr[16];
 	long vmas;
+	char dir[32]; /* the mixed layout's files, removed by target_stop() */
 };
 
+/* How N VMAs are laid out. */
+enum layout {
+	/*
+	 * Cycling anonymous read-write / file private read-only / anonymous
+	 * read-only / file private read-write, the files cycling over four
+	 * named files: neighbours never merge (the peers' harness's layout).
+	 */
+	LAYOUT_MIXED,
+	/* Anonymous read-write and read-only in turn. */
+	LAYOUT_ANON,
+};
+const char *layout_name(enum layout layout);
+
 /*
- * N > 0: N VMAs of 4 pages, cycling anonymous read-write / file private
- * read-only / anonymous read-only / file private read-write, two pages of
- * each touched, every 40th MADV_FREE'd. N < 0: a 64 GiB sparse region with
- * -N bytes resident in runs of 64 pages. Returns 0 once the target is ready.
+ * N > 0: N VMAs of 4 pages laid out as LAYOUT says, two pages of each
+ * touched, every 40th MADV_FREE'd. N < 0: a 64 GiB sparse region with -N
+ * bytes resident in runs of 64 pages. Returns 0 once the target is ready.
+ * target_start(): the mixed layout.
  */
 int target_start(struct target *t, long n);
+int target_start_layout(struct target *t, long n, enum layout layout);
 void target_stop(struct target *t);
 
 double now_ns(void);
