@@ -16,10 +16,14 @@
  * The parent, pinned to CPU 1, runs each reader of the table below in a
  * loop for --seconds while the victim records; a baseline phase with no
  * reader comes first and again last. The ratio column is the reader's
- * mmap() p99.9 over the mean of the two baselines' p99.9.
+ * mmap() p99.9 over the mean of the two baselines' p99.9. A reader that
+ * only spins the CPU is the control: what any busy neighbour costs the
+ * victim on a machine of two CPUs. The readers named "cmd: ..." run the
+ * pmaps tool, a fresh process each time, as a user would (its output to
+ * /dev/null; PID is the victim's).
  *
  *   pmaps-bench-stall [--quick] [--seconds S] [--vmas N] [--resident-mib M]
- *                     [--only NAME,NAME] [--list]
+ *                     [--only 'NAME;NAME'] [--list]
  *
  * Exits 0 when every reader asked for printed a row of figures (one the
  * kernel lacks, ENOTTY, prints "unsupported" and counts as done), 1 when
@@ -34,6 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +65,7 @@ struct reader {
 	int src;                   /* read_pmaps_maps: enum pmaps_source */
 	const struct pmaps_policy *policy; /* read_pmaps_maps: NULL for the default walk */
 	unsigned pages_opts;       /* read_pmaps_pages: PMAPS_PAGES_* */
+	const char *const *argv;   /* run_tool: pmaps's arguments, "PID" for the victim's */
 
 	int fd;                    /* -1 or open */
 	struct pmaps_maps *maps;
@@ -77,6 +83,10 @@ static int read_query(struct reader *r, pid_t pid);
 static int read_scan(struct reader *r, pid_t pid);
 static int read_pmaps_maps(struct reader *r, pid_t pid);
 static int read_pmaps_pages(struct reader *r, pid_t pid);
+static int spin(struct reader *r, pid_t pid);
+static int run_tool(struct reader *r, pid_t pid);
+
+#define ARGS(...) .argv = (const char *const[]){__VA_ARGS__, NULL}
 
 /* pmaps --gentle's walk for the page sources. */
 static const struct pmaps_policy gentle = PMAPS_POLICY_GENTLE;
@@ -87,6 +97,23 @@ static const struct pmaps_policy gentle_1ms = {
 };
 static const struct pmaps_policy gentle_5ms = {
 	.size = sizeof(struct pmaps_policy), .step_pages = PMAPS_POLICY_GENTLE_STEP, .pause_us = 5000,
+};
+/* Longer steps, the same pauses: fewer pauses for a walk of dense memory. */
+static const struct pmaps_policy gentle_2k = {
+	.size = sizeof(struct pmaps_policy), .step_pages = 2048, .pause_us = 100,
+};
+static const struct pmaps_policy gentle_4k = {
+	.size = sizeof(struct pmaps_policy), .step_pages = 4096, .pause_us = 100,
+};
+static const struct pmaps_policy gentle_4k_200 = {
+	.size = sizeof(struct pmaps_policy), .step_pages = 4096, .pause_us = 200,
+};
+/* Pauses after each 200 us of walking, not after every call. */
+static const struct pmaps_policy hold_200 = {
+	.size = sizeof(struct pmaps_policy), .step_pages = 512, .hold_us = 200, .pause_us = 100,
+};
+static const struct pmaps_policy hold_100 = {
+	.size = sizeof(struct pmaps_policy), .step_pages = 512, .hold_us = 100, .pause_us = 100,
 };
 
 /* The readers, in the order they run. A new one is one line here. */
@@ -108,8 +135,29 @@ static struct reader readers[] = {
 	{ READER("pmaps fast gentle", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle },
 	{ READER("pmaps fast, 1 ms pauses", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_1ms },
 	{ READER("pmaps fast, 5 ms pauses", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_5ms },
+	{ READER("pmaps fast, 2048-page steps", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_2k },
+	{ READER("pmaps fast, 4096-page steps", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_4k },
+	{ READER("pmaps fast, 4096-page steps, 200 us", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_4k_200 },
+	{ READER("pmaps fast, pause after 200 us", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &hold_200 },
+	{ READER("pmaps fast, pause after 100 us", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &hold_100 },
+	{ READER("pmaps pages-source, 2048-page steps", read_pmaps_maps), .src = PMAPS_SRC_PAGES, .policy = &gentle_2k },
+	{ READER("pmaps pages-source, pause after 200 us", read_pmaps_maps), .src = PMAPS_SRC_PAGES, .policy = &hold_200 },
 	{ READER("pmaps pages-source", read_pmaps_maps), .src = PMAPS_SRC_PAGES },
 	{ READER("pmaps pages-source gentle", read_pmaps_maps), .src = PMAPS_SRC_PAGES, .policy = &gentle },
+	{ READER("spin (control)", spin) },
+	/* The one-shot commands as a user runs them, their defaults first. */
+	{ READER("cmd: maps", run_tool), ARGS("maps", "PID") },
+	{ READER("cmd: maps --fields rss,anonymous,swap", run_tool),
+	  ARGS("maps", "--fields", "rss,anonymous,swap", "PID") },
+	{ READER("cmd: maps --total", run_tool), ARGS("maps", "--total", "PID") },
+	{ READER("cmd: maps --total --fields uss,pss", run_tool),
+	  ARGS("maps", "--total", "--fields", "uss,pss", "PID") },
+	{ READER("cmd: explain", run_tool), ARGS("explain", "PID") },
+	{ READER("cmd: pages", run_tool), ARGS("pages", "PID") },
+	{ READER("cmd: pages --summary", run_tool), ARGS("pages", "--summary", "PID") },
+	{ READER("cmd: maps --gentle --fields rss,anonymous,swap", run_tool),
+	  ARGS("maps", "--gentle", "--fields", "rss,anonymous,swap", "PID") },
+	{ READER("cmd: top --once --pid PID", run_tool), ARGS("top", "--once", "--pid", "PID") },
 };
 #define N_READERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -317,6 +365,57 @@ static int read_pmaps_pages(struct reader *r, pid_t pid)
 	return 0;
 }
 
+/* The control: a CPU kept busy for a millisecond, reading nothing. */
+static int spin(struct reader *r, pid_t pid)
+{
+	uint64_t end = stall_now_ns() + 1000000;
+
+	(void)r;
+	(void)pid;
+	while (stall_now_ns() < end)
+		;
+	return 0;
+}
+
+/* The pmaps tool with R->argv, run once to its exit (status 0, or the reader failed). */
+static int run_tool(struct reader *r, pid_t pid)
+{
+	static char tool[] = PMAPS_TOOL_PATH, args[14][64];
+	char *argv[16];
+	size_t n = 0;
+	pid_t kid;
+	int st;
+
+	argv[n++] = tool;
+	for (const char *const *a = r->argv; *a && n < 15; a++, n++) {
+		if (strcmp(*a, "PID") == 0)
+			snprintf(args[n - 1], sizeof(args[0]), "%d", (int)pid);
+		else
+			snprintf(args[n - 1], sizeof(args[0]), "%s", *a);
+		argv[n] = args[n - 1];
+	}
+	argv[n] = NULL;
+	kid = fork();
+	if (kid < 0)
+		return set_err(r, "fork", errno);
+	if (kid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(kid, &st, 0) < 0)
+		if (errno != EINTR)
+			return set_err(r, "waitpid", errno);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		snprintf(r->err, sizeof(r->err), "%s %s ...: exit status %d", PMAPS_TOOL_PATH,
+		         r->argv[0], WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		return -EIO;
+	}
+	return 0;
+}
+
 static void reader_close(struct reader *r)
 {
 	if (r->fd >= 0 && close(r->fd) < 0)
@@ -394,7 +493,7 @@ static void print_row(const char *name, const struct reader *r, const struct sta
 	char reads[24] = "-", ms[24] = "-";
 
 	if (r && (r->failed || r->unsupported)) {
-		printf("%-26s %s\n", name, r->failed ? "failed" : "unsupported");
+		printf("%-44s %s\n", name, r->failed ? "failed" : "unsupported");
 		return;
 	}
 	if (r) {
@@ -409,7 +508,7 @@ static int selected(const char *only, const char *name)
 	size_t len = strlen(name);
 
 	for (const char *s = only; s && *s;) {
-		const char *e = strchr(s, ',');
+		const char *e = strchr(s, ';');
 		size_t l = e ? (size_t)(e - s) : strlen(s);
 
 		if (l == len && memcmp(s, name, len) == 0)
@@ -435,7 +534,7 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 static void usage(void)
 {
 	fprintf(stderr, "usage: pmaps-bench-stall [--quick] [--seconds S] [--vmas N] "
-	                "[--resident-mib M] [--only NAME,NAME] [--list]\n");
+	                "[--resident-mib M] [--only 'NAME;NAME'] [--list]\n");
 }
 
 int main(int argc, char **argv)
@@ -476,7 +575,7 @@ int main(int argc, char **argv)
 	if (only) {
 		/* Every name given must be a reader's: a typo is not an empty run. */
 		for (const char *s = only; *s;) {
-			const char *e = strchr(s, ',');
+			const char *e = strchr(s, ';');
 			size_t l = e ? (size_t)(e - s) : strlen(s), k;
 
 			for (k = 0; k < N_READERS; k++)
@@ -540,6 +639,33 @@ int main(int argc, char **argv)
 			rc = 1;
 	}
 	print_row("baseline (end)", NULL, &base[1], base_p999);
+	{
+		/*
+		 * The commands against the control: a default one-shot read within
+		 * 3x its mmap() p99.9, --gentle and top within 2x (DESIGN.md).
+		 */
+		const struct reader *ctl = NULL;
+		int head = 0;
+		for (size_t k = 0; k < N_READERS; k++)
+			if (readers[k].read_once == spin && readers[k].run && !readers[k].failed)
+				ctl = &readers[k];
+		for (size_t k = 0; ctl && k < N_READERS; k++) {
+			const struct reader *r = &readers[k];
+			double x, goal;
+			if (r->read_once != run_tool || !r->run || r->failed)
+				continue;
+			if (!head++)
+				printf("\n%-44s %9s %10s %9s %6s\n", "command (whole process, a fresh one each "
+				       "time)", "ms/read", "mmap p99.9", "x control", "goal");
+			x = ctl->st.mmap_p999 ? (double)r->st.mmap_p999 / ctl->st.mmap_p999 : 0;
+			goal = strstr(r->name, "--gentle") || strstr(r->name, "top ") ? 2 : 3;
+			printf("%-44s %9.3f %7.1f us %8.1fx %5.0fx %s\n", r->name, r->ms_median,
+			       r->st.mmap_p999 / 1e3, x, goal, x <= goal ? "ok" : "OVER");
+		}
+		if (ctl)
+			printf("%-44s %9s %7.1f us %8.1fx\n", "spin (control)", "-", ctl->st.mmap_p999 / 1e3,
+			       1.0);
+	}
 out:
 	for (size_t k = 0; k < N_READERS; k++)
 		reader_close(&readers[k]);

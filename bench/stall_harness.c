@@ -319,16 +319,16 @@ double stall_base_p999_us(const struct stall_stats *a, const struct stall_stats 
 
 void stall_print_header(void)
 {
-	printf("%-26s %7s %9s %8s %8s %9s %9s %9s %9s %8s %7s\n", "reader", "reads", "ms/read",
+	printf("%-44s %7s %9s %8s %8s %9s %9s %9s %9s %8s %7s\n", "reader", "reads", "ms/read",
 	       "mmap p50", "p99", "p99.9", "munmap", "fault", "max", "x base", "kloop/s");
-	printf("%-26s %7s %9s %8s %8s %9s %9s %9s\n", "", "", "(median)", "", "", "", "p99.9",
+	printf("%-44s %7s %9s %8s %8s %9s %9s %9s\n", "", "", "(median)", "", "", "", "p99.9",
 	       "p99.9");
 }
 
 void stall_print_row(const char *name, const char *reads, const char *ms,
                      const struct stall_stats *st, double base_p999)
 {
-	printf("%-26s %7s %9s %8.1f %8.1f %9.1f %9.1f %9.1f %9.1f %8.1f %7.0f%s\n", name, reads, ms,
+	printf("%-44s %7s %9s %8.1f %8.1f %9.1f %9.1f %9.1f %9.1f %8.1f %7.0f%s\n", name, reads, ms,
 	       us(st->mmap_p50), us(st->mmap_p99), us(st->mmap_p999), us(st->munmap_p999),
 	       us(st->fault_p999), us(st->max), base_p999 > 0 ? us(st->mmap_p999) / base_p999 : 0,
 	       st->secs > 0 ? (double)st->loops / st->secs / 1e3 : 0,

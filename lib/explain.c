@@ -1050,8 +1050,10 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 
 	*out = NULL;
 	if (!proc || (options & ~(unsigned)(PMAPS_EXPLAIN_PAGES | PMAPS_EXPLAIN_FAST |
-	                                     PMAPS_EXPLAIN_GENTLE)) ||
-	    ((options & PMAPS_EXPLAIN_GENTLE) && !(options & PMAPS_EXPLAIN_FAST)))
+	                                     PMAPS_EXPLAIN_GENTLE | PMAPS_EXPLAIN_PACED)) ||
+	    ((options & (PMAPS_EXPLAIN_GENTLE | PMAPS_EXPLAIN_PACED)) &&
+	     !(options & PMAPS_EXPLAIN_FAST)) ||
+	    (options & PMAPS_EXPLAIN_GENTLE && options & PMAPS_EXPLAIN_PACED))
 		return -EINVAL;
 	s = pmaps__alloc(sizeof(*s));
 	if (!s)
@@ -1074,6 +1076,9 @@ int pmaps_explain_open(struct pmaps_explain_session **out, struct pmaps_proc *pr
 		s->xc_known = pmaps__explain_fast_known(kf, kv);
 		if (options & PMAPS_EXPLAIN_GENTLE) {
 			struct pmaps_policy p = PMAPS_POLICY_GENTLE;
+			pmaps_maps_set_policy(s->smaps, &p);
+		} else if (options & PMAPS_EXPLAIN_PACED) {
+			struct pmaps_policy p = PMAPS_POLICY_PACED;
 			pmaps_maps_set_policy(s->smaps, &p);
 		}
 	} else {

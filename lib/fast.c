@@ -1119,9 +1119,16 @@ int pmaps__release_at_least(const char *release, unsigned major, unsigned minor)
 
 int pmaps_maps_text_unlocked(void)
 {
+	/* The kernel does not change under a process: asked once (-1: not yet). */
+	static int known = -1;
+	int v = __atomic_load_n(&known, __ATOMIC_RELAXED);
 	struct utsname u;
 
-	return uname(&u) == 0 && pmaps__release_at_least(u.release, 6, 17);
+	if (v < 0) {
+		v = uname(&u) == 0 && pmaps__release_at_least(u.release, 6, 17);
+		__atomic_store_n(&known, v, __ATOMIC_RELAXED);
+	}
+	return v;
 }
 
 int pmaps__fast_query(const struct pmaps__fast *f)

@@ -70,7 +70,7 @@ void pmaps__explain_rollup(struct pmaps_explain_session *s, int on);
  */
 uint32_t pmaps__explain_fast_known(uint64_t kf, uint64_t kv);
 /* Since 0.2.0, in ABI 0: their first size is the whole struct. */
-#define PMAPS__COST_SIZE0 sizeof(struct pmaps_cost)
+#define PMAPS__COST_SIZE0 offsetof(struct pmaps_cost, wait_ns)
 #define PMAPS__POLICY_SIZE0 sizeof(struct pmaps_policy)
 
 /* 1 when SIZE, a caller's, is at least ABI0 (pmaps__size0_hook when set). */

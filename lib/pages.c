@@ -456,6 +456,9 @@ int pmaps_pages_open(struct pmaps_pages **out, struct pmaps_proc *proc,
 	if (options & PMAPS_PAGES_GENTLE)
 		pmaps__pages_policy(c, PMAPS_POLICY_GENTLE_STEP, PMAPS_POLICY_GENTLE_HOLD_US * 1000ull,
 		                    PMAPS_POLICY_GENTLE_PAUSE_US * 1000ull);
+	else if (options & PMAPS_PAGES_PACED)
+		pmaps__pages_policy(c, PMAPS_POLICY_GENTLE_STEP, PMAPS_POLICY_PACED_HOLD_US * 1000ull,
+		                    PMAPS_POLICY_GENTLE_PAUSE_US * 1000ull);
 	else
 		pmaps__pages_policy(c, 0, 0, 0);
 	*out = c;

@@ -65,22 +65,27 @@ int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int tot
 }
 
 /*
- * Prices measured here (pmaps-bench-fast, Linux 6.18, docs/internals/SOURCES.md):
- * per mapping, for the list and for the walk; per page-table entry walked
- * (every source that walks page tables pays about the same: 64 ms for the
- * 16M entries of a 64 GiB sparse region, smaps, smaps_rollup and
- * PAGEMAP_SCAN alike); per resident page, what only the pages source
+ * Prices measured here (pmaps-bench-fast, pmaps-bench-stall, Linux 6.18,
+ * docs/internals/SOURCES.md): per mapping, for the list and for the walk;
+ * per page-table entry walked and per present page (every source that
+ * walks page tables pays about the same: ~43 ms for the 16M entries and
+ * 0.5M present pages of a 64 GiB sparse region, ~25 ms for the 1M present
+ * pages of 4 GiB of dense memory beside 20k mappings; smaps, smaps_rollup
+ * and PAGEMAP_SCAN alike); per resident page, what only the pages source
  * reads (pagemap's entry, and as root the kpageflags/kpagecount join).
  */
 enum {
 	NS_STATUS = 15000,       /* one read of status */
-	NS_MAPS_VMA = 500,       /* the maps text, per mapping */
-	NS_QUERY_VMA = 700,      /* PROCMAP_QUERY, per mapping */
+	NS_MAPS_VMA = 500,       /* the maps text, per mapping, parsed */
+	NS_TEXT_VMA = 300,       /* the maps text, per mapping, as a page source's list (6.17+) */
+	NS_QUERY_VMA = 1700,     /* PROCMAP_QUERY with its name, per mapping (6.11-6.16) */
+	TEXT_VMAS_READ = 50,     /* mappings a read() of the maps text gives (a page of text) */
 	NS_SCAN_VMA = 350,       /* the fast walk, per mapping */
 	NS_SMAPS_VMA = 2850,     /* the smaps text, per mapping */
 	NS_ROLLUP_VMA = 330,     /* smaps_rollup, per mapping */
 	NS_CALL = 1500,          /* one ioctl or pread */
-	NS_PTE = 4,              /* one page-table entry walked */
+	NS_PTE = 2,              /* one page-table entry walked */
+	NS_PRESENT = 14,         /* one present page walked, beside its entry (dense memory) */
 	NS_PAGEMAP = 4,          /* one pagemap entry read (the pages source) */
 	NS_KPAGE = 180,          /* one present page's kpageflags and kpagecount (root) */
 };
@@ -127,7 +132,7 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 		break;
 	case PMAPS_SRC_SMAPS:
 	case PMAPS_SRC_ROLLUP:
-		walk = entries * NS_PTE;
+		walk = entries * NS_PTE + pages * NS_PRESENT;
 		k.ns = nmaps * (source == PMAPS_SRC_SMAPS ? NS_SMAPS_VMA : NS_ROLLUP_VMA) + walk;
 		k.calls = source == PMAPS_SRC_SMAPS ? nmaps / 25 + 1 : 1;
 		/*
@@ -137,14 +142,17 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 		 * mappings, the worst: all of it in one.
 		 */
 		k.hold_ns = source == PMAPS_SRC_ROLLUP ? k.ns : walk + 25 * NS_SMAPS_VMA;
+		k.wait_ns = k.hold_ns;
 		break;
 	case PMAPS_SRC_FAST:
 	case PMAPS_SRC_PAGES: {
 		/* A paced walk's calls take few regions each, and each is followed by a pause. */
 		int paced = policy && policy->size >= sizeof(*policy) && policy->pause_us;
 		uint64_t regions = paced ? (step / 16 < 8 ? 8 : step / 16) : 1024;
+		int text = pmaps_maps_text_unlocked();
 		calls = entries / per_call + nmaps / regions + 1;
-		walk = nmaps * (NS_QUERY_VMA + NS_SCAN_VMA) + entries * NS_PTE;
+		walk = nmaps * ((text ? NS_TEXT_VMA : NS_QUERY_VMA) + NS_SCAN_VMA) + entries * NS_PTE +
+		       pages * NS_PRESENT;
 		if (source == PMAPS_SRC_PAGES) {
 			int root = geteuid() == 0;
 			/*
@@ -158,8 +166,11 @@ int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps, enum pmap
 			k.pauses = policy->hold_us ? (walk + calls * NS_CALL) / (policy->hold_us * 1000ull)
 			                           : calls;
 		k.ns = walk + calls * NS_CALL + (paced ? k.pauses * policy->pause_us * 1000ull : 0);
-		k.calls = calls + nmaps; /* and a PROCMAP_QUERY call a mapping */
-		k.hold_ns = per_call * NS_PTE + NS_CALL;
+		/* and the list's: a read() a page of text, or a PROCMAP_QUERY call a mapping */
+		k.calls = calls + (text ? nmaps / TEXT_VMAS_READ + 1 : nmaps);
+		k.hold_ns = per_call * NS_PTE + (pages < step ? pages : step) * NS_PRESENT + NS_CALL;
+		/* Back to back, calls keep a waiting writer out: the whole walk. */
+		k.wait_ns = paced ? k.hold_ns : k.ns;
 		break;
 	}
 	default:
@@ -326,10 +337,16 @@ int pmaps_explain_choose(struct pmaps_proc *proc, enum pmaps_source asked, uint6
 	c.xc_known = (1u << PMAPS_XC_COUNT) - 1;
 	c.limit_ns = limit_ns;
 	c.reason = PMAPS_CHOICE_ASKED;
+	/*
+	 * smaps, then smaps_rollup to reconcile with: the longer of the two
+	 * holds, the rollup's whole walk.
+	 */
 	if (pmaps_status_read(proc, &st, NULL, 0) == 0 &&
-	    pmaps_cost_estimate(&st, 0, PMAPS_SRC_SMAPS, NULL, &k) == 0)
-		c.hold_ns = k.hold_ns;
-	else if (asked == PMAPS_SRC_AUTO)
+	    pmaps_cost_estimate(&st, 0, PMAPS_SRC_SMAPS, NULL, &k) == 0) {
+		c.hold_ns = k.wait_ns;
+		if (pmaps_cost_estimate(&st, 0, PMAPS_SRC_ROLLUP, NULL, &k) == 0 && k.wait_ns > c.hold_ns)
+			c.hold_ns = k.wait_ns;
+	} else if (asked == PMAPS_SRC_AUTO)
 		c.reason = PMAPS_CHOICE_NO_STATUS;
 	if (asked == PMAPS_SRC_PAGES || (asked == PMAPS_SRC_AUTO && c.reason == PMAPS_CHOICE_ASKED &&
 	                                 limit_ns && c.hold_ns > limit_ns)) {

@@ -301,6 +301,9 @@ def pages(pid, start=None, end=None, *, proc_root=None):
 
 _SOURCES = {"auto": 31, "smaps": 1, "pages": 4}  # PMAPS_SRC_AUTO, _SMAPS, _PAGES
 _EXPLAIN_HOLD_NS = 5000000  # PMAPS_EXPLAIN_HOLD_NS
+_EXPLAIN_GENTLE = 4  # PMAPS_EXPLAIN_GENTLE
+_EXPLAIN_PACED = 8  # PMAPS_EXPLAIN_PACED
+_CHOICE_OVER = 2  # PMAPS_CHOICE_OVER
 
 
 def explain(pid, pages=False, *, source="auto", books=True, books_timeout=2.0, proc_root=None):
@@ -330,6 +333,9 @@ def explain(pid, pages=False, *, source="auto", books=True, books_timeout=2.0, p
                                      ctypes.byref(choice), msg, len(msg))
         if err < 0:
             raise _L.fail(err, pid, msg.value, "explain")
+        if choice.reason == _CHOICE_OVER and choice.options & _EXPLAIN_GENTLE:
+            # One read, as pmaps explain: paced, not gently (PMAPS_POLICY_PACED).
+            choice.options = (choice.options & ~_EXPLAIN_GENTLE) | _EXPLAIN_PACED
         b = None
         if books:
             # The runtime's books first, the kernel's figures right after (what asking costs

@@ -16,6 +16,8 @@ _STATUS_SHOWN = ("vm_rss", "rss_anon", "rss_file", "rss_shmem", "vm_hwm", "vm_pt
 _ROLLUP_SHOWN = ("rss", "pss", "lazy_free", "swap")
 
 PAGES = 1  # PMAPS_EXPLAIN_PAGES
+GENTLE = 4  # PMAPS_EXPLAIN_GENTLE
+PACED = 8  # PMAPS_EXPLAIN_PACED
 STRATEGY_SCAN = 1  # PMAPS_PAGES_SCAN
 
 
@@ -54,7 +56,10 @@ class Explain:
         d = {"pmaps_version": version, "pid": pid, "source": self.sources[x.source]}
         if choice is not None:
             d["source_choice"] = {"reason": self.reasons[choice.reason],
-                                  "hold_ns": choice.hold_ns, "limit_ns": choice.limit_ns}
+                                  "hold_ns": choice.hold_ns, "limit_ns": choice.limit_ns,
+                                  "gentle": bool(choice.options & (GENTLE | PACED))}
+            if choice.options & (GENTLE | PACED):
+                d["source_choice"]["policy"] = "gentle" if choice.options & GENTLE else "paced"
         if kernel_thread:
             d["kernel_thread"] = True
         for key, value in (("rss", t[self.xc["rss"]]), ("effective_rss", x.effective_rss),

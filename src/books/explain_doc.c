@@ -24,9 +24,15 @@ int explain_doc_read(struct explain_doc *e, struct pmaps_proc *proc, const struc
 	                           msg, sizeof(msg));
 	if (err < 0)
 		return failed(f, NULL, err, msg);
+	if (ask->paced && !ask->gentle && e->choice.reason == PMAPS_CHOICE_OVER &&
+	    (e->choice.options & PMAPS_EXPLAIN_GENTLE))
+		e->choice.options = (e->choice.options & ~(unsigned)PMAPS_EXPLAIN_GENTLE) |
+		                    PMAPS_EXPLAIN_PACED;
 	options = e->choice.options | (ask->pages ? PMAPS_EXPLAIN_PAGES : 0);
-	if (ask->gentle && e->choice.source == PMAPS_SRC_PAGES)
-		options |= PMAPS_EXPLAIN_GENTLE;
+	if (ask->gentle && e->choice.source == PMAPS_SRC_PAGES) {
+		options = (options & ~(unsigned)PMAPS_EXPLAIN_PACED) | PMAPS_EXPLAIN_GENTLE;
+		e->choice.options = options & ~(unsigned)PMAPS_EXPLAIN_PAGES;
+	}
 	if (ask->books && !ask->books->off) {
 		/*
 		 * The runtime's books first, the kernel's figures right after: what

@@ -20,6 +20,11 @@ struct explain_ask {
 	uint64_t limit_ns;   /* auto's hold limit (PMAPS_EXPLAIN_HOLD_NS) */
 	int pages;           /* also walk every mapping's pages (PMAPS_EXPLAIN_PAGES) */
 	int gentle;          /* the pages source, asked for: walk it gently */
+	/*
+	 * A one-shot read (pmaps explain): where auto chose the pages source over
+	 * the limit, walk it paced (PMAPS_POLICY_PACED) rather than gently.
+	 */
+	int paced;
 	/* The books' options; NULL, or OFF set: none are asked (a CSV has no room for them) */
 	const struct books_opts *books;
 };

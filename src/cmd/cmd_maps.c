@@ -38,6 +38,9 @@ static const char maps_usage[] =
 	"                         the process that gives every column asked (Sources)\n"
 	"      --gentle           fast and pages: walk the page tables in small steps\n"
 	"                         with pauses, so that the process's mmap() gets in\n"
+	"                         (the default where a read would hold it up longer\n"
+	"                         than 5 ms: see Gentle)\n"
+	"      --exact            read as asked, however long the process's mmap() waits\n"
 	"  -v, --verbose          say which source was read, why, and what it cost\n"
 	"  -f, --fields LIST      table/CSV columns, comma-separated, or 'all'\n"
 	"  -s, --sort FIELD       sort rows by FIELD (not vm_flags): fields and sizes\n"
@@ -68,6 +71,15 @@ static const char maps_usage[] =
 	"JSON without --fields, for -f all and for vm_flags. Output not from smaps\n"
 	"says so: a note, a JSON \"source\", a CSV column.\n"
 	"\n"
+	"Gentle: reading smaps or smaps_rollup holds the process's mmap_lock while the\n"
+	"kernel walks a mapping's pages, and a page walk's calls made back to back\n"
+	"keep its mmap() waiting too. Where the estimate from the process's status\n"
+	"(resident memory, page tables) says a read would hold it up longer than 5 ms,\n"
+	"the page sources walk paced (a 100 us pause after each 100 us), and auto reads\n"
+	"the default columns from the pages source instead of smaps (a note names what\n"
+	"it cannot give). -v and JSON's \"source_choice\" say so; --exact reads as\n"
+	"before.\n"
+	"\n"
 	"Kinds: anon, anon-named, heap, stack, file-text, file-data, file-ro, shmem,\n"
 	"hugetlb, vdso, guard, other.\n"
 	"\n"
@@ -86,6 +98,8 @@ struct maps_opts {
 	int every;          /* every field asked: JSON without --fields, or --fields all */
 	int source;         /* enum pmaps_source, PMAPS_SRC_AUTO by default */
 	int gentle;
+	int exact;          /* --exact: as asked or chosen, however long it holds the lock */
+	int fields_given;   /* --fields (not the default columns) */
 	int verbose;
 };
 
@@ -102,6 +116,8 @@ struct reading {
 	int have_mappings;
 	int query;          /* pmaps_maps_query() of the cursor, -1 when not known */
 	uint64_t seen;      /* OR of the rows' present masks */
+	/* How the read was held to the limit (hold_to_limit()): JSON's "source_choice" */
+	struct pmaps_explain_choice choice;
 };
 
 static void default_columns(struct maps_opts *o)
@@ -143,7 +159,8 @@ static const char *src_file(enum pmaps_source s)
 }
 
 /* What a maps document holds, for the writers. */
-static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, enum pmaps_source src)
+static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, enum pmaps_source src,
+                     const struct pmaps_explain_choice *choice)
 {
 	int has_path = 0;
 
@@ -161,6 +178,7 @@ static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, enum pma
 		has_path |= o->cols[i] == COL_PATH;
 	d->csv_source = src != PMAPS_SRC_SMAPS && src != PMAPS_SRC_ROLLUP &&
 	                !(d->kind == DOC_TOTAL && has_path);
+	d->choice = choice;
 }
 
 /* A failed read: the document closed with the error where the format holds one. Returns ERR. */
@@ -181,7 +199,7 @@ static int no_memory(const struct maps_opts *o, struct out *out, int pid, enum p
 	struct doc d;
 
 	kernel_thread_note(pid);
-	maps_doc(&d, o, pid, src);
+	maps_doc(&d, o, pid, src, NULL);
 	w_begin(&w, out, o->fmt, &d);
 	w_end(&w, NULL);
 	return 0;
@@ -229,7 +247,7 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 	file = src_file(src);
 	if (err == -ENODATA)
 		return no_memory(o, out, pmaps_proc_pid(proc), src);
-	maps_doc(&d, o, pmaps_proc_pid(proc), src);
+	maps_doc(&d, o, pmaps_proc_pid(proc), src, &r->choice);
 	if (err < 0) {
 		w_failed(out, o->fmt, &d, msg[0] ? msg : pmaps_strerror(err));
 		return failed(f, file, err, msg);
@@ -262,7 +280,7 @@ static int report_groups(const struct maps_opts *o, struct pmaps_proc *proc, str
 		pmaps_group_close(g);
 		return no_memory(o, out, pmaps_proc_pid(proc), r->src);
 	}
-	maps_doc(&d, o, pmaps_proc_pid(proc), r->src);
+	maps_doc(&d, o, pmaps_proc_pid(proc), r->src, &r->choice);
 	rows = err < 0 ? NULL : calloc(n ? n : 1, sizeof(*rows));
 	if (!rows) {
 		err = fail(f, NULL, c, err < 0 ? err : -ENOMEM, file);
@@ -345,7 +363,7 @@ static int report_mappings(const struct maps_opts *o, struct pmaps_proc *proc, s
 	int err;
 
 	sorter_init(&st, o->sort_col, 0, NULL, 0);
-	maps_doc(&d, o, pmaps_proc_pid(proc), r->src);
+	maps_doc(&d, o, pmaps_proc_pid(proc), r->src, &r->choice);
 	if (o->sort_col < 0) {
 		/* Streamed: what was written cannot be taken back, so it is never read again. */
 		w_begin(&w, out, o->fmt, &d);
@@ -450,7 +468,7 @@ static const char *absent_as(enum fmt fmt)
 }
 
 /* How the source was chosen, for its note. */
-enum chosen { BY_OPTION, BY_AUTO, BY_AUTO_PARTLY };
+enum chosen { BY_OPTION, BY_AUTO, BY_AUTO_PARTLY, BY_LIMIT };
 
 /*
  * The one note about the values: which source a table's values come from
@@ -459,8 +477,9 @@ enum chosen { BY_OPTION, BY_AUTO, BY_AUTO_PARTLY };
  * auto found a source that gives every column; BY_AUTO_PARTLY: none does.
  */
 static void source_note(const struct maps_opts *o, struct pmaps_proc *proc, enum pmaps_source src,
-                        enum chosen how)
+                        enum chosen how, const struct pmaps_explain_choice *c)
 {
+	char d1[32], d2[32];
 	uint64_t af, av, kf = 0, kv = 0;
 	int avm, shows_values = 0, total = o->group == PMAPS_GROUP_TOTAL, n = 0;
 	const char *name = pmaps_source_name(src);
@@ -486,7 +505,14 @@ static void source_note(const struct maps_opts *o, struct pmaps_proc *proc, enum
 			snprintf(who, sizeof(who), " (smaps has vm_flags, %s the others)",
 			         pmaps_source_name(other));
 	}
-	if (how == BY_AUTO_PARTLY && n)
+	if (how == BY_LIMIT)
+		/* smaps gave way to a page source (hold_to_limit()): why, and what it lacks. */
+		note_msg("values from the %s source, paced, not smaps, whose read would "
+		         "hold the process's mmap_lock ~%s, over the %s limit%s%s%s%s; --exact reads it",
+		         name, fmt_duration(d1, sizeof(d1), c->hold_ns), fmt_duration(d2, sizeof(d2), c->limit_ns),
+		         n ? ": it gives no " : "", n ? lacks : "", n ? " here, " : "",
+		         n ? absent_as(o->fmt) : "");
+	else if (how == BY_AUTO_PARTLY && n)
 		note_msg("no source gives every column asked: reading %s, which gives no %s here: %s",
 		         name, lacks, absent_as(o->fmt));
 	else if (o->fmt == FMT_TABLE && shows_values && src != PMAPS_SRC_SMAPS &&
@@ -496,6 +522,80 @@ static void source_note(const struct maps_opts *o, struct pmaps_proc *proc, enum
 		         n ? absent_as(o->fmt) : "", who);
 	else if (n)
 		note_msg("the %s source gives no %s here: %s%s", name, lacks, absent_as(o->fmt), who);
+}
+
+/*
+ * Gentle by default. A read whose estimate (pmaps_cost_estimate(), from
+ * status's VmRSS and VmPTE) would keep the process's mmap() waiting longer
+ * than PMAPS_EXPLAIN_HOLD_NS, the limit explain, top and serve hold theirs
+ * to, walks gently: a page source with the gentle policy; smaps or
+ * smaps_rollup, which cannot be paced, give way to the page source that
+ * gives the most of what was asked, where auto chose them for the default
+ * columns (not for --fields only smaps has, nor for --source smaps). The
+ * estimate guesses the mapping count from VmPTE: a process of many small
+ * mappings and little memory is priced low. --exact and --gentle skip it.
+ * Into R (its source, policy, choice and why). Returns 1 when it changed
+ * the source.
+ */
+static int hold_to_limit(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
+                         int may_switch)
+{
+	static const struct pmaps_policy paced = PMAPS_POLICY_PACED;
+	struct pmaps_explain_choice *c = &r->choice;
+	enum pmaps_source was = r->classic_total ? PMAPS_SRC_ROLLUP : r->src, to = PMAPS_SRC_PAGES;
+	uint64_t af, av, kf, kv;
+	char a[32], b[32];
+	int vm, over;
+
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->source = r->src;
+	c->reason = PMAPS_CHOICE_FITS;
+	c->options = r->policy ? PMAPS_EXPLAIN_GENTLE : 0;
+	if (o->exact || r->policy) {
+		c->reason = PMAPS_CHOICE_ASKED; /* --exact, --gentle */
+		return 0;
+	}
+	c->limit_ns = PMAPS_EXPLAIN_HOLD_NS;
+	over = read_over_limit(proc, was, &c->hold_ns);
+	if (over < 0)
+		c->reason = PMAPS_CHOICE_NO_STATUS;
+	if (over <= 0)
+		return 0;
+	fmt_duration(a, sizeof(a), c->hold_ns);
+	fmt_duration(b, sizeof(b), c->limit_ns);
+	if (page_source(r->src)) {
+		r->policy = &paced;
+		c->reason = PMAPS_CHOICE_OVER;
+		c->options = PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_PACED;
+		snprintf(r->why + strlen(r->why), sizeof(r->why) - strlen(r->why),
+		         "%spaced: back to back its calls would keep the process's mmap() "
+		         "waiting ~%s, over the %s limit", r->why[0] ? "; " : "", a, b);
+		return 0;
+	}
+	if (!may_switch) {
+		c->reason = PMAPS_CHOICE_ASKED;
+		return 0;
+	}
+	/* The page source that gives the most of what was asked: fast if it gives it all. */
+	asked_keys(o, &af, &av, &vm);
+	if (!o->every && pmaps_source_keys(proc, PMAPS_SRC_FAST, r->classic_total, &kf, &kv) == 0 &&
+	    !(af & ~kf) && !(av & ~kv))
+		to = PMAPS_SRC_FAST;
+	else if (pmaps_source_keys(proc, PMAPS_SRC_PAGES, r->classic_total, &kf, &kv) < 0) {
+		c->reason = PMAPS_CHOICE_NO_PAGES; /* smaps, as the limit could not be kept */
+		return 0;
+	}
+	snprintf(r->why, sizeof(r->why), "auto: %s would hold the process's mmap_lock ~%s at a time, "
+	         "over the %s limit: the %s source, paced (--exact reads %s)",
+	         pmaps_source_name(was), a, b, pmaps_source_name(to), pmaps_source_name(was));
+	r->src = to;
+	r->classic_total = 0;
+	r->policy = &paced;
+	c->source = to;
+	c->reason = PMAPS_CHOICE_OVER;
+	c->options = PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_PACED;
+	return 1;
 }
 
 /*
@@ -514,7 +614,8 @@ static void choose_source(const struct maps_opts *o, struct pmaps_proc *proc, st
 	r->why[0] = '\0';
 	if (o->source != PMAPS_SRC_AUTO) {
 		r->src = (enum pmaps_source)o->source;
-		source_note(o, proc, r->src, BY_OPTION);
+		hold_to_limit(o, proc, r, 0);
+		source_note(o, proc, r->src, BY_OPTION, &r->choice);
 		return;
 	}
 	/* As without --source, which has always read smaps (and smaps_rollup for --total). */
@@ -524,23 +625,28 @@ static void choose_source(const struct maps_opts *o, struct pmaps_proc *proc, st
 		snprintf(r->why, sizeof(r->why), "auto: every field asked%s, which %s gives",
 		         o->fmt == FMT_JSON || o->fmt == FMT_JSONL ? " (JSON)" : "",
 		         pmaps_source_name(r->src));
+		if (hold_to_limit(o, proc, r, !o->fields_given))
+			source_note(o, proc, r->src, BY_LIMIT, &r->choice);
 		return;
 	}
 	asked_keys(o, &fields, &values, &vm_flags);
 	if (vm_flags) {
 		snprintf(r->why, sizeof(r->why), "auto: vm_flags is smaps' alone");
+		hold_to_limit(o, proc, r, 0);
 		return;
 	}
 	got = pmaps_source_choose(proc, fields, values, total, r->policy, &src, msg, sizeof(msg));
 	if (got < 0) {
 		snprintf(r->why, sizeof(r->why), "auto: the sources could not be asked (%s)",
 		         msg[0] ? msg : pmaps_strerror(got));
+		hold_to_limit(o, proc, r, 0);
 		return;
 	}
 	if (got == 0 && src == PMAPS_SRC_STATUS) {
 		/* Not one source fits the policy: smaps, as without --source. */
 		snprintf(r->why, sizeof(r->why), "auto: %s", msg);
-		source_note(o, proc, r->src, BY_AUTO_PARTLY);
+		hold_to_limit(o, proc, r, 0);
+		source_note(o, proc, r->src, BY_AUTO_PARTLY, &r->choice);
 		return;
 	}
 	r->src = src;
@@ -551,7 +657,11 @@ static void choose_source(const struct maps_opts *o, struct pmaps_proc *proc, st
 		snprintf(r->why, sizeof(r->why), "auto: no page source gives every column asked");
 	else
 		snprintf(r->why, sizeof(r->why), "auto: the columns asked need no smaps");
-	source_note(o, proc, src, got == 0 ? BY_AUTO_PARTLY : BY_AUTO);
+	/* The default columns may give way to a page source; --fields only smaps has, not. */
+	if (hold_to_limit(o, proc, r, !o->fields_given))
+		source_note(o, proc, r->src, BY_LIMIT, &r->choice);
+	else
+		source_note(o, proc, r->src, got == 0 ? BY_AUTO_PARTLY : BY_AUTO, &r->choice);
 }
 
 /* What was read, from where and at what cost: -v's line. */
@@ -620,7 +730,7 @@ static int maps_report(const struct maps_opts *o)
 	else if (err < 0) {
 		struct doc d;
 		err = fail(&f, NULL, c, err, src_file(r.src));
-		maps_doc(&d, o, pmaps_proc_pid(proc), r.src);
+		maps_doc(&d, o, pmaps_proc_pid(proc), r.src, &r.choice);
 		w_failed(&out, o->fmt, &d, f.msg);
 	} else {
 		pmaps_maps_set_policy(c, r.policy);
@@ -650,6 +760,7 @@ int cmd_maps(int argc, char **argv)
 		{"sort", required_argument, NULL, 's'},
 		{"source", required_argument, NULL, 'S'},
 		{"gentle", no_argument, NULL, 'G'},
+		{"exact", no_argument, NULL, 'E'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"json", no_argument, NULL, 'j'},
 		{"jsonl", no_argument, NULL, 'L'},
@@ -693,6 +804,7 @@ int cmd_maps(int argc, char **argv)
 			break;
 		}
 		case 'G': o.gentle = 1; break;
+		case 'E': o.exact = 1; break;
 		case 'v': o.verbose = 1; break;
 		case 'j':
 		case 'L':
@@ -722,6 +834,11 @@ int cmd_maps(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	o.t.pid = argv[optind];
+	if (o.gentle && o.exact) {
+		die_msg("--gentle and --exact do not go together");
+		return EXIT_USAGE;
+	}
+	o.fields_given = fields != NULL;
 	if (fields) {
 		o.ncols = parse_columns(fields, o.cols, COL_MAPS_END, o.group >= 0);
 		if (o.ncols < 0)

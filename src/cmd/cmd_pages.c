@@ -37,6 +37,7 @@ static const char pages_usage[] =
 	"                            pagemap reads; default: PAGEMAP_SCAN when the kernel has it\n"
 	"      --gentle              walk in steps of 512 pages with a 100 us pause after each,\n"
 	"                            so the target's mmap()/munmap() are not held up (slower)\n"
+	"      --exact               walk without pauses, however long the target waits\n"
 	"  -j, --json                JSON for programs\n"
 	"      --jsonl               JSON Lines: one object per run or mapping, with its \"pid\"\n"
 	"      --csv                 CSV for programs\n"
@@ -58,13 +59,17 @@ static const char pages_usage[] =
 	"thp, zero-page, idle, mlocked; lazyfree: anonymous without swapbacked, freed\n"
 	"with MADV_FREE) and by /proc/kpagecount (MapCnt: mappings sharing the page).\n"
 	"\n"
+	"Where the estimate from the process's status (resident memory, page tables)\n"
+	"says a walk without pauses would hold up its mmap() longer than 5 ms, the walk\n"
+	"pauses 100 us after each 100 us (paced; -v and JSON's \"policy\" say so).\n"
+	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read or the range\n"
 	"meets no mapping, 2 on a usage error.\n";
 
 struct pages_opts {
 	struct target t;
 	struct range_arg range;
-	int have_range, summary, gentle, verbose, pfn;
+	int have_range, summary, gentle, exact, verbose, pfn;
 	const char *svg; /* --svg FILE, or NULL */
 	enum fmt fmt;
 	enum pmaps_pages_strategy strategy;
@@ -79,6 +84,17 @@ static void pages_doc(struct doc *d, const struct pages_opts *po, int pid,
 	d->strategy = s;
 	d->kpage = kpage;
 	d->pfn = po->pfn;
+}
+
+/* How the walk goes: --gentle, --exact, or paced where it would hold the process up (*WAIT). */
+static unsigned pages_pace(const struct pages_opts *po, struct pmaps_proc *proc, uint64_t *wait)
+{
+	*wait = 0;
+	if (po->gentle)
+		return PMAPS_PAGES_GENTLE;
+	if (po->exact)
+		return 0;
+	return read_over_limit(proc, PMAPS_SRC_PAGES, wait) == 1 ? PMAPS_PAGES_PACED : 0;
 }
 
 /*
@@ -97,8 +113,9 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	enum pmaps_pages_strategy s;
 	struct writer w;
 	struct doc d;
-	uint64_t met = 0, calls = 0;
+	uint64_t met = 0, calls = 0, wait = 0;
 	int err, walking = 0; /* the page cursor, not the maps cursor, is at work */
+	unsigned pace = pages_pace(po, proc, &wait);
 
 	/*
 	 * The summary counts exclusive and shared pages: PAGEMAP_SCAN has no
@@ -107,7 +124,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	 */
 	err = pmaps_pages_open(&pg, proc, po->strategy,
 	                       PMAPS_PAGES_KPAGE | (po->pfn ? PMAPS_PAGES_PFN : 0) |
-	                       (po->gentle ? PMAPS_PAGES_GENTLE : 0) |
+	                       pace |
 	                       (po->summary ? PMAPS_PAGES_EXCLUSIVE : 0));
 	if (err == -ENODATA) {
 		/* A kernel thread: the note and a document with no records, as every command gives. */
@@ -136,6 +153,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 		goto done;
 	}
 	pages_doc(&d, po, pmaps_proc_pid(proc), s, pmaps_pages_kpage(pg) == 1);
+	d.pace = pace;
 	w_begin(&w, out, po->fmt, &d);
 	while ((err = pmaps_maps_next(maps, &m)) > 0) {
 		uint64_t start, end;
@@ -173,10 +191,19 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 		err = failed(f, NULL, -ENOENT, what);
 	}
 	w_end(&w, err < 0 ? (f->msg[0] ? f->msg : pmaps_strerror(err)) : NULL);
-	if (po->verbose)
-		note_msg("read with %s: %llu kernel calls over %llu mapping(s)",
+	if (po->verbose) {
+		char a[32], b[32], why[160] = "";
+		if (pace == PMAPS_PAGES_PACED)
+			snprintf(why, sizeof(why), "; paced: without pauses the walk would keep the "
+			         "process's mmap() waiting ~%s, over the %s limit (--exact walks so)",
+			         fmt_duration(a, sizeof(a), wait),
+			         fmt_duration(b, sizeof(b), PMAPS_EXPLAIN_HOLD_NS));
+		else if (pace == PMAPS_PAGES_GENTLE)
+			snprintf(why, sizeof(why), "; --gentle");
+		note_msg("read with %s: %llu kernel calls over %llu mapping(s)%s",
 		         s == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap", (unsigned long long)calls,
-		         (unsigned long long)met);
+		         (unsigned long long)met, why);
+	}
 done:
 	pmaps_maps_close(maps);
 	pmaps_pages_close(pg);
@@ -197,7 +224,6 @@ static int pages_svg_report(const struct pages_opts *po)
 	struct outfile file;
 	struct pages_svg_req req = {
 		.strategy = po->strategy,
-		.gentle = po->gentle,
 		.verbose = po->verbose,
 		.range = po->have_range ? &po->range : NULL,
 		.out = &file,
@@ -215,6 +241,10 @@ static int pages_svg_report(const struct pages_opts *po)
 		return EXIT_FAIL;
 	}
 	req.proc = proc;
+	{
+		uint64_t wait;
+		req.pace = pages_pace(po, proc, &wait);
+	}
 	if (pages_svg_write(&req, &f) < 0) {
 		outfile_abort(&file);
 		rc = tool_fail(&po->t, &f);
@@ -252,6 +282,7 @@ int cmd_pages(int argc, char **argv)
 		{"summary", no_argument, NULL, 's'},
 		{"strategy", required_argument, NULL, 'S'},
 		{"gentle", no_argument, NULL, 'G'},
+		{"exact", no_argument, NULL, 'E'},
 		{"json", no_argument, NULL, 'j'},
 		{"jsonl", no_argument, NULL, 'L'},
 		{"csv", no_argument, NULL, 'C'},
@@ -282,6 +313,7 @@ int cmd_pages(int argc, char **argv)
 			}
 			break;
 		case 'G': po.gentle = 1; break;
+		case 'E': po.exact = 1; break;
 		case 'j':
 		case 'L':
 		case 'C':
@@ -321,6 +353,10 @@ int cmd_pages(int argc, char **argv)
 	}
 	if (po.pfn && po.summary) {
 		die_msg("--pfn splits runs, which --summary does not show: choose one");
+		return EXIT_USAGE;
+	}
+	if (po.gentle && po.exact) {
+		die_msg("--gentle and --exact do not go together");
 		return EXIT_USAGE;
 	}
 	if (po.svg) {

@@ -53,6 +53,16 @@ int failed(struct failure *f, const char *file, int err, const char *msg);
 int tool_fail(const struct target *t, const struct failure *f);
 /* The note every command gives for a kernel thread, before its empty result. */
 void kernel_thread_note(int pid);
+/*
+ * The one-shot commands' limit on a read (PMAPS_EXPLAIN_HOLD_NS, as
+ * explain, top and serve): whether reading PROC from SOURCE without pauses
+ * would keep its mmap() waiting longer, by pmaps_cost_estimate() from its
+ * status. Returns 1 over, 0 within, -1 when status cannot be read; *WAIT_NS
+ * the estimate.
+ */
+int read_over_limit(struct pmaps_proc *proc, enum pmaps_source source, uint64_t *wait_ns);
+/* NS as "850 us", "16 ms", "3 s" into B (N bytes); returns B. */
+const char *fmt_duration(char *b, size_t n, uint64_t ns);
 /* -v's name for a page source's VMA list, by its cost's QUERY, and why that one. */
 const char *vma_list_name(int query);
 /* Flushes O; on a write error prints it and returns EXIT_FAIL, else RC. */

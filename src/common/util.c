@@ -144,6 +144,30 @@ void kernel_thread_note(int pid)
 	note_msg("process %d is a kernel thread: it has no user-space memory", pid);
 }
 
+int read_over_limit(struct pmaps_proc *proc, enum pmaps_source source, uint64_t *wait_ns)
+{
+	struct pmaps_status st = {.size = sizeof(st)};
+	struct pmaps_cost k = {.size = sizeof(k)};
+
+	*wait_ns = 0;
+	if (pmaps_status_read(proc, &st, NULL, 0) < 0 ||
+	    pmaps_cost_estimate(&st, 0, source, NULL, &k) < 0)
+		return -1;
+	*wait_ns = k.wait_ns;
+	return k.wait_ns > PMAPS_EXPLAIN_HOLD_NS;
+}
+
+const char *fmt_duration(char *b, size_t n, uint64_t ns)
+{
+	if (ns < 1000000u)
+		snprintf(b, n, "%llu us", (unsigned long long)(ns / 1000u));
+	else if (ns < 10000000000ull)
+		snprintf(b, n, "%llu ms", (unsigned long long)(ns / 1000000u));
+	else
+		snprintf(b, n, "%llu s", (unsigned long long)(ns / 1000000000u));
+	return b;
+}
+
 const char *vma_list_name(int query)
 {
 	if (query == 1)

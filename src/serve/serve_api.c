@@ -686,7 +686,7 @@ void serve_api_pages_svg(struct serve *sv, int pid, struct serve_reply *r)
 {
 	struct pages_svg_req req = {
 		.strategy = PMAPS_PAGES_AUTO,
-		.gentle = 1,
+		.pace = PMAPS_PAGES_GENTLE,
 		.quiet = 1,
 	};
 	struct selected sel;

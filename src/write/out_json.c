@@ -65,6 +65,28 @@ static inline void key_u64(struct out *o, int col, uint64_t v)
 	out_advance(o, c->jkey_n + fmt_u64(d + c->jkey_n, v));
 }
 
+/*
+ * Why that source, and whether it walked gently: the choice's reason and
+ * its estimate of the longest hold, in ns (explain's pmaps_explain_choose(),
+ * maps' limit on its read).
+ */
+static void source_choice(struct out *o, const struct pmaps_explain_choice *c)
+{
+	KEY(o, ",\"source_choice\":{\"reason\":\"");
+	out_str(o, pmaps_choice_reason_key(c->reason));
+	KEY(o, "\",\"hold_ns\":");
+	out_u64(o, c->hold_ns);
+	KEY(o, ",\"limit_ns\":");
+	out_u64(o, c->limit_ns);
+	/* Walked with pauses, and which: "gentle" (--gentle, top, serve) or "paced" (one-shot). */
+	if (c->options & PMAPS_EXPLAIN_GENTLE)
+		KEY(o, ",\"gentle\":true,\"policy\":\"gentle\"}");
+	else if (c->options & PMAPS_EXPLAIN_PACED)
+		KEY(o, ",\"gentle\":true,\"policy\":\"paced\"}");
+	else
+		KEY(o, ",\"gentle\":false}");
+}
+
 static void path(struct out *o, const char *s, size_t n, int truncated)
 {
 	out_json_named(o, "path", 4, s, n);
@@ -330,7 +352,10 @@ static void begin(struct writer *w)
 	case DOC_TOTAL:
 		KEY(o, ",\"source\":\"");
 		out_str(o, d->source);
-		KEY(o, "\",\"group\":\"");
+		out_ch(o, '"');
+		if (d->choice)
+			source_choice(o, d->choice);
+		KEY(o, ",\"group\":\"");
 		if (d->kind == DOC_MAPPINGS)
 			KEY(o, "none\",\"mappings\":[");
 		else if (d->kind == DOC_TOTAL)
@@ -348,6 +373,13 @@ static void begin(struct writer *w)
 			KEY(o, "\",\"kpageflags\":true");
 		else
 			KEY(o, "\",\"kpageflags\":false");
+		/* Walked with pauses, and which (--gentle's, or paced by the limit), or not. */
+		if (d->pace & PMAPS_PAGES_GENTLE)
+			KEY(o, ",\"gentle\":true,\"policy\":\"gentle\"");
+		else if (d->pace & PMAPS_PAGES_PACED)
+			KEY(o, ",\"gentle\":true,\"policy\":\"paced\"");
+		else
+			KEY(o, ",\"gentle\":false");
 		if (d->kind == DOC_RUNS)
 			KEY(o, ",\"ranges\":[");
 		else
@@ -633,17 +665,8 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	KEY(o, ",\"source\":\"");
 	out_str(o, pmaps_source_name(x->source));
 	out_ch(o, '"');
-	if (w->d->choice) {
-		/* Why that source: pmaps_explain_choose()'s reason and its estimate, in ns. */
-		const struct pmaps_explain_choice *c = w->d->choice;
-		KEY(o, ",\"source_choice\":{\"reason\":\"");
-		out_str(o, pmaps_choice_reason_key(c->reason));
-		KEY(o, "\",\"hold_ns\":");
-		out_u64(o, c->hold_ns);
-		KEY(o, ",\"limit_ns\":");
-		out_u64(o, c->limit_ns);
-		out_ch(o, '}');
-	}
+	if (w->d->choice)
+		source_choice(o, w->d->choice);
 	if (w->d->kernel_thread)
 		KEY(o, ",\"kernel_thread\":true");
 	/* The totals the source knows: an unknown figure is an absent key, never 0. */

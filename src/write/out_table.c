@@ -651,12 +651,13 @@ static void choice_line(struct out *o, const struct pmaps_explain_choice *c)
 	char a[32], b[32];
 
 	if (c->reason == PMAPS_CHOICE_OVER)
-		out_printf(o, "(Walked gently: one read of smaps would hold the process's mmap_lock\n"
-		           "~%s, over the %s limit, and stall its mmap() as long.)\n",
+		out_printf(o, "(%s: reading smaps and smaps_rollup would hold the process's\n"
+		           "mmap_lock ~%s, over the %s limit, and stall its mmap() as long.)\n",
+		           c->options & PMAPS_EXPLAIN_PACED ? "Paced" : "Walked gently",
 		           fmt_ns(a, c->hold_ns), fmt_ns(b, c->limit_ns));
 	else if (c->reason == PMAPS_CHOICE_NO_PAGES)
-		out_printf(o, "(Read from smaps, which holds the process's mmap_lock ~%s, over the %s\n"
-		           "limit: the pages source cannot read this process here.)\n",
+		out_printf(o, "(Read from smaps, which with smaps_rollup holds the process's mmap_lock\n"
+		           "~%s, over the %s limit: the pages source cannot read this process here.)\n",
 		           fmt_ns(a, c->hold_ns), fmt_ns(b, c->limit_ns));
 }
 

@@ -522,7 +522,7 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	pc->lo = COLS;
 	pc->k = 1;
 	err = pmaps_pages_open(&pg, req->proc, req->strategy,
-	                       PMAPS_PAGES_KPAGE | (req->gentle ? PMAPS_PAGES_GENTLE : 0));
+	                       PMAPS_PAGES_KPAGE | req->pace);
 	if (err == -ENODATA) {
 		if (!req->quiet)
 			kernel_thread_note(pmaps_proc_pid(req->proc));

@@ -13,7 +13,8 @@
 struct pages_svg_req {
 	struct pmaps_proc *proc;
 	enum pmaps_pages_strategy strategy;
-	int gentle, verbose;
+	unsigned pace;  /* PMAPS_PAGES_GENTLE, PMAPS_PAGES_PACED or 0 */
+	int verbose;
 	const struct range_arg *range; /* NULL: the whole address space */
 	struct outfile *out;           /* where the document goes: opened by the caller */
 	/*

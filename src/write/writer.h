@@ -71,6 +71,7 @@ struct doc {
 	enum pmaps_pages_strategy strategy;
 	int kpage;                /* runs carry kpageflags and kpagecount */
 	int pfn;                  /* runs carry their first frame number */
+	unsigned pace;            /* the walk's pauses: PMAPS_PAGES_GENTLE, _PACED or 0 */
 	/* explain */
 	int verbose;              /* the evidence behind each rule */
 	int kernel_thread;        /* the result is a kernel thread's: nothing in it */

@@ -542,12 +542,12 @@ fi
 	grep -q '^pmaps: note: source pages (.* + .*): [0-9]* mappings in [0-9.]* ms, [0-9]* kernel calls, longest call [0-9]* us, [0-9]* pauses\?; --source pages$' "$TMP/err" &&
 	ok || bad "explain --source pages --gentle -v: $(cat "$TMP/err")"
 "$PMAPS" explain -v "$sp" >/dev/null 2>"$TMP/err" &&
-	grep -q "^pmaps: note: source smaps (/proc/$sp/smaps): [0-9]* mappings in [0-9.]* ms, [0-9]* kernel calls, longest call [0-9]* us; auto: one read of smaps holds its mmap_lock ~[0-9]* us, within the 5000 us limit$" "$TMP/err" &&
+	grep -q "^pmaps: note: source smaps (/proc/$sp/smaps): [0-9]* mappings in [0-9.]* ms, [0-9]* kernel calls, longest call [0-9]* us; auto: reading smaps and smaps_rollup holds its mmap_lock ~[0-9]* us, within the 5000 us limit$" "$TMP/err" &&
 	ok || bad "explain -v: $(cat "$TMP/err")"
 # auto, the default: smaps for a process one read of which holds its mmap_lock
 # within the limit, whatever the privilege; -v says why; JSON says so.
 "$PMAPS" explain --source auto -v --json "$sp" >"$TMP/out" 2>"$TMP/err" &&
-	grep -q '"source":"smaps","source_choice":{"reason":"fits","hold_ns":[0-9]*,"limit_ns":5000000}' "$TMP/out" &&
+	grep -q '"source":"smaps","source_choice":{"reason":"fits","hold_ns":[0-9]*,"limit_ns":5000000,"gentle":false}' "$TMP/out" &&
 	grep -q "^pmaps: note: source smaps .*; auto: " "$TMP/err" &&
 	ok || bad "explain --source auto as uid $(id -u): $(cat "$TMP/err")"
 # The default is auto: smaps here, no note.
