@@ -243,7 +243,8 @@ def pmaps_maps(pmaps, pid, total=False):
     The document must be strict JSON in UTF-8; anything else is returned as
     status "badjson" with the parser's complaint.
     """
-    argv = [pmaps, "maps", str(pid), "--json"] + (["--total"] if total else [])
+    # --exact: smaps however big the process, as the peers read it.
+    argv = [pmaps, "maps", str(pid), "--json", "--exact"] + (["--total"] if total else [])
     return pmaps_doc(*run(argv))
 
 

@@ -97,7 +97,7 @@ def one_attempt(pmaps, pid, peer, ident, reader_files):
     if not before:
         return ("skip", "no address space (zombie, exiting or kernel thread)")
     if getattr(peer, "hold_pmaps", False):
-        held = anchors.Held([pmaps, "maps", str(pid), "--json"])
+        held = anchors.Held([pmaps, "maps", str(pid), "--json", "--exact"])
         theirs = peer.read(pid)
         after = anchors.read_bytes("/proc/%d/smaps" % pid)
         rc, doc, err = anchors.pmaps_doc(*held.finish())

@@ -151,7 +151,9 @@ def held_read(pmaps, pid, args, read_peer, read_kernel, ident):
     before = read_kernel(pid)
     if before is None:
         return None
-    argv = [pmaps] + args if args[0] == "explain" else [pmaps, "maps", str(pid), "--json"] + args
+    # --exact: smaps however big the process (never the pages source, paced).
+    argv = ([pmaps] + args if args[0] == "explain" else
+            [pmaps, "maps", str(pid), "--json"] + args) + ["--exact"]
     held = anchors.Held(argv)
     theirs = read_peer()
     after = read_kernel(pid)
