@@ -7,6 +7,12 @@
  *   pmaps --version              /bin/true
  *   pmaps maps --total PID       cat /proc/PID/smaps_rollup     (1k, 60k VMAs)
  *   pmaps maps PID               cat /proc/PID/smaps            (10k, 60k VMAs)
+ *   pmaps pages --exact PID      this program's bare PAGEMAP_SCAN walk of PID
+ *                                (--bare-scan; a 64 GiB sparse region, 2 GiB
+ *                                resident): run unprivileged, both, since
+ *                                as root pmaps joins kpageflags and kpagecount
+ *   pmaps phys --summary         dd if=/proc/kpageflags of=/dev/null bs=1M
+ *                                (as root)
  *   pmaps top --once             this program's bare loop: every process's
  *                                status and smaps_rollup read, nothing
  *                                parsed (a fresh exec of itself, --bare-top);
@@ -29,12 +35,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "herd.h"
 #include "targets.h"
+#include "uapi.h"
 
 static char rawbuf[1 << 16];
 static char *pmaps_path = PMAPS_TOOL_PATH; /* --tool: another build of pmaps to measure */
@@ -67,6 +76,46 @@ static int bare_top(void)
 	}
 	closedir(d);
 	printf("%llu\n", bytes);
+	return 0;
+}
+
+/*
+ * One walk of PAGEMAP_SCAN over PID's user address space, with the calls
+ * the library makes (its vector, page cap and masks), nothing parsed.
+ */
+static int bare_scan(const char *pid)
+{
+	static struct pmaps__page_region vec[1024];
+	char path[64];
+	uint64_t at = 0, pages = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/pagemap", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	while (at < PMAPS__USER_TOP47) {
+		struct pmaps__pm_scan_arg a;
+		long n;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.start = at;
+		a.end = PMAPS__USER_TOP47;
+		a.vec = (uint64_t)(uintptr_t)vec;
+		a.vec_len = 1024;
+		a.max_pages = PMAPS__SCAN_MAX_PAGES;
+		a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
+		a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
+		                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | PMAPS__CAT_SOFT_DIRTY;
+		n = ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
+		if (n < 0 || a.walk_end <= at)
+			return 1;
+		for (long i = 0; i < n; i++)
+			pages += (vec[i].end - vec[i].start) >> 12;
+		at = a.walk_end;
+	}
+	close(fd);
+	printf("%llu\n", (unsigned long long)pages);
 	return 0;
 }
 
@@ -184,6 +233,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--bare-top") == 0)
 			return bare_top();
+		if (strcmp(argv[i], "--bare-scan") == 0 && i + 1 < argc)
+			return bare_scan(argv[i + 1]);
 		if (strcmp(argv[i], "--rss-of") == 0 && i + 1 < argc)
 			return rss_of(argv + i + 1);
 		if (strcmp(argv[i], "--quick") == 0) {
@@ -247,6 +298,50 @@ int main(int argc, char **argv)
 		                 k == 1 && !quick ? 2048 : 0};
 		measure(&p, reps);
 		target_stop(&t);
+	}
+	{
+		/*
+		 * Pages: both unprivileged (nobody), the target too, so that neither
+		 * joins kpageflags; --exact, since the default paces a walk this long.
+		 */
+		struct target t;
+		long resident = quick ? 64l << 20 : 2l << 30;
+		char title[96];
+		if (geteuid() == 0) {
+			pid_t kid;
+			int st;
+			fflush(stdout); /* what is written so far, once */
+			kid = fork();
+			if (kid == 0) {
+				if (setgid(65534) || setuid(65534))
+					_exit(1);
+				prctl(PR_SET_DUMPABLE, 1);
+				if (target_start(&t, -resident) < 0)
+					_exit(1);
+				char *tool[] = {pmaps_path, "pages", "--exact", t.pidstr, NULL};
+				char *raw[] = {self, "--bare-scan", t.pidstr, NULL};
+				snprintf(title, sizeof(title), "a 64 GiB sparse region, %ld MiB resident, "
+				         "unprivileged", resident >> 20);
+				header(title);
+				struct pair p = {"pmaps pages --exact PID", "bare PAGEMAP_SCAN walk", tool, raw,
+				                 1.3, 0};
+				measure(&p, reps);
+				fflush(stdout);
+				target_stop(&t);
+				_exit(0);
+			}
+			if (kid < 0 || waitpid(kid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+				return 1;
+			char *tool[] = {pmaps_path, "phys", "--summary", NULL};
+			char *raw[] = {"/bin/dd", "if=/proc/kpageflags", "of=/dev/null", "bs=1M",
+			               "status=none", NULL};
+			header("the machine's physical memory (as root)");
+			struct pair q = {"pmaps phys --summary", "dd of /proc/kpageflags", tool, raw, 1.5, 0};
+			measure(&q, reps);
+		} else {
+			header("pages and phys: not measured (needs root: an unprivileged target, "
+			       "kpageflags)");
+		}
 	}
 	{
 		char *tool[] = {pmaps_path, "top", "--once", NULL};

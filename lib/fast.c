@@ -71,7 +71,7 @@ struct pmaps__fast {
 	int query;                   /* the list: 1 PROCMAP_QUERY; 0 the maps text; -1 not chosen */
 	int qok;                     /* PROCMAP_QUERY can settle a text row: 1, 0 (no ioctl) */
 	int qfd;                     /* maps, for the ioctl (opened when a text row first asks) */
-	struct pmaps_maps *text;     /* the maps text, where there is no ioctl */
+	struct pmaps_maps *text;     /* the maps text, when it is the list */
 	struct pmaps__guard guard;   /* the ioctl's read: whole, or cut by an exit or exec */
 	uint64_t next_addr, prev_end;
 	unsigned line;
@@ -107,9 +107,9 @@ struct pmaps__fast {
 	/* the device-less mounts, by kind (read_mounts()) */
 #define DEVS_MAX 256
 	int mifd;                    /* mountinfo, kept open to poll */
-	uint64_t devs[DEVS_MAX];     /* SHM_DEV() << 2 | DEV_* */
+	uint32_t devs[DEVS_MAX];     /* the mount's minor << 2 | DEV_* (their major is 0) */
 	unsigned ndevs;
-	uint64_t last_dev;           /* the last lookup's: SHM_DEV() + 1, or 0 */
+	uint64_t last_dev;           /* the last lookup's minor + 1, or 0 */
 	int last_kind;
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
@@ -713,7 +713,7 @@ static void read_mounts(struct pmaps__fast *f)
 				int kind = strncmp(sep + 3, "hugetlbfs ", 10) == 0 ? DEV_HUGETLB
 				           : not_shmem_fs(sep + 3)                 ? DEV_NOT_SHMEM
 				                                                    : DEV_SHMEM_MAYBE;
-				f->devs[f->ndevs++] = (uint64_t)min << 2 | (unsigned)kind;
+				f->devs[f->ndevs++] = min << 2 | (unsigned)kind;
 			}
 			line = nl + 1;
 		}
@@ -1054,7 +1054,8 @@ int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc)
 	if (proc) {
 		f->proc = proc;
 		f->no_map_files = 0;
-		f->query = proc->live ? (f->query == 0 ? 0 : 1) : 0;
+		f->query = proc->live ? -1 : 0; /* chosen again: the last may have been no live one */
+		f->qok = 0;
 		if (f->mifd >= 0)
 			close(f->mifd);
 		f->mifd = -1;
