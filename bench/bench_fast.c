@@ -89,35 +89,16 @@ static double bare_query(const char *maps, uint64_t *nvmas)
 /* One walk of PAGEMAP_SCAN over the address space, with the library's parameters. */
 static double bare_scan(const char *pagemap)
 {
-	static struct pmaps__page_region vec[1024];
 	double t0 = now_ns();
 	int fd = open_or_die(pagemap);
-	uint64_t start = 0, top = PMAPS__USER_TOP47, pages = 0;
+	int64_t pages = bench_scan_walk(fd);
 
-	while (start < top) {
-		struct pmaps__pm_scan_arg a;
-		long n;
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.start = start;
-		a.end = top;
-		a.vec = (uint64_t)(uintptr_t)vec;
-		a.vec_len = 1024;
-		a.max_pages = PMAPS__SCAN_MAX_PAGES;
-		a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
-		a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
-		                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | PMAPS__CAT_GUARD;
-		n = ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
-		if (n < 0) {
-			perror("PAGEMAP_SCAN");
-			exit(1);
-		}
-		for (long i = 0; i < n; i++)
-			pages += (vec[i].end - vec[i].start) >> 12;
-		start = a.walk_end;
+	if (pages < 0) {
+		perror("PAGEMAP_SCAN");
+		exit(1);
 	}
 	close(fd);
-	sink += pages;
+	sink += (uint64_t)pages;
 	return now_ns() - t0;
 }
 

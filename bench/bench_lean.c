@@ -35,7 +35,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -43,7 +42,6 @@
 
 #include "herd.h"
 #include "targets.h"
-#include "uapi.h"
 
 static char rawbuf[1 << 16];
 static char *pmaps_path = PMAPS_TOOL_PATH; /* --tool: another build of pmaps to measure */
@@ -79,43 +77,22 @@ static int bare_top(void)
 	return 0;
 }
 
-/*
- * One walk of PAGEMAP_SCAN over PID's user address space, with the calls
- * the library makes (its vector, page cap and masks), nothing parsed.
- */
+/* One walk of PAGEMAP_SCAN over PID's user address space, nothing parsed (targets.h). */
 static int bare_scan(const char *pid)
 {
-	static struct pmaps__page_region vec[1024];
 	char path[64];
-	uint64_t at = 0, pages = 0;
+	int64_t pages;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%s/pagemap", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 1;
-	while (at < PMAPS__USER_TOP47) {
-		struct pmaps__pm_scan_arg a;
-		long n;
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.start = at;
-		a.end = PMAPS__USER_TOP47;
-		a.vec = (uint64_t)(uintptr_t)vec;
-		a.vec_len = 1024;
-		a.max_pages = PMAPS__SCAN_MAX_PAGES;
-		a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
-		a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
-		                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | PMAPS__CAT_SOFT_DIRTY;
-		n = ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
-		if (n < 0 || a.walk_end <= at)
-			return 1;
-		for (long i = 0; i < n; i++)
-			pages += (vec[i].end - vec[i].start) >> 12;
-		at = a.walk_end;
-	}
+	pages = bench_scan_walk(fd);
 	close(fd);
-	printf("%llu\n", (unsigned long long)pages);
+	if (pages < 0)
+		return 1;
+	printf("%lld\n", (long long)pages);
 	return 0;
 }
 

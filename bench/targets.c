@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "targets.h"
+#include "uapi.h"
 
 #define PAGE 4096ul
 
@@ -27,6 +29,34 @@ double now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int64_t bench_scan_walk(int fd)
+{
+	static struct pmaps__page_region vec[1024];
+	uint64_t at = 0, pages = 0;
+
+	while (at < PMAPS__USER_TOP47) {
+		struct pmaps__pm_scan_arg a;
+		long n;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.start = at;
+		a.end = PMAPS__USER_TOP47;
+		a.vec = (uint64_t)(uintptr_t)vec;
+		a.vec_len = sizeof(vec) / sizeof(vec[0]);
+		a.max_pages = PMAPS__SCAN_MAX_PAGES;
+		a.category_anyof_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED;
+		a.return_mask = PMAPS__CAT_PRESENT | PMAPS__CAT_SWAPPED | PMAPS__CAT_FILE |
+		                PMAPS__CAT_PFNZERO | PMAPS__CAT_HUGE | PMAPS__CAT_GUARD;
+		n = ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
+		if (n < 0 || a.walk_end <= at)
+			return -1;
+		for (long i = 0; i < n; i++)
+			pages += (vec[i].end - vec[i].start) >> 12;
+		at = a.walk_end;
+	}
+	return (int64_t)pages;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -43,6 +43,13 @@ void target_stop(struct target *t);
 double now_ns(void);
 
 /*
+ * One walk of PAGEMAP_SCAN over the user address space of pagemap FD, with
+ * the calls the library makes (its vector, page cap and masks), nothing
+ * parsed: the floor of a page walk. Returns the pages it reported, or -1.
+ */
+int64_t bench_scan_walk(int fd);
+
+/*
  * The library's allocations, counted: pmaps_set_allocator(bench_alloc,
  * bench_free, NULL) and read bench_allocs and bench_alloc_bytes (asked
  * for, ever), and bench_alloc_held (held now, as malloc_usable_size()

@@ -66,6 +66,20 @@ static inline void key_u64(struct out *o, int col, uint64_t v)
 }
 
 /*
+ * ,"gentle":..,"policy":..: whether a walk paused, and by which policy:
+ * "gentle" (--gentle, top, serve) or "paced" (a one-shot read over the limit).
+ */
+static void pace_keys(struct out *o, int gentle, int paced)
+{
+	if (gentle)
+		KEY(o, ",\"gentle\":true,\"policy\":\"gentle\"");
+	else if (paced)
+		KEY(o, ",\"gentle\":true,\"policy\":\"paced\"");
+	else
+		KEY(o, ",\"gentle\":false");
+}
+
+/*
  * Why that source, and whether it walked gently: the choice's reason and
  * its estimate of the longest hold, in ns (explain's pmaps_explain_choose(),
  * maps' limit on its read).
@@ -78,13 +92,9 @@ static void source_choice(struct out *o, const struct pmaps_explain_choice *c)
 	out_u64(o, c->hold_ns);
 	KEY(o, ",\"limit_ns\":");
 	out_u64(o, c->limit_ns);
-	/* Walked with pauses, and which: "gentle" (--gentle, top, serve) or "paced" (one-shot). */
-	if (c->options & PMAPS_EXPLAIN_GENTLE)
-		KEY(o, ",\"gentle\":true,\"policy\":\"gentle\"}");
-	else if (c->options & PMAPS_EXPLAIN_PACED)
-		KEY(o, ",\"gentle\":true,\"policy\":\"paced\"}");
-	else
-		KEY(o, ",\"gentle\":false}");
+	pace_keys(o, (c->options & PMAPS_EXPLAIN_GENTLE) != 0,
+	          (c->options & PMAPS_EXPLAIN_PACED) != 0);
+	out_ch(o, '}');
 }
 
 static void path(struct out *o, const char *s, size_t n, int truncated)
@@ -373,13 +383,7 @@ static void begin(struct writer *w)
 			KEY(o, "\",\"kpageflags\":true");
 		else
 			KEY(o, "\",\"kpageflags\":false");
-		/* Walked with pauses, and which (--gentle's, or paced by the limit), or not. */
-		if (d->pace & PMAPS_PAGES_GENTLE)
-			KEY(o, ",\"gentle\":true,\"policy\":\"gentle\"");
-		else if (d->pace & PMAPS_PAGES_PACED)
-			KEY(o, ",\"gentle\":true,\"policy\":\"paced\"");
-		else
-			KEY(o, ",\"gentle\":false");
+		pace_keys(o, (d->pace & PMAPS_PAGES_GENTLE) != 0, (d->pace & PMAPS_PAGES_PACED) != 0);
 		if (d->kind == DOC_RUNS)
 			KEY(o, ",\"ranges\":[");
 		else
