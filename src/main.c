@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,6 +57,12 @@ int main(int argc, char **argv)
 	char *help[3] = {NULL, "--help", NULL};
 
 	hold_std_fds();
+	/*
+	 * A command opens the same cursors more than once (a source's keys, then
+	 * its read): their buffers are used again, not given back to the kernel
+	 * at each close and asked for again (two brk() calls each way).
+	 */
+	mallopt(M_TRIM_THRESHOLD, 4 << 20);
 	if (!cmd) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
