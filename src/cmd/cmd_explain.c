@@ -233,7 +233,7 @@ int cmd_explain(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_AUTO, 0, 0, 0, {0}};
-	int ch, r, rc;
+	int ch, r, rc, exact = 0, source = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -253,10 +253,11 @@ int cmd_explain(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			o.source = s;
+			source = 1;
 			break;
 		}
 		case 'G': o.gentle = 1; break;
-		case 'E': o.source = PMAPS_SRC_SMAPS; break;
+		case 'E': exact = 1; break;
 		case 'j':
 		case 'L':
 		case 'C':
@@ -270,6 +271,13 @@ int cmd_explain(int argc, char **argv)
 		default: return option_error("explain", argv, "jvh", longopts);
 		}
 	}
+	if (exact && source && o.source != PMAPS_SRC_SMAPS) {
+		die_msg("--exact reads smaps: it does not go with --source %s",
+		        pmaps_source_name((enum pmaps_source)o.source));
+		return EXIT_USAGE;
+	}
+	if (exact)
+		o.source = PMAPS_SRC_SMAPS;
 	if (optind + 1 != argc) {
 		die_msg(optind == argc ? "which process? (pmaps explain PID; see --help)"
 		                       : "one PID only (see pmaps explain --help)");

@@ -326,6 +326,9 @@ t source-group-uss 0 maps -g kind -f kind,uss,file_rss,shared $E
 t err-explain-source 2 explain --source fast $C
 t err-explain-source-rollup 2 explain --source rollup $C
 t err-explain-gentle-value 2 explain --gentle=yes $C
+t err-explain-exact-source 2 explain --exact --source pages $C
+t err-maps-exact-gentle 2 maps --exact --gentle $C
+t err-pages-exact-gentle 2 pages --exact --gentle $C
 t err-explain-source-pages-fixture 1 explain --source pages $C
 t explain-gentle-smaps 0 explain --gentle $C
 t explain-source-auto-verbose 0 explain --source auto -v --jsonl $K61; jsonl explain-source-auto-verbose
