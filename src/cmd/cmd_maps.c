@@ -507,11 +507,11 @@ static void source_note(const struct maps_opts *o, struct pmaps_proc *proc, enum
 	}
 	if (how == BY_LIMIT)
 		/* smaps gave way to a page source (hold_to_limit()): why, and what it lacks. */
-		note_msg("values from the %s source, paced, not smaps, whose read would "
-		         "hold the process's mmap_lock ~%s, over the %s limit%s%s%s%s; --exact reads it",
-		         name, fmt_duration(d1, sizeof(d1), c->hold_ns), fmt_duration(d2, sizeof(d2), c->limit_ns),
-		         n ? ": it gives no " : "", n ? lacks : "", n ? " here, " : "",
-		         n ? absent_as(o->fmt) : "");
+		note_msg("values from the %s source, paced, not smaps, whose read would hold the "
+		         "process's mmap_lock ~%s, over the %s limit%s%s%s%s; --exact reads it", name,
+		         fmt_duration(d1, sizeof(d1), c->hold_ns),
+		         fmt_duration(d2, sizeof(d2), c->limit_ns), n ? ": it gives no " : "",
+		         n ? lacks : "", n ? " here, " : "", n ? absent_as(o->fmt) : "");
 	else if (how == BY_AUTO_PARTLY && n)
 		note_msg("no source gives every column asked: reading %s, which gives no %s here: %s",
 		         name, lacks, absent_as(o->fmt));
@@ -528,7 +528,7 @@ static void source_note(const struct maps_opts *o, struct pmaps_proc *proc, enum
  * Gentle by default. A read whose estimate (pmaps_cost_estimate(), from
  * status's VmRSS and VmPTE) would keep the process's mmap() waiting longer
  * than PMAPS_EXPLAIN_HOLD_NS, the limit explain, top and serve hold theirs
- * to, walks gently: a page source with the gentle policy; smaps or
+ * to, is paced: a page source walks with PMAPS_POLICY_PACED; smaps or
  * smaps_rollup, which cannot be paced, give way to the page source that
  * gives the most of what was asked, where auto chose them for the default
  * columns (not for --fields only smaps has, nor for --source smaps). The
@@ -551,7 +551,8 @@ static int hold_to_limit(const struct maps_opts *o, struct pmaps_proc *proc, str
 	c->size = sizeof(*c);
 	c->source = r->src;
 	c->reason = PMAPS_CHOICE_FITS;
-	c->options = r->policy ? PMAPS_EXPLAIN_GENTLE : 0;
+	/* --gentle walks a page source gently; smaps is read as the kernel writes it */
+	c->options = r->policy && page_source(r->src) ? PMAPS_EXPLAIN_GENTLE : 0;
 	if (o->exact || r->policy) {
 		c->reason = PMAPS_CHOICE_ASKED; /* --exact, --gentle */
 		return 0;
