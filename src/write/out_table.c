@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/tool.h"
 #include "write/books_out.h"
 #include "write/writer.h"
 
@@ -634,18 +635,6 @@ static void pages_table(struct out *o, const struct pmaps_explain *x)
  * Why the source is not smaps, the default, when pmaps_explain_choose()
  * decided so: its estimate of what a read of smaps would cost the process.
  */
-/* A duration: "350 us", "12 ms", "1.5 s". */
-static const char *fmt_ns(char *b, uint64_t ns)
-{
-	if (ns < 1000000u)
-		snprintf(b, 32, "%llu us", (unsigned long long)(ns / 1000u));
-	else if (ns < 10000000000ull)
-		snprintf(b, 32, "%llu ms", (unsigned long long)(ns / 1000000u));
-	else
-		snprintf(b, 32, "%llu s", (unsigned long long)(ns / 1000000000u));
-	return b;
-}
-
 static void choice_line(struct out *o, const struct pmaps_explain_choice *c)
 {
 	char a[32], b[32];
@@ -654,11 +643,13 @@ static void choice_line(struct out *o, const struct pmaps_explain_choice *c)
 		out_printf(o, "(%s: reading smaps and smaps_rollup would hold the process's\n"
 		           "mmap_lock ~%s, over the %s limit, and stall its mmap() as long.)\n",
 		           c->options & PMAPS_EXPLAIN_PACED ? "Paced" : "Walked gently",
-		           fmt_ns(a, c->hold_ns), fmt_ns(b, c->limit_ns));
+		           fmt_duration(a, sizeof(a), c->hold_ns),
+		           fmt_duration(b, sizeof(b), c->limit_ns));
 	else if (c->reason == PMAPS_CHOICE_NO_PAGES)
 		out_printf(o, "(Read from smaps, which with smaps_rollup holds the process's mmap_lock\n"
 		           "~%s, over the %s limit: the pages source cannot read this process here.)\n",
-		           fmt_ns(a, c->hold_ns), fmt_ns(b, c->limit_ns));
+		           fmt_duration(a, sizeof(a), c->hold_ns),
+		           fmt_duration(b, sizeof(b), c->limit_ns));
 }
 
 /* A note of the result in words: the numbers are the ones it cites. */
