@@ -107,12 +107,15 @@ struct pmaps__fast {
 	/* the device-less mounts, by kind (read_mounts()) */
 #define DEVS_MAX 256
 	int mifd;                    /* mountinfo, kept open to poll */
+	int mounts_checked;          /* this read looked at the mounts (dev_kind()) */
 	uint32_t devs[DEVS_MAX];     /* the mount's minor << 2 | DEV_* (their major is 0) */
 	unsigned ndevs;
 	uint64_t last_dev;           /* the last lookup's minor + 1, or 0 */
 	int last_kind;
 	struct pmaps_mapping row;
 	char path[PMAPS_PATH_BUF];
+	/* mountinfo's lines, apart from PATH: the mounts are read mid-row (dev_kind()) */
+	char mounts_buf[PMAPS_PATH_BUF];
 };
 
 static int fail(struct pmaps__fast *f, int err, const char *what)
@@ -666,7 +669,7 @@ static int dev_field(const char *p, unsigned *maj, unsigned *min)
 
 /*
  * The device-less mounts of the process's mount namespace, from
- * /proc/PID/mountinfo, read through the name buffer, each with its kind:
+ * /proc/PID/mountinfo, each with its kind:
  *  - Swap: only a file on a mount known not to be shared memory (or on a
  *    block device) has its Swap counted from the page tables;
  *  - hugetlb: a maps-text row of a file on hugetlbfs, or on a mount not
@@ -679,8 +682,8 @@ static int dev_field(const char *p, unsigned *maj, unsigned *min)
  */
 static void read_mounts(struct pmaps__fast *f)
 {
-	char *buf = f->path;
-	size_t cap = sizeof(f->path) - 1, have = 0;
+	char *buf = f->mounts_buf;
+	size_t cap = sizeof(f->mounts_buf) - 1, have = 0;
 	int skip = 0; /* in a line longer than the buffer */
 
 	f->ndevs = 0;
@@ -737,6 +740,16 @@ static int mounts_changed(struct pmaps__fast *f)
 /* The kind of device-less mount MINOR (DEV_*); rows of one file come together. */
 static int dev_kind(struct pmaps__fast *f, uint32_t minor)
 {
+	/*
+	 * Once a read, at its first file on a device-less mount: a process
+	 * without one (anonymous memory and files on disks) never has its
+	 * mountinfo generated.
+	 */
+	if (unlikely(!f->mounts_checked)) {
+		if (mounts_changed(f))
+			read_mounts(f);
+		f->mounts_checked = 1;
+	}
 	if (f->last_dev == (uint64_t)minor + 1)
 		return f->last_kind;
 	f->last_dev = (uint64_t)minor + 1;
@@ -927,8 +940,7 @@ static int open_read(struct pmaps__fast *f)
 	                       PMAPS_ERRMSG_SIZE);
 	if (r < 0)
 		return fail(f, r, NULL);
-	if (mounts_changed(f))
-		read_mounts(f);
+	f->mounts_checked = 0; /* dev_kind() looks at the mounts when a row needs them */
 	if (f->query < 0)
 		choose_list(f);
 	/* The VMA list (choose_list()). */
@@ -1043,6 +1055,12 @@ int pmaps__fast_open(struct pmaps__fast **out, struct pmaps_proc *proc, enum pma
 			return fail(f, -ENOMEM, NULL);
 	}
 	return open_read(f);
+}
+
+void pmaps__fast_restart_clock(struct pmaps__fast *f)
+{
+	f->t_read = pmaps__now_ns();
+	slice_start(f);
 }
 
 int pmaps__fast_rewind(struct pmaps__fast *f, struct pmaps_proc *proc)

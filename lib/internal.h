@@ -115,6 +115,12 @@ struct pmaps_proc {
 	int pid;
 	int live;             /* the root is a real procfs, not a fixture tree */
 	char pidname[24];
+	/*
+	 * A page source's cursor, opened by pmaps_source_keys() to learn what
+	 * it gives and nothing read: pmaps_maps_open() of that source takes
+	 * it over (pmaps__maps_spare_keys()). Closed with the handle.
+	 */
+	struct pmaps_maps *spare;
 };
 
 /*
@@ -374,9 +380,18 @@ int pmaps__fast_query(const struct pmaps__fast *f);
 void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *values);
 /* The same of a maps cursor on a page source (nothing for the text sources). */
 void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_t *values);
+/*
+ * The keys of page source SOURCE for PROC, from PROC's spare cursor of that
+ * source, or from one opened now and left there. Returns 0 or the open's
+ * errno.
+ */
+int pmaps__maps_spare_keys(struct pmaps_proc *proc, enum pmaps_source source, uint64_t *fields,
+                           uint64_t *values);
 /* The Pss of every row so far, summed before its rounding to kB (as smaps_rollup's), or 0. */
 int pmaps__fast_pss_total(const struct pmaps__fast *f, uint64_t *pss);
 void pmaps__fast_close(struct pmaps__fast *f);
+/* The read of a cursor opened and left unread until now begins now (its time, its budget). */
+void pmaps__fast_restart_clock(struct pmaps__fast *f);
 
 /* Sets M->kind from its name, inode, perms and VmFlags. */
 void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source);

@@ -130,6 +130,9 @@ struct pat {
 	int ok;              /* the name fits in 16 columns */
 };
 
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the word-at-a-time parsing here reads little-endian words"
+#endif
 #define HI 0x8080808080808080ull
 #define LO7 0x7f7f7f7f7f7f7f7full
 
@@ -309,6 +312,7 @@ struct pmaps_maps {
 	size_t mem_len, mem_off, mem_chunk;
 	char *buf;                   /* CAP bytes + SLACK */
 	size_t cap;
+	size_t init;                 /* buf[0, INIT) holds defined bytes: data, or clear_slack()'s zeros */
 	size_t pos, lim, end;        /* parse at POS; complete lines end at LIM; data at END */
 	uint64_t base;               /* file offset of buf[0] */
 	uint64_t lines;
@@ -333,6 +337,7 @@ struct pmaps_maps {
 	uint64_t prev_end;           /* end of the last mapping: the next starts there or later */
 	int vmflags_seen;            /* the row had its VmFlags line */
 	int bad_row;                 /* finish_row found an impossible value: the error to return */
+	int v_zero;                  /* maps: ROW.v[] is all zero (nothing but finish_row writes it) */
 	uint64_t rows;               /* rows handed out since the read began */
 	uint64_t reads, longest_ns, t_read; /* read()s, the longest one, and when the read began */
 	uint64_t t_end;              /* when it ended (0 while it goes on) */
@@ -403,10 +408,42 @@ static ssize_t src_read(struct pmaps_maps *c, char *dst, size_t len)
 }
 
 /*
+ * Gives the SLACK bytes past the data defined values (zeros), as far as no
+ * read has reached yet: the fast paths' reads past the data never see
+ * uninitialised memory, and a buffer whose reads stay in its first pages
+ * (the maps text comes a page at a time) never has the rest touched.
+ */
+static void clear_slack(struct pmaps_maps *c)
+{
+	size_t want = c->end + SLACK, from = c->init > c->end ? c->init : c->end;
+
+	if (want > c->cap + SLACK)
+		want = c->cap + SLACK;
+	if (want > from)
+		memset(c->buf + from, 0, want - from);
+	if (want > c->init)
+		c->init = want;
+}
+
+static int fill_lines(struct pmaps_maps *c);
+
+/*
  * Makes [pos, lim) hold at least one complete line. Returns 1, 0 at the end
  * of the input, or a negative errno.
  */
 static int fill(struct pmaps_maps *c)
+{
+	int r;
+
+	if (c->pos < c->lim)
+		return 1;
+	r = fill_lines(c);
+	if (c->end + SLACK > c->init)
+		clear_slack(c);
+	return r;
+}
+
+static int fill_lines(struct pmaps_maps *c)
 {
 	for (;;) {
 		size_t keep, old;
@@ -497,6 +534,9 @@ static inline uint64_t has_byte(uint64_t w, uint64_t c)
 	return (w - 0x0101010101010101ull) & ~w & HI;
 }
 
+#define DELETED_W 0x6574656c65642820ull /* " (delete" */
+#define DELETED_T 0x2964u               /* "d)" */
+
 /*
  * Copies the name, from S to the end of the line, into the cursor, decoding
  * "\012" into '\n' (the only escape the kernel uses); returns the '\n'. One
@@ -535,8 +575,15 @@ static const char *take_name(struct pmaps_maps *c, const char *s, const char *e)
 	c->path[n] = '\0';
 	m->path.ptr = c->path;
 	m->path.len = n;
-	if (n >= 10 && memcmp(c->path + n - 10, " (deleted)", 10) == 0)
-		m->flags |= PMAPS_ROW_DELETED;
+	if (n >= 10) {
+		/* " (deleted)", in two loads rather than a call per row */
+		uint64_t w;
+		uint16_t t;
+		memcpy(&w, c->path + n - 10, 8);
+		memcpy(&t, c->path + n - 2, 2);
+		if (w == DELETED_W && t == DELETED_T)
+			m->flags |= PMAPS_ROW_DELETED;
+	}
 	return s;
 }
 
@@ -1053,9 +1100,9 @@ static struct pmaps_maps *alloc_cursor(enum pmaps_source source, size_t bufsize)
 	/*
 	 * Fast paths read a little past the data they accept (see the top of
 	 * this file); the results never depend on those bytes, but they should
-	 * hold defined values: clear the buffer once, here.
+	 * hold defined values: fill() clears them as the data reaches them.
 	 */
-	memset(c->buf, 0, bufsize + SLACK);
+	c->init = 0;
 	c->cap = bufsize;
 	c->src = source;
 	c->fd = -1;
@@ -1080,6 +1127,14 @@ int pmaps_maps_open(struct pmaps_maps **out, struct pmaps_proc *proc, enum pmaps
 	if ((unsigned)source > PMAPS_SRC_PAGES || !proc)
 		return -EINVAL;
 	if (source == PMAPS_SRC_FAST || source == PMAPS_SRC_PAGES) {
+		if (proc->spare && proc->spare->src == source) {
+			/* Opened for its keys, nothing read: the read begins now. */
+			c = proc->spare;
+			proc->spare = NULL;
+			pmaps__fast_restart_clock(c->fast);
+			*out = c;
+			return 0;
+		}
 		/* The page sources read no text: their reader has its own buffers. */
 		c = alloc_cursor(source, 4096);
 		if (!c)
@@ -1280,6 +1335,26 @@ int pmaps__maps_pss_total(const struct pmaps_maps *c, uint64_t *pss)
 	return c->fast ? pmaps__fast_pss_total(c->fast, pss) : 0;
 }
 
+int pmaps__maps_spare_keys(struct pmaps_proc *proc, enum pmaps_source source, uint64_t *fields,
+                           uint64_t *values)
+{
+	struct pmaps_maps *c = proc->spare;
+	int err;
+
+	if (!c || c->src != source) {
+		pmaps_maps_close(proc->spare);
+		proc->spare = NULL;
+		err = pmaps_maps_open(&c, proc, source, 0);
+		if (err < 0) {
+			pmaps_maps_close(c);
+			return err;
+		}
+		proc->spare = c;
+	}
+	pmaps__maps_fast_keys(c, fields, values);
+	return 0;
+}
+
 void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_t *values)
 {
 	*fields = *values = 0;
@@ -1473,10 +1548,16 @@ static const struct pmaps_mapping *finish_row(struct pmaps_maps *c)
 {
 	uint64_t absent = ~c->row.present & ((1ull << PMAPS_F_COUNT) - 1);
 
-	/* Usually a few fields (Pss_Anon/File/Shmem in smaps): cheaper than a memset. */
-	if (absent == (1ull << PMAPS_F_COUNT) - 1)
-		memset(c->row.v, 0, sizeof(c->row.v));
-	else
+	/*
+	 * Usually a few fields (Pss_Anon/File/Shmem in smaps): cheaper than a
+	 * memset. The maps text has no field lines: its rows' v[] is zeroed
+	 * once.
+	 */
+	if (absent == (1ull << PMAPS_F_COUNT) - 1) {
+		if (!c->v_zero)
+			memset(c->row.v, 0, sizeof(c->row.v));
+		c->v_zero = c->src == PMAPS_SRC_MAPS;
+	} else
 		for (; absent; absent &= absent - 1)
 			c->row.v[__builtin_ctzll(absent)] = 0;
 	c->in_record = 0;

@@ -166,6 +166,7 @@ int pmaps_proc_open(struct pmaps_proc **out, const char *proc_root, const char *
 		return -ENOMEM;
 	p->dirfd = -1;
 	p->tid = 0;
+	p->spare = NULL;
 	p->rootfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (p->rootfd < 0) {
 		err = -errno;
@@ -219,6 +220,7 @@ void pmaps_proc_close(struct pmaps_proc *proc)
 {
 	if (!proc)
 		return;
+	pmaps_maps_close(proc->spare);
 	if (proc->memfd != proc->dirfd)
 		close(proc->memfd);
 	if (proc->statfd >= 0)

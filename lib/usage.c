@@ -27,7 +27,6 @@
 int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int total,
                       uint64_t *fields, uint64_t *values)
 {
-	struct pmaps_maps *c = NULL;
 	int err;
 
 	*fields = *values = 0;
@@ -56,10 +55,7 @@ int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int tot
 	 * PROCMAP_QUERY) and the privilege (kpageflags): its cursor knows once
 	 * opened, before it reads a page.
 	 */
-	err = pmaps_maps_open(&c, proc, source, 0);
-	if (err == 0)
-		pmaps__maps_fast_keys(c, fields, values);
-	pmaps_maps_close(c);
+	err = pmaps__maps_spare_keys(proc, source, fields, values);
 	*values |= V(VSIZE) | V(MAPPINGS);
 	return err < 0 ? err : 0;
 }

@@ -3330,6 +3330,167 @@ static void test_fast_exit_mid_read(void **state)
 	}
 }
 
+/* Our open descriptors; with WHAT, those whose link ends in WHAT. */
+static int count_fds(const char *what)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		char path[300], link[512];
+		ssize_t k;
+		size_t wl = what ? strlen(what) : 0;
+		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		k = readlink(path, link, sizeof(link) - 1);
+		if (k < 0)
+			continue;
+		link[k] = '\0';
+		n += !what || ((size_t)k >= wl && strcmp(link + k - wl, what) == 0);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * pmaps_source_keys() keeps the page source's cursor it opened on the
+ * handle, and pmaps_maps_open() of that source takes it over: the files
+ * are opened once for a choice and the read that follows, the read's clock
+ * starts at the take-over, and every descriptor is closed in the end.
+ */
+static void test_source_keys_cursor_kept(void **state)
+{
+	struct helper h;
+	struct pmaps_proc *p, *q;
+	struct pmaps_maps *c, *fresh;
+	const struct pmaps_mapping *m;
+	struct pmaps_cost cost = {.size = sizeof(cost)};
+	uint64_t kf, kv, kf2, kv2;
+	int base, opened, kept, rows = 0, rows_fresh = 0, r;
+	struct timespec nap = {0, 200 * 1000 * 1000};
+	(void)state;
+
+	start_helper(&h, "2");
+	base = count_fds(NULL);
+	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
+	opened = count_fds(NULL);
+	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_FAST, 0, &kf, &kv), 0);
+	kept = count_fds(NULL);
+	if (kept <= opened)
+		fail_msg("the keys' cursor holds no file: %d descriptors before, %d after", opened, kept);
+	/* Asked again: the same cursor answers, nothing more is opened. */
+	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_FAST, 0, &kf2, &kv2), 0);
+	assert_int_equal(count_fds(NULL), kept);
+	assert_int_equal(kf2, kf);
+	assert_int_equal(kv2, kv);
+	nanosleep(&nap, NULL);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_FAST, 0), 0);
+	if (count_fds(NULL) != kept)
+		fail_msg("the read opened files again: %d descriptors with the kept cursor, %d now",
+		         kept, count_fds(NULL));
+	while ((r = pmaps_maps_next(c, &m)) == 1)
+		rows++;
+	assert_int_equal(r, 0);
+	/* Its time is the read's, not the 200 ms since the keys were asked. */
+	assert_int_equal(pmaps_maps_cost(c, &cost), 0);
+	if (cost.ns >= 200 * 1000 * 1000ull)
+		fail_msg("the read's time counts from the keys: %llu ns", (unsigned long long)cost.ns);
+	/* The rows a cursor of its own reads. */
+	assert_int_equal(pmaps_proc_open(&q, NULL, h.pidstr), 0);
+	assert_int_equal(pmaps_maps_open(&fresh, q, PMAPS_SRC_FAST, 0), 0);
+	while ((r = pmaps_maps_next(fresh, &m)) == 1)
+		rows_fresh++;
+	assert_int_equal(r, 0);
+	assert_int_equal(rows, rows_fresh);
+	pmaps_maps_close(fresh);
+	pmaps_proc_close(q);
+	pmaps_maps_close(c);
+	assert_int_equal(count_fds(NULL), opened);
+	/* Another source's keys close the kept cursor; closing the handle closes the last. */
+	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_FAST, 0, &kf, &kv), 0);
+	kept = count_fds(NULL);
+	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_PAGES, 0, &kf, &kv), 0);
+	assert_true(count_fds(NULL) > opened);
+	pmaps_proc_close(p);
+	if (count_fds(NULL) != base)
+		fail_msg("descriptors left open: %d before the handle, %d after closing it", base,
+		         count_fds(NULL));
+	stop_helper(&h);
+}
+
+/* Whether PID maps a file on a device-less mount (major 0: tmpfs, a memfd, shmem, ...). */
+static int maps_devless_file(pid_t pid)
+{
+	char path[64], line[4096];
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		if (sscanf(line, "%*x-%*x %*4s %*x %x:%x %llu", &maj, &min, &ino) == 3)
+			found = maj == 0 && ino != 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* One fast read of PID; returns whether the cursor read its mountinfo. */
+static int fast_reads_mountinfo(pid_t pid)
+{
+	struct pmaps_proc *p;
+	struct pmaps_maps *c;
+	const struct pmaps_mapping *m;
+	char pidstr[16];
+	int r, mi;
+
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	assert_int_equal(pmaps_proc_open(&p, NULL, pidstr), 0);
+	assert_int_equal(pmaps_maps_open(&c, p, PMAPS_SRC_FAST, 0), 0);
+	while ((r = pmaps_maps_next(c, &m)) == 1)
+		;
+	assert_int_equal(r, 0);
+	mi = count_fds("/mountinfo"); /* the cursor keeps it open, to poll */
+	pmaps_maps_close(c);
+	pmaps_proc_close(p);
+	return mi > 0;
+}
+
+/*
+ * The fast source reads the process's mountinfo (the kernel generates it
+ * for every open) only when a mapping needs it: a file on a device-less
+ * mount, whose kind it tells. The helper maps a memfd and shared anonymous
+ * memory; a process mapping only anonymous memory and disk files is never
+ * asked.
+ */
+static void test_fast_mounts_when_needed(void **state)
+{
+	struct helper h;
+	int want, got;
+	(void)state;
+
+	start_helper(&h, "2");
+	assert_true(maps_devless_file(h.pid));
+	got = fast_reads_mountinfo(h.pid);
+	if (!got)
+		fail_msg("the helper maps a memfd, and its mountinfo was not read");
+	stop_helper(&h);
+	want = maps_devless_file(getpid());
+	got = fast_reads_mountinfo(getpid());
+	if (got != want)
+		fail_msg("this process maps %s file on a device-less mount; its mountinfo was %sread",
+		         want ? "a" : "no", got ? "" : "not ");
+	if (want)
+		printf("note: this test's own binary or libraries are on a device-less mount: only "
+		       "the reading case was tried\n");
+}
+
 /* The cheapest source that answers, and what each one gives. */
 static void test_source_choose(void **state)
 {
@@ -3473,6 +3634,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_fast_swap_known, unmount_dirs),
 		cmocka_unit_test_teardown(test_fast_exit_mid_read, teardown),
 		cmocka_unit_test_teardown(test_source_choose, teardown),
+		cmocka_unit_test_teardown(test_source_keys_cursor_kept, teardown),
+		cmocka_unit_test_teardown(test_fast_mounts_when_needed, teardown),
 		cmocka_unit_test_teardown(test_total_best, teardown),
 		cmocka_unit_test(test_cost_estimate),
 		cmocka_unit_test_teardown(test_pages_kpage, teardown),
