@@ -102,6 +102,90 @@ static double bare_scan(const char *pagemap)
 	return now_ns() - t0;
 }
 
+/*
+ * The kernel calls one read of the fast source makes, recorded through the
+ * library's hooks (testhooks.h): each read() of a text file and each
+ * PAGEMAP_SCAN, in order, to be made again bare. The reading source walks
+ * the maps text and the page tables in turn, a page of text and a batch of
+ * regions at a time, which costs the kernel more than either whole at once:
+ * the replay is the floor of that interleaving itself.
+ */
+#define CALLS_MAX 65536
+static struct call {
+	char file[16];                   /* "" for PAGEMAP_SCAN */
+	size_t len;
+	struct pmaps__pm_scan_arg a;
+} calls[CALLS_MAX];
+static int ncalls, calls_lost;
+
+static ssize_t record_read(int fd, void *buf, size_t len)
+{
+	char path[64], link[256];
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	k = readlink(path, link, sizeof(link) - 1);
+	if (ncalls < CALLS_MAX && k > 0) {
+		const char *base;
+		link[k] = '\0';
+		base = strrchr(link, '/');
+		snprintf(calls[ncalls].file, sizeof(calls[ncalls].file), "%.15s", base ? base + 1 : link);
+		calls[ncalls++].len = len;
+	} else {
+		calls_lost = 1;
+	}
+	return read(fd, buf, len);
+}
+
+static int record_scan(int fd, unsigned long request, void *arg)
+{
+	if (ncalls < CALLS_MAX) {
+		calls[ncalls].file[0] = '\0';
+		memcpy(&calls[ncalls++].a, arg, sizeof(calls[0].a));
+	} else {
+		calls_lost = 1;
+	}
+	return ioctl(fd, request, arg);
+}
+
+/* The recorded calls made again, files opened as the library opens them. */
+static double bare_replay(const char *pid)
+{
+	static struct pmaps__page_region vec[1024];
+	char names[4][16], path[64];
+	int fds[4], nf = 0, pm;
+	double t0 = now_ns();
+
+	snprintf(path, sizeof(path), "/proc/%s/pagemap", pid);
+	pm = open_or_die(path);
+	for (int i = 0; i < ncalls; i++) {
+		struct call *c = &calls[i];
+		if (!c->file[0]) {
+			struct pmaps__pm_scan_arg a = c->a;
+			a.vec = (uint64_t)(uintptr_t)vec;
+			if (a.vec_len > sizeof(vec) / sizeof(vec[0]))
+				a.vec_len = sizeof(vec) / sizeof(vec[0]);
+			sink += (uint64_t)ioctl(pm, PMAPS_PAGEMAP_SCAN, &a);
+			continue;
+		}
+		int k = 0;
+		while (k < nf && strcmp(names[k], c->file) != 0)
+			k++;
+		if (k == nf) {
+			if (nf == 4)
+				continue;
+			snprintf(names[nf], sizeof(names[nf]), "%.15s", c->file);
+			snprintf(path, sizeof(path), "/proc/%.15s/%.15s", pid, c->file);
+			fds[nf++] = open_or_die(path);
+		}
+		sink += (uint64_t)read(fds[k], rawbuf, c->len < sizeof(rawbuf) ? c->len : sizeof(rawbuf));
+	}
+	for (int k = 0; k < nf; k++)
+		close(fds[k]);
+	close(pm);
+	return now_ns() - t0;
+}
+
 /* ---- the library ---- */
 
 struct opstat {
@@ -162,13 +246,13 @@ static struct opstat total(struct pmaps_proc *p, enum pmaps_source src)
  * against the floor of the list it reads.
  */
 enum {
-	OP_SMAPS, OP_MAPS, OP_QUERY, OP_SCAN, OP_FLOOR, OP_FLOOR_TEXT, OP_FAST, OP_FAST_OTHER,
-	OP_PAGES, OP_ROLLUP, OP_TOTAL_FAST, OP_N
+	OP_SMAPS, OP_MAPS, OP_QUERY, OP_SCAN, OP_FLOOR, OP_FLOOR_TEXT, OP_REPLAY, OP_FAST,
+	OP_FAST_OTHER, OP_PAGES, OP_ROLLUP, OP_TOTAL_FAST, OP_N
 };
 static const char *names[OP_N] = {
 	"bare read() of smaps", "bare read() of maps", "bare PROCMAP_QUERY loop",
 	"bare PAGEMAP_SCAN walk", "floor: QUERY loop + SCAN walk", "floor: maps read + SCAN walk",
-	"pmaps fast per mapping", "pmaps fast, other list", "pmaps pages per mapping",
+	"floor: fast's calls replayed", "pmaps fast per mapping", "pmaps fast, other list", "pmaps pages per mapping",
 	"bare read() of smaps_rollup", "pmaps total from fast",
 };
 
@@ -206,9 +290,15 @@ static void bench_target(long n, enum layout layout, int reps, int whole)
 	names[OP_FAST] = text ? "pmaps fast (maps text list)" : "pmaps fast (PROCMAP_QUERY list)";
 	names[OP_FAST_OTHER] = text ? "pmaps fast, PROCMAP_QUERY forced" : "pmaps fast, maps text forced";
 	names[OP_PAGES] = text ? "pmaps pages (maps text list)" : "pmaps pages (PROCMAP_QUERY list)";
-	/* Warm up. */
+	/* Warm up, and record the calls of one read of the chosen list. */
 	bare_read(smaps);
 	scan(fast);
+	ncalls = calls_lost = 0;
+	pmaps__read_hook = record_read;
+	pmaps__scan_hook = record_scan;
+	scan(fast);
+	pmaps__read_hook = NULL;
+	pmaps__scan_hook = NULL;
 	scan(fast_other);
 	scan(pages);
 	for (int i = 0; i < reps; i++) {
@@ -221,6 +311,7 @@ static void bench_target(long n, enum layout layout, int reps, int whole)
 			case OP_SCAN: v[op][i] = bare_scan(pagemap); break;
 			case OP_FLOOR: v[op][i] = bare_query(maps, &nvmas) + bare_scan(pagemap); break;
 			case OP_FLOOR_TEXT: v[op][i] = bare_read(maps) + bare_scan(pagemap); break;
+			case OP_REPLAY: v[op][i] = bare_replay(t.pidstr); break;
 			case OP_FAST: last[op] = scan(fast); v[op][i] = last[op].ns; break;
 			case OP_FAST_OTHER: last[op] = scan(fast_other); v[op][i] = last[op].ns; break;
 			case OP_PAGES: last[op] = scan(pages); v[op][i] = last[op].ns; break;
@@ -229,6 +320,13 @@ static void bench_target(long n, enum layout layout, int reps, int whole)
 			}
 		}
 	}
+	/* Paired, before median() sorts them: the read and its replay, repetition by repetition. */
+	double pair[64];
+	int nreads = 0;
+	for (int i = 0; i < reps; i++)
+		pair[i] = v[OP_FAST][i] / v[OP_REPLAY][i];
+	for (int i = 0; i < ncalls; i++)
+		nreads += calls[i].file[0] != '\0';
 	double sm = median(v[OP_SMAPS], reps), fl = median(v[OP_FLOOR], reps);
 	double flt = median(v[OP_FLOOR_TEXT], reps);
 	if (n > 0)
@@ -244,7 +342,8 @@ static void bench_target(long n, enum layout layout, int reps, int whole)
 	for (int op = 0; op < OP_N; op++) {
 		double med = median(v[op], reps);
 		/* Each read against the floor of the VMA list it reads. */
-		int on_text = op == OP_FLOOR_TEXT || ((op == OP_FAST || op == OP_PAGES) && text) ||
+		int on_text = op == OP_FLOOR_TEXT ||
+		              ((op == OP_FAST || op == OP_PAGES || op == OP_REPLAY) && text) ||
 		              (op == OP_FAST_OTHER && !text);
 		double floor = on_text ? flt : fl;
 		printf("  %-32s %7.3f ms", names[op], med / 1e6);
@@ -262,6 +361,9 @@ static void bench_target(long n, enum layout layout, int reps, int whole)
 	printf("  (each pmaps read against the floor of the VMA list it reads; pmaps total from "
 	       "fast %.3fx the bare smaps_rollup read)\n",
 	       median(v[OP_TOTAL_FAST], reps) / median(v[OP_ROLLUP], reps));
+	printf("  pmaps fast against its own kernel calls replayed bare (%d reads, %d PAGEMAP_SCAN%s): "
+	       "%.3fx, the median of the repetitions' ratios\n", nreads, ncalls - nreads,
+	       calls_lost ? ", some not recorded" : "", median(pair, reps));
 	{
 		/* What pmaps_cost_estimate() says beforehand, against what was measured. */
 		struct pmaps_status st = {.size = sizeof(st)};

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "testhooks.h"
 
 
 #define CAT_WRITTEN PMAPS__CAT_WRITTEN
@@ -259,6 +260,8 @@ static int gone(struct pmaps_pages *c, int err)
 	return err ? fail(c, err, "pagemap") : 0;
 }
 
+pmaps__ioctl_fn pmaps__scan_hook;
+
 int pmaps__scan(int fd, struct pmaps__page_region *vec, size_t cap, uint64_t start, uint64_t end,
                 const struct pmaps__scan_step *step, uint64_t anyof, uint64_t ret,
                 uint64_t *walk_end)
@@ -282,7 +285,8 @@ int pmaps__scan(int fd, struct pmaps__page_region *vec, size_t cap, uint64_t sta
 	a.category_anyof_mask = anyof;
 	a.return_mask = ret;
 	do
-		n = ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
+		n = pmaps__scan_hook ? pmaps__scan_hook(fd, PMAPS_PAGEMAP_SCAN, &a)
+		                     : ioctl(fd, PMAPS_PAGEMAP_SCAN, &a);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;

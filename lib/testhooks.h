@@ -31,6 +31,13 @@ typedef ssize_t (*pmaps__pread_fn)(int fd, void *buf, size_t len, off_t off);
 extern pmaps__pread_fn pmaps__pread_hook;
 
 /*
+ * ioctl(2), or its hook, for every PAGEMAP_SCAN call of a walk
+ * (pmaps__scan()); it returns what ioctl(2) would, with errno set on -1.
+ */
+typedef int (*pmaps__ioctl_fn)(int fd, unsigned long request, void *arg);
+extern pmaps__ioctl_fn pmaps__scan_hook;
+
+/*
  * The smallest size the library takes for a struct the caller sizes
  * (pmaps.h, Conventions), or 0: each struct's ABI-0 size. Set, it lets a
  * test play a program built with a shorter struct than the library's, as
