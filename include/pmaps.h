@@ -588,7 +588,8 @@ PMAPS_API int pmaps_cost_estimate(const struct pmaps_status *st, uint64_t nmaps,
  * The cursor a page source was opened with is kept on PROC (its files open,
  * nothing read) for the read that usually follows: a pmaps_maps_open() of
  * the same source takes it over instead of opening again; another source's
- * keys or pmaps_proc_close() close it.
+ * keys, pmaps_source_choose() choosing another source, or pmaps_proc_close()
+ * close it.
  */
 PMAPS_API int pmaps_source_keys(struct pmaps_proc *proc, enum pmaps_source source, int total,
                                 uint64_t *fields, uint64_t *values);

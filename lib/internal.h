@@ -387,6 +387,8 @@ void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_
  */
 int pmaps__maps_spare_keys(struct pmaps_proc *proc, enum pmaps_source source, uint64_t *fields,
                            uint64_t *values);
+/* Closes PROC's kept cursor unless it is of SOURCE, the one chosen to read. */
+void pmaps__maps_spare_keep(struct pmaps_proc *proc, enum pmaps_source source);
 /* The Pss of every row so far, summed before its rounding to kB (as smaps_rollup's), or 0. */
 int pmaps__fast_pss_total(const struct pmaps__fast *f, uint64_t *pss);
 void pmaps__fast_close(struct pmaps__fast *f);

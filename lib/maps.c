@@ -1404,6 +1404,14 @@ int pmaps__maps_spare_keys(struct pmaps_proc *proc, enum pmaps_source source, ui
 	return 0;
 }
 
+void pmaps__maps_spare_keep(struct pmaps_proc *proc, enum pmaps_source source)
+{
+	if (proc->spare && proc->spare->src != source) {
+		pmaps_maps_close(proc->spare);
+		proc->spare = NULL;
+	}
+}
+
 void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_t *values)
 {
 	*fields = *values = 0;

@@ -265,6 +265,7 @@ int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t value
 		missing = __builtin_popcountll(fields & ~kf) + __builtin_popcountll(values & ~kv);
 		if (missing == 0) {
 			*out = s;
+			pmaps__maps_spare_keep(proc, s);
 			return 1;
 		}
 		if (missing < best_missing) {
@@ -273,6 +274,7 @@ int pmaps_source_choose(struct pmaps_proc *proc, uint64_t fields, uint64_t value
 		}
 	}
 	*out = best >= 0 ? (enum pmaps_source)best : PMAPS_SRC_STATUS;
+	pmaps__maps_spare_keep(proc, *out);
 	if (msg)
 		pmaps__msg(msg, msgsz, "no source gives every value asked%s%s",
 		           budget || hold ? " within the budget" : "",

@@ -3409,6 +3409,17 @@ static void test_source_keys_cursor_kept(void **state)
 	pmaps_proc_close(q);
 	pmaps_maps_close(c);
 	assert_int_equal(count_fds(NULL), opened);
+	/* A choice of another source closes it: smaps reads, nothing else will. */
+	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_FAST, 0, &kf, &kv), 0);
+	{
+		enum pmaps_source s;
+		assert_int_equal(pmaps_source_choose(p, 1ull << PMAPS_F_PRIVATE_DIRTY, 0, 0, NULL, &s,
+		                                     NULL, 0), 1);
+		assert_int_equal(s, PMAPS_SRC_SMAPS);
+		if (count_fds(NULL) != opened)
+			fail_msg("smaps chosen, the fast source's cursor still holds %d descriptors",
+			         count_fds(NULL) - opened);
+	}
 	/* Another source's keys close the kept cursor; closing the handle closes the last. */
 	assert_int_equal(pmaps_source_keys(p, PMAPS_SRC_FAST, 0, &kf, &kv), 0);
 	kept = count_fds(NULL);
