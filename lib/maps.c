@@ -1384,15 +1384,23 @@ int pmaps__maps_pss_total(const struct pmaps_maps *c, uint64_t *pss)
 	return c->fast ? pmaps__fast_pss_total(c->fast, pss) : 0;
 }
 
+void pmaps__maps_spare_keep(struct pmaps_proc *proc, enum pmaps_source source)
+{
+	if (proc->spare && proc->spare->src != source) {
+		pmaps_maps_close(proc->spare);
+		proc->spare = NULL;
+	}
+}
+
 int pmaps__maps_spare_keys(struct pmaps_proc *proc, enum pmaps_source source, uint64_t *fields,
                            uint64_t *values)
 {
-	struct pmaps_maps *c = proc->spare;
+	struct pmaps_maps *c;
 	int err;
 
-	if (!c || c->src != source) {
-		pmaps_maps_close(proc->spare);
-		proc->spare = NULL;
+	pmaps__maps_spare_keep(proc, source);
+	c = proc->spare;
+	if (!c) {
 		err = pmaps_maps_open(&c, proc, source, 0);
 		if (err < 0) {
 			pmaps_maps_close(c);
@@ -1402,14 +1410,6 @@ int pmaps__maps_spare_keys(struct pmaps_proc *proc, enum pmaps_source source, ui
 	}
 	pmaps__maps_fast_keys(c, fields, values);
 	return 0;
-}
-
-void pmaps__maps_spare_keep(struct pmaps_proc *proc, enum pmaps_source source)
-{
-	if (proc->spare && proc->spare->src != source) {
-		pmaps_maps_close(proc->spare);
-		proc->spare = NULL;
-	}
 }
 
 void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_t *values)
