@@ -342,9 +342,12 @@ def test_watch_churn():
                (j.get("refused") == "moved" and j["moved"] > j["max_moved"]) or
                (j.get("refused") == "skew" and j["skew_ms"] > j["max_skew_ms"]), j,
                "moved or skew past max")
+        # The same test as the loop's, in bytes: figures are whole MiB, rounded
+        # down, so a HeapAlloc of 70.3 MiB shows there as 70.
+        allocs = [o["runtime_books"]["go"]["heap_alloc"] for o in joined]
         ok("churn: joined at the low and the high of the swing", len(joined) >= 8 and
-           any(a < 50 for a, _, _ in figures) and any(a > 70 for a, _, _ in figures),
-           figures, ">= 8 joined, HeapAlloc under 50 MiB and over 70 MiB")
+           any(a < 50 * MIB for a in allocs) and any(a > 70 * MIB for a in allocs),
+           (figures, allocs), ">= 8 joined, HeapAlloc under 50 MiB and over 70 MiB")
         # The timeline: one mark of the runtime's live bytes per joined breakdown alone.
         with_rt = [bool(o.get("runtime_books", {}).get("join", {}).get("ok")) for o in samples]
         lone = sum(1 for i, x in enumerate(with_rt) if x and (i == 0 or not with_rt[i - 1]) and
