@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
@@ -104,7 +105,8 @@ double run_cmd(char *const argv[], long *maxrss_kb)
  * N VMAs of 4 pages, two of each touched. Mixed: cycling anonymous
  * read-write, file private read-only, anonymous read-only, file private
  * read-write, the files cycling over NFILES named files of 256 pages in
- * DIR; every 40th MADV_FREE'd. Anonymous: read-write and read-only in turn,
+ * DIR; every 40th MADV_FREE'd (mapping 0, 40, ...: anonymous read-write,
+ * two pages each in LazyFree). Anonymous: read-write and read-only in turn,
  * so that no two neighbours merge.
  */
 static void vmas_child(long n, enum layout layout, const char *dir, int ready, int hold)
@@ -113,7 +115,22 @@ static void vmas_child(long n, enum layout layout, const char *dir, int ready, i
 	int fds[NFILES];
 	char *base, c;
 
+	cpu_set_t was, one;
+	int pinned;
+
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/*
+	 * On one CPU while it builds: MADV_FREE leaves its pages in that CPU's
+	 * batch until the next drain, and they count in LazyFree only once
+	 * drained. Each MADV_FREE drains the batch the one before filled; the
+	 * last one's is drained at the end, on the same CPU.
+	 */
+	CPU_ZERO(&one);
+	pinned = sched_getaffinity(0, sizeof(was), &was) == 0 && sched_getcpu() >= 0;
+	if (pinned) {
+		CPU_SET(sched_getcpu(), &one);
+		pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+	}
 	for (int k = 0; layout == LAYOUT_MIXED && k < NFILES; k++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/f%d", dir, k);
@@ -156,6 +173,10 @@ static void vmas_child(long n, enum layout layout, const char *dir, int ready, i
 		if (i % 40 == 0)
 			madvise(p, chunk, MADV_FREE);
 	}
+	/* Mapping 0's untouched half: nothing to free, but the batch is drained first. */
+	madvise(base + 2 * PAGE, 2 * PAGE, MADV_FREE);
+	if (pinned)
+		sched_setaffinity(0, sizeof(was), &was);
 	if (write(ready, "k", 1) != 1)
 		_exit(5);
 	while (read(hold, &c, 1) < 0 && errno == EINTR)

@@ -39,6 +39,7 @@
 #include "../count_alloc.h"
 #include "../zero_page.h"
 #include "wait_comm.h"
+#include "../../bench/targets.h"
 
 #define PG 4096ull
 
@@ -78,6 +79,8 @@ static pid_t running_helper;
 static long hugepages_before = -1;
 static long set_hugepages(long n);
 static char huge_dir[32];
+/* The benchmarks' target of the running test, stopped (its files removed) by teardown. */
+static struct target *running_target;
 
 static int teardown(void **state)
 {
@@ -87,6 +90,10 @@ static int teardown(void **state)
 		kill(running_helper, SIGKILL);
 		waitpid(running_helper, &st, 0);
 		running_helper = 0;
+	}
+	if (running_target) {
+		target_stop(running_target);
+		running_target = NULL;
 	}
 	if (huge_dir[0]) {
 		rmdir(huge_dir);
@@ -1123,13 +1130,13 @@ static void test_explain(void **state)
  * A runtime's target, started with ARGV and ENVP: it prints "ready" once its
  * memory is in place and exits when its stdin closes.  Stopped on return.
  */
-struct target {
+struct rt_target {
 	pid_t pid;
 	int to;
 	FILE *from;
 };
 
-static void start_target(struct target *t, char *const argv[], char *const envp[])
+static void start_target(struct rt_target *t, char *const argv[], char *const envp[])
 {
 	char line[64];
 	int to[2], from[2];
@@ -1154,7 +1161,7 @@ static void start_target(struct target *t, char *const argv[], char *const envp[
 	wait_state_all(t->pid, 'T');
 }
 
-static void explain_target(const struct target *t, struct pmaps_explain *x)
+static void explain_target(const struct rt_target *t, struct pmaps_explain *x)
 {
 	struct pmaps_proc *p;
 	char pid[16], msg[256];
@@ -1169,7 +1176,7 @@ static void explain_target(const struct target *t, struct pmaps_explain *x)
 	pmaps_proc_close(p);
 }
 
-static void stop_target(struct target *t)
+static void stop_target(struct rt_target *t)
 {
 	int st;
 
@@ -1187,7 +1194,7 @@ static void explain_go(int madvdontneed)
 	static struct pmaps_explain x;
 	char env[32];
 	char *argv[] = {PMAPS_GO_TARGET, NULL}, *envp[] = {env, NULL};
-	struct target t;
+	struct rt_target t;
 
 	snprintf(env, sizeof(env), "GODEBUG=madvdontneed=%d", madvdontneed);
 	start_target(&t, argv, envp);
@@ -1949,7 +1956,7 @@ static void test_explain_cpython(void **state)
 	                "sys.stdin.read()\n",
 	                NULL};
 	char *envp[] = {"PATH=/usr/bin:/bin", NULL};
-	struct target t;
+	struct rt_target t;
 
 	(void)state;
 	if (!PMAPS_PYTHON3[0]) {
@@ -1970,7 +1977,7 @@ static void explain_jvm(char *gc, char *max, uint64_t size, const char *policy)
 	static struct pmaps_explain x;
 	char *argv[] = {PMAPS_JAVA, max, gc, PMAPS_JVM_TARGET, NULL};
 	char *envp[] = {"PATH=/usr/bin:/bin", NULL};
-	struct target t;
+	struct rt_target t;
 
 	start_target(&t, argv, envp);
 	explain_target(&t, &x);
@@ -2546,8 +2553,8 @@ static void test_permission_denied(void **state)
 
 /* ---- the page sources (fast, pages) against smaps ---- */
 
-/* Rows of one read of a cursor, by start address. */
-#define MAXROWS 256
+/* Rows of one read of a cursor, in address order (the bench layouts' 2000 and more). */
+#define MAXROWS 4096
 struct rowset {
 	int n;
 	struct pmaps_mapping m[MAXROWS];
@@ -2563,6 +2570,8 @@ static void read_rows(struct pmaps_maps *c, struct rowset *s)
 	assert_int_equal(pmaps_maps_rewind(c), 0);
 	while ((rc = pmaps_maps_next(c, &m)) > 0) {
 		expect_lt(s->n, MAXROWS);
+		if (s->n)
+			expect_lt(s->m[s->n - 1].start, m->start); /* find_row() bisects */
 		s->m[s->n] = *m;
 		snprintf(s->path[s->n], sizeof(s->path[0]), "%.*s", (int)m->path.len, m->path.ptr);
 		s->m[s->n].path.ptr = s->path[s->n];
@@ -2574,10 +2583,16 @@ static void read_rows(struct pmaps_maps *c, struct rowset *s)
 
 static const struct pmaps_mapping *find_row(const struct rowset *s, uint64_t start)
 {
-	for (int i = 0; i < s->n; i++)
-		if (s->m[i].start == start)
-			return &s->m[i];
-	return NULL;
+	int lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (s->m[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->m[lo].start == start ? &s->m[lo] : NULL;
 }
 
 /*
@@ -2615,16 +2630,82 @@ static void same_value(const char *what, const struct pmaps_mapping *x,
 }
 
 /*
+ * Page source cursor C (of SRC, listing with PROCMAP_QUERY if QUERY) against
+ * smaps cursor SM, field for field: the same mappings, each value C has
+ * equal to smaps' where two smaps reads around it agree. X keeps C's rows
+ * of the round that agreed. Returns how many rows were compared.
+ */
+static int rows_agree(struct pmaps_maps *sm, struct pmaps_maps *c, enum pmaps_source src,
+                      int query, const char *what, struct rowset *x)
+{
+	static struct rowset a, b;
+	int moving = 0, compared = 0, differ = 0, round = 0;
+	uint64_t v;
+
+again:
+	read_rows(sm, &a);
+	read_rows(c, x);
+	read_rows(sm, &b);
+	moving = compared = differ = 0;
+	/* The same mappings; PROCMAP_QUERY does not list [vsyscall], which is no VMA. */
+	for (int i = 0; i < a.n; i++) {
+		const struct pmaps_mapping *m = find_row(x, a.m[i].start);
+		if (!m && strcmp(a.path[i], "[vsyscall]") == 0 && query)
+			continue;
+		if (!m) {
+			fail_msg("%s: no row for %llx %s", what, (unsigned long long)a.m[i].start, a.path[i]);
+			return 0;
+		}
+		assert_int_equal(m->end, a.m[i].end);
+		assert_int_equal(m->perms, a.m[i].perms);
+		assert_int_equal(m->inode, a.m[i].inode);
+		assert_int_equal(m->offset, a.m[i].offset);
+		assert_int_equal(m->kind, a.m[i].kind);
+		assert_string_equal(x->path[m - x->m], a.path[i]);
+	}
+	for (int i = 0; i < x->n; i++) {
+		const struct pmaps_mapping *ma = find_row(&a, x->m[i].start);
+		const struct pmaps_mapping *mb = find_row(&b, x->m[i].start);
+		assert_non_null(ma);
+		assert_non_null(mb);
+		assert_int_equal(PMAPS_ROW_SOURCE(x->m[i].flags), src);
+		/* Seen by every page source on this kernel, root or not. */
+		assert_int_equal(pmaps_mapping_value(&x->m[i], PMAPS_F_RSS, &v), 1);
+		assert_int_equal(pmaps_mapping_value(&x->m[i], PMAPS_F_ANONYMOUS, &v), 1);
+		/* Never seen: the smaps text's own. */
+		assert_int_equal(pmaps_mapping_value(&x->m[i], PMAPS_F_PRIVATE_DIRTY, &v), 0);
+		assert_int_equal(pmaps_mapping_value(&x->m[i], PMAPS_F_REFERENCED, &v), 0);
+		for (int f = 0; f < PMAPS_F_COUNT; f++)
+			same_value(what, &x->m[i], ma, mb, f, &moving, &differ);
+		same_value(what, &x->m[i], ma, mb, PMAPS_V_USS, &moving, &differ);
+		same_value(what, &x->m[i], ma, mb, PMAPS_V_SHARED, &moving, &differ);
+		same_value(what, &x->m[i], ma, mb, PMAPS_V_FILE_RSS, &moving, &differ);
+		compared++;
+	}
+	/* A wrong value differs every time; one moved by a passing process, once. */
+	if (differ) {
+		printf("note: %s: round %d: %s\n", what, round + 1, differ_msg);
+		if (++round == 5)
+			fail_msg("%s, in 5 rounds of reads", differ_msg);
+		goto again;
+	}
+	if (moving)
+		printf("note: %s: %d value(s) moved between the two smaps reads (pages shared with a "
+		       "process that touched them), not compared\n", what, moving);
+	return compared;
+}
+
+/*
  * One page source, with the kernel interfaces it may use, against smaps on
  * the layout helper; ZP: whether the kernel maps the zero page for a read.
  */
 static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps_source src,
                         int list, int no_scan, int zp, const char *what)
 {
-	static struct rowset a, b, x;
+	static struct rowset x;
 	struct pmaps_maps *sm, *c;
 	const struct pmaps_mapping *r;
-	int moving = 0, compared = 0, differ = 0, round = 0, root = geteuid() == 0;
+	int root = geteuid() == 0;
 	uint64_t v;
 
 	int query = list_query(list);
@@ -2636,54 +2717,7 @@ static void fast_agrees(const struct helper *h, struct pmaps_proc *p, enum pmaps
 	assert_int_equal(pmaps_maps_open(&c, p, src, 0), 0);
 	pmaps__no_procmap_query = pmaps__procmap_query_list = pmaps__no_pagemap_scan = 0;
 	assert_int_equal(pmaps_maps_query(c), query);
-again:
-	read_rows(sm, &a);
-	read_rows(c, &x);
-	read_rows(sm, &b);
-	moving = compared = differ = 0;
-	/* The same mappings; PROCMAP_QUERY does not list [vsyscall], which is no VMA. */
-	for (int i = 0; i < a.n; i++) {
-		const struct pmaps_mapping *m = find_row(&x, a.m[i].start);
-		if (!m && strcmp(a.path[i], "[vsyscall]") == 0 && query)
-			continue;
-		if (!m) {
-			fail_msg("%s: no row for %llx %s", what, (unsigned long long)a.m[i].start, a.path[i]);
-			return;
-		}
-		assert_int_equal(m->end, a.m[i].end);
-		assert_int_equal(m->perms, a.m[i].perms);
-		assert_int_equal(m->inode, a.m[i].inode);
-		assert_int_equal(m->offset, a.m[i].offset);
-		assert_int_equal(m->kind, a.m[i].kind);
-		assert_string_equal(x.path[m - x.m], a.path[i]);
-	}
-	for (int i = 0; i < x.n; i++) {
-		const struct pmaps_mapping *ma = find_row(&a, x.m[i].start);
-		const struct pmaps_mapping *mb = find_row(&b, x.m[i].start);
-		assert_non_null(ma);
-		assert_non_null(mb);
-		assert_int_equal(PMAPS_ROW_SOURCE(x.m[i].flags), src);
-		/* Seen by every page source on this kernel, root or not. */
-		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_RSS, &v), 1);
-		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_ANONYMOUS, &v), 1);
-		/* Never seen: the smaps text's own. */
-		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_PRIVATE_DIRTY, &v), 0);
-		assert_int_equal(pmaps_mapping_value(&x.m[i], PMAPS_F_REFERENCED, &v), 0);
-		for (int f = 0; f < PMAPS_F_COUNT; f++)
-			same_value(what, &x.m[i], ma, mb, f, &moving, &differ);
-		same_value(what, &x.m[i], ma, mb, PMAPS_V_USS, &moving, &differ);
-		same_value(what, &x.m[i], ma, mb, PMAPS_V_SHARED, &moving, &differ);
-		same_value(what, &x.m[i], ma, mb, PMAPS_V_FILE_RSS, &moving, &differ);
-		compared++;
-	}
-	/* A wrong value differs every time; one moved by a passing process, once. */
-	if (differ) {
-		printf("note: %s: round %d: %s\n", what, round + 1, differ_msg);
-		if (++round == 5)
-			fail_msg("%s, in 5 rounds of reads", differ_msg);
-		goto again;
-	}
-	expect_ge(compared, 20);
+	expect_ge(rows_agree(sm, c, src, query, what, &x), 20);
 	/* What each source sees, where the layout knows the answer. */
 	r = find_row(&x, region(h, "zero")->start);
 	/* The zero page is not in Rss; the private pages of a kernel without one are. */
@@ -2724,9 +2758,6 @@ again:
 	assert_int_equal(pmaps_mapping_value(r, PMAPS_F_SWAP, &v), 0);
 	r = find_row(&x, region(h, "touched3")->start);
 	assert_int_equal(pmaps_mapping_value(r, PMAPS_F_SWAP, &v), 1);
-	if (moving)
-		printf("note: %s: %d value(s) moved between the two smaps reads (shared library "
-		       "pages), not compared\n", what, moving);
 	{
 		/* The cost says how it read. */
 		struct pmaps_cost k = {.size = sizeof(k)};
@@ -2922,6 +2953,86 @@ static void test_fast_agrees(void **state)
 	fast_agrees(&h, p, PMAPS_SRC_PAGES, LIST_TEXT, 1, zp, "pages, maps text and pagemap");
 	pmaps_proc_close(p);
 	stop_helper(&h);
+}
+
+/*
+ * The benchmarks' layouts (bench/targets.c), where the fast source's goals
+ * are measured: 2000 mappings of 4 pages, mixed (anonymous and private file
+ * mappings of four files, neighbours that never merge) and anonymous. Every
+ * page source with every VMA list it may use gives smaps' values, row for
+ * row; the text is read in many buffers and PAGEMAP_SCAN in several
+ * batches. The layout fixes LazyFree: every 40th mapping is read-write
+ * anonymous, two pages written and MADV_FREE'd.
+ */
+static void test_fast_agrees_layouts(void **state)
+{
+	enum { N = 2000 };
+	static const struct {
+		enum pmaps_source src;
+		int list, no_scan;
+		const char *what;
+	} ways[] = {
+		{PMAPS_SRC_FAST, LIST_AUTO, 0, "fast"},
+		{PMAPS_SRC_FAST, LIST_QUERY, 0, "fast, PROCMAP_QUERY"},
+		{PMAPS_SRC_FAST, LIST_TEXT, 0, "fast, maps text without PROCMAP_QUERY"},
+		{PMAPS_SRC_FAST, LIST_AUTO, 1, "fast, pagemap"},
+		{PMAPS_SRC_PAGES, LIST_AUTO, 0, "pages"},
+		{PMAPS_SRC_PAGES, LIST_QUERY, 0, "pages, PROCMAP_QUERY"},
+	};
+	static struct rowset x;
+	const uint64_t lazy = (N + 39) / 40 * 2 * PG;
+	int root = geteuid() == 0;
+	(void)state;
+
+	for (int layout = LAYOUT_MIXED; layout <= LAYOUT_ANON; layout++) {
+		struct target t;
+		struct pmaps_proc *p;
+		struct pmaps_maps *sm, *c;
+		uint64_t sum, v;
+		int files;
+
+		assert_int_equal(target_start_layout(&t, N, (enum layout)layout), 0);
+		running_target = &t;
+		assert_int_equal(pmaps_proc_open(&p, NULL, t.pidstr), 0);
+		assert_int_equal(pmaps_maps_open(&sm, p, PMAPS_SRC_SMAPS, 0), 0);
+		for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+			char what[96];
+			int query = list_query(ways[w].list);
+			snprintf(what, sizeof(what), "%s layout: %s", layout_name((enum layout)layout),
+			         ways[w].what);
+			pmaps__no_procmap_query = ways[w].list == LIST_TEXT;
+			pmaps__procmap_query_list = ways[w].list == LIST_QUERY;
+			pmaps__no_pagemap_scan = ways[w].no_scan;
+			assert_int_equal(pmaps_maps_open(&c, p, ways[w].src, 0), 0);
+			pmaps__no_procmap_query = pmaps__procmap_query_list = pmaps__no_pagemap_scan = 0;
+			assert_int_equal(pmaps_maps_query(c), query);
+			expect_ge(rows_agree(sm, c, ways[w].src, query, what, &x), N);
+			/* LazyFree where the source knows it: the pages source as root. */
+			sum = 0;
+			files = 0;
+			for (int i = 0; i < x.n; i++) {
+				if (pmaps_mapping_value(&x.m[i], PMAPS_F_LAZY_FREE, &v) == 1)
+					sum += v;
+				files += t.dir[0] && strncmp(x.path[i], t.dir, strlen(t.dir)) == 0;
+			}
+			if (ways[w].src == PMAPS_SRC_PAGES && root)
+				expect_eq(sum, lazy);
+			else
+				expect_eq(sum, 0);
+			expect_eq(files, layout == LAYOUT_MIXED ? N / 2 : 0);
+			pmaps_maps_close(c);
+		}
+		/* And smaps itself, against the layout. */
+		read_rows(sm, &x);
+		sum = 0;
+		for (int i = 0; i < x.n; i++)
+			sum += x.m[i].v[PMAPS_F_LAZY_FREE];
+		expect_eq(sum, lazy);
+		pmaps_maps_close(sm);
+		pmaps_proc_close(p);
+		running_target = NULL;
+		target_stop(&t);
+	}
 }
 
 /* Totals from the page sources against smaps_rollup, read before and after. */
@@ -3636,6 +3747,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_allocations, teardown),
 		cmocka_unit_test_teardown(test_pages_exact, teardown),
 		cmocka_unit_test_teardown(test_fast_agrees, teardown),
+		cmocka_unit_test_teardown(test_fast_agrees_layouts, teardown),
 		cmocka_unit_test_teardown(test_fast_hugetlb, teardown),
 		cmocka_unit_test_teardown(test_fast_totals, teardown),
 		cmocka_unit_test_teardown(test_fast_budget, teardown),
