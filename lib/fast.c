@@ -112,7 +112,12 @@ struct pmaps__fast {
 	unsigned ndevs;
 	uint64_t last_dev;           /* the last lookup's minor + 1, or 0 */
 	int last_kind;
-	struct pmaps_mapping row;
+	struct pmaps_mapping row;    /* the row PROCMAP_QUERY fills */
+	/*
+	 * The row being made: ROW, or, from the maps text, the text cursor's
+	 * own row, finished in place (no copy: only this source reads it).
+	 */
+	struct pmaps_mapping *cur;
 	char path[PMAPS_PATH_BUF];
 	/* mountinfo's lines, apart from PATH: the mounts are read mid-row (dev_kind()) */
 	char mounts_buf[PMAPS_PATH_BUF];
@@ -225,7 +230,7 @@ static int query_call(struct pmaps__fast *f, struct pmaps__procmap_query *q, uin
 static int query_next(struct pmaps__fast *f)
 {
 	struct pmaps__procmap_query q;
-	struct pmaps_mapping *m = &f->row;
+	struct pmaps_mapping *m = f->cur = &f->row;
 	size_t len;
 	int r;
 
@@ -363,7 +368,7 @@ static int ask_row(struct pmaps__fast *f, struct pmaps_mapping *m, int name)
 static int text_next(struct pmaps__fast *f)
 {
 	const struct pmaps_mapping *t;
-	struct pmaps_mapping *m = &f->row;
+	struct pmaps_mapping *m;
 	int r = pmaps_maps_next(f->text, &t), huge, asked = 0;
 
 	if (r <= 0) {
@@ -373,17 +378,13 @@ static int text_next(struct pmaps__fast *f)
 		}
 		return 0;
 	}
-	m->start = t->start;
-	m->end = t->end;
-	m->offset = t->offset;
-	m->inode = t->inode;
-	m->dev_major = t->dev_major;
-	m->dev_minor = t->dev_minor;
-	m->perms = t->perms;
-	m->flags = (t->flags & ~PMAPS__ROW_SRC_MASK) | PMAPS__ROW_SRC(f->src);
-	m->kind = t->kind;
-	m->path = t->path; /* valid until the text cursor's next call: the next row */
-	m->line = t->line;
+	/*
+	 * The text cursor's row, made this source's: its v[] is zeroed once
+	 * (finish_row() writes the same entries on every row) and the rest is
+	 * set again by the text cursor for each row.
+	 */
+	m = f->cur = pmaps__maps_row(f->text);
+	m->flags = (m->flags & ~PMAPS__ROW_SRC_MASK) | PMAPS__ROW_SRC(f->src);
 	m->present = 1ull << PMAPS_F_SIZE;
 	f->row_page_size = 0;
 	huge = may_be_hugetlb(f, m);
@@ -466,7 +467,7 @@ static int scan_call(struct pmaps__fast *f, uint64_t start, uint64_t end, uint64
  */
 static int merged_row(struct pmaps__fast *f)
 {
-	uint64_t e = f->row.end;
+	uint64_t e = f->cur->end;
 
 	for (;;) {
 		uint64_t we = 0, from, end;
@@ -562,7 +563,7 @@ static void window_spent(struct pmaps__fast *f)
 static int cursor_row(struct pmaps__fast *f)
 {
 	const struct pmaps_page_range *run;
-	uint64_t e = f->row.end;
+	uint64_t e = f->cur->end;
 	int r;
 
 	for (;;) {
@@ -773,7 +774,7 @@ static int dev_kind(struct pmaps__fast *f, uint32_t minor)
  */
 static void finish_row(struct pmaps__fast *f)
 {
-	struct pmaps_mapping *m = &f->row;
+	struct pmaps_mapping *m = f->cur;
 	const struct acc *a = &f->acc;
 	unsigned sh = f->shift;
 	int shmem = m->kind == PMAPS_KIND_SHMEM;
@@ -851,7 +852,7 @@ int pmaps__fast_next(struct pmaps__fast *f, const struct pmaps_mapping **row)
 			return r;
 		}
 		memset(&f->acc, 0, sizeof(f->acc));
-		f->pos = f->row.start;
+		f->pos = f->cur->start;
 		f->row_open = 1;
 	}
 	r = f->merged ? merged_row(f) : cursor_row(f);
@@ -861,9 +862,9 @@ int pmaps__fast_next(struct pmaps__fast *f, const struct pmaps_mapping **row)
 		return r; /* -ETIME: the row stays open, to go on with */
 	}
 	f->row_open = 0;
-	f->prev_end = f->row.end;
+	f->prev_end = f->cur->end;
 	finish_row(f);
-	*row = &f->row;
+	*row = f->cur;
 	return 1;
 }
 

@@ -381,6 +381,11 @@ void pmaps__fast_keys(const struct pmaps__fast *f, uint64_t *fields, uint64_t *v
 /* The same of a maps cursor on a page source (nothing for the text sources). */
 void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_t *values);
 /*
+ * The row a maps-text cursor handed out last, writable: the fast source
+ * finishes it in place. Its v[] is zeroed once (the maps text sets none).
+ */
+struct pmaps_mapping *pmaps__maps_row(struct pmaps_maps *c);
+/*
  * The keys of page source SOURCE for PROC, from PROC's spare cursor of that
  * source, or from one opened now and left there. Returns 0 or the open's
  * errno.

@@ -1419,6 +1419,11 @@ void pmaps__maps_fast_keys(const struct pmaps_maps *c, uint64_t *fields, uint64_
 		pmaps__fast_keys(c->fast, fields, values);
 }
 
+struct pmaps_mapping *pmaps__maps_row(struct pmaps_maps *c)
+{
+	return &c->row;
+}
+
 int pmaps_maps_query(const struct pmaps_maps *c)
 {
 	return c->fast ? pmaps__fast_query(c->fast) : -1;
