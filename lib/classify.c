@@ -91,6 +91,13 @@ void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source)
 		m->kind = PMAPS_KIND_ROLLUP;
 		return;
 	}
+	/* Nameless, the usual row of a big process: what the rules below give it, at once. */
+	if (n->len == 0 && !(m->vm_flags & (1ull << PMAPS_VM_HT))) {
+		m->kind = rwx == 0                          ? PMAPS_KIND_GUARD
+		          : (m->perms & PMAPS_PERM_SHARED) ? PMAPS_KIND_SHMEM
+		                                           : PMAPS_KIND_ANON;
+		return;
+	}
 	if ((m->vm_flags & (1ull << PMAPS_VM_HT)) ||
 	    (m->dev_major == 0 && starts(n, "/anon_hugepage"))) {
 		m->kind = PMAPS_KIND_HUGETLB;

@@ -414,8 +414,9 @@ static int text_next(struct pmaps__fast *f)
  * join, else 0), the part of a region or run inside the row, into the
  * row's counts: one set of rules for both walks.
  */
-static void count(struct pmaps__fast *f, unsigned fl, uint64_t kflags, uint64_t mapcount,
-                  uint64_t n)
+static inline __attribute__((always_inline)) void count(struct pmaps__fast *f, unsigned fl,
+                                                       uint64_t kflags, uint64_t mapcount,
+                                                       uint64_t n)
 {
 	struct acc *a = &f->acc;
 	uint64_t unit = f->page << PSS_SHIFT;

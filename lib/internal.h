@@ -326,8 +326,29 @@ int pmaps__scan(int fd, struct pmaps__page_region *vec, size_t cap, uint64_t sta
                 const struct pmaps__scan_step *step, uint64_t anyof, uint64_t ret,
                 uint64_t *walk_end);
 
-/* The PMAPS_PG_* flags of a PAGEMAP_SCAN region's categories. */
-unsigned pmaps__scan_flags(uint64_t cat);
+/*
+ * The PMAPS_PG_* flags of a PAGEMAP_SCAN region's categories. Inline: the
+ * fast source calls it for every region it counts.
+ */
+static inline unsigned pmaps__scan_flags(uint64_t cat)
+{
+	unsigned f = 0;
+
+	f |= cat & PMAPS__CAT_PRESENT ? PMAPS_PG_PRESENT : 0;
+	f |= cat & PMAPS__CAT_SWAPPED ? PMAPS_PG_SWAPPED : 0;
+	f |= cat & PMAPS__CAT_FILE ? PMAPS_PG_FILE : 0;
+	f |= cat & PMAPS__CAT_PFNZERO ? PMAPS_PG_ZERO : 0;
+	f |= cat & PMAPS__CAT_HUGE ? PMAPS_PG_HUGE : 0;
+	f |= cat & PMAPS__CAT_SOFT_DIRTY ? PMAPS_PG_SOFT_DIRTY : 0;
+	f |= cat & PMAPS__CAT_GUARD ? PMAPS_PG_GUARD : 0;
+	if (f & PMAPS_PG_GUARD)
+		f &= ~PMAPS_PG_SWAPPED; /* a guard marker also reads as swapped */
+	/* WRITTEN is clear only on uffd write-protected pages. */
+	f |= (f & (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED)) && !(cat & PMAPS__CAT_WRITTEN)
+	         ? PMAPS_PG_UFFD_WP
+	         : 0;
+	return f;
+}
 
 /*
  * The one rule of a lazily freed page, from its kpageflags F (the kernel's

@@ -681,13 +681,22 @@ perms:
 		return bad(c, "mapping ends at or before the end of the one before it");
 	if (m->start < c->prev_end)
 		m->flags |= PMAPS_ROW_OVERLAP;
-	if ((p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
-	    (p[2] != 'x' && p[2] != '-') || (p[3] != 's' && p[3] != 'p') || p[4] != ' ')
-		return bad(c, "expected permissions like rw-p");
-	perms |= p[0] == 'r' ? PMAPS_PERM_READ : 0;
-	perms |= p[1] == 'w' ? PMAPS_PERM_WRITE : 0;
-	perms |= p[2] == 'x' ? PMAPS_PERM_EXEC : 0;
-	perms |= p[3] == 's' ? PMAPS_PERM_SHARED : 0;
+	{
+		/*
+		 * Four bytes at once: each is its letter of "rwxs" or of "---p"
+		 * (the bytes equal to "rwxs" are the permissions, in
+		 * PMAPS_PERM_*'s order), and a space after them.
+		 */
+		uint32_t x, on, off;
+		memcpy(&x, p, 4);
+		on = x ^ 0x73787772u;  /* "rwxs": 0 where the byte is its letter */
+		off = x ^ 0x702d2d2du; /* "---p" */
+		on = ~((((on & 0x7f7f7f7fu) + 0x7f7f7f7fu) | on)) & 0x80808080u;
+		off = ~((((off & 0x7f7f7f7fu) + 0x7f7f7f7fu) | off)) & 0x80808080u;
+		if ((on | off) != 0x80808080u || p[4] != ' ')
+			return bad(c, "expected permissions like rw-p");
+		perms = ((on >> 7) & 1) | ((on >> 14) & 2) | ((on >> 21) & 4) | ((on >> 28) & 8);
+	}
 	m->perms = perms;
 	p += 5;
 	if (fast) {
@@ -697,6 +706,13 @@ perms:
 			return bad(c, "expected the offset in hex");
 		if (*p++ != ' ')
 			return bad(c, "expected the offset in hex");
+	}
+	if (memcmp(p, "00:00 0 ", 8) == 0) {
+		/* Anonymous memory's device and inode, in one compare. */
+		m->dev_major = m->dev_minor = 0;
+		m->inode = 0;
+		p += 7;
+		goto name;
 	}
 	if (p[2] == ':' && p[5] == ' ' && (d0 = pmaps__hex_table[(unsigned char)p[0]]) &&
 	    (d1 = pmaps__hex_table[(unsigned char)p[1]]) &&
@@ -716,6 +732,7 @@ perms:
 	}
 	if (dec_line(&p, &m->inode) < 0 || (*p != ' ' && *p != '\n'))
 		return bad(c, "expected the inode in decimal");
+name:
 	/* The name is padded to column 73: skip spaces a word at a time. */
 	for (;;) {
 		uint64_t w;
@@ -1568,9 +1585,8 @@ static void resolve_name(struct pmaps_maps *c)
 	struct stat st;
 	ssize_t n;
 
-	if (!c->proc || !c->proc->live || c->no_map_files || !m->inode ||
-	    !(m->flags & (PMAPS_ROW_PATH_ESCAPED | PMAPS_ROW_DELETED)) ||
-	    (m->flags & PMAPS_ROW_PATH_TRUNCATED))
+	if (likely(!(m->flags & (PMAPS_ROW_PATH_ESCAPED | PMAPS_ROW_DELETED))) || !c->proc ||
+	    !c->proc->live || c->no_map_files || !m->inode || (m->flags & PMAPS_ROW_PATH_TRUNCATED))
 		return;
 	if (!(m->flags & PMAPS_ROW_PATH_ESCAPED)) {
 		pmaps__check_deleted(c->proc, m, &c->del, &c->no_map_files);

@@ -556,24 +556,6 @@ uint64_t pmaps_pages_calls(const struct pmaps_pages *c)
 	return c->calls;
 }
 
-unsigned pmaps__scan_flags(uint64_t cat)
-{
-	unsigned f = 0;
-
-	f |= cat & CAT_PRESENT ? PMAPS_PG_PRESENT : 0;
-	f |= cat & CAT_SWAPPED ? PMAPS_PG_SWAPPED : 0;
-	f |= cat & CAT_FILE ? PMAPS_PG_FILE : 0;
-	f |= cat & CAT_PFNZERO ? PMAPS_PG_ZERO : 0;
-	f |= cat & CAT_HUGE ? PMAPS_PG_HUGE : 0;
-	f |= cat & CAT_SOFT_DIRTY ? PMAPS_PG_SOFT_DIRTY : 0;
-	f |= cat & CAT_GUARD ? PMAPS_PG_GUARD : 0;
-	if (f & PMAPS_PG_GUARD)
-		f &= ~PMAPS_PG_SWAPPED; /* a guard marker also reads as swapped */
-	/* WRITTEN is clear only on uffd write-protected pages. */
-	f |= (f & (PMAPS_PG_PRESENT | PMAPS_PG_SWAPPED)) && !(cat & CAT_WRITTEN) ? PMAPS_PG_UFFD_WP : 0;
-	return f;
-}
-
 static unsigned from_entry(uint64_t e)
 {
 	unsigned f = 0;

@@ -420,6 +420,87 @@ static void test_malformed(void **state)
 	pmaps_proc_close(proc);
 }
 
+/*
+ * The permissions, four bytes at a time: each byte at each place, every
+ * other place valid; accepted exactly when the byte is that place's letter
+ * or its '-' ('p' for the fourth), with the letters' bits. And the device
+ * and inode of anonymous memory, read in one compare, against the forms
+ * that must take the long way.
+ */
+static void test_header_forms(void **state)
+{
+	static const char on[] = "rwxs", off[] = "---p";
+	static const unsigned bit[] = {PMAPS_PERM_READ, PMAPS_PERM_WRITE, PMAPS_PERM_EXEC,
+	                               PMAPS_PERM_SHARED};
+	static const struct {
+		const char *tail;
+		uint32_t major, minor;
+		uint64_t inode;
+		const char *path;
+	} devs[] = {
+		{"00:00 0 \n", 0, 0, 0, ""},
+		{"00:00 0                          [heap]\n", 0, 0, 0, "[heap]"},
+		{"00:00 0\n", 0, 0, 0, ""},
+		{"00:00 01 /x\n", 0, 0, 1, "/x"},
+		{"00:00 10 /x\n", 0, 0, 10, "/x"},
+		{"00:01 0 \n", 0, 1, 0, ""},
+		{"fe:00 0 \n", 0xfe, 0, 0, ""},
+		{"100:00 0 \n", 0x100, 0, 0, ""},
+	};
+	(void)state;
+
+	for (int at = 0; at < 4; at++) {
+		for (int b = 1; b < 256; b++) {
+			char line[64] = "00400000-00401000 r-xp 00000000 fe:00 1 /x\n";
+			struct pmaps_maps *c;
+			const struct pmaps_mapping *m;
+			int r, ok = b == on[at] || b == off[at];
+			if (b == '\n')
+				continue;
+			line[18 + at] = (char)b;
+			assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, line, strlen(line), 0), 0);
+			r = pmaps_maps_next(c, &m);
+			if (r != (ok ? 1 : -EBADMSG))
+				fail_msg("byte %#x at place %d: got %d, want %d", b, at, r, ok ? 1 : -EBADMSG);
+			pmaps_maps_close(c);
+		}
+	}
+	for (unsigned set = 0; set < 16; set++) {
+		char line[64] = "00400000-00401000 ---p 00000000 00:00 0 \n";
+		struct pmaps_maps *c;
+		const struct pmaps_mapping *m;
+		unsigned want = 0;
+		for (int at = 0; at < 4; at++) {
+			line[18 + at] = set & (1u << at) ? on[at] : off[at];
+			want |= set & (1u << at) ? bit[at] : 0;
+		}
+		assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, line, strlen(line), 0), 0);
+		assert_int_equal(pmaps_maps_next(c, &m), 1);
+		if (m->perms != want)
+			fail_msg("%.4s: perms %#x, want %#x", line + 18, m->perms, want);
+		pmaps_maps_close(c);
+	}
+	/* Not a space after them. */
+	expect_bad(PMAPS_SRC_MAPS, "00400000-00401000 rw-pX00000000 00:00 0 \n", "permissions");
+	for (size_t i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		char line[128];
+		struct pmaps_maps *c;
+		const struct pmaps_mapping *m;
+		snprintf(line, sizeof(line), "7f0000000000-7f0000001000 rw-p 00000000 %s", devs[i].tail);
+		assert_int_equal(pmaps__maps_open_mem(&c, PMAPS_SRC_MAPS, line, strlen(line), 0), 0);
+		assert_int_equal(pmaps_maps_next(c, &m), 1);
+		if (m->dev_major != devs[i].major || m->dev_minor != devs[i].minor ||
+		    m->inode != devs[i].inode || strcmp(m->path.ptr, devs[i].path) != 0)
+			fail_msg("%s: %x:%x %llu '%s', want %x:%x %llu '%s'", line, m->dev_major,
+			         m->dev_minor, (unsigned long long)m->inode, m->path.ptr, devs[i].major,
+			         devs[i].minor, (unsigned long long)devs[i].inode, devs[i].path);
+		assert_int_equal(m->kind, devs[i].inode ? PMAPS_KIND_FILE_DATA
+		                          : devs[i].path[0] == '[' ? PMAPS_KIND_HEAP : PMAPS_KIND_ANON);
+		assert_int_equal(pmaps_maps_next(c, &m), 0);
+		pmaps_maps_close(c);
+	}
+}
+
 /* ---- lines longer than the buffer: truncated, reported, not dropped ---- */
 
 static void test_long_lines(void **state)
@@ -998,6 +1079,7 @@ int main(void)
 		cmocka_unit_test(test_old_kernels),
 		cmocka_unit_test(test_rollup),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_header_forms),
 		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_value_widths),
 		cmocka_unit_test(test_no_final_newline),
