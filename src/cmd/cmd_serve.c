@@ -61,11 +61,21 @@ static const char serve_usage[] =
 	"      --no-books          ask no runtime for its books in a process's explain (Go's\n"
 	"                          MemStats over loopback, the JVM's through jcmd)\n"
 	"      --proc-root DIR     read processes from DIR instead of /proc\n"
+	"      --allow-host NAME   answer requests that name this server NAME too\n"
+	"                          (repeatable; *.example.com for every name under\n"
+	"                          it): see Host below\n"
 	"  -h, --help              show this help\n"
 	"\n"
 	"Endpoints: /metrics, / (the web page), /api/processes,\n"
 	"/api/process/PID/explain, /api/process/PID/pages, /api/process/PID/pages.svg.\n"
-	"GET and HEAD only. SIGINT or SIGTERM stops it.\n";
+	"GET and HEAD only. SIGINT or SIGTERM stops it.\n"
+	"\n"
+	"Host: a request must name this server, or a web page could read it through\n"
+	"a name of its own that it points at this machine (DNS rebinding). Answered:\n"
+	"the address listened on (any address on 0.0.0.0 or [::]), localhost on a\n"
+	"loopback address, and the --allow-host names; with the port listened on, or\n"
+	"none. Another Host gets 421, an /api/ request from a page of another origin\n"
+	"403, and a request without Host (HTTP/1.1) 400.\n";
 
 /*
  * --listen: "ADDR:PORT" (IPv4, or IPv6 in brackets; "localhost" for
@@ -140,6 +150,7 @@ int cmd_serve(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'},
 		{"threads", required_argument, NULL, 't'},
 		{"proc-root", required_argument, NULL, 'R'},
+		{"allow-host", required_argument, NULL, 'H'},
 		BOOKS_LONGOPTS_EXPLAIN,
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -217,6 +228,19 @@ int cmd_serve(int argc, char **argv)
 			}
 			break;
 		case 'R': sv.o.top.root = optarg; break;
+		case 'H':
+			if (!serve_allow_name_ok(optarg)) {
+				die_msg("--allow-host takes a host name (letters, digits, '-', '.' and "
+				        "'_'), or *. and one, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			if (sv.o.nallow == SERVE_ALLOW_MAX) {
+				die_msg("--allow-host: at most %d names (*.example.com names every "
+				        "name under it)", SERVE_ALLOW_MAX);
+				return EXIT_USAGE;
+			}
+			sv.o.allow_hosts[sv.o.nallow++] = optarg;
+			break;
 		case 'h': return print_usage(serve_usage);
 		default: return option_error("serve", argv, shortopts, longopts);
 		}

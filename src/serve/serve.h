@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "serve/serve_host.h"
 #include "survey/top.h"
 
 #define SERVE_PORT 9743
@@ -47,6 +48,8 @@ struct serve_opts {
 	unsigned timeout_s;            /* a connection idle this long is closed */
 	unsigned threads;              /* the daemon's threads */
 	size_t max_request;            /* bytes of a request's headers */
+	const char *allow_hosts[SERVE_ALLOW_MAX]; /* --allow-host (serve_host.h) */
+	unsigned nallow;
 };
 
 /* What a route answers: the HTTP layer sends it and frees BODY. */

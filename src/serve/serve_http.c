@@ -62,6 +62,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -83,6 +84,7 @@ static struct {
 	__typeof__(&MHD_stop_daemon) MHD_stop_daemon;
 	__typeof__(&MHD_get_connection_info) MHD_get_connection_info;
 	__typeof__(&MHD_lookup_connection_value) MHD_lookup_connection_value;
+	__typeof__(&MHD_get_connection_values) MHD_get_connection_values;
 	__typeof__(&MHD_create_response_from_buffer) MHD_create_response_from_buffer;
 	__typeof__(&MHD_create_response_from_buffer_with_free_callback_cls)
 		MHD_create_response_from_buffer_with_free_callback_cls;
@@ -93,6 +95,7 @@ static struct {
 static const struct dl_sym serve_mhd_syms[] = {
 	DL_SYM(mhd, MHD_start_daemon), DL_SYM(mhd, MHD_stop_daemon),
 	DL_SYM(mhd, MHD_get_connection_info), DL_SYM(mhd, MHD_lookup_connection_value),
+	DL_SYM(mhd, MHD_get_connection_values),
 	DL_SYM(mhd, MHD_create_response_from_buffer),
 	DL_SYM(mhd, MHD_create_response_from_buffer_with_free_callback_cls),
 	DL_SYM(mhd, MHD_add_response_header), DL_SYM(mhd, MHD_queue_response),
@@ -102,6 +105,7 @@ static const struct dl_sym serve_mhd_syms[] = {
 #define MHD_stop_daemon (*mhd.MHD_stop_daemon)
 #define MHD_get_connection_info (*mhd.MHD_get_connection_info)
 #define MHD_lookup_connection_value (*mhd.MHD_lookup_connection_value)
+#define MHD_get_connection_values (*mhd.MHD_get_connection_values)
 #define MHD_create_response_from_buffer (*mhd.MHD_create_response_from_buffer)
 #define MHD_create_response_from_buffer_with_free_callback_cls \
 	(*mhd.MHD_create_response_from_buffer_with_free_callback_cls)
@@ -177,6 +181,7 @@ struct http {
 	size_t inflight_cap;
 	uint64_t head_ns;       /* --timeout */
 	uint64_t reply_ns;      /* REPLY_TIMEOUTS times that */
+	struct serve_hosts hosts; /* the Host and Origin requests may name */
 };
 
 /* A reply's body while MHD holds it, counted in http.inflight. */
@@ -199,6 +204,12 @@ struct request {
 	int seen;      /* the handler was called (with the headers) */
 	int answered;  /* a reply is queued */
 	int has_query; /* the URI had a '?' */
+	/*
+	 * What MHD's decoding of the URI hides from the handler: "%00" (MHD
+	 * cuts the path there) and "%2F" in the path (a '/' that separates
+	 * nothing): each gets 400.
+	 */
+	const char *bad_uri;
 	char query[];  /* the raw query after '?' (still %-encoded) */
 };
 
@@ -329,6 +340,15 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	r->seen = 0;
 	r->answered = 0;
 	r->has_query = q != NULL;
+	r->bad_uri = NULL;
+	for (const char *p = uri; (p = strchr(p, '%')) != NULL; p++) {
+		if (p[1] == '0' && p[2] == '0') {
+			r->bad_uri = "bad request: an encoded NUL (%00) in the URL";
+			break;
+		}
+		if ((!q || p < q) && p[1] == '2' && (p[2] == 'f' || p[2] == 'F'))
+			r->bad_uri = "bad request: an encoded '/' (%2F) in the path";
+	}
 	if (q)
 		memcpy(r->query, q + 1, n);
 	r->query[n] = '\0';
@@ -537,6 +557,63 @@ static enum MHD_Result send_reply(struct http *h, struct MHD_Connection *c, stru
 	return ret;
 }
 
+/* Counts the request's Host headers (MHD_get_connection_values()'s iterator). */
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0)
+		++*(unsigned *)cls;
+	return MHD_YES;
+}
+
+/*
+ * The request's Host, Origin and URI, checked before any route (DNS
+ * rebinding: serve_host.h). Returns 1 with the refusal in R, else 0.
+ */
+static int refuse(struct http *h, struct MHD_Connection *c, const char *url, const char *version,
+                  const struct request *rq, struct serve_reply *r)
+{
+	const char *host, *origin;
+	unsigned hosts = 0;
+
+	if (rq->bad_uri) {
+		serve_reply_text(r, 400, rq->bad_uri);
+		return 1;
+	}
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
+	host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (hosts > 1) {
+		serve_reply_text(r, 400, "bad request: more than one Host header");
+		return 1;
+	}
+	if (!host) {
+		/* HTTP/1.0 may leave it out (RFC 9112: 1.1 must not); no browser does. */
+		if (strcmp(version, MHD_HTTP_VERSION_1_0) == 0)
+			return 0;
+		serve_reply_text(r, 400, "bad request: no Host header (HTTP/1.1 requires one)");
+		return 1;
+	}
+	switch (serve_host_check(&h->hosts, host)) {
+	case SERVE_HOST_OK: break;
+	case SERVE_HOST_BAD:
+		serve_reply_text(r, 400, "bad request: the Host header is not a host[:port]");
+		return 1;
+	case SERVE_HOST_OTHER:
+		serve_reply_text(r, 421, "misdirected request: the Host header names another server "
+		                         "(pmaps serve --allow-host NAME answers to NAME)");
+		return 1;
+	}
+	origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+	if (origin && strncmp(url, "/api/", 5) == 0 &&
+	    serve_origin_check(&h->hosts, origin) != SERVE_HOST_OK) {
+		serve_reply_text(r, 403, "forbidden: a page of another origin may not read /api/");
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * MHD calls this once the headers are in, then again when the request is
  * complete (and for each piece of a body in between, which is never asked
@@ -552,7 +629,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	struct serve_reply r;
 	const char *accept;
 
-	(void)version;
 	(void)upload_data;
 	if (!rq)
 		return MHD_NO; /* no memory for the request: drop the connection */
@@ -562,6 +638,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	}
 	/* The head is in: from here the connection has the reply's deadline. */
 	conn_phase(h, c, CONN_REPLY);
+	/* Before anything else: a request that does not name this server gets nothing. */
+	if (refuse(h, c, url, version, rq, &r)) {
+		rq->answered = 1;
+		return send_reply(h, c, &r);
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		rq->answered = 1;
 		serve_reply_text(&r, 405, "method not allowed: only GET and HEAD");
@@ -727,6 +808,17 @@ int serve_http_run(struct serve *sv)
 	h.sv = sv;
 	pthread_mutex_init(&h.lock, NULL);
 	h.inflight_cap = inflight_cap();
+	h.hosts.addr = bound;
+	h.hosts.port = bound.ss_family == AF_INET6
+	                       ? ntohs(((const struct sockaddr_in6 *)&bound)->sin6_port)
+	                       : ntohs(((const struct sockaddr_in *)&bound)->sin_port);
+	h.hosts.loopback = sv->o.loopback;
+	h.hosts.wildcard =
+		bound.ss_family == AF_INET6
+			? IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)&bound)->sin6_addr)
+			: ((const struct sockaddr_in *)&bound)->sin_addr.s_addr == htonl(INADDR_ANY);
+	h.hosts.names = sv->o.allow_hosts;
+	h.hosts.nnames = sv->o.nallow;
 	h.head_ns = (uint64_t)(sv->o.timeout_s ? sv->o.timeout_s : 10) * 1000000000u;
 	h.reply_ns = h.head_ns * REPLY_TIMEOUTS;
 

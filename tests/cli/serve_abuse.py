@@ -325,20 +325,20 @@ def test_malformed(srv):
         # (name, bytes, the status MHD 0.9.75 gives; None: closed without one)
         ("garbage bytes", b"\x00\xff\xfe\x80 garbage \x01\x02\r\n\r\n", None),
         ("no HTTP version", b"GET /metrics\r\n\r\n", 400),
-        ("HTTP/2.0 on a text connection", b"GET /metrics HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+        ("HTTP/2.0 on a text connection", b"GET /metrics HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n", 505),
         ("a request line of spaces", b"     \r\n\r\n", None),
         ("invalid chunked encoding on a GET (not read)",
-         b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+         b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
          b"zz\r\nhello\r\n0\r\n\r\n", 200),
         ("invalid chunked encoding on a POST",
-         b"POST /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 405),
-        ("a NUL in a header", b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-A: a\x00b\r\n\r\n",
+         b"POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 405),
+        ("a NUL in a header", b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-A: a\x00b\r\n\r\n",
          200),
-        ("a NUL in the URL", b"GET /nope\x00/metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404),
-        ("a header without a colon", b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nnocolon\r\n\r\n",
+        ("a NUL in the URL", b"GET /nope\x00/metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 404),
+        ("a header without a colon", b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nnocolon\r\n\r\n",
          400),
-        ("Content-Length: -1", b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
-        ("Content-Length: 2^64", b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 18446744073709551616\r\n\r\n",
+        ("Content-Length: -1", b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n", 400),
+        ("Content-Length: 2^64", b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 18446744073709551616\r\n\r\n",
          413),
         ("half a request line, then close", b"GET /metr", None),
     ]
@@ -923,6 +923,99 @@ def test_ipv6():
         srv.kill()
 
 
+MISDIRECTED = (b"misdirected request: the Host header names another server "
+               b"(pmaps serve --allow-host NAME answers to NAME)\n")
+
+
+def get(srv, path, host, extra=b"", version=b"HTTP/1.1"):
+    """GET PATH on a raw socket with Host HOST (None: no Host) and EXTRA headers: (status, body)."""
+    head = b"GET " + path + b" " + version + b"\r\n"
+    if host is not None:
+        head += b"Host: " + host + b"\r\n"
+    data, _ = raw(srv, head + extra + b"Connection: close\r\n\r\n")
+    return status_of(data), split_head(data)[2]
+
+
+def test_host(srv):
+    """DNS rebinding: a page of evil.example whose name the attacker now resolves to
+    127.0.0.1 sends its requests with its own name in Host (and Origin): every one
+    gets 421 and no byte of what serve knows. A page of another origin gets 403 on
+    /api/ (its Origin); the page's own fetches name serve and are answered. Then
+    the strict parsing: HTTP/1.1 without Host, two Hosts, an encoded NUL and an
+    encoded '/' in the path get 400."""
+    me = os.getpid()
+    hp = f"127.0.0.1:{srv.port}".encode()
+    evil = f"evil.example:{srv.port}".encode()
+    for path in (b"/api/processes", f"/api/process/{me}/explain".encode(),
+                 f"/api/process/{me}/pages".encode(), f"/api/process/{me}/pages.svg".encode(),
+                 b"/metrics", b"/"):
+        eq(f"rebinding: GET {path.decode()} with Host {evil.decode()}",
+           get(srv, path, evil, b"Origin: http://" + evil + b"\r\n"), (421, MISDIRECTED))
+    eq("rebinding: a name under localhost's", get(srv, b"/metrics", b"localhost.evil.example")[0],
+       421)
+    eq("rebinding: serve's address on another port", get(srv, b"/metrics", b"127.0.0.1:1")[0], 421)
+    for host in (hp, f"localhost:{srv.port}".encode(), b"127.0.0.1", b"localhost"):
+        eq(f"Host {host.decode()}: answered", get(srv, b"/api/processes", host)[0], 200)
+    eq("Host not a host[:port]", get(srv, b"/metrics", b"a/b"),
+       (400, b"bad request: the Host header is not a host[:port]\n"))
+    # Origin: another site's page (no rebinding: its requests name serve).
+    forbidden = (403, b"forbidden: a page of another origin may not read /api/\n")
+    eq("Origin http://evil.example on /api/processes",
+       get(srv, b"/api/processes", hp, b"Origin: http://evil.example\r\n"), forbidden)
+    eq("Origin null on /api/process/PID/explain",
+       get(srv, f"/api/process/{me}/explain".encode(), hp, b"Origin: null\r\n"), forbidden)
+    eq("the page's own fetch (Origin: serve) on /api/processes",
+       get(srv, b"/api/processes", hp, b"Origin: http://" + hp + b"\r\n")[0], 200)
+    eq("Origin http://evil.example on /metrics (no /api/: a browser shows it no one)",
+       get(srv, b"/metrics", hp, b"Origin: http://evil.example\r\n")[0], 200)
+    # Strict parsing.
+    eq("HTTP/1.1 without Host", get(srv, b"/metrics", None),
+       (400, b"bad request: no Host header (HTTP/1.1 requires one)\n"))
+    eq("HTTP/1.0 without Host (allowed by HTTP/1.0)",
+       get(srv, b"/metrics", None, version=b"HTTP/1.0")[0], 200)
+    eq("two Host headers", get(srv, b"/metrics", hp, b"Host: evil.example\r\n"),
+       (400, b"bad request: more than one Host header\n"))
+    nul = (400, b"bad request: an encoded NUL (%00) in the URL\n")
+    eq("/metrics%00foo", get(srv, b"/metrics%00foo", hp), nul)
+    eq("/api/process/PID/explain%00.svg",
+       get(srv, f"/api/process/{me}/explain%00.svg".encode(), hp), nul)
+    eq("/metrics?x=%00", get(srv, b"/metrics?x=%00", hp), nul)
+    eq("/api/process/PID%2fexplain", get(srv, f"/api/process/{me}%2fexplain".encode(), hp),
+       (400, b"bad request: an encoded '/' (%2F) in the path\n"))
+    eq("/api/process/PID%2Fexplain", get(srv, f"/api/process/{me}%2Fexplain".encode(), hp)[0],
+       400)
+    eq("%2f in the query (not the path)", get(srv, b"/metrics?x=%2f", hp)[0], 200)
+    still_answers(srv, "the Host checks")
+
+
+def test_allow_host():
+    """--allow-host NAME and *.SUFFIX; a wildcard listener answers any address literal
+    but no name it was not given; a bad --allow-host is one line and exit 2."""
+    srv = Server("--allow-host", "pmaps.test", "--allow-host", "*.nodes.test")
+    try:
+        for host, want in ((b"pmaps.test", 200), (b"PMAPS.test:443", 200), (b"a.nodes.test", 200),
+                           (b"nodes.test", 421), (b"evil.test", 421),
+                           (f"127.0.0.1:{srv.port}".encode(), 200)):
+            eq(f"--allow-host: Host {host.decode()}", get(srv, b"/metrics", host)[0], want)
+    finally:
+        srv.kill()
+    srv = Server(listen="0.0.0.0:0")
+    try:
+        for host, want in ((f"10.9.8.7:{srv.port}".encode(), 200), (b"192.168.1.1", 200),
+                           (f"[fe80::1]:{srv.port}".encode(), 200),
+                           (f"localhost:{srv.port}".encode(), 200),
+                           (f"node.example:{srv.port}".encode(), 421)):
+            eq(f"0.0.0.0: Host {host.decode()}", get(srv, b"/metrics", host)[0], want)
+    finally:
+        srv.kill()
+    for bad in ("a b", "*", "a..b", "[::1]"):
+        r = subprocess.run([PMAPS, "serve", "--allow-host", bad], capture_output=True, timeout=10)
+        lines = r.stderr.decode().splitlines()
+        eq(f"--allow-host '{bad}': exit status and one line", (r.returncode, len(lines)), (2, 1))
+        ok(f"--allow-host '{bad}': says what it takes", lines and "--allow-host takes" in lines[0],
+           lines, "--allow-host takes ...")
+
+
 def test_nonloopback():
     srv = Server(listen="0.0.0.0:0", wait_listening=False)
     try:
@@ -954,8 +1047,8 @@ def main():
         print(f"serve_abuse: {passed} passed, {failed + 1} failed")
         sys.exit(1)
     try:
-        for t in (test_basics, test_methods, test_sizes, test_malformed, test_concurrent, test_slow,
-                  test_vanish, test_idle):
+        for t in (test_basics, test_methods, test_sizes, test_malformed, test_host, test_concurrent,
+                  test_slow, test_vanish, test_idle):
             t0 = time.monotonic()
             try:
                 t(srv)
@@ -967,7 +1060,7 @@ def main():
     finally:
         srv.kill()
     for t in (test_limit, test_slow_at_limit, test_inflight, test_per_ip, test_fd_limit, test_stop_busy, test_listen_errors, test_ipv6,
-              test_nonloopback):
+              test_nonloopback, test_allow_host):
         t0 = time.monotonic()
         try:
             t()
