@@ -7,10 +7,13 @@
  * every request is answered by serve_route() on the thread that read it,
  * in one piece, from a buffer. What a client can do is bounded by MHD
  * itself:
- *   - connections: --max-connections (MHD_OPTION_CONNECTION_LIMIT, shared
- *     among the threads): a thread at its share stops accepting, so a new
- *     connection waits in the listen backlog (one that slips through is
- *     closed by MHD at once);
+ *   - connections: --max-connections at once. MHD takes half as many
+ *     again (MHD_OPTION_CONNECTION_LIMIT, shared among the threads), and
+ *     each connection past --max-connections evicts the one that has
+ *     waited longest for a request's head (evict()): a flood of idle or
+ *     slow connections cannot leave a scrape in the listen queue. Past
+ *     MHD's limit a thread stops accepting (a new connection waits in the
+ *     backlog; one that slips through is closed by MHD at once);
  *   - time: a connection idle for --timeout is closed
  *     (MHD_OPTION_CONNECTION_TIMEOUT). That is only an idle timeout in MHD
  *     0.9.75: a client sending a byte of its request head every few
@@ -63,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -154,6 +158,8 @@ int serve_http_load(void)
 #define TICK_MS 500
 /* Non-loopback: what one client address may hold, at least. */
 #define PER_IP_MIN 4u
+/* What MHD may hold past --max-connections, at least (see evict()). */
+#define EVICT_ROOM_MIN 16u
 
 /*
  * A connection, from MHD's NOTIFY_STARTED to its NOTIFY_CLOSED (its socket
@@ -176,7 +182,14 @@ struct conn {
 struct http {
 	struct serve *sv;
 	pthread_mutex_t lock;   /* CONNS and INFLIGHT */
-	struct conn *conns;     /* the open connections */
+	/*
+	 * The open connections, the one that began waiting last first: the
+	 * list's tail has waited longest (see evict()).
+	 */
+	struct conn *conns, *tail;
+	unsigned open;          /* connections on the list */
+	unsigned cuts;          /* of them, shut down and not yet closed by MHD */
+	unsigned keep;          /* --max-connections: more are evicted */
 	size_t inflight;        /* bytes of the replies MHD holds */
 	size_t inflight_cap;
 	uint64_t head_ns;       /* --timeout */
@@ -371,6 +384,32 @@ static struct conn *conn_of(struct MHD_Connection *c)
 	return ci ? ci->socket_context : NULL;
 }
 
+/* K off H's list (under H's lock). */
+static void conn_unlink(struct http *h, struct conn *k)
+{
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		h->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	else
+		h->tail = k->prev;
+	k->prev = k->next = NULL;
+}
+
+/* K at the head of H's list: it began waiting now (under H's lock). */
+static void conn_push(struct http *h, struct conn *k)
+{
+	k->prev = NULL;
+	k->next = h->conns;
+	if (h->conns)
+		h->conns->prev = k;
+	else
+		h->tail = k;
+	h->conns = k;
+}
+
 /* C enters PHASE: a head is in (CONN_REPLY), or a request ended (CONN_HEAD: the clock restarts). */
 static void conn_phase(struct http *h, struct MHD_Connection *c, enum conn_phase phase)
 {
@@ -379,10 +418,42 @@ static void conn_phase(struct http *h, struct MHD_Connection *c, enum conn_phase
 	if (!k)
 		return;
 	pthread_mutex_lock(&h->lock);
-	if (phase == CONN_HEAD)
+	if (phase == CONN_HEAD) {
 		k->since_ns = now_ns();
+		conn_unlink(h, k);
+		conn_push(h, k);
+	}
 	k->phase = phase;
 	pthread_mutex_unlock(&h->lock);
+}
+
+/*
+ * A new connection past --max-connections (MHD takes a share more, so that
+ * one is never left in the listen queue behind a flood): the connections
+ * that have waited longest for a request's head are shut down until the
+ * rest fit. A client that opens connections and sends nothing (or a byte
+ * at a time) thus holds none for long once others come; a scraper's
+ * request, sent as soon as it connects, is answered. A connection whose
+ * request is being answered is never evicted. Under H's lock.
+ */
+static void evict(struct http *h, const struct conn *fresh)
+{
+	struct conn *k = h->tail;
+
+	while (h->open - h->cuts > h->keep && k) {
+		int unread = 0;
+		/*
+		 * Bytes in its socket that MHD has not read yet: a request on its
+		 * way in (a scraper's, sent whole as it connected), not a wait.
+		 */
+		if (k != fresh && !k->cut && k->phase == CONN_HEAD &&
+		    (ioctl(k->fd, FIONREAD, &unread) < 0 || unread == 0)) {
+			shutdown(k->fd, SHUT_RDWR);
+			k->cut = 1;
+			h->cuts++;
+		}
+		k = k->prev;
+	}
 }
 
 /*
@@ -410,12 +481,10 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_conte
 		k->phase = CONN_HEAD;
 		k->since_ns = now_ns();
 		k->cut = 0;
-		k->prev = NULL;
 		pthread_mutex_lock(&h->lock);
-		k->next = h->conns;
-		if (h->conns)
-			h->conns->prev = k;
-		h->conns = k;
+		conn_push(h, k);
+		h->open++;
+		evict(h, k);
 		pthread_mutex_unlock(&h->lock);
 		return;
 	}
@@ -423,12 +492,10 @@ static void notify_conn(void *cls, struct MHD_Connection *c, void **socket_conte
 	if (!k)
 		return;
 	pthread_mutex_lock(&h->lock);
-	if (k->prev)
-		k->prev->next = k->next;
-	else
-		h->conns = k->next;
-	if (k->next)
-		k->next->prev = k->prev;
+	conn_unlink(h, k);
+	h->open--;
+	if (k->cut)
+		h->cuts--;
 	pthread_mutex_unlock(&h->lock);
 	free(k);
 	*socket_context = NULL;
@@ -448,6 +515,7 @@ static void cut_late(struct http *h)
 		if (!k->cut && now - k->since_ns > (k->phase == CONN_HEAD ? h->head_ns : h->reply_ns)) {
 			shutdown(k->fd, SHUT_RDWR);
 			k->cut = 1;
+			h->cuts++;
 		}
 	pthread_mutex_unlock(&h->lock);
 }
@@ -770,6 +838,12 @@ int serve_http_run(struct serve *sv)
 	unsigned nopt = 0;
 	/* Non-loopback: a quarter of the connections for one client address. */
 	unsigned per_ip = conns / 4 > PER_IP_MIN ? conns / 4 : PER_IP_MIN;
+	/*
+	 * MHD may hold EVICT_ROOM more than --max-connections: the new
+	 * connections that evict() makes room for, and those it shut down
+	 * that MHD has not closed yet.
+	 */
+	unsigned mhd_conns = conns + (conns / 2 > EVICT_ROOM_MIN ? conns / 2 : EVICT_ROOM_MIN);
 
 	/* MHD splits the connections among the threads: each needs one. */
 	if (threads > conns)
@@ -789,7 +863,7 @@ int serve_http_run(struct serve *sv)
 		return EXIT_FAIL;
 	}
 
-	raise_nofile(conns);
+	raise_nofile(mhd_conns);
 	fd = listen_socket(sv);
 	if (fd < 0) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -808,6 +882,7 @@ int serve_http_run(struct serve *sv)
 	h.sv = sv;
 	pthread_mutex_init(&h.lock, NULL);
 	h.inflight_cap = inflight_cap();
+	h.keep = conns;
 	h.hosts.addr = bound;
 	h.hosts.port = bound.ss_family == AF_INET6
 	                       ? ntohs(((const struct sockaddr_in6 *)&bound)->sin6_port)
@@ -835,7 +910,7 @@ int serve_http_run(struct serve *sv)
 	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, &h,
 	                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, sv,
 	                     MHD_OPTION_LISTEN_SOCKET, fd,
-	                     MHD_OPTION_CONNECTION_LIMIT, conns,
+	                     MHD_OPTION_CONNECTION_LIMIT, mhd_conns,
 	                     MHD_OPTION_CONNECTION_TIMEOUT, sv->o.timeout_s,
 	                     MHD_OPTION_CONNECTION_MEMORY_LIMIT, pool,
 	                     MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
