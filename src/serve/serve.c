@@ -18,6 +18,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -850,7 +851,6 @@ void serve_route(struct serve *sv, const char *url, const char *query, const cha
 	const char *rest;
 	int pid;
 
-	(void)query;
 	if (strcmp(url, "/metrics") == 0) {
 		metrics(sv, accept, r);
 	} else if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
@@ -870,7 +870,7 @@ void serve_route(struct serve *sv, const char *url, const char *query, const cha
 		if (strcmp(rest, "explain") == 0)
 			serve_api_explain(sv, pid, r);
 		else if (strcmp(rest, "pages") == 0)
-			serve_api_pages(sv, pid, r);
+			serve_api_pages_query(sv, pid, query, r);
 		else if (strcmp(rest, "pages.svg") == 0)
 			serve_api_pages_svg(sv, pid, r);
 		else
@@ -910,6 +910,13 @@ int serve_run(struct serve *sv)
 	int rc;
 
 	memset(&groups, 0, sizeof(groups));
+	/*
+	 * A reply of a megabyte or more (a picture, a page of mappings, a kept
+	 * answer) is mapped apart and given back when freed: glibc's threshold
+	 * would otherwise rise after the first and keep the next ones on the
+	 * heap, where a burst of them stays resident.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	/* The options are right: now the HTTP library (a missing one is said, exit 1). */
 	if ((rc = serve_http_load()) != EXIT_OK) {
 		if (sv->o.group_by == SERVE_BY_CMDLINE)

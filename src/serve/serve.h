@@ -59,6 +59,7 @@ struct serve_reply {
 	char *body;                    /* malloc()ed (or NULL when LEN is 0) */
 	size_t len;
 	const char *allow;             /* 405: the Allow header's value; else NULL */
+	int retry_after;               /* 503: "Retry-After: 1" */
 };
 
 /*
@@ -151,6 +152,8 @@ int serve_run(struct serve *sv);
 void serve_api_processes(struct serve *sv, struct serve_reply *r);
 void serve_api_explain(struct serve *sv, int pid, struct serve_reply *r);
 void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r);
+/* The same, QUERY the raw query ("from=ADDRESS&limit=N", NULL: the first page). */
+void serve_api_pages_query(struct serve *sv, int pid, const char *query, struct serve_reply *r);
 void serve_api_pages_svg(struct serve *sv, int pid, struct serve_reply *r);
 
 /* The web page (serve_page.c, generated from serve_page.html). */

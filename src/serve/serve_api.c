@@ -5,7 +5,8 @@
  *
  *   /api/processes              pmaps top --once --json (the collector's lines)
  *   /api/process/PID/explain    pmaps explain PID --json
- *   /api/process/PID/pages      pmaps pages PID --summary --gentle --json
+ *   /api/process/PID/pages      pmaps pages PID --summary --gentle --json, a page
+ *                               of mappings at a time (?from=ADDRESS&limit=N)
  *   /api/process/PID/pages.svg  pmaps pages PID --gentle --svg -
  *
  * Only the processes of the selection are answered for: a pid the
@@ -573,12 +574,80 @@ static int too_large(int fd, const struct out *o)
 }
 
 /*
- * The page summary of every mapping of PROC to sink O (a memory file FD),
- * as pmaps pages --summary --json writes it, walked gently. Returns 0, or
- * a negative errno with the failure in F.
+ * /api/process/PID/pages answers a page of mappings at a time: those that
+ * end above FROM, LIMIT of them at most (default PAGES_LIMIT): 60,000
+ * mappings are 20 MB of JSON, which eight clients asking at once would
+ * have serve hold eight times. The document ends with "limit" and "next":
+ * the FROM of the page after it, or null at the last.
  */
-static int pages_summary(struct pmaps_proc *proc, struct out *o, int fd, struct failure *f)
+#define PAGES_LIMIT 4096u
+#define PAGES_LIMIT_MAX 16384u
+
+struct pages_query {
+	uint64_t from;
+	unsigned limit;
+	int asked;       /* the query gave either: the answer is not the kept one */
+};
+
+/* QUERY ("from=0x...&limit=N", raw) into Q; 0, or -1 with MSG said. */
+static int pages_query(const char *query, struct pages_query *q, const char **msg)
 {
+	q->from = 0;
+	q->limit = PAGES_LIMIT;
+	q->asked = 0;
+	while (query && *query) {
+		const char *amp = strchr(query, '&'), *end = amp ? amp : query + strlen(query);
+		char val[32];
+		size_t vl;
+		uint64_t v;
+		if (strncmp(query, "from=", 5) == 0 || strncmp(query, "limit=", 6) == 0) {
+			int from = query[0] == 'f';
+			const char *p = query + (from ? 5 : 6);
+			vl = (size_t)(end - p);
+			if (vl == 0 || vl >= sizeof(val)) {
+				*msg = from ? "from takes an address (0x7f0000000000 or decimal)"
+				            : "limit takes a number of mappings from 1 to 16384";
+				return -1;
+			}
+			memcpy(val, p, vl);
+			val[vl] = '\0';
+			if (from) {
+				char *e;
+				errno = 0;
+				v = strtoull(val, &e, strncmp(val, "0x", 2) == 0 ? 16 : 10);
+				if (errno || *e || val[0] == '-' || val[0] == '+' || val[0] == ' ' ||
+				    (strncmp(val, "0x", 2) == 0 && val[2] == '\0')) {
+					*msg = "from takes an address (0x7f0000000000 or decimal)";
+					return -1;
+				}
+				q->from = v;
+			} else {
+				if (parse_decimal(val, PAGES_LIMIT_MAX, &v) < 0 || v == 0) {
+					*msg = "limit takes a number of mappings from 1 to 16384";
+					return -1;
+				}
+				q->limit = (unsigned)v;
+			}
+			q->asked = 1;
+		} else if (end != query) {
+			*msg = "the query takes from=ADDRESS and limit=N";
+			return -1;
+		}
+		query = amp ? amp + 1 : end;
+	}
+	return 0;
+}
+
+/*
+ * The page summary of the mappings of PROC that Q asks for to sink O (a
+ * memory file FD), as pmaps pages --summary --json writes it, walked
+ * gently, with the page's "limit" and "next". Returns 0, or a negative
+ * errno with the failure in F.
+ */
+static int pages_summary(struct pmaps_proc *proc, const struct pages_query *q, struct out *o,
+                         int fd, struct failure *f)
+{
+	char trailer[64];
 	struct pmaps_maps *maps = NULL;
 	struct pmaps_pages *pg = NULL;
 	const struct pmaps_mapping *m;
@@ -605,9 +674,18 @@ static int pages_summary(struct pmaps_proc *proc, struct out *o, int fd, struct 
 	d.strategy = pmaps_pages_strategy(pg);
 	d.kpage = pmaps_pages_kpage(pg) == 1;
 	w_begin(&w, o, FMT_JSON, &d);
+	snprintf(trailer, sizeof(trailer), ",\"limit\":%u,\"next\":null", q->limit);
 	while ((err = pmaps_maps_next(maps, &m)) > 0) {
+		if (m->end <= q->from)
+			continue;
+		if (n == q->limit) {
+			/* One more: the next page starts at it. */
+			snprintf(trailer, sizeof(trailer), ",\"limit\":%u,\"next\":\"0x%llx\"", q->limit,
+			         (unsigned long long)m->start);
+			break;
+		}
 		walking = 1;
-		err = pmaps_pages_summarize(pg, m->start, m->end, &sum);
+		err = pmaps_pages_summarize(pg, m->start > q->from ? m->start : q->from, m->end, &sum);
 		if (err < 0)
 			break;
 		w_summary(&w, &sum, m);
@@ -624,6 +702,7 @@ static int pages_summary(struct pmaps_proc *proc, struct out *o, int fd, struct 
 			failed(f, "maps", err, pmaps_maps_errmsg(maps));
 		goto done;
 	}
+	w.trailer = trailer;
 	w_end(&w, NULL);
 done:
 	pmaps_maps_close(maps);
@@ -633,20 +712,32 @@ done:
 
 void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r)
 {
+	serve_api_pages_query(sv, pid, NULL, r);
+}
+
+void serve_api_pages_query(struct serve *sv, int pid, const char *query, struct serve_reply *r)
+{
 	struct pmaps_proc *proc;
 	struct selected sel;
 	struct failure f;
 	struct out o;
 	char *buf = NULL;
+	struct pages_query q;
+	const char *msg;
 	uint64_t at;
 	int fd = -1, err;
 
 	memset(r, 0, sizeof(*r));
 	memset(&f, 0, sizeof(f));
+	if (pages_query(query, &q, &msg) < 0) {
+		reply_error(r, 400, pid, msg);
+		return;
+	}
 	proc = open_selected(sv, pid, r, &sel);
 	if (!proc)
 		return;
-	if (kept_get(sv, KEEP_PAGES, &sel, r))
+	/* The first page, asked plainly, is kept as every endpoint's answer is. */
+	if (!q.asked && kept_get(sv, KEEP_PAGES, &sel, r))
 		goto done;
 	buf = malloc(OUT_FD_BUFSIZE);
 	fd = memfd_create("pmaps-serve-pages", MFD_CLOEXEC);
@@ -655,10 +746,10 @@ void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r)
 		goto done;
 	}
 	out_fd(&o, fd, buf, OUT_FD_BUFSIZE);
-	if (!costly_begin(sv, KEEP_PAGES, &sel, r))
+	if (q.asked ? costly_lock(sv, pid, r) < 0 : !costly_begin(sv, KEEP_PAGES, &sel, r))
 		goto done;
 	at = now_ns();
-	err = pages_summary(proc, &o, fd, &f);
+	err = pages_summary(proc, &q, &o, fd, &f);
 	pthread_mutex_unlock(&sv->costly);
 	out_flush(&o);
 	if (err == 0 && o.err)
@@ -674,7 +765,8 @@ void serve_api_pages(struct serve *sv, int pid, struct serve_reply *r)
 		else
 			reply_failed(r, pid, err, f.msg);
 	}
-	kept_put(sv, KEEP_PAGES, &sel, at, r);
+	if (!q.asked)
+		kept_put(sv, KEEP_PAGES, &sel, at, r);
 done:
 	if (fd >= 0)
 		close(fd);

@@ -95,6 +95,8 @@ static struct {
 	__typeof__(&MHD_add_response_header) MHD_add_response_header;
 	__typeof__(&MHD_queue_response) MHD_queue_response;
 	__typeof__(&MHD_destroy_response) MHD_destroy_response;
+	__typeof__(&MHD_suspend_connection) MHD_suspend_connection;
+	__typeof__(&MHD_resume_connection) MHD_resume_connection;
 } mhd;
 static const struct dl_sym serve_mhd_syms[] = {
 	DL_SYM(mhd, MHD_start_daemon), DL_SYM(mhd, MHD_stop_daemon),
@@ -104,6 +106,7 @@ static const struct dl_sym serve_mhd_syms[] = {
 	DL_SYM(mhd, MHD_create_response_from_buffer_with_free_callback_cls),
 	DL_SYM(mhd, MHD_add_response_header), DL_SYM(mhd, MHD_queue_response),
 	DL_SYM(mhd, MHD_destroy_response),
+	DL_SYM(mhd, MHD_suspend_connection), DL_SYM(mhd, MHD_resume_connection),
 };
 #define MHD_start_daemon (*mhd.MHD_start_daemon)
 #define MHD_stop_daemon (*mhd.MHD_stop_daemon)
@@ -116,6 +119,8 @@ static const struct dl_sym serve_mhd_syms[] = {
 #define MHD_add_response_header (*mhd.MHD_add_response_header)
 #define MHD_queue_response (*mhd.MHD_queue_response)
 #define MHD_destroy_response (*mhd.MHD_destroy_response)
+#define MHD_suspend_connection (*mhd.MHD_suspend_connection)
+#define MHD_resume_connection (*mhd.MHD_resume_connection)
 
 int serve_http_load(void)
 {
@@ -160,6 +165,14 @@ int serve_http_load(void)
 #define PER_IP_MIN 4u
 /* What MHD may hold past --max-connections, at least (see evict()). */
 #define EVICT_ROOM_MIN 16u
+/*
+ * Requests for a process's own reading (/api/process/...) wait for the
+ * reader thread in a queue this long; past it they get 503 with
+ * Retry-After. One reading takes up to seconds (a picture of 60,000
+ * mappings: 7 s): the daemon's threads, which answer /metrics, never wait
+ * for one.
+ */
+#define COSTLY_QUEUE 8u
 
 /*
  * A connection, from MHD's NOTIFY_STARTED to its NOTIFY_CLOSED (its socket
@@ -195,6 +208,12 @@ struct http {
 	uint64_t head_ns;       /* --timeout */
 	uint64_t reply_ns;      /* REPLY_TIMEOUTS times that */
 	struct serve_hosts hosts; /* the Host and Origin requests may name */
+	/* The reader thread and its queue (under LOCK): see struct job. */
+	pthread_t reader;
+	pthread_cond_t work;
+	struct job *jobs, *jobs_tail;
+	unsigned njobs;
+	int stopping;           /* the reader ends once the queue is empty */
 };
 
 /* A reply's body while MHD holds it, counted in http.inflight. */
@@ -216,6 +235,9 @@ static const char data_csp[] = "default-src 'none'; frame-ancestors 'none'";
 struct request {
 	int seen;      /* the handler was called (with the headers) */
 	int answered;  /* a reply is queued */
+	int queued;    /* handed to the reader thread, its connection suspended */
+	int ready;     /* the reader's REPLY is made, the connection resumed */
+	struct serve_reply reply;
 	int has_query; /* the URI had a '?' */
 	/*
 	 * What MHD's decoding of the URI hides from the handler: "%00" (MHD
@@ -352,6 +374,9 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 		return NULL; /* the handler refuses the request */
 	r->seen = 0;
 	r->answered = 0;
+	r->queued = 0;
+	r->ready = 0;
+	memset(&r->reply, 0, sizeof(r->reply));
 	r->has_query = q != NULL;
 	r->bad_uri = NULL;
 	for (const char *p = uri; (p = strchr(p, '%')) != NULL; p++) {
@@ -523,8 +548,12 @@ static void cut_late(struct http *h)
 static void completed(void *cls, struct MHD_Connection *c, void **req_cls,
                       enum MHD_RequestTerminationCode toe)
 {
+	struct request *rq = *req_cls;
+
 	(void)toe;
 	conn_phase(cls, c, CONN_HEAD);
+	if (rq)
+		free(rq->reply.body); /* a reader's reply never sent (NULL once it is) */
 	free(*req_cls);
 	*req_cls = NULL;
 }
@@ -618,7 +647,7 @@ static enum MHD_Result send_reply(struct http *h, struct MHD_Connection *c, stru
 	              strncmp(type, "text/html", 9) == 0 ? page_csp : data_csp);
 	if (r->allow)
 		bad |= header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
-	if (force)
+	if (force || r->retry_after)
 		bad |= header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	ret = bad ? MHD_NO : MHD_queue_response(c, r->status ? r->status : 500, resp);
 	MHD_destroy_response(resp);
@@ -683,6 +712,101 @@ static int refuse(struct http *h, struct MHD_Connection *c, const char *url, con
 }
 
 /*
+ * A request for a process's own reading, for the reader thread: its
+ * connection is suspended (MHD leaves it alone) until the reply is made;
+ * then resumed, and the handler is called again to send it.
+ */
+struct job {
+	struct job *next;
+	struct MHD_Connection *c;
+	struct request *rq;     /* the reply goes in rq->reply */
+	char *url, *accept;     /* copies: the connection's own may move */
+};
+
+static void job_free(struct job *j)
+{
+	free(j->url);
+	free(j->accept);
+	free(j);
+}
+
+/* The reader thread: one reading at a time, in the order asked. */
+static void *reader_main(void *arg)
+{
+	struct http *h = arg;
+
+	for (;;) {
+		struct job *j;
+		struct serve_reply r;
+		int stopping;
+		pthread_mutex_lock(&h->lock);
+		while (!h->jobs && !h->stopping)
+			pthread_cond_wait(&h->work, &h->lock);
+		j = h->jobs;
+		if (!j) {
+			pthread_mutex_unlock(&h->lock);
+			return NULL;
+		}
+		h->jobs = j->next;
+		if (!h->jobs)
+			h->jobs_tail = NULL;
+		h->njobs--;
+		stopping = h->stopping;
+		pthread_mutex_unlock(&h->lock);
+		if (stopping)
+			serve_reply_text(&r, 503, "stopping: pmaps serve is shutting down");
+		else
+			serve_route(h->sv, j->url, j->rq->has_query ? j->rq->query : NULL, j->accept, &r);
+		pthread_mutex_lock(&h->lock);
+		j->rq->reply = r;
+		j->rq->ready = 1;
+		pthread_mutex_unlock(&h->lock);
+		MHD_resume_connection(j->c);
+		job_free(j);
+	}
+}
+
+/*
+ * Hands the request of C (URL, ACCEPT) to the reader thread and suspends
+ * C. Returns 0, or -1 when the queue is full or the server is stopping
+ * (the caller answers 503).
+ */
+static int enqueue(struct http *h, struct MHD_Connection *c, struct request *rq, const char *url,
+                   const char *accept)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return -1;
+	j->c = c;
+	j->rq = rq;
+	j->url = strdup(url);
+	j->accept = accept ? strdup(accept) : NULL;
+	if (!j->url || (accept && !j->accept)) {
+		job_free(j);
+		return -1;
+	}
+	pthread_mutex_lock(&h->lock);
+	if (h->stopping || h->njobs >= COSTLY_QUEUE) {
+		pthread_mutex_unlock(&h->lock);
+		job_free(j);
+		return -1;
+	}
+	/* Suspended before the reader can see it, so that its resume finds it so. */
+	rq->queued = 1;
+	MHD_suspend_connection(c);
+	if (h->jobs_tail)
+		h->jobs_tail->next = j;
+	else
+		h->jobs = j;
+	h->jobs_tail = j;
+	h->njobs++;
+	pthread_cond_signal(&h->work);
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+/*
  * MHD calls this once the headers are in, then again when the request is
  * complete (and for each piece of a body in between, which is never asked
  * for here). Every reply is queued from a buffer in one piece.
@@ -696,6 +820,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	struct request *rq = *req_cls;
 	struct serve_reply r;
 	const char *accept;
+	int ready;
 
 	(void)upload_data;
 	if (!rq)
@@ -703,6 +828,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (rq->answered) {
 		*upload_data_size = 0; /* a body after the reply: not wanted */
 		return MHD_YES;
+	}
+	if (rq->queued) {
+		/* Resumed: the reader's reply is made (it is set before the resume). */
+		pthread_mutex_lock(&h->lock);
+		ready = rq->ready;
+		pthread_mutex_unlock(&h->lock);
+		if (!ready)
+			return MHD_YES;
+		rq->answered = 1;
+		r = rq->reply;
+		memset(&rq->reply, 0, sizeof(rq->reply));
+		return send_reply(h, c, &r);
 	}
 	/* The head is in: from here the connection has the reply's deadline. */
 	conn_phase(h, c, CONN_REPLY);
@@ -731,8 +868,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	}
 	if (*upload_data_size)
 		return MHD_NO; /* a body no header announced: cannot be */
-	rq->answered = 1;
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	if (strncmp(url, "/api/process/", 13) == 0) {
+		/* A process's own reading: the reader thread's, never this one's. */
+		if (enqueue(h, c, rq, url, accept) == 0)
+			return MHD_YES;
+		rq->answered = 1;
+		serve_reply_text(&r, 503, "busy: other processes' readings are waiting; try again");
+		r.retry_after = 1;
+		return send_reply(h, c, &r);
+	}
+	rq->answered = 1;
 	serve_route(h->sv, url, rq->has_query ? rq->query : NULL, accept, &r);
 	return send_reply(h, c, &r);
 }
@@ -831,7 +977,8 @@ int serve_http_run(struct serve *sv)
 	unsigned threads = sv->o.threads ? sv->o.threads : 1;
 	unsigned conns = sv->o.max_connections ? sv->o.max_connections : 1;
 	/* MHD_USE_ERROR_LOG: without it MHD says nothing, not even to mhd_log(). */
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+	                 MHD_ALLOW_SUSPEND_RESUME;
 	size_t maxreq, pool;
 	int fd, sig, e;
 	struct MHD_OptionItem opt[3];
@@ -882,6 +1029,7 @@ int serve_http_run(struct serve *sv)
 	h.sv = sv;
 	pthread_mutex_init(&h.lock, NULL);
 	h.inflight_cap = inflight_cap();
+	pthread_cond_init(&h.work, NULL);
 	h.keep = conns;
 	h.hosts.addr = bound;
 	h.hosts.port = bound.ss_family == AF_INET6
@@ -924,6 +1072,16 @@ int serve_http_run(struct serve *sv)
 		/* Whether MHD closed the socket on its way out depends on where it failed. */
 		if (fcntl(fd, F_GETFD) >= 0)
 			close(fd);
+		pthread_cond_destroy(&h.work);
+		pthread_mutex_destroy(&h.lock);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return EXIT_FAIL;
+	}
+	/* The reader thread (signals blocked, as the daemon's threads). */
+	if ((e = pthread_create(&h.reader, NULL, reader_main, &h)) != 0) {
+		die_msg("serve: cannot start the reader thread: %s", strerror(e));
+		MHD_stop_daemon(d);
+		pthread_cond_destroy(&h.work);
 		pthread_mutex_destroy(&h.lock);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return EXIT_FAIL;
@@ -946,7 +1104,18 @@ int serve_http_run(struct serve *sv)
 	 * blocked: a second one during the stop must not turn a clean exit
 	 * into a kill.
 	 */
+	/*
+	 * The reader first: the requests waiting for it are answered 503 and
+	 * their connections resumed (MHD must stop none suspended), and no new
+	 * one is queued.
+	 */
+	pthread_mutex_lock(&h.lock);
+	h.stopping = 1;
+	pthread_cond_signal(&h.work);
+	pthread_mutex_unlock(&h.lock);
+	pthread_join(h.reader, NULL);
 	MHD_stop_daemon(d);
+	pthread_cond_destroy(&h.work);
 	pthread_mutex_destroy(&h.lock);
 	return EXIT_OK;
 }

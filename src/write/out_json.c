@@ -843,6 +843,8 @@ static void end(struct writer *w, const char *error)
 	} else {
 		KEY(o, "\n]");
 	}
+	if (w->trailer)
+		out_mem(o, w->trailer, strlen(w->trailer));
 	if (error) {
 		out_ch(o, ',');
 		out_json_named(o, "error", 5, error, strlen(error));

@@ -135,6 +135,11 @@ struct writer {
 	char lead[32];
 	size_t lead_len;
 	unsigned marks;   /* table, top: the row flags its marks showed, for the legend */
+	/*
+	 * JSON: members written before the document's closing brace (",\"next\":
+	 * ..."), or NULL. Set before w_end(). The caller's bytes, not escaped.
+	 */
+	const char *trailer;
 };
 
 extern const struct writer_ops out_table_ops, out_json_ops, out_csv_ops;

@@ -12,12 +12,21 @@ On loopback, as a local user could: a server with the defaults
   idle       N connects (default 5000) that send nothing, again reconnecting
              when cut.
 
+  pages      8 clients that each read, in a loop, a process of 60,000
+             mappings: four its page counts, a page of mappings at a time
+             (/api/process/PID/pages?from=...), four its picture (pages.svg).
+
 Meanwhile a probe (the way Prometheus scrapes: a new connection, GET
 /metrics) every S/30 seconds must get every answer, p99 under 1 s and none
-over 5 s. Before each attack and during it, serve's RSS and descriptors
-are sampled; the table at the end has them with the probe's latencies.
-Prints "serve_flood: N passed, N failed".
+over 5 s; during the pages attack a second probe scrapes over one kept
+connection too, and serve's RSS must stay under 64 MiB and come back to
+within 8 MiB of where it was before, 3 s after the clients stop. Before
+each attack and during it, serve's RSS and descriptors are sampled; the
+table at the end has them with the probe's latencies. Prints
+"serve_flood: N passed, N failed".
 """
+import http.client
+import json
 import errno
 import os
 import re
@@ -144,6 +153,130 @@ def probe(port, timeout=10.0):
     return time.monotonic() - t0
 
 
+TARGET = r"""
+import mmap, sys
+maps = []
+for i in range(60000):
+    m = mmap.mmap(-1, 16384, prot=mmap.PROT_READ | (mmap.PROT_WRITE if i % 2 == 0 else 0))
+    if i % 2 == 0:
+        m[0] = 1
+    maps.append(m)
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+class Readers(threading.Thread):
+    """A client reading TPID's pages (PICTURE: pages.svg) in a loop, page after page."""
+
+    def __init__(self, port, tpid, picture):
+        super().__init__(daemon=True)
+        self.port, self.tpid, self.picture = port, tpid, picture
+        self.stop = threading.Event()
+        self.answers, self.busy, self.other = 0, 0, []
+
+    def run(self):
+        nxt = None
+        while not self.stop.is_set():
+            path = (f"/api/process/{self.tpid}/pages.svg" if self.picture else
+                    f"/api/process/{self.tpid}/pages" + (f"?from={nxt}" if nxt else ""))
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+                c.request("GET", path)
+                r = c.getresponse()
+                body = r.read()
+                c.close()
+            except OSError as e:
+                self.other.append(repr(e))
+                continue
+            if r.status == 503:
+                self.busy += 1
+                time.sleep(float(r.getheader("Retry-After", "1")) / 10)
+            elif r.status != 200:
+                self.other.append(r.status)
+            else:
+                self.answers += 1
+                if not self.picture:
+                    nxt = json.loads(body)["next"]
+
+
+def keep_alive_probe(port, stop, lat, misses):
+    """/metrics every 0.2 s over one connection, as Prometheus keeps its own."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    while not stop.is_set():
+        t0 = time.monotonic()
+        try:
+            c.request("GET", "/metrics")
+            r = c.getresponse()
+            r.read()
+            if r.status == 200:
+                lat.append(time.monotonic() - t0)
+            else:
+                misses.append(r.status)
+        except (OSError, http.client.HTTPException) as e:
+            misses.append(repr(e))
+            c.close()
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        stop.wait(0.2)
+    c.close()
+
+
+def run_pages(port, pid, tpid):
+    rss0, fd0 = usage(pid)
+    readers = [Readers(port, tpid, i >= 4) for i in range(8)]
+    ka_stop, ka_lat, ka_miss = threading.Event(), [], []
+    ka = threading.Thread(target=keep_alive_probe, args=(port, ka_stop, ka_lat, ka_miss),
+                          daemon=True)
+    for r in readers:
+        r.start()
+    ka.start()
+    time.sleep(min(3.0, SECONDS / 5))
+    lat, misses, peak_rss, peak_fd = [], 0, rss0, fd0
+    every = SECONDS / 30
+    end = time.monotonic() + SECONDS
+    while time.monotonic() < end:
+        t0 = time.monotonic()
+        r = probe(port)
+        if r is None:
+            misses += 1
+        else:
+            lat.append(r)
+        rss, fds = usage(pid)
+        peak_rss, peak_fd = max(peak_rss, rss), max(peak_fd, fds)
+        time.sleep(max(0.0, every - (time.monotonic() - t0)))
+    for r in readers:
+        r.stop.set()
+    ka_stop.set()
+    for r in readers:
+        r.join(120)
+    ka.join(20)
+    time.sleep(3)
+    rss_after, _ = usage(pid)
+    lat.sort()
+    ka_lat.sort()
+    p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else None
+    worst = lat[-1] if lat else None
+    ka_p99 = ka_lat[min(len(ka_lat) - 1, int(len(ka_lat) * 0.99))] if ka_lat else None
+    answers = sum(r.answers for r in readers)
+    others = [x for r in readers for x in r.other]
+    ok("pages: every probe answered", misses == 0, f"{misses} of {len(lat) + misses}", "0")
+    ok("pages: probe p99 under 1 s", p99 is not None and p99 < 1.0, p99, "< 1 s")
+    ok("pages: no probe over 2 s", worst is not None and worst < 2.0, worst, "< 2 s")
+    ok("pages: every scrape over the kept connection answered", not ka_miss, ka_miss[:5], "[]")
+    ok("pages: kept connection's p99 under 1 s", ka_p99 is not None and ka_p99 < 1.0, ka_p99,
+       "< 1 s")
+    ok("pages: the readers got answers", answers > 0, answers, "> 0")
+    ok("pages: the readers got 200 or 503 only", not others, others[:5], "[]")
+    ok("pages: serve's RSS under 64 MiB", peak_rss < 64 * 1024, peak_rss, "< 65536 KiB")
+    ok("pages: serve's RSS back within 8 MiB of before", rss_after <= rss0 + 8 * 1024,
+       (rss0, rss_after), "after <= before + 8192 KiB")
+    print(f"pages: {answers} answers, {sum(r.busy for r in readers)} told busy; kept "
+          f"connection: {len(ka_lat)} scrapes, p99 {ka_p99}, max {ka_lat[-1] if ka_lat else None}; "
+          f"RSS {rss0} -> peak {peak_rss} -> {rss_after} KiB 3 s after", flush=True)
+    return ("pages", 8, answers, len(lat) + misses, misses, p99, worst, rss0, peak_rss, fd0,
+            peak_fd)
+
+
 def usage(pid):
     """(RSS in KiB, open descriptors) of PID."""
     rss = 0
@@ -189,7 +322,13 @@ def main():
     want = SLOW + IDLE + 256
     if soft < want:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
-    srv = subprocess.Popen([PMAPS, "serve", "--listen", "127.0.0.1:0", "--pid", str(os.getpid())],
+    tgt = subprocess.Popen([sys.executable, "-c", TARGET], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE)
+    if tgt.stdout.readline().strip() != b"ready":
+        ok("the 60,000-mapping target started", False, tgt.poll(), "ready")
+        return
+    srv = subprocess.Popen([PMAPS, "serve", "--listen", "127.0.0.1:0", "--pid",
+                            f"{os.getpid()},{tgt.pid}"],
                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE)
     rows = []
@@ -204,6 +343,7 @@ def main():
         ok("a probe at rest", t is not None and t < 1.0, t, "< 1 s")
         rows.append(run_attack("slowloris", port, srv.pid, SLOW, True))
         rows.append(run_attack("idle connects", port, srv.pid, IDLE, False))
+        rows.append(run_pages(port, srv.pid, tgt.pid))
         srv.terminate()
         rc = srv.wait(20)
         err = srv.stderr.read().decode()
@@ -213,6 +353,8 @@ def main():
         if srv.poll() is None:
             srv.kill()
             srv.wait()
+        tgt.kill()
+        tgt.wait()
     print(f"\n{'attack':<14} {'conns':>6} {'opened':>7} {'probes':>7} {'missed':>7} "
           f"{'p99 s':>7} {'max s':>7} {'RSS KiB':>15} {'fds':>11}")
     for name, n, opened, probes, miss, p99, worst, r0, r1, f0, f1 in rows:

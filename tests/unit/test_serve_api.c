@@ -333,7 +333,8 @@ static void test_busy(void **state)
 	serve_init(&sv, NULL, (int)pid);
 	snprintf(head, sizeof(head), "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":%d,", (int)pid);
 	busy_then_answers(&sv, (int)pid, serve_api_explain, "application/json", head, "]}\n");
-	busy_then_answers(&sv, (int)pid, serve_api_pages, "application/json", head, "\n]}\n");
+	busy_then_answers(&sv, (int)pid, serve_api_pages, "application/json", head,
+	                  "\n],\"limit\":4096,\"next\":null}\n");
 	busy_then_answers(&sv, (int)pid, serve_api_pages_svg, "image/svg+xml",
 	                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", "</svg>\n");
 	serve_done(&sv);
