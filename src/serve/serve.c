@@ -770,17 +770,123 @@ static int wants_openmetrics(const char *accept)
 	return om > 0 && om >= text;
 }
 
+/* ---- the collector ---- */
+
+static void *collector_main(void *arg)
+{
+	struct serve *sv = arg;
+	char msg[256];
+
+	for (;;) {
+		pthread_mutex_lock(&sv->collect);
+		while (!sv->kicked && !sv->stopping)
+			pthread_cond_wait(&sv->kick, &sv->collect);
+		if (sv->stopping) {
+			pthread_mutex_unlock(&sv->collect);
+			return NULL;
+		}
+		sv->kicked = 0;
+		pthread_mutex_unlock(&sv->collect);
+		pthread_mutex_lock(&sv->lock);
+		/* A failed refresh is the next scrape's to say (it refreshes itself then). */
+		serve_fresh(sv, msg, sizeof(msg));
+		pthread_mutex_unlock(&sv->lock);
+	}
+}
+
+int serve_collector_start(struct serve *sv)
+{
+	pthread_mutex_init(&sv->collect, NULL);
+	pthread_cond_init(&sv->kick, NULL);
+	sv->collector_on = pthread_create(&sv->collector, NULL, collector_main, sv) == 0;
+	return sv->collector_on ? 0 : -1;
+}
+
+void serve_collector_stop(struct serve *sv)
+{
+	if (sv->collector_on) {
+		pthread_mutex_lock(&sv->collect);
+		sv->stopping = 1;
+		pthread_cond_signal(&sv->kick);
+		pthread_mutex_unlock(&sv->collect);
+		pthread_join(sv->collector, NULL);
+		sv->collector_on = 0;
+	}
+	pthread_cond_destroy(&sv->kick);
+	pthread_mutex_destroy(&sv->collect);
+	for (int i = 0; i < 2; i++) {
+		free(sv->last[i]);
+		sv->last[i] = NULL;
+	}
+}
+
+/* R: a copy of the last /metrics answer in format OM, if there is one. Returns 1, or 0. */
+static int last_answer(struct serve *sv, int om, struct serve_reply *r)
+{
+	int have = 0;
+
+	if (!sv->collector_on)
+		return 0;
+	pthread_mutex_lock(&sv->collect);
+	if (sv->last[om]) {
+		memset(r, 0, sizeof(*r));
+		r->body = malloc(sv->last_len[om]);
+		if (r->body) {
+			memcpy(r->body, sv->last[om], sv->last_len[om]);
+			r->len = sv->last_len[om];
+			have = 1;
+		}
+	}
+	pthread_mutex_unlock(&sv->collect);
+	return have;
+}
+
+/* Keeps R's body as the last /metrics answer in format OM. */
+static void keep_answer(struct serve *sv, int om, const struct serve_reply *r)
+{
+	char *copy;
+
+	if (!sv->collector_on)
+		return;
+	copy = malloc(r->len ? r->len : 1);
+	if (!copy)
+		return;
+	memcpy(copy, r->body, r->len);
+	pthread_mutex_lock(&sv->collect);
+	free(sv->last[om]);
+	sv->last[om] = copy;
+	sv->last_len[om] = r->len;
+	pthread_mutex_unlock(&sv->collect);
+}
+
 static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 {
 	struct mctx m = {sv, wants_openmetrics(accept), 0};
+	const char *type = m.om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+	                        : "text/plain; version=0.0.4; charset=utf-8";
 	char msg[256];
 	int err;
 
-	if (serve_lock(sv) < 0) {
-		serve_reply_text(r, 503, "busy: a refresh of the figures is taking long; try again");
-		return;
+	/* A refresh under way: the last answer, as it was (unless each scrape is to refresh). */
+	if (pthread_mutex_trylock(&sv->lock) != 0) {
+		if (sv->o.min_interval_ns && last_answer(sv, m.om, r)) {
+			r->status = 200;
+			r->content_type = type;
+			return;
+		}
+		if (serve_lock(sv) < 0) {
+			serve_reply_text(r, 503, "busy: a refresh of the figures is taking long; try again");
+			return;
+		}
 	}
-	if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
+	if (sv->collector_on && sv->refreshed_ns && sv->o.min_interval_ns &&
+	    now_ns() - sv->refreshed_ns >= sv->o.min_interval_ns) {
+		/* Stale: the collector refreshes them; this scrape has these. */
+		pthread_mutex_lock(&sv->collect);
+		sv->kicked = 1;
+		pthread_cond_signal(&sv->kick);
+		pthread_mutex_unlock(&sv->collect);
+	} else if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
 		pthread_mutex_unlock(&sv->lock);
 		serve_reply_text(r, 503, msg);
 		return;
@@ -798,9 +904,9 @@ static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 	}
 	sv->metrics_len = r->len;
 	pthread_mutex_unlock(&sv->lock);
+	keep_answer(sv, m.om, r);
 	r->status = 200;
-	r->content_type = m.om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-	                       : "text/plain; version=0.0.4; charset=utf-8";
+	r->content_type = type;
 }
 
 /* ---- routes ---- */
@@ -939,7 +1045,10 @@ int serve_run(struct serve *sv)
 	if (rc == 0) {
 		/* Only the selected processes are read past status. */
 		top_want_filtered(&sv->top);
+		/* Without its thread, scrapes refresh the figures themselves, as before. */
+		serve_collector_start(sv);
 		rc = serve_http_run(sv);
+		serve_collector_stop(sv);
 	}
 	top_done(&sv->top);
 	pthread_mutex_destroy(&sv->lock);

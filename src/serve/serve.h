@@ -77,9 +77,26 @@ struct serve {
 	size_t metrics_len;            /* the last /metrics answer's size: the next one's room */
 	struct serve_groups *groups;   /* --group-by: the groups of the last refresh */
 	pthread_mutex_t costly;        /* one explain or picture at a time */
+	/*
+	 * The collector thread (serve_collector_start()): a scrape that finds
+	 * the figures older than --min-interval has it refresh them and is
+	 * answered from those it has; a scrape that finds a refresh under way
+	 * gets the last answer of its format. So no scrape waits for a
+	 * refresh but the first. Under COLLECT.
+	 */
+	pthread_mutex_t collect;
+	pthread_cond_t kick;
+	pthread_t collector;
+	int collector_on, kicked, stopping;
+	char *last[2];                 /* the last /metrics answers: text, OpenMetrics */
+	size_t last_len[2];
 	int root;                      /* the reader is root */
 	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
 };
+
+/* The collector thread: started before the daemon, stopped after it (serve.c). */
+int serve_collector_start(struct serve *sv);
+void serve_collector_stop(struct serve *sv);
 
 /* The longest a request waits for another's refresh before it answers 503. */
 #define SERVE_LOCK_WAIT_S 10

@@ -869,8 +869,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (*upload_data_size)
 		return MHD_NO; /* a body no header announced: cannot be */
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	if (strncmp(url, "/api/process/", 13) == 0) {
-		/* A process's own reading: the reader thread's, never this one's. */
+	if (strncmp(url, "/api/", 5) == 0) {
+		/* A process's own reading, or a refresh: the reader thread's, never this one's. */
 		if (enqueue(h, c, rq, url, accept) == 0)
 			return MHD_YES;
 		rq->answered = 1;

@@ -653,7 +653,7 @@ def check_quiet_exit(srv, what, sig=signal.SIGTERM):
 
 # A process with this many one-page mappings, each its own (alternate
 # protections keep the kernel from merging them): its
-# /api/process/PID/pages is about 18 MB, far more than the socket buffers
+# /api/process/PID/pages?limit=16384 is about 6 MB, more than the socket buffers
 # (4 MiB at most on the server's side) can take, so MHD holds the rest
 # until the client reads it. The kernel's default vm.max_map_count is 65530.
 MAPS_HELPER = """
@@ -663,15 +663,16 @@ keep = [mmap.mmap(-1, 4096, prot=mmap.PROT_READ | (mmap.PROT_WRITE if i % 2 else
 print(os.getpid(), flush=True)
 sys.stdin.read()
 """
-INFLIGHT_CAP = 30 << 20
+INFLIGHT_CAP = 10 << 20
 BUSY_BODY = b"busy: too many replies wait for their clients to read them; try again\n"
 
 
 def test_inflight():
-    """The replies in flight are capped (PMAPS_SERVE_INFLIGHT_CAP, test-only, 30 MiB here): with
-    one 18 MB reply held by a client that does not read, a second gets 503, a small one 200; when
-    the client goes (or MHD's idle timeout closes it), the bytes are counted back. And a steady
-    reader of the 18 MB, taking longer than --timeout, is not cut by the head's deadline."""
+    """The replies in flight are capped (PMAPS_SERVE_INFLIGHT_CAP, test-only, 10 MiB here): with
+    one 6 MB reply (a page of 16384 mappings) held by a client that does not read, a second gets
+    503, a small one 200; when the client goes (or MHD's idle timeout closes it), the bytes are
+    counted back. And a steady reader of the 6 MB, taking longer than --timeout, is not cut by
+    the head's deadline."""
     helper = subprocess.Popen([sys.executable, "-c", MAPS_HELPER], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE)
     srv = None
@@ -680,12 +681,12 @@ def test_inflight():
         hpid = int(helper.stdout.readline())
         env = dict(os.environ, PMAPS_SERVE_INFLIGHT_CAP=str(INFLIGHT_CAP))
         srv = Server("--timeout", "3s", env=env, pid=hpid)
-        path = f"/api/process/{hpid}/pages"
+        path = f"/api/process/{hpid}/pages?limit=16384"
         st, h, body = request(srv, "GET", path, timeout=20)
         size = len(body)
-        eq("inflight: GET pages of 50000 mappings alone: status", st, 200)
-        ok("inflight: that reply is between 15 MiB and the 30 MiB cap (one fits, two do not)",
-           15 << 20 < size < INFLIGHT_CAP, size, "15..30 MiB")
+        eq("inflight: GET a page of 16384 of 50000 mappings alone: status", st, 200)
+        ok("inflight: that reply is between 5 MiB and the 10 MiB cap (one fits, two do not)",
+           5 << 20 < size < INFLIGHT_CAP, size, "5..10 MiB")
 
         def hold():
             """A client that asks for the pages and reads nothing (but its first byte)."""
@@ -700,7 +701,7 @@ def test_inflight():
 
         a = hold()
         st, h, body = request(srv, "GET", path, timeout=20)
-        eq("inflight: a second 18 MB reply while the first is held: status", st, 503)
+        eq("inflight: a second 6 MB reply while the first is held: status", st, 503)
         eq("inflight: the 503's body", body if len(body) < 200 else body[:200] + b"...", BUSY_BODY)
         eq("inflight: the 503's Retry-After", h.get("retry-after"), "1")
         eq("inflight: GET /metrics (small) meanwhile", request(srv, "GET", "/metrics")[0], 200)
@@ -727,8 +728,8 @@ def test_inflight():
         dt = time.monotonic() - t0
         eq("inflight: after MHD's idle timeout closed the holder, the pages again", st, 200)
         ok("inflight: ... within --timeout + 2 s", dt < 5, f"{dt:.2f} s", "< 5 s")
-        # A client reading the 18 MB steadily (256 KiB every 0.1 s, well above
-        # what MHD's idle timeout asks) takes about 7 s, past --timeout with
+        # A client reading the 6 MB steadily (256 KiB every 0.2 s, well above
+        # what MHD's idle timeout asks) takes about 4.5 s, past --timeout with
         # most of the reply still in MHD's hands: the deadline of a
         # request's head is not its reply's, so it gets it all.
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -744,15 +745,15 @@ def test_inflight():
                 if not d:
                     break
                 data += d
-                time.sleep(0.1 * len(d) / 262144)
+                time.sleep(0.2 * len(d) / 262144)
         except OSError as e:
             end = repr(e)
         dt = time.monotonic() - t0
         line, hdrs, body = split_head(data)
-        eq("inflight: a steady reader of the 18 MB: status line", line, "HTTP/1.1 200 OK")
-        eq("inflight: a steady reader of the 18 MB: the whole body (its Content-Length)",
+        eq("inflight: a steady reader of the 6 MB: status line", line, "HTTP/1.1 200 OK")
+        eq("inflight: a steady reader of the 6 MB: the whole body (its Content-Length)",
            (len(body), end), (int(hdrs.get("content-length", -1)), "eof"))
-        ok("inflight: a steady reader of the 18 MB: took longer than --timeout 3 s", dt > 3.5,
+        ok("inflight: a steady reader of the 6 MB: took longer than --timeout 3 s", dt > 3.5,
            f"{dt:.2f} s", "> 3.5 s")
         rc, _ = srv.stop()
         eq("inflight: SIGTERM: exit code", rc, 0)
