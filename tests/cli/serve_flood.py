@@ -27,6 +27,7 @@ table at the end has them with the probe's latencies. Prints
 """
 import http.client
 import json
+import multiprocessing
 import errno
 import os
 import re
@@ -65,14 +66,17 @@ def ok(name, cond, got=None, want=None):
         print(f"FAIL: {name}: got {got!r}, want {want!r}", flush=True)
 
 
-class Attack(threading.Thread):
+class Attack(multiprocessing.Process):
     """N connections kept open (reopened when the server cuts one); SLOW: a request
-    line and Host at once, then a header line every 3 s."""
+    line and Host at once, then a header line every 3 s. A process of its own, as an
+    attacker is: in this one it would hold the probe's thread back (the GIL) between
+    its connect and its request."""
 
     def __init__(self, port, n, slow):
         super().__init__(daemon=True)
         self.port, self.n, self.slow = port, n, slow
-        self.stop = threading.Event()
+        self.stop = multiprocessing.Event()
+        self.count = multiprocessing.Value("q", 0)
         self.opened = self.cut = 0
 
     def _open(self, sel):
@@ -130,6 +134,7 @@ class Attack(threading.Thread):
         for key in list(sel.get_map().values()):
             key.fileobj.close()
         sel.close()
+        self.count.value = self.opened
 
 
 def probe(port, timeout=10.0):
@@ -309,6 +314,7 @@ def run_attack(name, port, pid, n, slow):
         time.sleep(max(0.0, every - (time.monotonic() - t0)))
     a.stop.set()
     a.join(10)
+    a.opened = a.count.value
     lat.sort()
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else None
     worst = lat[-1] if lat else None
