@@ -203,7 +203,7 @@ class Readers(threading.Thread):
             else:
                 self.answers += 1
                 if not self.picture:
-                    nxt = json.loads(body)["next"]
+                    nxt = json.loads(body).get("next")  # none before pages were paged
 
 
 def keep_alive_probe(port, stop, lat, misses):
