@@ -39,6 +39,9 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from checks import finish, ok  # noqa: E402
+
 PMAPS = sys.argv[1]
 args = sys.argv[2:]
 
@@ -54,16 +57,6 @@ RSS = "--no-rss" not in args  # a sanitizer's RSS is its own
 SLOW = opt("--slow", 1000)
 IDLE = opt("--idle", 5000)
 LISTEN_RE = re.compile(r"^pmaps serve: listening on http://([0-9.]+):(\d+)/$")
-passed = failed = 0
-
-
-def ok(name, cond, got=None, want=None):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {name}: got {got!r}, want {want!r}", flush=True)
 
 
 class Attack(multiprocessing.Process):
@@ -236,20 +229,7 @@ def run_pages(port, pid, tpid):
     for r in readers:
         r.start()
     ka.start()
-    time.sleep(min(3.0, SECONDS / 5))
-    lat, misses, peak_rss, peak_fd = [], 0, rss0, fd0
-    every = SECONDS / 30
-    end = time.monotonic() + SECONDS
-    while time.monotonic() < end:
-        t0 = time.monotonic()
-        r = probe(port)
-        if r is None:
-            misses += 1
-        else:
-            lat.append(r)
-        rss, fds = usage(pid)
-        peak_rss, peak_fd = max(peak_rss, rss), max(peak_fd, fds)
-        time.sleep(max(0.0, every - (time.monotonic() - t0)))
+    lat, misses, peak_rss, peak_fd = probes(port, pid, rss0, fd0)
     for r in readers:
         r.stop.set()
     ka_stop.set()
@@ -284,6 +264,27 @@ def run_pages(port, pid, tpid):
             peak_fd)
 
 
+def probes(port, pid, rss0, fd0):
+    """With an attack under way (at its height first): a probe every SECONDS/30 for
+    SECONDS, serve's RSS and descriptors sampled after each. Returns (latencies,
+    unanswered, peak RSS, peak descriptors)."""
+    time.sleep(min(3.0, SECONDS / 5))
+    lat, misses, peak_rss, peak_fd = [], 0, rss0, fd0
+    every = SECONDS / 30
+    end = time.monotonic() + SECONDS
+    while time.monotonic() < end:
+        t0 = time.monotonic()
+        r = probe(port)
+        if r is None:
+            misses += 1
+        else:
+            lat.append(r)
+        rss, fds = usage(pid)
+        peak_rss, peak_fd = max(peak_rss, rss), max(peak_fd, fds)
+        time.sleep(max(0.0, every - (time.monotonic() - t0)))
+    return lat, misses, peak_rss, peak_fd
+
+
 def usage(pid):
     """(RSS in KiB, open descriptors) of PID."""
     rss = 0
@@ -298,20 +299,7 @@ def run_attack(name, port, pid, n, slow):
     rss0, fd0 = usage(pid)
     a = Attack(port, n, slow)
     a.start()
-    time.sleep(min(3.0, SECONDS / 5))  # the flood at its height first
-    lat, misses, peak_rss, peak_fd = [], 0, rss0, fd0
-    every = SECONDS / 30
-    end = time.monotonic() + SECONDS
-    while time.monotonic() < end:
-        t0 = time.monotonic()
-        r = probe(port)
-        if r is None:
-            misses += 1
-        else:
-            lat.append(r)
-        rss, fds = usage(pid)
-        peak_rss, peak_fd = max(peak_rss, rss), max(peak_fd, fds)
-        time.sleep(max(0.0, every - (time.monotonic() - t0)))
+    lat, misses, peak_rss, peak_fd = probes(port, pid, rss0, fd0)
     a.stop.set()
     a.join(10)
     a.opened = a.count.value
@@ -377,5 +365,4 @@ def main():
 try:
     main()
 finally:
-    print(f"serve_flood: {passed} passed, {failed} failed", flush=True)
-    sys.exit(1 if failed else 0)
+    finish("serve_flood")
