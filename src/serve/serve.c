@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -772,33 +773,78 @@ static int wants_openmetrics(const char *accept)
 
 /* ---- the collector ---- */
 
+/* Whether a scrape came within SERVE_ACTIVE_S of NOW (under COLLECT). */
+static int scraped_lately(const struct serve *sv, uint64_t now)
+{
+	return sv->scraped_ns && now - sv->scraped_ns < (uint64_t)SERVE_ACTIVE_S * 1000000000u;
+}
+
+/*
+ * The collector: wakes every --min-interval (or when kicked), and
+ * refreshes the figures when they are due and scrapes keep coming.
+ */
 static void *collector_main(void *arg)
 {
 	struct serve *sv = arg;
 	char msg[256];
 
-	for (;;) {
-		pthread_mutex_lock(&sv->collect);
-		while (!sv->kicked && !sv->stopping)
-			pthread_cond_wait(&sv->kick, &sv->collect);
-		if (sv->stopping) {
-			pthread_mutex_unlock(&sv->collect);
-			return NULL;
-		}
+	pthread_mutex_lock(&sv->collect);
+	while (!sv->stopping) {
+		uint64_t now = now_ns(), due;
+		struct timespec until;
+		int refresh = sv->kicked;
 		sv->kicked = 0;
-		pthread_mutex_unlock(&sv->collect);
-		pthread_mutex_lock(&sv->lock);
-		/* A failed refresh is the next scrape's to say (it refreshes itself then). */
-		serve_fresh(sv, msg, sizeof(msg));
-		pthread_mutex_unlock(&sv->lock);
+		if (!refresh && scraped_lately(sv, now)) {
+			pthread_mutex_unlock(&sv->collect);
+			pthread_mutex_lock(&sv->lock);
+			refresh = sv->refreshed_ns && now - sv->refreshed_ns >= sv->o.min_interval_ns;
+			due = sv->refreshed_ns + sv->o.min_interval_ns;
+			pthread_mutex_unlock(&sv->lock);
+			pthread_mutex_lock(&sv->collect);
+		} else {
+			due = now + sv->o.min_interval_ns;
+		}
+		if (refresh) {
+			pthread_mutex_unlock(&sv->collect);
+			pthread_mutex_lock(&sv->lock);
+			/* A failure is the next scrape's to say: it refreshes itself, and answers 503. */
+			if (serve_fresh(sv, msg, sizeof(msg)) < 0)
+				sv->refreshed_ns = 0;
+			due = sv->refreshed_ns + sv->o.min_interval_ns;
+			pthread_mutex_unlock(&sv->lock);
+			pthread_mutex_lock(&sv->collect);
+			continue;
+		}
+		if (sv->stopping || sv->kicked)
+			continue;
+		if (due <= now)
+			due = now + sv->o.min_interval_ns;
+		until.tv_sec = (time_t)(due / 1000000000u);
+		until.tv_nsec = (long)(due % 1000000000u);
+		pthread_cond_timedwait(&sv->kick, &sv->collect, &until);
 	}
+	pthread_mutex_unlock(&sv->collect);
+	return NULL;
 }
 
 int serve_collector_start(struct serve *sv)
 {
+	pthread_condattr_t ca;
+	sigset_t all, old;
+
 	pthread_mutex_init(&sv->collect, NULL);
-	pthread_cond_init(&sv->kick, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&sv->kick, &ca);
+	pthread_condattr_destroy(&ca);
+	/* --min-interval 0: every scrape refreshes; nothing for a collector to do. */
+	if (!sv->o.min_interval_ns)
+		return 0;
+	/* Its signals blocked: SIGINT and SIGTERM are the main thread's (sigwaitinfo()). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	sv->collector_on = pthread_create(&sv->collector, NULL, collector_main, sv) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return sv->collector_on ? 0 : -1;
 }
 
@@ -828,6 +874,7 @@ static int last_answer(struct serve *sv, int om, struct serve_reply *r)
 	if (!sv->collector_on)
 		return 0;
 	pthread_mutex_lock(&sv->collect);
+	sv->scraped_ns = now_ns();
 	if (sv->last[om]) {
 		memset(r, 0, sizeof(*r));
 		r->body = malloc(sv->last_len[om]);
@@ -841,8 +888,8 @@ static int last_answer(struct serve *sv, int om, struct serve_reply *r)
 	return have;
 }
 
-/* Keeps R's body as the last /metrics answer in format OM. */
-static void keep_answer(struct serve *sv, int om, const struct serve_reply *r)
+/* Keeps R's body, written from refresh GEN, as the last /metrics answer in format OM. */
+static void keep_answer(struct serve *sv, int om, const struct serve_reply *r, uint64_t gen)
 {
 	char *copy;
 
@@ -853,15 +900,24 @@ static void keep_answer(struct serve *sv, int om, const struct serve_reply *r)
 		return;
 	memcpy(copy, r->body, r->len);
 	pthread_mutex_lock(&sv->collect);
+	/* Two scrapes may finish out of order: an answer of an older refresh stays out. */
+	if (sv->last[om] && sv->last_gen[om] > gen) {
+		pthread_mutex_unlock(&sv->collect);
+		free(copy);
+		return;
+	}
 	free(sv->last[om]);
 	sv->last[om] = copy;
 	sv->last_len[om] = r->len;
+	sv->last_gen[om] = gen;
 	pthread_mutex_unlock(&sv->collect);
 }
 
 static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 {
 	struct mctx m = {sv, wants_openmetrics(accept), 0};
+	uint64_t gen;
+	int lately;
 	const char *type = m.om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
 	                        : "text/plain; version=0.0.4; charset=utf-8";
 	char msg[256];
@@ -879,14 +935,26 @@ static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 			return;
 		}
 	}
-	if (sv->collector_on && sv->refreshed_ns && sv->o.min_interval_ns &&
-	    now_ns() - sv->refreshed_ns >= sv->o.min_interval_ns) {
-		/* Stale: the collector refreshes them; this scrape has these. */
+	lately = 0;
+	if (sv->collector_on) {
+		uint64_t now = now_ns();
 		pthread_mutex_lock(&sv->collect);
-		sv->kicked = 1;
-		pthread_cond_signal(&sv->kick);
+		lately = scraped_lately(sv, now);
+		sv->scraped_ns = now;
+		/* Due: the collector refreshes them (it had stopped, with no scrape). */
+		if (lately && sv->refreshed_ns && now - sv->refreshed_ns >= sv->o.min_interval_ns) {
+			sv->kicked = 1;
+			pthread_cond_signal(&sv->kick);
+		}
 		pthread_mutex_unlock(&sv->collect);
-	} else if (serve_fresh(sv, msg, sizeof(msg)) < 0) {
+	}
+	/*
+	 * The first scrape, or the first after SERVE_ACTIVE_S without one:
+	 * refreshed here, the scrape waiting; while scrapes come, the
+	 * collector keeps the figures at most --min-interval and one refresh
+	 * old.
+	 */
+	if ((!lately || !sv->refreshed_ns) && serve_fresh(sv, msg, sizeof(msg)) < 0) {
 		pthread_mutex_unlock(&sv->lock);
 		serve_reply_text(r, 503, msg);
 		return;
@@ -903,8 +971,9 @@ static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 		return;
 	}
 	sv->metrics_len = r->len;
+	gen = sv->refreshed_ns;
 	pthread_mutex_unlock(&sv->lock);
-	keep_answer(sv, m.om, r);
+	keep_answer(sv, m.om, r, gen);
 	r->status = 200;
 	r->content_type = type;
 }

@@ -78,21 +78,27 @@ struct serve {
 	struct serve_groups *groups;   /* --group-by: the groups of the last refresh */
 	pthread_mutex_t costly;        /* one explain or picture at a time */
 	/*
-	 * The collector thread (serve_collector_start()): a scrape that finds
-	 * the figures older than --min-interval has it refresh them and is
-	 * answered from those it has; a scrape that finds a refresh under way
-	 * gets the last answer of its format. So no scrape waits for a
-	 * refresh but the first. Under COLLECT.
+	 * The collector thread (serve_collector_start()): while scrapes come
+	 * (one within SERVE_ACTIVE_S), it refreshes the figures every
+	 * --min-interval, and a scrape is answered from them; one that finds a
+	 * refresh under way gets the last answer of its format. So a scrape
+	 * waits for a refresh only when none came for SERVE_ACTIVE_S (the
+	 * first, or after a pause). Under COLLECT.
 	 */
 	pthread_mutex_t collect;
-	pthread_cond_t kick;
+	pthread_cond_t kick;           /* on CLOCK_MONOTONIC */
 	pthread_t collector;
 	int collector_on, kicked, stopping;
+	uint64_t scraped_ns;           /* the last scrape (0: none yet) */
 	char *last[2];                 /* the last /metrics answers: text, OpenMetrics */
 	size_t last_len[2];
+	uint64_t last_gen[2];          /* the refresh (refreshed_ns) each was written from */
 	int root;                      /* the reader is root */
 	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
 };
+
+/* While a scrape came within this, the collector keeps the figures fresh. */
+#define SERVE_ACTIVE_S 120u
 
 /* The collector thread: started before the daemon, stopped after it (serve.c). */
 int serve_collector_start(struct serve *sv);

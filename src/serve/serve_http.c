@@ -766,6 +766,16 @@ static void *reader_main(void *arg)
 	}
 }
 
+/* Ends the reader thread: the requests it has are answered 503 and resumed first. */
+static void reader_stop(struct http *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->stopping = 1;
+	pthread_cond_signal(&h->work);
+	pthread_mutex_unlock(&h->lock);
+	pthread_join(h->reader, NULL);
+}
+
 /*
  * Hands the request of C (URL, ACCEPT) to the reader thread and suspends
  * C. Returns 0, or -1 when the queue is full or the server is stopping
@@ -1055,6 +1065,18 @@ int serve_http_run(struct serve *sv)
 	if (threads > 1)
 		opt[nopt++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, threads, NULL};
 	opt[nopt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	/*
+	 * The reader thread before the daemon (signals blocked, as the
+	 * daemon's threads): a request queued for it must find it there.
+	 */
+	if ((e = pthread_create(&h.reader, NULL, reader_main, &h)) != 0) {
+		die_msg("serve: cannot start the reader thread: %s", strerror(e));
+		close(fd);
+		pthread_cond_destroy(&h.work);
+		pthread_mutex_destroy(&h.lock);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return EXIT_FAIL;
+	}
 	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, &h,
 	                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, sv,
 	                     MHD_OPTION_LISTEN_SOCKET, fd,
@@ -1072,15 +1094,7 @@ int serve_http_run(struct serve *sv)
 		/* Whether MHD closed the socket on its way out depends on where it failed. */
 		if (fcntl(fd, F_GETFD) >= 0)
 			close(fd);
-		pthread_cond_destroy(&h.work);
-		pthread_mutex_destroy(&h.lock);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		return EXIT_FAIL;
-	}
-	/* The reader thread (signals blocked, as the daemon's threads). */
-	if ((e = pthread_create(&h.reader, NULL, reader_main, &h)) != 0) {
-		die_msg("serve: cannot start the reader thread: %s", strerror(e));
-		MHD_stop_daemon(d);
+		reader_stop(&h);
 		pthread_cond_destroy(&h.work);
 		pthread_mutex_destroy(&h.lock);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -1109,11 +1123,7 @@ int serve_http_run(struct serve *sv)
 	 * their connections resumed (MHD must stop none suspended), and no new
 	 * one is queued.
 	 */
-	pthread_mutex_lock(&h.lock);
-	h.stopping = 1;
-	pthread_cond_signal(&h.work);
-	pthread_mutex_unlock(&h.lock);
-	pthread_join(h.reader, NULL);
+	reader_stop(&h);
 	MHD_stop_daemon(d);
 	pthread_cond_destroy(&h.work);
 	pthread_mutex_destroy(&h.lock);
