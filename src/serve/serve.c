@@ -18,10 +18,10 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
