@@ -9,6 +9,9 @@
 #   make valgrind  the unit, live and corpus tests under valgrind (memcheck)
 #   make install [PREFIX=/usr/local] [DESTDIR=]  build (optimised, no tests) and install pmaps,
 #                libpmaps (.so and .a), pmaps.h, pmaps.pc, the CMake package, the man page
+#   make deb     the Debian packages (libpmaps0, libpmaps-dev, pmaps, python3-pmaps) in
+#                build/deb/, checked by lintian
+#   make dist    the source tarball, build/pmaps-VERSION.tar.gz
 #   make warnings  plain Release builds with gcc and clang: fails on any warning
 #   make clean   remove build/
 #
@@ -24,10 +27,13 @@
 # Prometheus scraping it in its test).
 # explain's runtime books: libcurl4-openssl-dev (Go's MemStats over HTTP); the JVM's
 # jcmd comes with default-jdk-headless.
+# make deb (and the package test): Debian's packaging tools, and what
+# debian/control's Build-Depends name beyond INSTALL_DEPS.
+DEB_DEPS := debhelper dh-python dpkg-dev lintian python3
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
 	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core \
-	libmicrohttpd-dev prometheus libcurl4-openssl-dev
+	libmicrohttpd-dev prometheus libcurl4-openssl-dev $(DEB_DEPS)
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: no test framework (build/install has no
@@ -36,7 +42,7 @@ FUZZ_SECONDS ?= 120
 INSTALL_DEPS := cmake make gcc pkg-config libncurses-dev libmicrohttpd-dev libcurl4-openssl-dev
 PREFIX ?= /usr/local
 
-.PHONY: all demo check bench fuzz valgrind install warnings clean deps fuzz-deps
+.PHONY: all demo check bench fuzz valgrind install deb dist warnings clean deps fuzz-deps
 
 all:
 	cmake --preset dev
@@ -117,6 +123,11 @@ install:
 	cmake -S . -B build/install -DCMAKE_BUILD_TYPE=Release -DPMAPS_TESTS=OFF
 	cmake --build build/install -j2
 	DESTDIR="$(DESTDIR)" cmake --install build/install --prefix "$(PREFIX)"
+
+# The Debian packages, in build/deb/, checked by lintian (debian/build.sh).
+deb:
+	$(call install_missing,$(INSTALL_DEPS) $(DEB_DEPS))
+	sh debian/build.sh build/deb
 
 # Plain optimised builds (no presets, so no -Werror) with gcc and clang: any
 # warning fails.

@@ -14,41 +14,8 @@ fail=0
 nm -D --defined-only "$SO" | awk 'NF >= 3 { print $3 }' | sed 's/@.*//' | sort -u >"$tmp/exported" ||
 	{ echo "FAIL: nm -D $SO"; exit 1; }
 
-# The PMAPS_API declarations: comments and preprocessor lines out, then each
-# declaration (up to ';' or '{') that has PMAPS_API names the identifier
-# before its first '('.
-awk '
-	{ text = text $0 "\n" }
-	END {
-		while ((i = index(text, "/*")) > 0) {
-			rest = substr(text, i + 2)
-			j = index(rest, "*/")
-			text = substr(text, 1, i - 1) " " (j ? substr(rest, j + 2) : "")
-		}
-		n = split(text, lines, "\n")
-		code = ""; cont = 0
-		for (k = 1; k <= n; k++) {
-			l = lines[k]
-			pp = cont || l ~ /^[ \t]*#/
-			cont = pp && l ~ /\\$/
-			if (!pp)
-				code = code " " l
-		}
-		gsub(/\/\/[^\n]*/, " ", code)
-		m = split(code, decls, /[;{}]/)
-		for (k = 1; k <= m; k++) {
-			d = decls[k]
-			if (d !~ /(^|[^A-Za-z0-9_])PMAPS_API[^A-Za-z0-9_]/)
-				continue
-			p = index(d, "(")
-			if (!p)
-				continue
-			head = substr(d, 1, p - 1)
-			sub(/[ \t]+$/, "", head)
-			if (match(head, /[A-Za-z_][A-Za-z0-9_]*$/))
-				print substr(head, RSTART, RLENGTH)
-		}
-	}' "$HEADER" | sort -u >"$tmp/declared"
+# The PMAPS_API declarations (cmake/api-names.awk).
+awk -f "$(dirname "$0")/../../cmake/api-names.awk" "$HEADER" | sort -u >"$tmp/declared"
 
 nexp=$(wc -l <"$tmp/exported") ndecl=$(wc -l <"$tmp/declared")
 if [ "$ndecl" -eq 0 ]; then

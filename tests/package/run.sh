@@ -1,0 +1,176 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The `package` test: the Debian packages as an operator gets them (root).
+#  - debian/build.sh builds them from a copy of the tree; lintian passes
+#    them with no error and no warning;
+#  - dpkg -i libpmaps0, libpmaps-dev, pmaps, python3-pmaps; then as a user
+#    would, from /, with a bare environment: pmaps --version; pmaps maps self
+#    (also with libcurl, libmicrohttpd and libncursesw hidden, where pmaps
+#    serve must name its Debian package in one line and exit 1);
+#    tests/install/hello.c built with `cc $(pkg-config --cflags --libs pmaps)`
+#    and with find_package(pmaps), each reporting a live sleep's RSS as the
+#    installed pmaps does; Debian's python3 importing pmaps, which finds
+#    libpmaps.so.0 through the dynamic linker;
+#  - apt-get purge, after which nothing any package listed (dpkg -L) is left.
+# Skips (77) when not root, or when the packages are already installed (it
+# never removes an operator's install); in CI the packaging tools must be there.
+#   run.sh CC CMAKE
+set -u
+CC=$1 CMAKE=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+PKGS="libpmaps0 libpmaps-dev pmaps python3-pmaps"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: not root (dpkg -i and apt-get purge need it)"; exit 77
+fi
+for tool in dpkg-buildpackage dh lintian apt-get pkg-config; do
+	if ! command -v $tool >/dev/null; then
+		[ -n "${CI:-}" ] && { echo "FAIL: no $tool (make deps installs it)"; exit 1; }
+		echo "SKIP: no $tool (make deps installs it)"; exit 77
+	fi
+done
+for p in $PKGS; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		echo "SKIP: $p is installed already; this test installs and purges its own"; exit 77
+	fi
+done
+
+TMP=$(mktemp -d /tmp/pmaps-package.XXXXXX) || exit 1
+W=$TMP/work
+mkdir -p "$W"
+target= installed=
+cleanup() {
+	[ -n "$target" ] && kill "$target" 2>/dev/null
+	[ -n "$installed" ] && apt-get purge -y -qq $PKGS >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+try() {
+	if "$@" >"$W/out" 2>&1; then ok; return 0; fi
+	bad "$*"; sed 's/^/  /' "$W/out" | tail -40; return 1
+}
+# A command as a user runs it: from /, with a bare environment.
+bare() { (cd / && env -i PATH=/usr/bin:/bin HOME=/root "$@"); }
+
+# Built and checked by lintian (debian/build.sh fails on any error or warning).
+if ! sh "$SRC/debian/build.sh" "$TMP/deb" >"$W/build.out" 2>&1; then
+	bad "debian/build.sh: the packages did not build, or lintian found errors or warnings"
+	sed 's/^/  /' "$W/build.out" | tail -40
+	echo "$pass passed, $fail failed"; exit 1
+fi
+ok
+grep -E '^[EWI]: ' "$W/build.out" | sed 's/^/lintian: /'
+debs=
+for p in $PKGS; do
+	f=$(ls "$TMP/deb/${p}_"*.deb 2>/dev/null | head -n 1)
+	[ -n "$f" ] && debs="$debs $f" || bad "no ${p}_*.deb built"
+done
+
+installed=1
+try dpkg -i $debs || { echo "$pass passed, $fail failed"; exit 1; }
+for p in $PKGS; do
+	dpkg -L "$p" >"$W/list.$p" || bad "dpkg -L $p"
+done
+
+# The tool.
+version=$(sed -n 's/^project(pmaps VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
+bare pmaps --version >"$W/version" 2>&1
+grep -q "^pmaps $version\b" "$W/version" && ok || bad "pmaps --version: $(cat "$W/version"), not pmaps $version"
+bare pmaps maps self >"$W/maps" 2>&1 && grep -q ' /usr/bin/pmaps$' "$W/maps" && ok ||
+	{ bad "pmaps maps self: no row of /usr/bin/pmaps"; sed 's/^/  /' "$W/maps" | tail -20; }
+
+# Without the optional libraries (each bound over by /dev/null in a private
+# mount namespace): maps works, serve names its package.
+hide=
+for so in libcurl.so.4 libmicrohttpd.so.12 libncursesw.so.6; do
+	f=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
+	[ -n "$f" ] && hide="$hide $(readlink -f "$f")"
+done
+if [ -n "$hide" ] && command -v unshare >/dev/null; then
+	script='for f in $HIDE; do mount --bind /dev/null "$f" || exit 9; done; exec "$@"'
+	HIDE=$hide unshare -m --propagation private sh -c "$script" sh \
+		env -i PATH=/usr/bin:/bin pmaps maps self >"$W/maps-bare" 2>&1
+	[ $? = 0 ] && grep -q ' /usr/bin/pmaps$' "$W/maps-bare" && ok ||
+		{ bad "pmaps maps self with$hide hidden"; sed 's/^/  /' "$W/maps-bare" | tail -10; }
+	HIDE=$hide unshare -m --propagation private sh -c "$script" sh \
+		env -i PATH=/usr/bin:/bin pmaps serve --listen 127.0.0.1:0 >"$W/serve-bare" 2>&1
+	rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l <"$W/serve-bare")" = 1 ] &&
+		grep -q 'needs libmicrohttpd.so.12 (Debian package libmicrohttpd12)' "$W/serve-bare"; then ok; else
+		bad "pmaps serve without libmicrohttpd: exit $rc, not 1 with one line naming libmicrohttpd12"
+		sed 's/^/  /' "$W/serve-bare"
+	fi
+else
+	bad "cannot hide the optional libraries (ldconfig found '$hide'; unshare: $(command -v unshare))"
+fi
+
+# A C program, built the two ways a user would, against the packaged library.
+try "$CC" -std=c17 -Wall -Wextra -Werror -pedantic -o "$W/hello-pc" "$SRC/tests/install/hello.c" \
+	$(pkg-config --cflags --libs pmaps)
+try "$CMAKE" -S "$SRC/tests/install/consumer" -B "$W/consumer" -DCMAKE_C_COMPILER="$CC" \
+	-DCMAKE_BUILD_TYPE=Release && try "$CMAKE" --build "$W/consumer"
+d=$(sed -n 's/^pmaps_DIR:PATH=//p' "$W/consumer/CMakeCache.txt" 2>/dev/null)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+[ "$d" = "/usr/lib/$multiarch/cmake/pmaps" ] && ok ||
+	bad "find_package(pmaps) found '$d', not /usr/lib/$multiarch/cmake/pmaps"
+
+sleep 60 & target=$!
+i=0
+while [ "$(cat /proc/$target/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+rss() { bare pmaps maps --total --json "$target" | grep -o '"rss":[0-9]*' | head -n 1 | cut -d: -f2; }
+for attempt in 1 2 3; do
+	want_rss=$(rss)
+	bare "$W/hello-pc" "$target" >"$W/hello-pc.out" 2>&1; echo "exit $?" >>"$W/hello-pc.out"
+	bare "$W/consumer/hello" "$target" >"$W/hello-cmake.out" 2>&1; echo "exit $?" >>"$W/hello-cmake.out"
+	[ "$(rss)" = "$want_rss" ] && break
+done
+want_v=$(sed -n 's/^#define PMAPS_VERSION_NUMBER \([0-9]*\).*/\1/p' /usr/include/pmaps.h)
+for h in hello-pc hello-cmake; do
+	printf 'version %s\nlibrary /usr/lib/%s/libpmaps.so.%s\nrss %s\nexit 0\n' \
+		"$want_v" "$multiarch" "$version" "$want_rss" >"$W/want"
+	if diff "$W/want" "$W/$h.out" >"$W/diff"; then ok; else
+		bad "$h: its output (>) is not the expected one (<)"; sed 's/^/  /' "$W/diff"
+	fi
+done
+
+# Debian's python3 (not a python3 found on PATH first).
+bare /usr/bin/python3 -c '
+import os, sys, pmaps
+pid = int(sys.argv[1])
+print("module", pmaps.__file__)
+print("library", pmaps.library_path, pmaps.library_version)
+print("rss", pmaps.memory_full_info(pid).rss == int(open("/proc/%d/status" % pid).read().split("VmRSS:")[1].split()[0]) * 1024)
+print("paths", sorted({m.path for m in pmaps.memory_maps(pid)} & {"/usr/bin/sleep"}))
+' "$target" >"$W/python.out" 2>&1
+printf 'module /usr/lib/python3/dist-packages/pmaps/__init__.py\nlibrary libpmaps.so.0 %s\nrss True\npaths [%s]\n' \
+	"$version" "'/usr/bin/sleep'" >"$W/want"
+if diff "$W/want" "$W/python.out" >"$W/diff"; then ok; else
+	bad "python3 -c 'import pmaps': its output (>) is not the expected one (<)"; sed 's/^/  /' "$W/diff"
+fi
+
+# Purged: nothing the packages installed is left (directories others share stay).
+try apt-get purge -y -qq $PKGS && installed=
+left=0
+for p in $PKGS; do
+	while IFS= read -r f; do
+		[ "$f" = /. ] && continue
+		if [ -d "$f" ] && [ ! -L "$f" ]; then
+			# A directory stays only while another package owns it.
+			[ -e "$f" ] && ! dpkg-query -S "$f" >/dev/null 2>&1 && { echo "left: $f/ ($p)"; left=$((left + 1)); }
+		elif [ -e "$f" ] || [ -L "$f" ]; then
+			echo "left: $f ($p)"; left=$((left + 1))
+		fi
+	done <"$W/list.$p"
+done
+[ -e /usr/lib/python3/dist-packages/pmaps ] && { echo "left: /usr/lib/python3/dist-packages/pmaps"; left=$((left + 1)); }
+[ $left = 0 ] && ok || bad "$left paths left after apt-get purge"
+n=$(cat "$W"/list.* | wc -l)
+echo "packages: $(echo $debs | wc -w), paths listed by dpkg -L: $n"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
