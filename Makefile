@@ -30,10 +30,12 @@
 # make deb (and the package test): Debian's packaging tools, and what
 # debian/control's Build-Depends name beyond INSTALL_DEPS.
 DEB_DEPS := debhelper dh-python dpkg-dev lintian python3
+# pip install --no-build-isolation ./python (the python test builds it in a venv).
+PIP_DEPS := python3-venv python3-setuptools python3-wheel
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
 	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core \
-	libmicrohttpd-dev prometheus libcurl4-openssl-dev $(DEB_DEPS)
+	libmicrohttpd-dev prometheus libcurl4-openssl-dev $(DEB_DEPS) $(PIP_DEPS)
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: no test framework (build/install has no

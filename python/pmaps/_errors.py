@@ -5,34 +5,74 @@ libpmaps returns a negative errno and a message. -ESRCH is a process gone
 (NoSuchProcess), or a zombie when the message says so (ZombieProcess, a
 NoSuchProcess as in psutil); -EACCES and -EPERM are AccessDenied; anything
 else is Error with the library's message.
+
+Where psutil can be imported, NoSuchProcess, ZombieProcess and AccessDenied
+are also psutil's (a psutil user's `except psutil.NoSuchProcess` catches
+them) and carry its attributes: pid, name (None: the library does not read
+the process's name), msg, and ppid for ZombieProcess. Without psutil they
+are plain classes with the same attributes. Error itself is not psutil's:
+a failure that is not one of those three is not a psutil error.
 """
 
 import errno as _errno
+
+try:
+    import psutil as _psutil
+except ImportError:
+    _psutil = None
+
+
+def _psutil_base(name):
+    return (getattr(_psutil, name),) if _psutil is not None else ()
+
+
+#: True when NoSuchProcess, ZombieProcess and AccessDenied subclass psutil's.
+PSUTIL = _psutil is not None
 
 
 class Error(Exception):
     """Base class of pmaps's exceptions. ERRNO is the library's error (positive), or None."""
 
+    __module__ = "pmaps"
+
     def __init__(self, msg, pid=None, errno=None):
         Exception.__init__(self, msg)
         self.msg = msg
         self.pid = pid
+        self.name = None
         self.errno = errno
 
     def __str__(self):
         return self.msg
 
+    def __repr__(self):
+        return "pmaps.%s(pid=%r, errno=%r, msg=%r)" % (type(self).__name__, self.pid,
+                                                       self.errno, self.msg)
 
-class NoSuchProcess(Error):
+    def __reduce__(self):
+        return (type(self), (self.msg, self.pid, self.errno))
+
+
+class NoSuchProcess(Error, *_psutil_base("NoSuchProcess")):
     """The process does not exist (any more)."""
 
+    __module__ = "pmaps"
 
-class ZombieProcess(NoSuchProcess):
+
+class ZombieProcess(NoSuchProcess, *_psutil_base("ZombieProcess")):
     """The process has exited and its parent has not reaped it: it has no memory to read."""
 
+    __module__ = "pmaps"
 
-class AccessDenied(Error):
+    def __init__(self, msg, pid=None, errno=None):
+        NoSuchProcess.__init__(self, msg, pid, errno)
+        self.ppid = None
+
+
+class AccessDenied(Error, *_psutil_base("AccessDenied")):
     """The caller may not read the process (ptrace-read access, or root, is needed)."""
+
+    __module__ = "pmaps"
 
 
 def error_for(err, pid, text):

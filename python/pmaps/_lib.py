@@ -1,11 +1,20 @@
 # SPDX-License-Identifier: MIT
 """Loading libpmaps.so.0 and declaring, through ctypes, the functions the binding calls.
 
-Where the library comes from, first found wins:
+Where the library comes from:
 1. pmaps/_paths.py, written by `cmake --install`: LIBPMAPS, the absolute path
    of the libpmaps.so.0 installed beside this package;
-2. the environment variable PMAPS_LIBRARY (a path; for a build tree);
-3. the soname, libpmaps.so.0, through the dynamic linker's search.
+2. the environment variable PMAPS_LIBRARY (a path);
+3. from a source tree (this package is python/pmaps beside include/pmaps.h):
+   the tree's own builds, build/dev and build/release, the newer first;
+4. the soname, libpmaps.so.0, through the dynamic linker's search
+   (LD_LIBRARY_PATH, ld.so.cache: a Debian package, or ldconfig after an
+   install into /usr/local);
+5. `pkg-config --variable=libdir pmaps` (PKG_CONFIG_PATH at a prefix's
+   LIB/pkgconfig: a `make install PREFIX=$HOME/.local`).
+The first two are final (a library named there that does not load is the
+error); the others are tried in turn, and when none loads the ImportError
+says what each gave.
 
 The package was written for libpmaps WRITTEN_FOR (PMAPS_VERSION_NUMBER:
 major * 10000 + minor * 100 + patch). A library of another major version,
@@ -15,6 +24,8 @@ found and where: its functions or records may not be the ones declared here.
 
 import ctypes
 import os
+import shutil
+import subprocess
 
 WRITTEN_FOR = 400  # 0.4.0
 SONAME = "libpmaps.so.0"
@@ -24,28 +35,100 @@ def version_str(n):
     return "%d.%d.%d" % (n // 10000, n // 100 % 100, n % 100)
 
 
+def _source_tree_builds():
+    """The source tree's built libraries, the newest first: [] outside a source tree."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(os.path.dirname(here))
+    if os.path.basename(os.path.dirname(here)) != "python" or \
+            not os.path.isfile(os.path.join(top, "include", "pmaps.h")):
+        return []
+    found = []
+    for preset in ("dev", "release"):
+        path = os.path.join(top, "build", preset, SONAME)
+        try:
+            found.append((os.stat(path).st_mtime, path))
+        except OSError:
+            pass
+    return [path for _, path in sorted(found, reverse=True)]
+
+
+def _pkg_config_libdir():
+    """pkg-config's libdir for pmaps, or (None, why not)."""
+    if not shutil.which("pkg-config"):
+        return None, "no pkg-config"
+    try:
+        r = subprocess.run(["pkg-config", "--variable=libdir", "pmaps"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=10)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, "pkg-config failed: %s" % e
+    libdir = r.stdout.decode(errors="replace").strip()
+    if r.returncode != 0 or not libdir:
+        return None, "pkg-config knows no pmaps (PKG_CONFIG_PATH)"
+    return libdir, None
+
+
 def _candidates():
+    """(path, origin, final) in the order they are tried; final: no fallback after it."""
     try:
         from . import _paths  # generated at install time
     except ImportError:
         _paths = None
     if _paths is not None and getattr(_paths, "LIBPMAPS", None):
-        return _paths.LIBPMAPS, "pmaps/_paths.py"
+        yield _paths.LIBPMAPS, "pmaps/_paths.py", True
+        return
     env = os.environ.get("PMAPS_LIBRARY")
     if env:
-        return env, "PMAPS_LIBRARY"
-    return SONAME, "the soname"
+        yield env, "PMAPS_LIBRARY", True
+        return
+    for path in _source_tree_builds():
+        yield path, "the source tree's build", False
+    yield SONAME, "the dynamic linker", False
+    libdir, why = _pkg_config_libdir()
+    yield (os.path.join(libdir, SONAME) if libdir else None), why or "pkg-config", False
+
+
+def _loaded_from(lib, fallback):
+    """The file the dynamic linker loaded LIB from (dladdr of one of its functions)."""
+
+    class DlInfo(ctypes.Structure):
+        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+    except AttributeError:
+        return fallback
+    dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlInfo)]
+    dladdr.restype = ctypes.c_int
+    info = DlInfo()
+    if dladdr(ctypes.cast(lib.pmaps_version, ctypes.c_void_p), ctypes.byref(info)) and \
+            info.dli_fname:
+        return os.fsdecode(info.dli_fname)
+    return fallback
 
 
 def load():
     """The loaded library, its version checked (ImportError otherwise)."""
-    path, origin = _candidates()
-    if os.sep in path:
-        path = os.path.abspath(path)
-    try:
-        lib = ctypes.CDLL(path)
-    except OSError as e:
-        raise ImportError("pmaps: cannot load %s (from %s): %s" % (path, origin, e)) from e
+    tried = []
+    for path, origin, final in _candidates():
+        if path is None:
+            tried.append(origin)
+            continue
+        if os.sep in path:
+            path = os.path.abspath(path)
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            if final:
+                raise ImportError("pmaps: cannot load %s (from %s): %s" % (path, origin, e)) \
+                    from e
+            tried.append("%s (%s): %s" % (path, origin, e))
+            continue
+        break
+    else:
+        raise ImportError("pmaps: cannot find libpmaps; tried: %s. Install libpmaps (the Debian "
+                          "package libpmaps0, or make install), or set PMAPS_LIBRARY to its "
+                          "path" % "; ".join(tried))
     try:
         version = lib.pmaps_version
     except AttributeError:
@@ -55,6 +138,7 @@ def load():
     version.argtypes = []
     version.restype = ctypes.c_uint
     found = version()
+    path = _loaded_from(lib, path)
     check_version(found, "%s (from %s)" % (path, origin))
     declare(lib)
     return lib, path, found

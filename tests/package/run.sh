@@ -10,7 +10,7 @@
 #    tests/install/hello.c built with `cc $(pkg-config --cflags --libs pmaps)`
 #    and with find_package(pmaps), each reporting a live sleep's RSS as the
 #    installed pmaps does; Debian's python3 importing pmaps, which finds
-#    libpmaps.so.0 through the dynamic linker;
+#    libpmaps.so.0 through the dynamic linker, its exceptions psutil's;
 #  - apt-get purge, after which nothing any package listed (dpkg -L) is left.
 # Skips (77) when not root, or when the packages are already installed (it
 # never removes an operator's install); in CI the packaging tools must be there.
@@ -144,12 +144,14 @@ bare /usr/bin/python3 -c '
 import os, sys, pmaps
 pid = int(sys.argv[1])
 print("module", pmaps.__file__)
-print("library", pmaps.library_path, pmaps.library_version)
+print("library", os.path.realpath(pmaps.library_path), pmaps.library_version)
+import psutil
+print("psutil", issubclass(pmaps.NoSuchProcess, psutil.NoSuchProcess))
 print("rss", pmaps.memory_full_info(pid).rss == int(open("/proc/%d/status" % pid).read().split("VmRSS:")[1].split()[0]) * 1024)
 print("paths", sorted({m.path for m in pmaps.memory_maps(pid)} & {"/usr/bin/sleep"}))
 ' "$target" >"$W/python.out" 2>&1
-printf 'module /usr/lib/python3/dist-packages/pmaps/__init__.py\nlibrary libpmaps.so.0 %s\nrss True\npaths [%s]\n' \
-	"$version" "'/usr/bin/sleep'" >"$W/want"
+printf 'module /usr/lib/python3/dist-packages/pmaps/__init__.py\nlibrary /usr/lib/%s/libpmaps.so.%s %s\npsutil True\nrss True\npaths [%s]\n' \
+	"$multiarch" "$version" "$version" "'/usr/bin/sleep'" >"$W/want"
 if diff "$W/want" "$W/python.out" >"$W/diff"; then ok; else
 	bad "python3 -c 'import pmaps': its output (>) is not the expected one (<)"; sed 's/^/  /' "$W/diff"
 fi

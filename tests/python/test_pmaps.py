@@ -167,6 +167,121 @@ def test_unloadable_library_is_an_import_error():
         in r.stderr
 
 
+
+def _bare_env(**extra):
+    """The environment of a python3 that finds libpmaps only its own way."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PMAPS_LIBRARY", "LD_LIBRARY_PATH", "PKG_CONFIG_PATH", "PYTHONPATH")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra)
+    return env
+
+
+def _soname_loads():
+    r = subprocess.run([sys.executable, "-c", "import ctypes; ctypes.CDLL(%r)" % _lib.SONAME],
+                       env=_bare_env(), stderr=subprocess.DEVNULL)
+    return r.returncode == 0
+
+
+def _copy_package(dest):
+    """This package, outside any source tree and without _paths.py, under DEST."""
+    shutil.copytree(os.path.dirname(pmaps.__file__), dest / "pmaps",
+                    ignore=shutil.ignore_patterns("__pycache__", "_paths.py"))
+
+
+def test_source_tree_build_is_found():
+    # python/pmaps imported from the source tree finds the tree's newest build.
+    builds = []
+    for preset in ("dev", "release"):
+        path = os.path.join(SOURCE, "build", preset, _lib.SONAME)
+        if os.path.exists(path):
+            builds.append((os.stat(path).st_mtime, path))
+    if not builds or os.path.exists(os.path.join(SOURCE, "python", "pmaps", "_paths.py")):
+        pytest.skip("no build/dev or build/release in %s" % SOURCE)
+    r = subprocess.run([sys.executable, "-c", "import pmaps; print(pmaps.library_path)"],
+                       env=_bare_env(PYTHONPATH=os.path.join(SOURCE, "python")),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().strip() == max(builds)[1]
+
+
+def test_pkg_config_libdir_is_found(tmp_path):
+    # A `make install PREFIX=P` out of the linker's paths: PKG_CONFIG_PATH finds it.
+    if _soname_loads():
+        pytest.skip("%s loads through the dynamic linker here: pkg-config is not reached"
+                    % _lib.SONAME)
+    _copy_package(tmp_path)
+    libdir = tmp_path / "prefix" / "lib"
+    (libdir / "pkgconfig").mkdir(parents=True)
+    os.symlink(pmaps.library_path, libdir / _lib.SONAME)
+    (libdir / "pkgconfig" / "pmaps.pc").write_text(
+        "prefix=%s\nlibdir=${prefix}/lib\nName: pmaps\nDescription: t\nVersion: %s\nLibs: -lpmaps\n"
+        % (tmp_path / "prefix", pmaps.library_version))
+    r = subprocess.run([sys.executable, "-c", "import pmaps; print(pmaps.library_path)"],
+                       env=_bare_env(PYTHONPATH=str(tmp_path),
+                                     PKG_CONFIG_PATH=str(libdir / "pkgconfig")),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().strip() == str(libdir / _lib.SONAME)
+
+
+def test_not_found_says_what_was_tried(tmp_path):
+    if _soname_loads():
+        pytest.skip("%s loads through the dynamic linker here" % _lib.SONAME)
+    _copy_package(tmp_path)
+    r = subprocess.run([sys.executable, "-c", "import pmaps"],
+                       env=_bare_env(PYTHONPATH=str(tmp_path), PKG_CONFIG_PATH=str(tmp_path)),
+                       stderr=subprocess.PIPE)
+    assert r.returncode != 0
+    last = r.stderr.decode().strip().splitlines()[-1]
+    assert last.startswith("ImportError: pmaps: cannot find libpmaps; tried: libpmaps.so.0 "
+                           "(the dynamic linker): "), last
+    assert "; pkg-config knows no pmaps (PKG_CONFIG_PATH)." in last or "; no pkg-config." in last, \
+        last
+    assert last.endswith("or set PMAPS_LIBRARY to its path"), last
+
+
+def test_package_version_is_the_projects():
+    with open(os.path.join(SOURCE, "CMakeLists.txt")) as f:
+        project = [l for l in f if l.startswith("project(pmaps VERSION ")][0].split()[2]
+    assert pmaps.__version__ == project
+    assert _lib.version_str(_lib.WRITTEN_FOR) <= project
+
+
+def test_pip_installs_the_package(tmp_path):
+    # pip install --no-build-isolation ./python into a venv, offline, as python/README.md says.
+    venv = tmp_path / "venv"
+    r = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        if os.environ.get("CI") not in (None, "", "false"):
+            pytest.fail("python3 -m venv: %s" % r.stdout.decode()[-400:])
+        pytest.skip("no venv (Debian's python3-venv): %s" % r.stdout.decode()[-200:])
+    # From a copy: pip builds in the tree it is given (egg-info, build/).
+    src = tmp_path / "python"
+    shutil.copytree(os.path.join(SOURCE, "python"), src,
+                    ignore=shutil.ignore_patterns("__pycache__", "_paths.py", "*.egg-info", "build"))
+    r = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-index", "--no-build-isolation",
+                        str(src)], cwd=str(tmp_path),
+                       env=_bare_env(PIP_NO_CACHE_DIR="1"),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert r.returncode == 0, r.stdout.decode()[-2000:]
+    code = ("import pmaps, psutil; print(pmaps.__file__); print(pmaps.library_path); "
+            "print(issubclass(pmaps.NoSuchProcess, psutil.NoSuchProcess))")
+    r = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd="/",
+                       env=_bare_env(PMAPS_LIBRARY=pmaps.library_path),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode == 0, r.stderr.decode()
+    site = subprocess.run([str(venv / "bin" / "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          stdout=subprocess.PIPE, check=True).stdout.decode().strip()
+    assert r.stdout.decode().splitlines() == [os.path.join(site, "pmaps", "__init__.py"),
+                                              pmaps.library_path, "True"]
+    r = subprocess.run([str(venv / "bin" / "pip"), "show", "pmaps"], stdout=subprocess.PIPE,
+                       env=_bare_env(), check=True)
+    assert "Version: %s" % pmaps.__version__ in r.stdout.decode().splitlines()
+
+
 # --- memory_maps -----------------------------------------------------------
 
 def test_memory_maps_ungrouped_equals_psutil(stopped):
@@ -260,6 +375,55 @@ def test_exception_classes():
     assert issubclass(pmaps.ZombieProcess, pmaps.NoSuchProcess)
     assert issubclass(pmaps.AccessDenied, pmaps.Error)
     assert not issubclass(pmaps.AccessDenied, pmaps.NoSuchProcess)
+    # psutil is importable here: the three are also psutil's; Error is not.
+    assert issubclass(pmaps.NoSuchProcess, psutil.NoSuchProcess)
+    assert issubclass(pmaps.ZombieProcess, psutil.ZombieProcess)
+    assert issubclass(pmaps.AccessDenied, psutil.AccessDenied)
+    assert not issubclass(pmaps.Error, psutil.Error)
+    assert not issubclass(pmaps.AccessDenied, psutil.NoSuchProcess)
+
+
+def test_psutil_user_catches_them():
+    p = subprocess.Popen(["true"])
+    p.wait()
+    try:
+        pmaps.memory_full_info(p.pid)
+    except psutil.NoSuchProcess as e:
+        assert (e.pid, e.name, e.errno) == (p.pid, None, errno.ESRCH)
+        assert e.msg == str(e) and str(p.pid) in e.msg
+        assert repr(e).startswith("pmaps.NoSuchProcess(pid=%d, " % p.pid)
+    else:
+        pytest.fail("no exception for a reaped pid")
+
+
+EXCEPTIONS_WITHOUT_PSUTIL = r"""
+import sys
+sys.modules["psutil"] = None   # import psutil: ImportError
+import pmaps, pickle, subprocess
+for c in (pmaps.Error, pmaps.NoSuchProcess, pmaps.ZombieProcess, pmaps.AccessDenied):
+    print(c.__name__, [b.__module__ + "." + b.__name__ for b in c.__mro__])
+p = subprocess.Popen(["true"]); p.wait()
+try:
+    pmaps.memory_maps(p.pid)
+except pmaps.NoSuchProcess as e:
+    print(e.pid == p.pid, e.name, e.errno, e.msg == str(e))
+    print(repr(pickle.loads(pickle.dumps(e))) == repr(e))
+"""
+
+
+def test_exceptions_without_psutil():
+    r = subprocess.run([sys.executable, "-c", EXCEPTIONS_WITHOUT_PSUTIL], env=_bare_env(
+        PYTHONPATH=os.path.dirname(os.path.dirname(pmaps.__file__)),
+        PMAPS_LIBRARY=pmaps.library_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode == 0, r.stderr.decode()
+    exc = ["builtins.Exception", "builtins.BaseException", "builtins.object"]
+    assert r.stdout.decode().splitlines() == [
+        "Error %s" % (["pmaps.Error"] + exc),
+        "NoSuchProcess %s" % (["pmaps.NoSuchProcess", "pmaps.Error"] + exc),
+        "ZombieProcess %s" % (["pmaps.ZombieProcess", "pmaps.NoSuchProcess", "pmaps.Error"] + exc),
+        "AccessDenied %s" % (["pmaps.AccessDenied", "pmaps.Error"] + exc),
+        "True None %d True" % errno.ESRCH,
+        "True"]
 
 
 @pytest.mark.parametrize("call", sorted(CALLS))
