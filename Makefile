@@ -131,6 +131,10 @@ deb:
 	$(call install_missing,$(INSTALL_DEPS) $(DEB_DEPS))
 	sh debian/build.sh build/deb
 
+# The source tarball, build/pmaps-VERSION.tar.gz: git archive of HEAD (cmake/dist.sh).
+dist:
+	sh cmake/dist.sh build
+
 # Plain optimised builds (no presets, so no -Werror) with gcc and clang: any
 # warning fails.
 warnings:
