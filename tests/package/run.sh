@@ -4,9 +4,10 @@
 #  - debian/build.sh builds them from a copy of the tree; lintian passes
 #    them with no error and no warning;
 #  - dpkg -i libpmaps0, libpmaps-dev, pmaps, python3-pmaps; then as a user
-#    would, from /, with a bare environment: pmaps --version; pmaps maps self
-#    (also with libcurl, libmicrohttpd and libncursesw hidden, where pmaps
-#    serve must name its Debian package in one line and exit 1);
+#    would, from /, with a bare environment: pmaps --version; pmaps maps
+#    self; pmaps run --malloc-books with the packaged helper; pmaps maps self
+#    again with libcurl, libmicrohttpd and libncursesw hidden, where pmaps
+#    serve must name its Debian package in one line and exit 1;
 #    tests/install/hello.c built with `cc $(pkg-config --cflags --libs pmaps)`
 #    and with find_package(pmaps), each reporting a live sleep's RSS as the
 #    installed pmaps does; Debian's python3 importing pmaps, which finds
@@ -83,6 +84,13 @@ grep -q "^pmaps $version\b" "$W/version" && ok || bad "pmaps --version: $(cat "$
 bare pmaps maps self >"$W/maps" 2>&1 && grep -q ' /usr/bin/pmaps$' "$W/maps" && ok ||
 	{ bad "pmaps maps self: no row of /usr/bin/pmaps"; sed 's/^/  /' "$W/maps" | tail -20; }
 
+# pmaps run --malloc-books preloads the packaged malloc helper into its command.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+v=$(bare pmaps run -q -o /dev/null --malloc-books -- \
+	sh -c 'grep -m 1 libpmaps-malloc "/proc/$$/maps" | sed "s|.* /|/|"' 2>&1)
+[ "$v" = "/usr/lib/$multiarch/pmaps/libpmaps-malloc.so" ] && ok ||
+	bad "pmaps run --malloc-books: the helper in the command is '$v', not /usr/lib/$multiarch/pmaps/libpmaps-malloc.so"
+
 # Without the optional libraries (each bound over by /dev/null in a private
 # mount namespace): maps works, serve names its package.
 hide=
@@ -114,7 +122,6 @@ try "$CC" -std=c17 -Wall -Wextra -Werror -pedantic -o "$W/hello-pc" "$SRC/tests/
 try "$CMAKE" -S "$SRC/tests/install/consumer" -B "$W/consumer" -DCMAKE_C_COMPILER="$CC" \
 	-DCMAKE_BUILD_TYPE=Release && try "$CMAKE" --build "$W/consumer"
 d=$(sed -n 's/^pmaps_DIR:PATH=//p' "$W/consumer/CMakeCache.txt" 2>/dev/null)
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 [ "$d" = "/usr/lib/$multiarch/cmake/pmaps" ] && ok ||
 	bad "find_package(pmaps) found '$d', not /usr/lib/$multiarch/cmake/pmaps"
 
