@@ -29,7 +29,7 @@
 # jcmd comes with default-jdk-headless.
 # make deb (and the package test): Debian's packaging tools, and what
 # debian/control's Build-Depends name beyond INSTALL_DEPS.
-DEB_DEPS := debhelper dh-python dpkg-dev lintian python3
+DEB_DEPS := build-essential debhelper dh-python dpkg-dev lintian python3
 # pip install --no-build-isolation ./python (the python test builds it in a venv).
 PIP_DEPS := python3-venv python3-setuptools python3-wheel
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \

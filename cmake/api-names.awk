@@ -19,10 +19,11 @@ END {
 		l = lines[k]
 		pp = cont || l ~ /^[ \t]*#/
 		cont = pp && l ~ /\\$/
-		if (!pp)
+		if (!pp) {
+			sub(/\/\/.*/, "", l)  # a // comment ends with its line
 			code = code " " l
+		}
 	}
-	gsub(/\/\/[^\n]*/, " ", code)
 	m = split(code, decls, /[;{}]/)
 	for (k = 1; k <= m; k++) {
 		d = decls[k]

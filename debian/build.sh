@@ -8,10 +8,11 @@
 # those not ignored, in a clone; every file but build/ in an unpacked `make
 # dist` tarball), `dpkg-buildpackage -us -uc -b` builds there, and the
 # packages, the .changes and .buildinfo land in OUT; the build's log is
-# OUT/build.log. lintian then checks the packages: any error or warning
+# OUT/build.log. OUT is emptied first; one this script did not make must be
+# empty or absent. lintian then checks the packages: any error or warning
 # fails (overrides, each with its reason, are debian/*.lintian-overrides).
 set -eu
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd -P)
 OUT=${1:-$SRC/build/deb}
 
 version=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
@@ -21,13 +22,29 @@ if [ "$version" != "$project" ]; then
 	exit 1
 fi
 
-rm -rf "$OUT"
+# OUT is this script's: it empties it. A directory it did not make (no
+# .pmaps-deb in it) that holds anything is refused, never emptied; so are
+# the tree and a directory in it but under build/ (the copy would take it in).
+OUT=$(realpath -m -- "$OUT")
+case $OUT/ in
+"$SRC"/build/?*) ;;
+/ | "$SRC"/*) echo "debian/build.sh: $OUT cannot be the output directory (inside the tree: under build/)" >&2; exit 1 ;;
+esac
+if [ -d "$OUT" ] && [ ! -e "$OUT/.pmaps-deb" ] && [ -n "$(ls -A "$OUT")" ]; then
+	echo "debian/build.sh: $OUT is not empty and not an earlier output of this script: name another directory" >&2
+	exit 1
+fi
+mkdir -p "$OUT"
+find "$OUT" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+: >"$OUT/.pmaps-deb"
 stage=$OUT/src/pmaps-$version
 mkdir -p "$stage"
-OUT=$(cd "$OUT" && pwd)
-if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+# A clone's files: those git tracks and those it does not ignore (work in
+# progress too). An unpacked tarball (even inside another clone): all but build/.
+top=$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null || true)
+if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$SRC" && pwd -P)" ]; then
 	(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
-		xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+		xargs -0 -r sh -c 'for f; do [ ! -e "$f" ] || printf "%s\0" "$f"; done' sh |
 		tar --null -T - -cf -) | tar -C "$stage" -xf -
 else
 	(cd "$SRC" && tar --exclude=./build -cf - .) | tar -C "$stage" -xf -
@@ -39,7 +56,7 @@ if ! (cd "$stage" && dpkg-buildpackage -us -uc -b -J"$(nproc)") >"$OUT/build.log
 	echo "the package build failed: $OUT/build.log" >&2
 	exit 1
 fi
-mv "$OUT"/src/*.deb "$OUT"/src/*.ddeb "$OUT"/src/*.changes "$OUT"/src/*.buildinfo "$OUT"/ 2>/dev/null || true
+mv "$OUT"/src/*.deb "$OUT"/src/*.changes "$OUT"/src/*.buildinfo "$OUT"/
 ls "$OUT"/*.deb
 
 changes=$(ls "$OUT"/pmaps_"$version"_*.changes)

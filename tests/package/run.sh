@@ -3,7 +3,9 @@
 # The `package` test: the Debian packages as an operator gets them (root).
 #  - debian/build.sh builds them from a copy of the tree; lintian passes
 #    them with no error and no warning;
-#  - dpkg -i libpmaps0, libpmaps-dev, pmaps, python3-pmaps; then as a user
+#  - apt-get install libpmaps0 and pmaps, then libpmaps-dev and python3-pmaps;
+#    removing libpmaps0 would take -dev and python3-pmaps (not pmaps) along;
+#    python3-pmaps has no _paths.py; then as a user
 #    would, from /, with a bare environment: pmaps --version; pmaps maps
 #    self; pmaps run --malloc-books with the packaged helper; pmaps maps self
 #    again with libcurl, libmicrohttpd and libncursesw hidden, where pmaps
@@ -13,8 +15,9 @@
 #    installed pmaps does; Debian's python3 importing pmaps, which finds
 #    libpmaps.so.0 through the dynamic linker, its exceptions psutil's;
 #  - apt-get purge, after which nothing any package listed (dpkg -L) is left.
-# Skips (77) when not root, or when the packages are already installed (it
-# never removes an operator's install); in CI the packaging tools must be there.
+# Skips (77) when not root, or when the packages are already installed and
+# not by an earlier run of this test (it never removes an operator's
+# install); in CI both fail instead, as missing packaging tools do.
 #   run.sh CC CMAKE
 set -u
 CC=$1 CMAKE=$2
@@ -31,11 +34,29 @@ for tool in dpkg-buildpackage dh lintian apt-get pkg-config; do
 		echo "SKIP: no $tool (make deps installs it)"; exit 77
 	fi
 done
-for p in $PKGS; do
-	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
-		echo "SKIP: $p is installed already; this test installs and purges its own"; exit 77
+# A run stopped with the packages installed (killed, a timeout) leaves its
+# mark; the next run purges them. Packages without the mark are an operator's.
+MARK=/var/tmp/pmaps-package-test.installed
+purge() {
+	dpkg --configure -a >/dev/null 2>&1
+	apt-get purge -y -qq $PKGS >"$1" 2>&1
+}
+installed_any() {
+	for p in $PKGS; do
+		dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$' && return 0
+	done
+	return 1
+}
+if installed_any; then
+	if [ -e "$MARK" ]; then
+		echo "an earlier run of this test left its packages installed: purging them"
+		purge /dev/stdout || { echo "FAIL: apt-get purge $PKGS"; exit 1; }
+		rm -f "$MARK"
+	else
+		[ -n "${CI:-}" ] && { echo "FAIL: pmaps packages are installed already (not by this test)"; exit 1; }
+		echo "SKIP: pmaps packages are installed already; this test installs and purges its own"; exit 77
 	fi
-done
+fi
 
 TMP=$(mktemp -d /tmp/pmaps-package.XXXXXX) || exit 1
 W=$TMP/work
@@ -43,10 +64,17 @@ mkdir -p "$W"
 target= installed=
 cleanup() {
 	[ -n "$target" ] && kill "$target" 2>/dev/null
-	[ -n "$installed" ] && apt-get purge -y -qq $PKGS >/dev/null 2>&1
+	if [ -n "$installed" ]; then
+		if purge "$TMP/purge.out"; then rm -f "$MARK"; else
+			echo "FAIL: apt-get purge $PKGS (the next run purges them):"; sed 's/^/  /' "$TMP/purge.out"
+		fi
+	fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
@@ -68,14 +96,30 @@ grep -E '^[EWI]: ' "$W/build.out" | sed 's/^/lintian: /'
 debs=
 for p in $PKGS; do
 	f=$(ls "$TMP/deb/${p}_"*.deb 2>/dev/null | head -n 1)
-	[ -n "$f" ] && debs="$debs $f" || bad "no ${p}_*.deb built"
+	[ -n "$f" ] && debs="$debs $f" || { bad "no ${p}_*.deb built"; echo "$pass passed, $fail failed"; exit 1; }
 done
 
+# Installed as the README says, the tool and its library first, with apt
+# (which must find every dependency among the packages and the system's).
+deb() { ls "$TMP/deb/${1}_"*.deb | head -n 1; }
 installed=1
-try dpkg -i $debs || { echo "$pass passed, $fail failed"; exit 1; }
+: >"$MARK"
+try apt-get install -y -qq --no-install-recommends "$(deb libpmaps0)" "$(deb pmaps)" ||
+	{ echo "$pass passed, $fail failed"; exit 1; }
+try apt-get install -y -qq --no-install-recommends "$(deb libpmaps-dev)" "$(deb python3-pmaps)" ||
+	{ echo "$pass passed, $fail failed"; exit 1; }
 for p in $PKGS; do
 	dpkg -L "$p" >"$W/list.$p" || bad "dpkg -L $p"
 done
+# Who needs the library: removing it takes the -dev and Python packages
+# along (their Depends), never the tool (it has libpmaps built in).
+LC_ALL=C apt-get -s purge libpmaps0 2>&1 | sed -n 's/^Purg \([^ ]*\).*/\1/p' | sort >"$W/takes"
+printf 'libpmaps-dev\nlibpmaps0\npython3-pmaps\n' >"$W/want"
+if diff "$W/want" "$W/takes" >"$W/diff"; then ok; else
+	bad "apt-get -s purge libpmaps0 removes (>) not what depends on it (<):"; sed 's/^/  /' "$W/diff"
+fi
+# The Architecture: all Python package names no architecture's path.
+grep -q '/_paths\.py$' "$W/list.python3-pmaps" && bad "python3-pmaps ships _paths.py" || ok
 
 # The tool.
 version=$(sed -n 's/^project(pmaps VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
@@ -95,8 +139,9 @@ v=$(bare pmaps run -q -o /dev/null --malloc-books -- \
 # mount namespace): maps works, serve names its package.
 hide=
 for so in libcurl.so.4 libmicrohttpd.so.12 libncursesw.so.6; do
-	f=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
-	[ -n "$f" ] && hide="$hide $(readlink -f "$f")"
+	for d in /usr/lib/$multiarch /lib/$multiarch; do
+		[ -e "$d/$so" ] && { hide="$hide $(readlink -f "$d/$so")"; break; }
+	done
 done
 if [ -n "$hide" ] && command -v unshare >/dev/null; then
 	script='for f in $HIDE; do mount --bind /dev/null "$f" || exit 9; done; exec "$@"'
