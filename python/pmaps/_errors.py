@@ -31,15 +31,21 @@ PSUTIL = _psutil is not None
 
 
 class Error(Exception):
-    """Base class of pmaps's exceptions. ERRNO is the library's error (positive), or None."""
+    """Base class of pmaps's exceptions. ERRNO is the library's error (positive), or None.
+
+    Positional arguments are pmaps's (msg, pid, errno); psutil's keywords
+    (pid=, name=, msg=) work too, and msg defaults to the class's words.
+    """
 
     __module__ = "pmaps"
+    _default_msg = "pmaps error"
 
-    def __init__(self, msg, pid=None, errno=None):
+    def __init__(self, msg=None, pid=None, errno=None, name=None):
+        msg = self._default_msg if msg is None else str(msg)
         Exception.__init__(self, msg)
         self.msg = msg
         self.pid = pid
-        self.name = None
+        self.name = name
         self.errno = errno
 
     def __str__(self):
@@ -50,29 +56,33 @@ class Error(Exception):
                                                        self.errno, self.msg)
 
     def __reduce__(self):
-        return (type(self), (self.msg, self.pid, self.errno))
+        # Every attribute back (name, ppid, ...), not only the constructor's.
+        return (type(self), (self.msg, self.pid, self.errno), dict(self.__dict__))
 
 
 class NoSuchProcess(Error, *_psutil_base("NoSuchProcess")):
     """The process does not exist (any more)."""
 
     __module__ = "pmaps"
+    _default_msg = "process no longer exists"
 
 
 class ZombieProcess(NoSuchProcess, *_psutil_base("ZombieProcess")):
     """The process has exited and its parent has not reaped it: it has no memory to read."""
 
     __module__ = "pmaps"
+    _default_msg = "process is a zombie"
 
-    def __init__(self, msg, pid=None, errno=None):
-        NoSuchProcess.__init__(self, msg, pid, errno)
-        self.ppid = None
+    def __init__(self, msg=None, pid=None, errno=None, name=None, ppid=None):
+        NoSuchProcess.__init__(self, msg, pid, errno, name)
+        self.ppid = ppid
 
 
 class AccessDenied(Error, *_psutil_base("AccessDenied")):
     """The caller may not read the process (ptrace-read access, or root, is needed)."""
 
     __module__ = "pmaps"
+    _default_msg = "access denied"
 
 
 def error_for(err, pid, text):

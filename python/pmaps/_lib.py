@@ -12,9 +12,9 @@ Where the library comes from:
    install into /usr/local);
 5. `pkg-config --variable=libdir pmaps` (PKG_CONFIG_PATH at a prefix's
    LIB/pkgconfig: a `make install PREFIX=$HOME/.local`).
-The first two are final (a library named there that does not load is the
-error); the others are tried in turn, and when none loads the ImportError
-says what each gave.
+The first two are final (a library named there that does not load, or is
+of a version this package does not run on, is the error); the others are
+tried in turn, and when none serves the ImportError says what each gave.
 
 The package was written for libpmaps WRITTEN_FOR (PMAPS_VERSION_NUMBER:
 major * 10000 + minor * 100 + patch). A library of another major version,
@@ -107,28 +107,14 @@ def _loaded_from(lib, fallback):
     return fallback
 
 
-def load():
-    """The loaded library, its version checked (ImportError otherwise)."""
-    tried = []
-    for path, origin, final in _candidates():
-        if path is None:
-            tried.append(origin)
-            continue
-        if os.sep in path:
-            path = os.path.abspath(path)
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError as e:
-            if final:
-                raise ImportError("pmaps: cannot load %s (from %s): %s" % (path, origin, e)) \
-                    from e
-            tried.append("%s (%s): %s" % (path, origin, e))
-            continue
-        break
-    else:
-        raise ImportError("pmaps: cannot find libpmaps; tried: %s. Install libpmaps (the Debian "
-                          "package libpmaps0, or make install), or set PMAPS_LIBRARY to its "
-                          "path" % "; ".join(tried))
+def _open(path, origin):
+    """(lib, path loaded, version) for the library at PATH; ImportError saying why not."""
+    if os.sep in path:
+        path = os.path.abspath(path)
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError("pmaps: cannot load %s (from %s): %s" % (path, origin, e)) from e
     try:
         version = lib.pmaps_version
     except AttributeError:
@@ -140,8 +126,28 @@ def load():
     found = version()
     path = _loaded_from(lib, path)
     check_version(found, "%s (from %s)" % (path, origin))
-    declare(lib)
     return lib, path, found
+
+
+def load():
+    """The loaded library, its version checked (ImportError otherwise)."""
+    tried = []
+    for path, origin, final in _candidates():
+        if path is None:
+            tried.append(origin)
+            continue
+        try:
+            lib, path, found = _open(path, origin)
+        except ImportError as e:
+            if final:
+                raise
+            tried.append(str(e)[len("pmaps: "):])
+            continue
+        declare(lib)
+        return lib, path, found
+    raise ImportError("pmaps: cannot find libpmaps; tried: %s. Install libpmaps (the Debian "
+                      "package libpmaps0, or make install), or set PMAPS_LIBRARY to its "
+                      "path" % "; ".join(tried))
 
 
 def check_version(found, where):

@@ -225,6 +225,43 @@ def test_pkg_config_libdir_is_found(tmp_path):
     assert r.stdout.decode().strip() == str(libdir / _lib.SONAME)
 
 
+def test_old_library_is_passed_over(tmp_path):
+    # A libpmaps 0.3.0 first on the linker's path: the search goes on to pkg-config's.
+    if _soname_loads():
+        pytest.skip("%s loads through the dynamic linker here" % _lib.SONAME)
+    cc = os.environ.get("CC", "cc")
+    if not shutil.which(cc):
+        pytest.skip("no C compiler (%s)" % cc)
+    _copy_package(tmp_path)
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "v.c").write_text("unsigned pmaps_version(void) { return 300; }\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-Wl,-soname," + _lib.SONAME, "-o",
+                    str(old / _lib.SONAME), str(old / "v.c")], check=True)
+    libdir = tmp_path / "prefix" / "lib"
+    (libdir / "pkgconfig").mkdir(parents=True)
+    os.symlink(pmaps.library_path, libdir / _lib.SONAME)
+    (libdir / "pkgconfig" / "pmaps.pc").write_text(
+        "prefix=%s\nlibdir=${prefix}/lib\nName: pmaps\nDescription: t\nVersion: %s\nLibs: -lpmaps\n"
+        % (tmp_path / "prefix", pmaps.library_version))
+    code = "import pmaps; print(pmaps.library_path)"
+    r = subprocess.run([sys.executable, "-c", code],
+                       env=_bare_env(PYTHONPATH=str(tmp_path), LD_LIBRARY_PATH=str(old),
+                                     PKG_CONFIG_PATH=str(libdir / "pkgconfig")),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().strip() == str(libdir / _lib.SONAME)
+    # Without pkg-config's: the error names the old one and why.
+    r = subprocess.run([sys.executable, "-c", code],
+                       env=_bare_env(PYTHONPATH=str(tmp_path), LD_LIBRARY_PATH=str(old),
+                                     PKG_CONFIG_PATH=str(tmp_path)),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode != 0
+    last = r.stderr.decode().strip().splitlines()[-1]
+    assert ("tried: %s (from the dynamic linker) is libpmaps 0.3.0; this package needs 0.x, "
+            "at least %s; " % (old / _lib.SONAME, _lib.version_str(_lib.WRITTEN_FOR))) in last, last
+
+
 def test_not_found_says_what_was_tried(tmp_path):
     if _soname_loads():
         pytest.skip("%s loads through the dynamic linker here" % _lib.SONAME)
@@ -234,8 +271,8 @@ def test_not_found_says_what_was_tried(tmp_path):
                        stderr=subprocess.PIPE)
     assert r.returncode != 0
     last = r.stderr.decode().strip().splitlines()[-1]
-    assert last.startswith("ImportError: pmaps: cannot find libpmaps; tried: libpmaps.so.0 "
-                           "(the dynamic linker): "), last
+    assert last.startswith("ImportError: pmaps: cannot find libpmaps; tried: cannot load "
+                           "libpmaps.so.0 (from the dynamic linker): "), last
     assert "; pkg-config knows no pmaps (PKG_CONFIG_PATH)." in last or "; no pkg-config." in last, \
         last
     assert last.endswith("or set PMAPS_LIBRARY to its path"), last
@@ -396,6 +433,16 @@ def test_psutil_user_catches_them():
         pytest.fail("no exception for a reaped pid")
 
 
+def test_psutil_keywords():
+    # Code that builds psutil's exceptions by keyword builds ours the same way.
+    e = pmaps.NoSuchProcess(pid=1, name="init")
+    assert (str(e), e.pid, e.name, e.errno) == ("process no longer exists", 1, "init", None)
+    e = pmaps.ZombieProcess(pid=2, name="z", ppid=1)
+    assert (str(e), e.pid, e.name, e.ppid) == ("process is a zombie", 2, "z", 1)
+    e = pmaps.AccessDenied(pid=3, msg="no")
+    assert isinstance(e, psutil.AccessDenied) and (str(e), e.pid, e.name) == ("no", 3, None)
+
+
 EXCEPTIONS_WITHOUT_PSUTIL = r"""
 import sys
 sys.modules["psutil"] = None   # import psutil: ImportError
@@ -407,7 +454,11 @@ try:
     pmaps.memory_maps(p.pid)
 except pmaps.NoSuchProcess as e:
     print(e.pid == p.pid, e.name, e.errno, e.msg == str(e))
-    print(repr(pickle.loads(pickle.dumps(e))) == repr(e))
+    e.name = "true"
+    back = pickle.loads(pickle.dumps(e))
+    print(type(back).__name__, back.pid == p.pid, back.name, back.errno, back.msg == e.msg)
+z = pmaps.ZombieProcess(pid=7, name="z", ppid=1)
+print(str(z), z.pid, z.name, z.ppid, z.errno)
 """
 
 
@@ -423,7 +474,8 @@ def test_exceptions_without_psutil():
         "ZombieProcess %s" % (["pmaps.ZombieProcess", "pmaps.NoSuchProcess", "pmaps.Error"] + exc),
         "AccessDenied %s" % (["pmaps.AccessDenied", "pmaps.Error"] + exc),
         "True None %d True" % errno.ESRCH,
-        "True"]
+        "NoSuchProcess True true %d True" % errno.ESRCH,
+        "process is a zombie 7 z 1 None"]
 
 
 @pytest.mark.parametrize("call", sorted(CALLS))
