@@ -36,14 +36,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-# Runs a command, its output in $W/out; on failure shows it.
-try() {
-	if "$@" >"$W/out" 2>&1; then ok; return 0; fi
-	bad "$*"; sed 's/^/  /' "$W/out" | tail -40; return 1
-}
+. "$HERE/../lib/check.sh"
 
 try "$CMAKE" --install "$BUILD" --prefix "$P" || exit 1
 

@@ -75,13 +75,7 @@ trap cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
-try() {
-	if "$@" >"$W/out" 2>&1; then ok; return 0; fi
-	bad "$*"; sed 's/^/  /' "$W/out" | tail -40; return 1
-}
+. "$HERE/../lib/check.sh"
 # A command as a user runs it: from /, with a bare environment.
 bare() { (cd / && env -i PATH=/usr/bin:/bin HOME=/root "$@"); }
 

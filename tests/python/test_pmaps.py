@@ -189,6 +189,18 @@ def _copy_package(dest):
                     ignore=shutil.ignore_patterns("__pycache__", "_paths.py"))
 
 
+def _pkg_config_prefix(tmp_path):
+    """TMP_PATH/prefix/lib, as `make install PREFIX=TMP_PATH/prefix` leaves it for pkg-config:
+    pkgconfig/pmaps.pc and libpmaps.so.0 (this test's library)."""
+    libdir = tmp_path / "prefix" / "lib"
+    (libdir / "pkgconfig").mkdir(parents=True)
+    os.symlink(pmaps.library_path, libdir / _lib.SONAME)
+    (libdir / "pkgconfig" / "pmaps.pc").write_text(
+        "prefix=%s\nlibdir=${prefix}/lib\nName: pmaps\nDescription: t\nVersion: %s\nLibs: -lpmaps\n"
+        % (tmp_path / "prefix", pmaps.library_version))
+    return libdir
+
+
 def test_source_tree_build_is_found():
     # python/pmaps imported from the source tree finds the tree's newest build.
     builds = []
@@ -211,12 +223,7 @@ def test_pkg_config_libdir_is_found(tmp_path):
         pytest.skip("%s loads through the dynamic linker here: pkg-config is not reached"
                     % _lib.SONAME)
     _copy_package(tmp_path)
-    libdir = tmp_path / "prefix" / "lib"
-    (libdir / "pkgconfig").mkdir(parents=True)
-    os.symlink(pmaps.library_path, libdir / _lib.SONAME)
-    (libdir / "pkgconfig" / "pmaps.pc").write_text(
-        "prefix=%s\nlibdir=${prefix}/lib\nName: pmaps\nDescription: t\nVersion: %s\nLibs: -lpmaps\n"
-        % (tmp_path / "prefix", pmaps.library_version))
+    libdir = _pkg_config_prefix(tmp_path)
     r = subprocess.run([sys.executable, "-c", "import pmaps; print(pmaps.library_path)"],
                        env=_bare_env(PYTHONPATH=str(tmp_path),
                                      PKG_CONFIG_PATH=str(libdir / "pkgconfig")),
@@ -238,12 +245,7 @@ def test_old_library_is_passed_over(tmp_path):
     (old / "v.c").write_text("unsigned pmaps_version(void) { return 300; }\n")
     subprocess.run([cc, "-shared", "-fPIC", "-Wl,-soname," + _lib.SONAME, "-o",
                     str(old / _lib.SONAME), str(old / "v.c")], check=True)
-    libdir = tmp_path / "prefix" / "lib"
-    (libdir / "pkgconfig").mkdir(parents=True)
-    os.symlink(pmaps.library_path, libdir / _lib.SONAME)
-    (libdir / "pkgconfig" / "pmaps.pc").write_text(
-        "prefix=%s\nlibdir=${prefix}/lib\nName: pmaps\nDescription: t\nVersion: %s\nLibs: -lpmaps\n"
-        % (tmp_path / "prefix", pmaps.library_version))
+    libdir = _pkg_config_prefix(tmp_path)
     code = "import pmaps; print(pmaps.library_path)"
     r = subprocess.run([sys.executable, "-c", code],
                        env=_bare_env(PYTHONPATH=str(tmp_path), LD_LIBRARY_PATH=str(old),
