@@ -203,7 +203,7 @@ if diff "$W/want" "$W/python.out" >"$W/diff"; then ok; else
 fi
 
 # Purged: nothing the packages installed is left (directories others share stay).
-try apt-get purge -y -qq $PKGS && installed=
+try apt-get purge -y -qq $PKGS && { installed=; rm -f "$MARK"; }
 left=0
 for p in $PKGS; do
 	while IFS= read -r f; do
