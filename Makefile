@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The front door: `make demo` and `make check`. CMake presets do the work.
 #
-#   make demo    build (release) and run `pmaps demo`
+#   make demo    build the tool alone (the demo preset, build/demo) and run `pmaps demo`
 #   make check   build and run every test, then again under ASan+UBSan
 #   make bench   build (release) and run the benchmark (figures in bench/README.md)
 #   make fuzz    build the libFuzzer targets (clang) and fuzz the smaps parser and the
@@ -44,7 +44,7 @@ FUZZ_SECONDS ?= 120
 INSTALL_DEPS := cmake make gcc pkg-config libncurses-dev libmicrohttpd-dev libcurl4-openssl-dev
 PREFIX ?= /usr/local
 
-.PHONY: all demo check bench fuzz valgrind install deb dist warnings clean deps fuzz-deps
+.PHONY: all demo demo-deps check bench fuzz valgrind install deb dist warnings clean deps fuzz-deps
 
 all:
 	cmake --preset dev
@@ -68,13 +68,21 @@ endef
 deps:
 	$(call install_missing,$(BUILD_DEPS))
 
+demo-deps:
+	$(call install_missing,$(INSTALL_DEPS))
+
 fuzz-deps:
 	$(call install_missing,$(FUZZ_DEPS))
 
-demo: deps
-	cmake --preset release
-	cmake --build --preset release -j2
-	./build/release/pmaps demo
+# The demo builds the tool alone (no tests, no benchmarks: the demo preset)
+# and needs only what make install needs; quietly: warnings, errors and
+# the build's progress. MAKEFLAGS is not passed down, so the build's own
+# make does not print every directory it enters.
+demo: demo-deps
+	@echo "building pmaps (build/demo) ..."
+	@cmake --preset demo --log-level=WARNING >/dev/null
+	@MAKEFLAGS= cmake --build --preset demo -j2 -- --no-print-directory
+	./build/demo/pmaps demo
 
 check: deps
 	cmake --preset dev

@@ -39,16 +39,7 @@ find "$OUT" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 : >"$OUT/.pmaps-deb"
 stage=$OUT/src/pmaps-$version
 mkdir -p "$stage"
-# A clone's files: those git tracks and those it does not ignore (work in
-# progress too). An unpacked tarball (even inside another clone): all but build/.
-top=$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null || true)
-if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$SRC" && pwd -P)" ]; then
-	(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
-		xargs -0 -r sh -c 'for f; do [ ! -e "$f" ] || printf "%s\0" "$f"; done' sh |
-		tar --null -T - -cf -) | tar -C "$stage" -xf -
-else
-	(cd "$SRC" && tar --exclude=./build -cf - .) | tar -C "$stage" -xf -
-fi
+sh "$SRC/cmake/copy-tree.sh" "$SRC" "$stage"
 
 echo "dpkg-buildpackage -us -uc -b in $stage (log: $OUT/build.log)"
 if ! (cd "$stage" && dpkg-buildpackage -us -uc -b -J"$(nproc)") >"$OUT/build.log" 2>&1; then
