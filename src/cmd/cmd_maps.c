@@ -42,7 +42,9 @@ static const char maps_usage[] =
 	"                         than 5 ms: see Gentle)\n"
 	"      --exact            read as asked, however long the process's mmap() waits\n"
 	"  -v, --verbose          say which source was read, why, and what it cost\n"
-	"  -f, --fields LIST      table/CSV columns, comma-separated, or 'all'\n"
+	"  -f, --fields LIST      columns, comma-separated, or 'all'; the row's identity\n"
+	"                         (address and path; a group's key) is kept unless LIST\n"
+	"                         names one of address, start, end, path or kind\n"
 	"  -s, --sort FIELD       sort rows by FIELD (not vm_flags): fields and sizes\n"
 	"                         largest first; addresses, names and kind ascending\n"
 	"  -j, --json             JSON for programs: sizes in bytes, every reported field\n"
@@ -141,6 +143,38 @@ static void default_columns(struct maps_opts *o)
 	for (size_t i = 0; i < n; i++)
 		o->cols[i] = src[i];
 	o->ncols = (int)n;
+}
+
+/*
+ * --fields LIST without the row's identity gets it: a mapping's address
+ * first and path last, a group's key (path last, kind first). A list that
+ * names one of them has chosen its identity columns and is kept as it is.
+ * COLS holds COL_MAPS_END: a list without them holds two fewer at most.
+ */
+static void keep_identity(struct maps_opts *o)
+{
+	static const int ident[] = {COL_ADDRESS, COL_START, COL_END, COL_PATH, COL_KIND};
+	int first = -1, last = -1;
+
+	for (int i = 0; i < o->ncols; i++)
+		for (size_t k = 0; k < sizeof(ident) / sizeof(ident[0]); k++)
+			if (o->cols[i] == ident[k])
+				return;
+	if (o->group < 0) {
+		first = COL_ADDRESS;
+		last = COL_PATH;
+	} else if (o->group == PMAPS_GROUP_PATH) {
+		last = COL_PATH;
+	} else if (o->group == PMAPS_GROUP_KIND) {
+		first = COL_KIND;
+	}
+	if (first >= 0) {
+		memmove(o->cols + 1, o->cols, (size_t)o->ncols * sizeof(o->cols[0]));
+		o->cols[0] = first;
+		o->ncols++;
+	}
+	if (last >= 0)
+		o->cols[o->ncols++] = last;
 }
 
 /* A page source: values counted from the page tables rather than smaps' text. */
@@ -845,6 +879,8 @@ int cmd_maps(int argc, char **argv)
 		if (o.ncols < 0)
 			return EXIT_USAGE;
 		o.every = strcmp(fields, "all") == 0;
+		if (!o.every)
+			keep_identity(&o);
 	} else {
 		default_columns(&o);
 		o.every = o.fmt == FMT_JSON || o.fmt == FMT_JSONL;

@@ -84,6 +84,12 @@ t edge-bytes 0 maps --bytes $E
 t edge-all 0 maps -f all $E
 t edge-fields 0 maps --fields rss,pss_dirty,Private_Dirty,lazy_free,vm_flags,path $E
 t edge-json 0 maps --json $E; json edge-json
+# --fields keeps the row's identity unless the list names one of its columns
+t edge-fields-identity 0 maps --fields rss,anonymous,swap $E
+t edge-fields-identity-csv 0 maps --csv -f rss,swap $E
+t edge-fields-identity-kind 0 maps -g kind -f rss,swap $E
+t edge-fields-identity-path 0 maps -g path -f rss $E
+t edge-fields-identity-total 0 maps -t -f rss,swap $E
 t edge-csv 0 maps --csv $E
 t edge-csv-all 0 maps --csv -f all $E
 t edge-sort-rss 0 maps --sort rss $E
