@@ -1767,12 +1767,19 @@ enum {
 	 */
 	PMAPS_GROUP_PATH_TRUNCATED = 1u << 2,
 	/*
-	 * The row is smaps_rollup's, the kernel's own sum (pmaps_total()): it
-	 * has no mapping count and no vsize.
+	 * The row is smaps_rollup's, the kernel's own sum (pmaps_total()),
+	 * which has no mapping count and no vsize: since 0.4.0 they are
+	 * counted from the maps text read right after it, and
+	 * PMAPS_GROUP_COUNTED is set.
 	 */
 	PMAPS_GROUP_ROLLUP = 1u << 3,
 	/* The row is /proc/PID/status's (pmaps_total_best()): Rss and Swap, no count, no vsize. */
 	PMAPS_GROUP_STATUS = 1u << 4,
+	/*
+	 * A rollup row's mappings and vsize were counted from the maps text
+	 * (0.4.0); pmaps_group_value() gives them.
+	 */
+	PMAPS_GROUP_COUNTED = 1u << 5,
 };
 
 /* Value KEY of a group row, as pmaps_mapping_value(). */
@@ -1839,7 +1846,10 @@ PMAPS_API int pmaps_group_read(struct pmaps_group *g, struct pmaps_maps *c);
  * Conventions), left as it was on error: the one row of smaps_rollup, or
  * where the kernel has none (before 4.14) smaps summed through
  * pmaps_group_read(). *SOURCE says which (PMAPS_SRC_ROLLUP or
- * PMAPS_SRC_SMAPS); a rollup row has PMAPS_GROUP_ROLLUP set. ROW's key is a
+ * PMAPS_SRC_SMAPS); a rollup row has PMAPS_GROUP_ROLLUP set, and its
+ * mapping count and vsize, which smaps_rollup lacks, are counted from the
+ * maps text read right after it (PMAPS_GROUP_COUNTED; 0.4.0), left absent
+ * where that text cannot be read. ROW's key is a
  * static string ("smaps_rollup" or "smaps"). Opens and closes its own
  * cursor. Returns 0, or a negative errno with the message in MSG (which may
  * be NULL): -EINVAL (ROW_SIZE too small), -ENODATA for a kernel thread, or

@@ -338,6 +338,60 @@ static void copy_msg(char *msg, size_t msgsz, const struct pmaps_maps *c, int er
 }
 
 /*
+ * A rollup row's mapping count and vsize, from the maps text read right
+ * after it (the cheapest list of mappings: pmap's source of both): counted
+ * into ROW, which is then marked PMAPS_GROUP_COUNTED. The two reads are
+ * two moments; a process that exits or execs in between gets its error
+ * here, never a count of another program. Without a maps text to read
+ * (-ENOENT, -EACCES) the two stay absent. SPENT, when not NULL, gets the
+ * read's cost.
+ */
+static int count_maps(struct pmaps_proc *proc, struct pmaps_group_row *row,
+                      struct pmaps_cost *spent, char *msg, size_t msgsz)
+{
+	const struct pmaps_mapping *m;
+	struct pmaps_maps *c = NULL;
+	uint64_t n = 0, size = 0;
+	int err, sat = 0;
+
+	err = pmaps_maps_open(&c, proc, PMAPS_SRC_MAPS, 0);
+	if (err == -ENOENT || err == -EACCES) {
+		/* No maps text to count from (a partial fixture, a restricted proc): left absent. */
+		pmaps_maps_close(c);
+		return 0;
+	}
+	while (err == 0 && (err = pmaps_maps_next(c, &m)) == 1) {
+		uint64_t len = m->end - m->start;
+		n++;
+		if (size > UINT64_MAX - len) {
+			size = UINT64_MAX;
+			sat = 1;
+		} else {
+			size += len;
+		}
+		err = 0;
+	}
+	if (err == 0 && n == 0) {
+		/* smaps_rollup had a row a moment ago: the process has gone since. */
+		err = -ESRCH;
+		pmaps__maps_fail(c, err, "maps: no mapping at all: the process has exited");
+	}
+	if (err < 0) {
+		if (msg && msgsz)
+			pmaps__msg(msg, msgsz, "%s", c && pmaps_maps_errmsg(c)[0]
+			           ? pmaps_maps_errmsg(c) : pmaps_strerror(err));
+	} else {
+		row->mappings = n;
+		row->vsize = size;
+		row->flags |= PMAPS_GROUP_COUNTED | (sat ? PMAPS_GROUP_SATURATED : 0);
+	}
+	if (c && spent)
+		pmaps_maps_cost(c, spent);
+	pmaps_maps_close(c);
+	return err;
+}
+
+/*
  * The totals of PROC from SRC into WHOLE (the library's own row), the page
  * sources walking with POLICY. *FELL_BACK: smaps_rollup was asked with
  * FALLBACK and the kernel has none, so smaps was summed.
@@ -349,6 +403,7 @@ static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallba
 {
 	struct pmaps_maps *c = NULL;
 	struct pmaps_group *g = NULL;
+	struct pmaps_cost counted = {.size = sizeof(counted)};
 	uint64_t pss;
 	int err;
 
@@ -379,10 +434,13 @@ static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallba
 		goto out;
 	memcpy(whole, pmaps_group_get(g, 0), sizeof(*whole)); /* padding too: it is copied out */
 	if (src == PMAPS_SRC_ROLLUP) {
-		/* The kernel's own sum: no mapping count, no vsize. */
+		/* The kernel's own sum, which has no mapping count and no vsize: the maps text's. */
 		whole->flags |= PMAPS_GROUP_ROLLUP;
 		whole->mappings = 0;
 		whole->vsize = 0;
+		err = count_maps(proc, whole, spent ? &counted : NULL, msg, msgsz);
+		if (err < 0)
+			goto out;
 	}
 	/* Pss from pages: summed in the kernel's fixed point, rounded to kB once, as smaps_rollup. */
 	if (pmaps__maps_pss_total(c, &pss))
@@ -391,9 +449,15 @@ static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallba
 	whole->key.ptr = pmaps_source_name(src);
 	whole->key.len = strlen(whole->key.ptr);
 out:
-	if (c && spent)
+	if (c && spent) {
 		pmaps_maps_cost(c, spent);
-	if (err < 0)
+		/* The maps text read after smaps_rollup, for its count and vsize. */
+		spent->ns += counted.ns;
+		spent->calls += counted.calls;
+		if (counted.hold_ns > spent->hold_ns)
+			spent->hold_ns = counted.hold_ns;
+	}
+	if (err < 0 && !(msg && msgsz && msg[0]))
 		copy_msg(msg, msgsz, c, err);
 	pmaps_group_close(g);
 	pmaps_maps_close(c);

@@ -152,7 +152,7 @@ int pmaps_group_value(const struct pmaps_group_row *g, int key, uint64_t *v)
 
 	if (r != 2)
 		return r;
-	if (g->flags & (PMAPS_GROUP_ROLLUP | PMAPS_GROUP_STATUS))
+	if ((g->flags & (PMAPS_GROUP_ROLLUP | PMAPS_GROUP_STATUS)) && !(g->flags & PMAPS_GROUP_COUNTED))
 		return 0;
 	*v = key == PMAPS_V_MAPPINGS ? g->mappings : g->vsize;
 	return 1;

@@ -3680,6 +3680,15 @@ static void test_total_best(void **state)
 	start_helper(&h, "2");
 	assert_int_equal(pmaps_proc_open(&p, NULL, h.pidstr), 0);
 	assert_int_equal(pmaps_total(p, &roll, sizeof(roll), &used, msg, sizeof(msg)), 0);
+	/* smaps_rollup's row, its mapping count and vsize from the maps text: smaps' sums. */
+	assert_int_equal(used, PMAPS_SRC_ROLLUP);
+	expect_set(roll.flags, PMAPS_GROUP_ROLLUP | PMAPS_GROUP_COUNTED);
+	assert_int_equal(pmaps_total_from(p, PMAPS_SRC_SMAPS, NULL, &row, sizeof(row), NULL, msg,
+	                                  sizeof(msg)), 0);
+	assert_int_equal(pmaps_group_value(&roll, PMAPS_V_MAPPINGS, &v), 1);
+	assert_int_equal(v, row.mappings);
+	assert_int_equal(pmaps_group_value(&roll, PMAPS_V_VSIZE, &v), 1);
+	assert_int_equal(v, row.vsize);
 	assert_int_equal(pmaps_total_best(p, F_RSS | F_SWAP, V_USS, NULL, &row, sizeof(row), &k, msg,
 	                                  sizeof(msg)), 1);
 	assert_int_equal(PMAPS_ROW_SOURCE(row.flags), PMAPS_SRC_PAGES);

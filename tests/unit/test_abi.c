@@ -383,6 +383,7 @@ LAST(PMAPS_PG_GUARD, 1 << 8);
 LAST(PMAPS_PAGES_PFN, 1 << 2);
 LAST(PMAPS_EXPLAIN_PAGES, 1 << 0);
 LAST(PMAPS_GROUP_ROLLUP, 1 << 3);
+LAST(PMAPS_GROUP_COUNTED, 1 << 5);
 
 /* ------------------------------------------------------------------ */
 /* Sizes                                                               */

@@ -174,6 +174,10 @@ static void test_group_values(void **state)
 	ASSERT_GVAL(row, PMAPS_V_VSIZE, 0, 0);
 	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 0, 0);
 	ASSERT_GVAL(row, PMAPS_V_USS, 1, 12 * KB);
+	/* ... unless counted from the maps text (pmaps_total()). */
+	row.flags |= PMAPS_GROUP_COUNTED;
+	ASSERT_GVAL(row, PMAPS_V_VSIZE, 1, 0x3000);
+	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 1, 2);
 	/* Saturated sums stay at the top, and the row says so. */
 	a.v[PMAPS_F_PRIVATE_DIRTY] = UINT64_MAX - 4 * KB;
 	pmaps_group_reset(g);
@@ -241,11 +245,13 @@ static void test_total_rollup(void **state)
 	assert_string_equal(msg, "");
 	assert_int_equal(row.key.len, 12);
 	assert_memory_equal(row.key.ptr, "smaps_rollup", 12);
-	assert_int_equal(row.flags, PMAPS_GROUP_ROLLUP | PMAPS__ROW_SRC(PMAPS_SRC_ROLLUP));
+	assert_int_equal(row.flags, PMAPS_GROUP_ROLLUP | PMAPS_GROUP_COUNTED |
+	                            PMAPS__ROW_SRC(PMAPS_SRC_ROLLUP));
 	assert_int_equal(row.kind, PMAPS_KIND_ROLLUP);
 	assert_string_equal(pmaps_group_kind_name(&row), "rollup");
-	assert_int_equal(row.mappings, 0);
-	assert_int_equal(row.vsize, 0);
+	/* The tree's maps: 37 lines, their sizes summed. */
+	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 1, 37);
+	ASSERT_GVAL(row, PMAPS_V_VSIZE, 1, 2994176);
 	/* What pmaps maps --total --json prints for this tree. */
 	ASSERT_GVAL(row, PMAPS_F_RSS, 1, 1884160);
 	ASSERT_GVAL(row, PMAPS_F_PSS, 1, 500736);
@@ -258,8 +264,6 @@ static void test_total_rollup(void **state)
 	ASSERT_GVAL(row, PMAPS_F_SIZE, 0, 0);
 	ASSERT_GVAL(row, PMAPS_V_USS, 1, 135168);
 	ASSERT_GVAL(row, PMAPS_V_SHARED, 1, 1748992);
-	ASSERT_GVAL(row, PMAPS_V_VSIZE, 0, 0);
-	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 0, 0);
 	pmaps_proc_close(proc);
 }
 
