@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "common/num.h"
 #include "common/tool.h"
 #include "write/pages_svg.h"
 #include "write/writer.h"
@@ -45,7 +46,9 @@ static const char pages_usage[] =
 	"      --pfn                 as root: split runs where physical frames are not\n"
 	"                            consecutive, and show each run's first frame number\n"
 	"      --svg FILE            the address space as a picture (SVG; '-' for standard\n"
-	"                            output): a band per mapping, pages coloured by state\n"
+	"                            output): a band per mapping, pages coloured by state;\n"
+	"                            a line on stderr says what was written\n"
+	"  -q, --quiet               with --svg: no notes and no such line\n"
 	"  -v, --verbose             say which reader ran and how many kernel calls it made\n"
 	"  -h, --help                show this help\n"
 	"\n"
@@ -69,7 +72,7 @@ static const char pages_usage[] =
 struct pages_opts {
 	struct target t;
 	struct range_arg range;
-	int have_range, summary, gentle, exact, verbose, pfn;
+	int have_range, summary, gentle, exact, verbose, pfn, quiet;
 	const char *svg; /* --svg FILE, or NULL */
 	enum fmt fmt;
 	enum pmaps_pages_strategy strategy;
@@ -222,12 +225,16 @@ static int pages_svg_report(const struct pages_opts *po)
 {
 	struct pmaps_proc *proc = NULL;
 	struct outfile file;
+	struct pages_svg_drawn drawn;
 	struct pages_svg_req req = {
 		.strategy = po->strategy,
 		.verbose = po->verbose,
 		.range = po->have_range ? &po->range : NULL,
 		.out = &file,
+		.quiet = po->quiet,
+		.drawn = &drawn,
 	};
+	uint64_t psize = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct failure f;
 	char msg[256];
 	int rc = tool_proc_open(&proc, &po->t), err;
@@ -251,6 +258,15 @@ static int pages_svg_report(const struct pages_opts *po)
 	} else if (outfile_commit(&file, msg, sizeof(msg)) < 0) {
 		die_msg("cannot write %s: %s", po->svg, msg);
 		rc = EXIT_FAIL;
+	} else if (!po->quiet) {
+		char pages[32], res[32];
+		fmt_human(pages, sat_mul(drawn.pages, psize));
+		fmt_human(res, sat_mul(drawn.resident, psize));
+		outfile_said(&file, "process %d's pages%s: %llu mapping%s, %s mapped, %s resident; "
+		             "read with %s%s", pmaps_proc_pid(proc), po->have_range ? " in the range" : "",
+		             (unsigned long long)drawn.mappings, drawn.mappings == 1 ? "" : "s",
+		             pages, res, drawn.scan ? "PAGEMAP_SCAN" : "pagemap",
+		             drawn.kpage ? " and kpageflags" : "");
 	}
 	pmaps_proc_close(proc);
 	return rc;
@@ -290,6 +306,7 @@ int cmd_pages(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},
 		{"pfn", no_argument, NULL, 'P'},
 		{"svg", required_argument, NULL, 'V'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -299,7 +316,7 @@ int cmd_pages(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "sjvh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "sjvqh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': po.summary = 1; break;
 		case 'S':
@@ -322,6 +339,7 @@ int cmd_pages(int argc, char **argv)
 			break;
 		case 'R': po.t.root = optarg; break;
 		case 'v': po.verbose = 1; break;
+		case 'q': po.quiet = 1; break;
 		case 'P': po.pfn = 1; break;
 		case 'V':
 			if (po.svg) {
@@ -335,7 +353,7 @@ int cmd_pages(int argc, char **argv)
 			po.svg = optarg;
 			break;
 		case 'h': return print_usage(pages_usage);
-		default: return option_error("pages", argv, "sjvh", longopts);
+		default: return option_error("pages", argv, "sjvqh", longopts);
 		}
 	}
 	if (optind == argc || argc - optind > 2) {

@@ -49,7 +49,9 @@ static const char phys_usage[] =
 	"  -j, --json             one JSON document per reading, one line each (pages\n"
 	"                         and bytes per state and flag)\n"
 	"      --svg FILE         write a picture of one reading to FILE (- for\n"
-	"                         standard output), only when the reading ends well\n"
+	"                         standard output), only when the reading ends well;\n"
+	"                         a line on stderr says what was written\n"
+	"  -q, --quiet            with --svg: no such line\n"
 	"  -i, --interval T       between readings or refreshes: seconds (1, 0.5) or\n"
 	"                         with a unit (500ms, 2s, 1m, 1h); default 1s, 10ms to\n"
 	"                         1 day\n"
@@ -760,11 +762,12 @@ static void sleep_ns(uint64_t ns)
 
 int cmd_phys(int argc, char **argv)
 {
-	static const char shortopts[] = "+ji:h";
+	static const char shortopts[] = "+ji:qh";
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'j'},
 		{"svg", required_argument, NULL, 'G'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"interval", required_argument, NULL, 'i'},
 		{"count", required_argument, NULL, 'c'},
 		{"block-size", required_argument, NULL, 'B'},
@@ -781,7 +784,7 @@ int cmd_phys(int argc, char **argv)
 	struct cg_names cgn, *cgp = NULL;
 	char cg_dir[CG_PATH];
 	uint64_t interval_ns = 1000000000u, count = 1, block_bytes = 0;
-	int summary = 0, json = 0, count_given = 0, ch, rc = EXIT_OK, svg_open = 0, err;
+	int summary = 0, json = 0, count_given = 0, ch, rc = EXIT_OK, svg_open = 0, err, quiet = 0;
 	struct outfile svg_out;
 	char omsg[512] = "";
 	struct pmaps_phys *p = NULL;
@@ -798,6 +801,7 @@ int cmd_phys(int argc, char **argv)
 		case 'S': summary = 1; break;
 		case 'j': json = 1; break;
 		case 'G': svg_path = optarg; break;
+		case 'q': quiet = 1; break;
 		case 'i':
 			/* At most a day: the live view's wait is an int of milliseconds. */
 			if (parse_time(optarg, 1000000000u, &interval_ns) < 0 || interval_ns < 10000000u ||
@@ -959,6 +963,15 @@ int cmd_phys(int argc, char **argv)
 			goto out;
 		}
 		svg_open = 0;
+		if (!quiet) {
+			char mem[32];
+			fmt_human(mem, r->pages > UINT64_MAX / r->page_size ? UINT64_MAX
+			                                                   : r->pages * r->page_size);
+			outfile_said(&svg_out, "physical memory, %s (%llu frames): %llu blocks of %llu "
+			             "frames, each in the colour of its main state", mem,
+			             (unsigned long long)r->pages,
+			             (unsigned long long)r->blocks, (unsigned long long)r->block_pages);
+		}
 		if (!summary && !json)
 			goto out;
 		out_fd(&o, STDOUT_FILENO, obuf, sizeof(obuf));

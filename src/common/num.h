@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * num.h - the two small sums every front end file needs: a sum of counters
- * that never wraps, and the monotonic clock in nanoseconds.
+ * num.h - the small sums every front end file needs: sums and products of
+ * counters that never wrap, and the monotonic clock in nanoseconds.
  */
 #ifndef PMAPS_NUM_H
 #define PMAPS_NUM_H
@@ -13,6 +13,12 @@
 static inline uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A * B, or UINT64_MAX where it would wrap. */
+static inline uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
 /* CLOCK_MONOTONIC in nanoseconds. */

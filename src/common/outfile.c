@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "common/outfile.h"
+#include "common/tool.h"
 
 enum {
 	OF_NONE,    /* nothing open: committed, aborted or never opened */
@@ -252,6 +254,10 @@ int outfile_commit(struct outfile *f, char *msg, size_t msgsz)
 
 	if (msg && msgsz)
 		msg[0] = '\0';
+	f->bytes = f->kind != OF_STDOUT && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+	                   ? (long long)st.st_size
+	                   : -1;
+	f->to_stdout = f->kind == OF_STDOUT;
 	switch (f->kind) {
 	case OF_STDOUT:
 		f->kind = OF_NONE;
@@ -298,6 +304,25 @@ int outfile_commit(struct outfile *f, char *msg, size_t msgsz)
 	f->tmp[0] = '\0';
 	f->kind = OF_NONE;
 	return 0;
+}
+
+void outfile_said(const struct outfile *f, const char *fmt, ...)
+{
+	char what[512], size[32] = "";
+	va_list ap;
+
+	if (f->to_stdout)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (f->bytes >= 0) {
+		size[0] = ' ';
+		size[1] = '(';
+		size_t n = 2 + fmt_human(size + 2, (uint64_t)f->bytes);
+		snprintf(size + n, sizeof(size) - n, ")");
+	}
+	die_msg("wrote %s%s: %s", f->path, size, what);
 }
 
 void outfile_abort(struct outfile *f)

@@ -32,6 +32,8 @@ struct outfile {
 	int kind;          /* how (outfile.c) */
 	const char *path;  /* as the user gave it */
 	char tmp[PATH_MAX]; /* the new file, renamed over PATH at the commit */
+	long long bytes;   /* after the commit: the file's size, -1 where it has none */
+	int to_stdout;     /* "-": the document went to standard output */
 };
 
 /*
@@ -51,6 +53,13 @@ int outfile_begin(struct outfile *f, char *msg, size_t msgsz);
  * stored; nothing is left behind but what was at PATH before).
  */
 int outfile_commit(struct outfile *f, char *msg, size_t msgsz);
+/*
+ * After a commit: one line on stderr saying what was written, as
+ * "pmaps: wrote PATH (SIZE): WHAT" (escaped), for a user who asked for a
+ * file; nothing when the document went to standard output.
+ */
+void outfile_said(const struct outfile *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Gives up: removes the new file, closes the descriptor. Safe after a commit, and twice. */
 void outfile_abort(struct outfile *f);
 

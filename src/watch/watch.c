@@ -1229,6 +1229,9 @@ ended:
 			out_flush(&w->out);
 			die_msg("--svg '%s': %s", o->svg, msg[0] ? msg : pmaps_strerror(err));
 			rc = EXIT_FAIL;
+		} else if (!o->quiet) {
+			out_flush(&w->out);
+			timeline_said(o->tl);
 		}
 	}
 	rc = finish_output(&w->out, rc);

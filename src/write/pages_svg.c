@@ -627,6 +627,18 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	                f);
 	if (err < 0)
 		goto done;
+	if (req->drawn) {
+		struct pages_svg_drawn *d = req->drawn;
+		memset(d, 0, sizeof(*d));
+		d->mappings = idx;
+		for (int st = 0; st < PMAPS_PS_COUNT; st++) {
+			d->pages = sat_add(d->pages, pc->total[st]);
+			if (pmaps_page_state_resident((enum pmaps_page_state)st))
+				d->resident = sat_add(d->resident, pc->total[st]);
+		}
+		d->kpage = kpage == 1;
+		d->scan = pmaps_pages_strategy(pg) == PMAPS_PAGES_SCAN;
+	}
 	if (req->verbose && !req->quiet)
 		note_msg("read with %s: %llu kernel calls over %llu mapping(s); %llu bands",
 		         pmaps_pages_strategy(pg) == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",

@@ -9,6 +9,15 @@
 #include "common/outfile.h"
 #include "common/tool.h"
 
+/* What a picture shows, for the line that says it was written. */
+struct pages_svg_drawn {
+	uint64_t mappings; /* drawn */
+	uint64_t pages;    /* their pages */
+	uint64_t resident; /* of which present in memory */
+	int kpage;         /* with the physical pages' state (kpageflags) */
+	int scan;          /* read with PAGEMAP_SCAN (else pagemap) */
+};
+
 /* What a picture is asked for. */
 struct pages_svg_req {
 	struct pmaps_proc *proc;
@@ -27,6 +36,7 @@ struct pages_svg_req {
 	 * picture says both, and a server's request is nobody's terminal.
 	 */
 	int quiet;
+	struct pages_svg_drawn *drawn; /* filled after a 0, where not NULL */
 };
 
 /*

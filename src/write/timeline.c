@@ -632,6 +632,20 @@ int timeline_write(struct timeline *tl, const char *title, size_t title_len, cha
 	return outfile_commit(&tl->file, msg, msgsz);
 }
 
+void timeline_said(const struct timeline *tl)
+{
+	char peak[32];
+	uint64_t top = 0, span = tl->n ? tl->last.t_ns : 0;
+
+	for (size_t i = 0; i < tl->n; i++)
+		if (tl->pts[i].rss > top)
+			top = tl->pts[i].rss;
+	fmt_human(peak, top);
+	outfile_said(&tl->file, "the memory timeline: %llu sample%s over %.1f s, RSS at most %s",
+	             (unsigned long long)tl->added, tl->added == 1 ? "" : "s", (double)span / 1e9,
+	             peak);
+}
+
 void timeline_close(struct timeline *tl)
 {
 	if (!tl)

@@ -63,6 +63,11 @@ void timeline_add(struct timeline *tl, const struct watch_sample *s);
  */
 int timeline_write(struct timeline *tl, const char *title, size_t title_len, char *msg,
                    size_t msgsz);
+/*
+ * After a timeline_write() that returned 0: the line on stderr saying what
+ * was written (outfile_said()): the samples and the time they cover.
+ */
+void timeline_said(const struct timeline *tl);
 /* Frees it (closing the file if still open). NULL is allowed. */
 void timeline_close(struct timeline *tl);
 /*

@@ -37,6 +37,7 @@ import array
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,20 @@ FLAG_BITS = {"mlocked": MLOCKED, "unevictable": UNEVICTABLE, "dirty": DIRTY,
              "swapcache": SWAPCACHE, "mmap": MMAP}
 
 passed = failed = skipped = 0
+
+
+def human(b):
+    """Bytes as the table writes them (src/common/out.c fmt_human): 512B, 4K, 1.5M, 37G."""
+    if b < 1024:
+        return "%dB" % b if b else "0"
+    sh, u = 10, 0
+    while u < 5 and (b >> sh) >= 1024:
+        sh, u = sh + 10, u + 1
+    whole = b >> sh
+    if b & ((1 << sh) - 1) == 0 or whole >= 10:
+        return "%d%s" % (whole + ((b >> (sh - 1)) & 1), "KMGTPE"[u])
+    t = (((b >> (sh - 10)) * 10) + 512) >> 10
+    return ("%d.%d" % (t // 10, t % 10) if t < 100 else "%d" % (t // 10)) + "KMGTPE"[u]
 
 
 def ok(cond, what, got=None, want=None):
@@ -365,9 +380,18 @@ def test_tree_svg(tmp, root):
         skip("SVG rendering: " + svgcheck.missing())
         return
     svg = os.path.join(tmp, "tree.svg")
-    r = run(["phys", "--svg", svg, "--block-size", "16K", "--proc-root", root])
-    ok(r.returncode == 0 and not r.stdout and not r.stderr, "tree svg: exit, quiet",
+    r = run(["phys", "--svg", svg, "--block-size", "16K", "--proc-root", root, "-q"])
+    ok(r.returncode == 0 and not r.stdout and not r.stderr, "tree svg: exit, -q quiet",
        (r.returncode, r.stdout, r.stderr), (0, b"", b""))
+    # Without -q, one line says what was written (the tree's frames and blocks).
+    r = run(["phys", "--svg", svg, "--block-size", "16K", "--proc-root", root])
+    said = re.fullmatch(rb"pmaps: wrote (.*) \(([0-9.]+[BKM]?)\): (.*)\n", r.stderr)
+    pages = os.path.getsize(os.path.join(root, "kpageflags")) // 8
+    want = ("physical memory, %s (%d frames): %d blocks of 4 frames, each in the colour of "
+            "its main state" % (human(pages * 4096), pages, (pages + 3) // 4)).encode()
+    ok(r.returncode == 0 and said is not None and said.group(1) == svg.encode() and
+       said.group(3) == want, "tree svg: the line saying what was written", r.stderr,
+       b"pmaps: wrote " + svg.encode() + b" (SIZE): " + want)
     good, msg = svgcheck.xml_ok(svg)
     ok(good, "tree svg: xmllint", msg, "")
     img = svgcheck.render(svg, os.path.join(tmp, "tree.png"), 860, 220)
@@ -382,7 +406,6 @@ def test_tree_svg(tmp, root):
         text = f.read()
     ok(text.count("<rect") >= 10, "tree svg: cells and legend drawn", text.count("<rect"), ">= 10")
     # The legend: "reserved 4.0K (2.3%): firmware, ...", the words never the state's name again.
-    import re
     legend = re.findall(r">([a-z_]+) [0-9.]+[BKMGT]? \([0-9.]+%\): ([^<]*)<", text)
     # Every state but uninit, which needs a deferred boot's tree (test_deferred).
     some = sorted(s for s in STATES if s != "uninit")

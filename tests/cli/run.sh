@@ -294,7 +294,7 @@ t err-pages-empty 2 pages $PG 601000-601000
 t err-pages-empty-len 2 pages $PG 601000+0
 t err-option-cluster 2 maps -bq $E
 t err-option-no-value 2 maps --json=yes $E
-t err-pages-option-cluster 2 pages -sq $PG
+t err-pages-option-cluster 2 pages -sz $PG
 t err-explain-option 2 explain --pages=all $E
 t err-demo-size-value 2 demo --size
 # Values no kernel prints (three mappings of Rss 2^53 kB summed to 8 EiB):

@@ -177,6 +177,16 @@ def test_fixture(tmp):
     r = run(["pages"] + args + ["--svg", out])
     check(r.returncode == 0, "fixture: exit", r.returncode, 0)
     check(r.stdout == b"", "fixture: nothing on stdout", r.stdout, b"")
+    # One line says what was written: the fixture's 3 mappings, 28 pages, 16 of them resident.
+    said = re.fullmatch(rb"pmaps: wrote (.*) \(([0-9.]+[BKM]?)\): (.*)\n", r.stderr)
+    want = (b"process 300's pages: 3 mappings, 112K mapped, 64K resident; "
+            b"read with pagemap and kpageflags")
+    check(said is not None and said.group(1) == out.encode() and said.group(3) == want,
+          "fixture: the line saying what was written", r.stderr,
+          b"pmaps: wrote " + out.encode() + b" (SIZE): " + want)
+    rq = run(["pages"] + args + ["--svg", out, "-q"])
+    check(rq.returncode == 0 and rq.stderr == b"", "fixture: -q says nothing",
+          (rq.returncode, rq.stderr), (0, b""))
     well_formed(out, "fixture")
     pic = Picture(out)
     check([(b["start"], b["end"], b["mappings"]) for b in pic.bands] ==
@@ -276,6 +286,8 @@ def test_layout(tmp):
         check(r2.returncode == 0 and same(r2.stdout) == same(pic.raw),
               "layout: --svg - writes the same document", (r2.returncode, len(r2.stdout)),
               (0, len(pic.raw)))
+        check(b"wrote" not in r2.stderr, "layout: --svg - (standard output) says nothing of it",
+              r2.stderr, b"")
 
         # A RANGE and a MAPPING: their bands only.
         a, e = reg["touched3"]

@@ -15,6 +15,7 @@ sleeps for them.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -302,7 +303,12 @@ def test_run():
     samples.done = True
     lines = open(out).read().splitlines()
     eq("run: exits with CMD's status", r.returncode, 3)
-    eq("run: nothing on stderr (the lines went to --output)", err, "")
+    # Nothing on stderr (the lines went to --output) but the line saying what was written.
+    said = re.fullmatch(r"pmaps: wrote (.*) \([0-9.]+[BKM]?\): the memory timeline: "
+                        r"(\d+) samples over [0-9.]+ s, RSS at most [0-9.]+[KMG]\n", err)
+    eq("run: stderr holds only the line saying what was written",
+       (said.group(1), int(said.group(2))) if said else err,
+       (svg, len([x for x in lines if "summary" not in json.loads(x)])))
     jsonl_valid("run", lines)
     summ = json.loads(lines[-1])["summary"]
     eq("run: the summary's exit code", summ.get("exit"), {"code": 3})
@@ -560,7 +566,6 @@ def test_run_smaller():
 def test_children_svg():
     """run --children --svg: the descendants drawn on the process's RSS, the
     peak the sum's (a grandchild holds 60 MiB; the process itself far less)."""
-    import re
     out, svg = os.path.join(TMP, "kids.jsonl"), os.path.join(TMP, "kids.svg")
     code = ("import subprocess, sys; subprocess.run([sys.executable, '-c', "
             "'b = bytearray(60 << 20); b[::4096] = b\"x\" * len(b[::4096]); "
