@@ -26,7 +26,8 @@ static const char pages_usage[] =
 	"Usage: pmaps pages [OPTIONS] PID [RANGE|MAPPING]\n"
 	"\n"
 	"Show the pages of process PID (a number, or 'self') as runs of equal state:\n"
-	"start-end, page count, flags, path. Unmapped gaps are not shown.\n"
+	"start-end, page count, state, path (with --flags: runs of equal flags).\n"
+	"Unmapped gaps are not shown.\n"
 	"\n"
 	"RANGE: ADDR, START-END or START+LEN (addresses in hex as maps prints them,\n"
 	"0x optional; LEN decimal or 0x hex, with K, M, G or T); MAPPING: a name such\n"
@@ -34,6 +35,9 @@ static const char pages_usage[] =
 	"\n"
 	"Options:\n"
 	"  -s, --summary             per mapping: pages by state instead of runs\n"
+	"  -F, --flags               finer runs: split wherever a page's flags differ\n"
+	"                            (pagemap's, and as root kpageflags and kpagecount),\n"
+	"                            shown instead of the state\n"
 	"      --strategy scan|pagemap  the reader: the PAGEMAP_SCAN ioctl (Linux 6.7+) or\n"
 	"                            pagemap reads; default: PAGEMAP_SCAN when the kernel has it\n"
 	"      --gentle              walk in steps of 512 pages with a 100 us pause after each,\n"
@@ -52,7 +56,11 @@ static const char pages_usage[] =
 	"  -v, --verbose             say which reader ran and how many kernel calls it made\n"
 	"  -h, --help                show this help\n"
 	"\n"
-	"Flags: present, swapped, file (a file page or shared anonymous memory),\n"
+	"States: anon, shared (anon mapped more than once; root), file, shmem, huge\n"
+	"(PAGEMAP_SCAN), lazyfree (freed with MADV_FREE; root), zero (the zero page),\n"
+	"swapped, absent (not present: never touched, or dropped).\n"
+	"\n"
+	"Flags (--flags): present, swapped, file (a file page or shared anonymous memory),\n"
 	"exclusive (pagemap only), huge (PAGEMAP_SCAN only), zero (the shared zero\n"
 	"page: mapped, not resident, as smaps counts it; pagemap tells it only where\n"
 	"the kernel has PAGEMAP_SCAN, or as root), soft-dirty, uffd-wp, guard. A run\n"
@@ -72,7 +80,7 @@ static const char pages_usage[] =
 struct pages_opts {
 	struct target t;
 	struct range_arg range;
-	int have_range, summary, gentle, exact, verbose, pfn, quiet;
+	int have_range, summary, gentle, exact, verbose, pfn, quiet, flags;
 	const char *svg; /* --svg FILE, or NULL */
 	enum fmt fmt;
 	enum pmaps_pages_strategy strategy;
@@ -87,6 +95,7 @@ static void pages_doc(struct doc *d, const struct pages_opts *po, int pid,
 	d->strategy = s;
 	d->kpage = kpage;
 	d->pfn = po->pfn;
+	d->by_state = !po->flags && !po->pfn;
 }
 
 /* How the walk goes: --gentle, --exact, or paced where it would hold the process up (*WAIT). */
@@ -101,6 +110,42 @@ static unsigned pages_pace(const struct pages_opts *po, struct pmaps_proc *proc,
 }
 
 /*
+ * The runs of the mapping M that cursor PG was sought to, to W: as the
+ * cursor gives them (--flags), or neighbours of one state joined. A run
+ * is written only once the next one differs or the walk has ended well.
+ * Returns 0 or the cursor's negative errno.
+ */
+static int write_runs(struct writer *w, struct pmaps_pages *pg, const struct pmaps_mapping *m,
+                      int by_state)
+{
+	const struct pmaps_page_range *r;
+	struct pmaps_page_range acc;
+	enum pmaps_page_state st = PMAPS_PS_ABSENT;
+	int err, have = 0;
+
+	while ((err = pmaps_pages_next(pg, &r)) > 0) {
+		enum pmaps_page_state s;
+		if (!by_state) {
+			w_run(w, r, m);
+			continue;
+		}
+		s = pmaps_page_state_of(r, m->kind);
+		if (have && s == st && r->start == acc.end) {
+			acc.end = r->end;
+			continue;
+		}
+		if (have)
+			w_run(w, &acc, m);
+		acc = *r;
+		st = s;
+		have = 1;
+	}
+	if (err == 0 && have)
+		w_run(w, &acc, m);
+	return err;
+}
+
+/*
  * Writes the pages of PROC that PO asks for to OUT. Returns 0, or a
  * negative errno with the failure in F (the document then closed with the
  * error where the format holds one).
@@ -111,7 +156,6 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 	struct pmaps_maps *maps = NULL;
 	struct pmaps_pages *pg = NULL;
 	const struct pmaps_mapping *m;
-	const struct pmaps_page_range *r;
 	struct pmaps_page_summary sum = {.size = sizeof(struct pmaps_page_summary)};
 	enum pmaps_pages_strategy s;
 	struct writer w;
@@ -169,8 +213,7 @@ static int pages_write(const struct pages_opts *po, struct pmaps_proc *proc, str
 			if (err == 0)
 				w_summary(&w, &sum, m);
 		} else if ((err = pmaps_pages_seek(pg, start, end)) == 0) {
-			while ((err = pmaps_pages_next(pg, &r)) > 0)
-				w_run(&w, r, m);
+			err = write_runs(&w, pg, m, d.by_state);
 		}
 		calls += pmaps_pages_calls(pg);
 		if (err < 0)
@@ -296,6 +339,7 @@ int cmd_pages(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"summary", no_argument, NULL, 's'},
+		{"flags", no_argument, NULL, 'F'},
 		{"strategy", required_argument, NULL, 'S'},
 		{"gentle", no_argument, NULL, 'G'},
 		{"exact", no_argument, NULL, 'E'},
@@ -316,9 +360,10 @@ int cmd_pages(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "sjvqh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "sFjvqh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 's': po.summary = 1; break;
+		case 'F': po.flags = 1; break;
 		case 'S':
 			if (strcmp(optarg, "scan") == 0)
 				po.strategy = PMAPS_PAGES_SCAN;
@@ -353,7 +398,7 @@ int cmd_pages(int argc, char **argv)
 			po.svg = optarg;
 			break;
 		case 'h': return print_usage(pages_usage);
-		default: return option_error("pages", argv, "sjvqh", longopts);
+		default: return option_error("pages", argv, "sFjvqh", longopts);
 		}
 	}
 	if (optind == argc || argc - optind > 2) {
@@ -368,6 +413,10 @@ int cmd_pages(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		po.have_range = 1;
+	}
+	if (po.flags && po.summary) {
+		die_msg("--flags splits runs, which --summary does not show: choose one");
+		return EXIT_USAGE;
 	}
 	if (po.pfn && po.summary) {
 		die_msg("--pfn splits runs, which --summary does not show: choose one");

@@ -80,6 +80,7 @@ const struct column columns[COL_COUNT] = {
 	[COL_MAPCOUNT] = COL("mapcount", "MapCnt", 6, 0, UNIT_COUNT, REC_RUN, -1),
 	[COL_PFN] = COL("pfn", "PFN", 12, 1, UNIT_ADDRESS, REC_RUN, -1),
 	[COL_KFLAGS] = COL("kflags", "Page flags", 26, 1, UNIT_TEXT, REC_RUN, -1),
+	[COL_PSTATE] = COL("state", "State", 8, 1, UNIT_TEXT, REC_RUN, -1),
 
 	[COL_PC0 + PMAPS_PC_PAGES] = SUMMARY(PMAPS_PC_PAGES, "pages", "Pages"),
 	[COL_PC0 + PMAPS_PC_RESIDENT] = SUMMARY(PMAPS_PC_RESIDENT, "resident", "Resident"),

@@ -42,6 +42,7 @@ enum col {
 	COL_MAPCOUNT,
 	COL_PFN,
 	COL_KFLAGS,
+	COL_PSTATE,   /* a run's page state (enum pmaps_page_state), runs split by state */
 	/* page summaries (with COL_ADDRESS, COL_PATH): enum pmaps_page_count */
 	COL_PC0,
 	/* explain's categories: a name, a mapping count, enum pmaps_xcol, a share of RSS */

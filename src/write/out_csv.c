@@ -45,6 +45,10 @@ static void begin(struct writer *w)
 			out_str(o, d->ncols ? ",source" : "source");
 		break;
 	case DOC_RUNS:
+		if (d->by_state) {
+			out_str(o, "start,end,pages,state,path");
+			break;
+		}
 		out_str(o, "start,end,pages,flags,");
 		if (d->kpage)
 			out_str(o, d->pfn ? "mapcount,kflags,pfn," : "mapcount,kflags,");
@@ -162,6 +166,13 @@ static void run(struct writer *w, const struct pmaps_page_range *r, const struct
 	out_ch(o, ',');
 	out_u64(o, pmaps_page_range_pages(r));
 	out_ch(o, ',');
+	if (w->d->by_state) {
+		out_str(o, pmaps_page_state_key(pmaps_page_state_of(r, m->kind)));
+		out_ch(o, ',');
+		out_csv_str(o, m->path.ptr, m->path.len);
+		out_ch(o, '\n');
+		return;
+	}
 	flags(o, r->flags, w_page_flag_name);
 	if (w->d->kpage) {
 		out_ch(o, ',');

@@ -384,8 +384,10 @@ static void begin(struct writer *w)
 		else
 			KEY(o, "\",\"kpageflags\":false");
 		pace_keys(o, (d->pace & PMAPS_PAGES_GENTLE) != 0, (d->pace & PMAPS_PAGES_PACED) != 0);
-		if (d->kind == DOC_RUNS)
-			KEY(o, ",\"ranges\":[");
+		if (d->kind == DOC_RUNS && d->by_state)
+			KEY(o, ",\"split_by\":\"state\",\"ranges\":[");
+		else if (d->kind == DOC_RUNS)
+			KEY(o, ",\"split_by\":\"flags\",\"ranges\":[");
 		else
 			KEY(o, ",\"mappings\":[");
 		break;
@@ -585,6 +587,14 @@ static void run(struct writer *w, const struct pmaps_page_range *r, const struct
 	open_record(w);
 	span(o, r->start, r->end);
 	key_u64(o, COL_PAGES, pmaps_page_range_pages(r));
+	if (w->d->by_state) {
+		KEY(o, ",\"state\":\"");
+		out_str(o, pmaps_page_state_key(pmaps_page_state_of(r, m->kind)));
+		out_ch(o, '"');
+		of_mapping(o, m);
+		close_record(w);
+		return;
+	}
 	KEY(o, ",\"flags\":");
 	flag_array(o, r->flags, w_page_flag_name);
 	if (w->d->kpage && (r->flags & PMAPS_PG_PRESENT)) {

@@ -321,6 +321,12 @@ static void begin(struct writer *w)
 		out_ch(o, ' ');
 		title(o, COL_PAGES, 0);
 		out_ch(o, ' ');
+		if (d->by_state) {
+			title(o, COL_PSTATE, 0);
+			out_ch(o, ' ');
+			title(o, COL_PATH, 1);
+			break;
+		}
 		title(o, COL_FLAGS, 0);
 		if (d->kpage) {
 			out_ch(o, ' ');
@@ -468,8 +474,13 @@ static void run(struct writer *w, const struct pmaps_page_range *r, const struct
 	n = fmt_u64(b, pmaps_page_range_pages(r));
 	cell(o, COL_PAGES, b, n, 0);
 	out_ch(o, ' ');
-	flags_cell(o, COL_FLAGS, r->flags, w_page_flag_name);
-	if (w->d->kpage) {
+	if (w->d->by_state) {
+		const char *st = pmaps_page_state_key(pmaps_page_state_of(r, m->kind));
+		cell(o, COL_PSTATE, st, strlen(st), 0);
+	} else {
+		flags_cell(o, COL_FLAGS, r->flags, w_page_flag_name);
+	}
+	if (w->d->kpage && !w->d->by_state) {
 		out_ch(o, ' ');
 		n = present ? fmt_u64(b, r->mapcount) : size_str(b, 0, 0, 0);
 		cell(o, COL_MAPCOUNT, b, n, 0);

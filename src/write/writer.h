@@ -71,6 +71,11 @@ struct doc {
 	enum pmaps_pages_strategy strategy;
 	int kpage;                /* runs carry kpageflags and kpagecount */
 	int pfn;                  /* runs carry their first frame number */
+	/*
+	 * Runs are split by page state alone (pmaps pages without --flags):
+	 * each carries its state, not the flags that vary within it.
+	 */
+	int by_state;
 	unsigned pace;            /* the walk's pauses: PMAPS_PAGES_GENTLE, _PACED or 0 */
 	/* explain */
 	int verbose;              /* the evidence behind each rule */

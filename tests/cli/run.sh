@@ -167,6 +167,12 @@ t pages-table 0 pages $PG
 t pages-summary 0 pages --summary $PG
 t pages-json 0 pages --json $PG; json pages-json
 t pages-csv 0 pages --csv $PG
+# --flags: the runs split wherever a page's flags differ (the default joins runs of one state)
+t pages-flags 0 pages --flags $PG
+t pages-flags-json 0 pages -F --json $PG; json pages-flags-json
+t pages-flags-csv 0 pages --flags --csv $PG
+t pages-flags-name 0 pages --flags $PG '[heap]'
+t err-pages-flags-summary 2 pages --flags --summary $PG
 t pages-summary-json 0 pages -s --json $PG; json pages-summary-json
 t pages-summary-csv 0 pages -s --csv $PG
 t pages-range-len 0 pages $PG 600000+16K
@@ -353,7 +359,7 @@ if "$PMAPS" maps --total --json self | grep -q '"source":"smaps_rollup"'; then o
 if "$PMAPS" maps --json self >"$TMP/out"; then json "json self"; ok; else bad "json self"; fi
 if out=$("$PMAPS" pages self 2>&1) && echo "$out" | grep -q '\[stack\]$'; then ok; else bad "pages self"; fi
 if "$PMAPS" pages --summary --json self >"$TMP/out"; then json "pages json self"; ok; else bad "pages json self"; fi
-if "$PMAPS" pages --strategy pagemap --gentle self '[stack]' | grep -q 'present'; then ok; else bad "pages gentle stack"; fi
+if "$PMAPS" pages --strategy pagemap --gentle --flags self '[stack]' | grep -q 'present'; then ok; else bad "pages gentle stack"; fi
 if out=$("$PMAPS" explain self 2>&1) && echo "$out" | grep -q '^Reconciled'; then ok; else bad "explain self"; fi
 if "$PMAPS" explain --json self >"$TMP/out"; then json "explain json self"; ok; else bad "explain json self"; fi
 if "$PMAPS" explain --pages --json self >"$TMP/out"; then json "explain pages json self"; ok; else bad "explain pages json"; fi

@@ -842,19 +842,19 @@ static void test_pages_reservation(void **state)
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	snprintf(range, sizeof(range), "%llx+60T", (unsigned long long)resv);
 	for (int s = 0; s < 2; s++) {
-		char *argv[] = {"pmaps", "pages", "--csv", "--strategy", s ? "pagemap" : "scan", pidstr,
-		                range, NULL};
+		char *argv[] = {"pmaps", "pages", "--flags", "--csv", "--strategy",
+		                s ? "pagemap" : "scan", pidstr, range, NULL};
 		assert_int_equal(run_tool(argv, out, sizeof(out)), 0);
 		/* Three runs: nothing, the touched page, nothing. */
 		snprintf(want, sizeof(want), "0x%llx,0x%llx,%llu,-,",
 		         (unsigned long long)resv, (unsigned long long)touched,
 		         (unsigned long long)((touched - resv) / PG));
 		if (!strstr(out, want))
-			fail_msg("%s: no run %s in:\n%s", argv[4], want, out);
+			fail_msg("%s: no run %s in:\n%s", argv[5], want, out);
 		snprintf(want, sizeof(want), "0x%llx,0x%llx,1,present%s,", (unsigned long long)touched,
 		         (unsigned long long)(touched + PG), s ? "|exclusive" : "");
 		if (!strstr(out, want))
-			fail_msg("%s: no run %s in:\n%s", argv[4], want, out);
+			fail_msg("%s: no run %s in:\n%s", argv[5], want, out);
 	}
 	stop_target_pid(pid, in);
 }

@@ -597,7 +597,7 @@ def comparable(runs):
 
 def test_pages_equal_the_tools(stopped):
     def read():
-        with held("pages", "--json", stopped) as tool:
+        with held("pages", "--flags", "--json", stopped) as tool:
             ours = [tuple(r) for r in pmaps.pages(stopped)]
         return comparable(ours), comparable(runs_of_tool(tool["doc"]))
     ours, theirs = settle(read)
