@@ -330,6 +330,7 @@ static int reopen(struct watch *w)
 	w->cats_seen = 0;
 	w->lazy_max = w->swap_max = 0;
 	memset(w->cat_max, 0, sizeof(w->cat_max));
+	memset(w->grp_max, 0, sizeof(w->grp_max));
 	memset(w->rises, 0, sizeof(w->rises));
 	w->next_full = 0;
 	/*
@@ -381,11 +382,18 @@ static void account_full(struct watch *w, const struct watch_sample *s,
 			w->rise_last[k] = s->t_ns;
 		}
 	}
-	for (int k = 0; k < PMAPS_X_COUNT; k++) {
-		if (x->mappings[k])
-			w->cats_seen |= 1u << k;
-		if (s->cat[k] > w->cat_max[k])
-			w->cat_max[k] = s->cat[k];
+	{
+		uint64_t grp[G_COUNT] = {0};
+		for (int k = 0; k < PMAPS_X_COUNT; k++) {
+			if (x->mappings[k])
+				w->cats_seen |= 1u << k;
+			if (s->cat[k] > w->cat_max[k])
+				w->cat_max[k] = s->cat[k];
+			grp[cat_group[k]] = sat_add(grp[cat_group[k]], s->cat[k]);
+		}
+		for (int g = 0; g < G_COUNT; g++)
+			if (grp[g] > w->grp_max[g])
+				w->grp_max[g] = grp[g];
 	}
 	if (s->lazyfree_known && s->lazyfree > w->lazy_max)
 		w->lazy_max = s->lazyfree;

@@ -91,6 +91,7 @@ struct watch {
 	struct watch_sample first, at_peak, last;
 	uint32_t cats_seen;
 	uint64_t cat_max[PMAPS_X_COUNT], lazy_max, swap_max;
+	uint64_t grp_max[G_COUNT];  /* the largest sum of each live column's categories */
 	uint64_t pairs;     /* consecutive breakdowns */
 	uint64_t rises[PMAPS_X_COUNT], rise_first[PMAPS_X_COUNT], rise_last[PMAPS_X_COUNT];
 	unsigned first_ntop, peak_ntop;

@@ -29,8 +29,12 @@
 #include "watch/watch_loop.h"
 #include "write/writer.h"
 
-const char *const group_name[G_COUNT] = {"heap", "rtheap", "anon", "stack", "file", "shmem",
-                                                "other"};
+/*
+ * The live lines' columns, and the summary's rows with the same names: each
+ * the sum of explain's categories below (the summary lists those under it).
+ */
+const char *const group_name[G_COUNT] = {"heap", "rtheap", "anon", "stacks", "files", "shmem",
+                                         "other"};
 const unsigned char cat_group[PMAPS_X_COUNT] = {
 	[PMAPS_X_HEAP] = G_HEAP,          [PMAPS_X_ANON] = G_ANON,
 	[PMAPS_X_ANON_NAMED] = G_ANON,    [PMAPS_X_RUNTIME_HEAP] = G_RTHEAP,
@@ -662,10 +666,33 @@ void watch_table_summary(struct watch *w, const struct ending *en)
 	out_str(o, ": the peak's at ");
 	watch_out_secs(o, w->at_peak.t_ns, 3);
 	out_str(o, " s)\n");
-	for (int k = 0; k < PMAPS_X_COUNT; k++)
-		if ((w->cats_seen >> k) & 1)
-			summary_row(w, pmaps_xcat_name((enum pmaps_xcat)k), w->first.cat[k],
-			            w->at_peak.cat[k], w->last.cat[k], w->cat_max[k]);
+	for (int g = 0; g < G_COUNT; g++) {
+		uint64_t f = 0, p = 0, l = 0;
+		int seen = 0, one = -1;
+		for (int k = 0; k < PMAPS_X_COUNT; k++) {
+			if (cat_group[k] != g || !((w->cats_seen >> k) & 1))
+				continue;
+			f = sat_add(f, w->first.cat[k]);
+			p = sat_add(p, w->at_peak.cat[k]);
+			l = sat_add(l, w->last.cat[k]);
+			seen++;
+			one = k;
+		}
+		if (!seen)
+			continue;
+		summary_row(w, group_name[g], f, p, l, w->grp_max[g]);
+		/* Its categories under it, but for one of the same name. */
+		if (seen == 1 && strcmp(pmaps_xcat_name((enum pmaps_xcat)one), group_name[g]) == 0)
+			continue;
+		for (int k = 0; k < PMAPS_X_COUNT; k++) {
+			char label[32];
+			if (cat_group[k] != g || !((w->cats_seen >> k) & 1))
+				continue;
+			snprintf(label, sizeof(label), "  %s", pmaps_xcat_name((enum pmaps_xcat)k));
+			summary_row(w, label, w->first.cat[k], w->at_peak.cat[k], w->last.cat[k],
+			            w->cat_max[k]);
+		}
+	}
 	summary_row(w, "rss", w->first.rss, w->at_peak.rss, w->last.rss, w->at_peak.rss);
 	if (w->first.lazyfree_known && w->at_peak.lazyfree_known && w->last.lazyfree_known)
 		summary_row(w, "lazy_free", w->first.lazyfree, w->at_peak.lazyfree,
