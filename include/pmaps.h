@@ -457,6 +457,7 @@ enum pmaps_status_field {
 	 * the pid itself outside any namespace of its own
 	 */
 	PMAPS_ST_NSPID,
+	PMAPS_ST_PPID,      /* the parent's pid (PPid:; 0 for a namespace's first process) */
 	PMAPS_ST_COUNT
 };
 /* Room for status figures in struct pmaps_status. */
@@ -2238,6 +2239,13 @@ struct pmaps_survey_sum {
 };
 PMAPS_API int pmaps_survey_sum_add(struct pmaps_survey_sum *sum,
                                    const struct pmaps_survey_row *row);
+/*
+ * Since 0.4.0: adds the sum FROM (of other rows) to SUM, as if each of its
+ * rows had been added (a process tree's subtrees into their parent's).
+ * Returns 0, or -EINVAL.
+ */
+PMAPS_API int pmaps_survey_sum_merge(struct pmaps_survey_sum *sum,
+                                     const struct pmaps_survey_sum *from);
 
 /* ------------------------------------------------------------------ */
 /* Physical memory: /proc/kpageflags, page by page (pmaps phys)        */

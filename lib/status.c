@@ -43,6 +43,7 @@ static const char *const status_keys[PMAPS_ST_COUNT] = {
 	[PMAPS_ST_EGID] = "egid",
 	[PMAPS_ST_STATE] = "state",
 	[PMAPS_ST_NSPID] = "nspid",
+	[PMAPS_ST_PPID] = "ppid",
 };
 
 const char *pmaps_status_key(enum pmaps_status_field f)
@@ -53,7 +54,8 @@ const char *pmaps_status_key(enum pmaps_status_field f)
 enum line_type { KB, COUNT, UIDS, GIDS, STATE, NSPID };
 
 /* What went wrong, for the message: a value line, or the VmRSS sum. */
-enum bad { BAD_NONE, BAD_KB, BAD_VM_SIZE, BAD_THREADS, BAD_UID, BAD_GID, BAD_NSPID, BAD_SUM };
+enum bad { BAD_NONE, BAD_KB, BAD_VM_SIZE, BAD_THREADS, BAD_PPID, BAD_UID, BAD_GID, BAD_NSPID,
+	BAD_SUM };
 
 #define KEY(name) name, sizeof(name) - 1
 static const struct {
@@ -76,6 +78,7 @@ static const struct {
 	{KEY("RssFile:"), PMAPS_ST_RSS_FILE, KB},
 	{KEY("RssShmem:"), PMAPS_ST_RSS_SHMEM, KB},
 	{KEY("Threads:"), PMAPS_ST_THREADS, COUNT},
+	{KEY("PPid:"), PMAPS_ST_PPID, COUNT},
 };
 
 /*
@@ -93,6 +96,7 @@ static void first_key(char c, size_t *first, size_t *end)
 	case 'V': *first = 4, *end = 9; break;
 	case 'R': *first = 9, *end = 12; break;
 	case 'T': *first = 12, *end = 13; break;
+	case 'P': *first = 13, *end = 14; break;
 	default: *first = *end = 0; break;
 	}
 }
@@ -219,7 +223,7 @@ static enum bad status_line(struct pmaps_status *st, const char *p, const char *
 		case COUNT:
 			skip_blanks(&q, nl);
 			if (pmaps__parse_dec(&q, nl, &v) <= 0 || q != nl)
-				return BAD_THREADS;
+				return lines[k].f == PMAPS_ST_PPID ? BAD_PPID : BAD_THREADS;
 			set(st, lines[k].f, v);
 			return BAD_NONE;
 		case KB:
@@ -241,6 +245,8 @@ static const char *bad_msg(enum bad b)
 		return "status: a VmSize line without a value in kB: no kernel prints that";
 	case BAD_THREADS:
 		return "status: a Threads line without a count: no kernel prints that";
+	case BAD_PPID:
+		return "status: a PPid line without a pid: no kernel prints that";
 	case BAD_UID:
 		return "status: a Uid line without four uids: no kernel prints that";
 	case BAD_GID:

@@ -1531,6 +1531,28 @@ const char *pmaps_survey_errmsg(const struct pmaps_survey *s)
 	return s ? s->errmsg : "";
 }
 
+int pmaps_survey_sum_merge(struct pmaps_survey_sum *sum, const struct pmaps_survey_sum *from)
+{
+	if (!sum || !from || !pmaps__size_ok(sum->size, sizeof(struct pmaps_survey_sum)) ||
+	    !pmaps__size_ok(from->size, sizeof(struct pmaps_survey_sum)))
+		return -EINVAL;
+	if (!from->processes)
+		return 0;
+	for (unsigned k = 0; k < PMAPS_SV_COUNT; k++) {
+		if (!(from->seen & (1ull << k)))
+			continue;
+		if (__builtin_add_overflow(sum->v[k], from->v[k], &sum->v[k])) {
+			sum->v[k] = UINT64_MAX;
+			sum->saturated = 1;
+		}
+	}
+	sum->saturated |= from->saturated;
+	sum->present = sum->processes ? sum->present & from->present : from->present;
+	sum->seen |= from->seen;
+	sum->processes += from->processes;
+	return 0;
+}
+
 int pmaps_survey_sum_add(struct pmaps_survey_sum *sum, const struct pmaps_survey_row *row)
 {
 	if (!sum || !row || !pmaps__size_ok(sum->size, sizeof(struct pmaps_survey_sum)))

@@ -52,6 +52,10 @@ static const char top_usage[] =
 	"      --name REGEX       only commands REGEX matches (POSIX extended)\n"
 	"      --cgroup PATH      only processes in cgroup v2 PATH or below it\n"
 	"  -g, --group user|cgroup  one line per user or cgroup, summed, with its count\n"
+	"  -t, --tree             each process under its parent, siblings in the sort's\n"
+	"                         order; its RSS, PSS, USS and swap are those of it and\n"
+	"                         all its descendants shown, summed (JSON: its own, and\n"
+	"                         \"tree\" the sums)\n"
 	"      --budget MS        costly reading per refresh, in milliseconds (default\n"
 	"                         100): what it leaves keeps older figures, marked S\n"
 	"      --exact            no budget: every process from smaps_rollup, every\n"
@@ -90,6 +94,27 @@ static int parse_count(const char *s, int *out)
 	return 0;
 }
 
+/*
+ * The table sorted by a figure it does not show (vsize, anon, ...) shows it,
+ * after the last figure. Returns the new count.
+ */
+static int with_sort_column(const struct top_opts *o, int *cols, int n)
+{
+	int at = 0;
+
+	if (o->sort < COL_SV0 || o->sort >= COL_SV0 + PMAPS_SV_COUNT)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (cols[i] == o->sort)
+			return n;
+		if (cols[i] >= COL_SV0 && cols[i] < COL_SV0 + PMAPS_SV_COUNT)
+			at = i + 1;
+	}
+	memmove(cols + at + 1, cols + at, (size_t)(n - at) * sizeof(cols[0]));
+	cols[at] = o->sort;
+	return n + 1;
+}
+
 /* The columns a snapshot shows: the table's, or every one for CSV. */
 static int top_columns(const struct top_opts *o, int *cols)
 {
@@ -111,14 +136,14 @@ static int top_columns(const struct top_opts *o, int *cols)
 				cols[n++] = sums[i];
 			if (o->group == TOP_GROUP_CGROUP)
 				cols[n++] = COL_CGROUP;
-			return n;
+			return with_sort_column(o, cols, n);
 		}
 		for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 			cols[n++] = table[i];
 		/* The cgroups were read for --cgroup or --sort cgroup: shown last, as they are long. */
 		if (o->cgroup || o->sort == COL_CGROUP)
 			cols[n++] = COL_CGROUP;
-		return n;
+		return with_sort_column(o, cols, n);
 	}
 	cols[n++] = COL_REFRESH;
 	if (o->group == TOP_GROUP_USER) {
@@ -240,6 +265,7 @@ int cmd_top(int argc, char **argv)
 		{"name", required_argument, NULL, 'N'},
 		{"cgroup", required_argument, NULL, 'G'},
 		{"group", required_argument, NULL, 'g'},
+		{"tree", no_argument, NULL, 't'},
 		{"budget", required_argument, NULL, 'B'},
 		{"exact", no_argument, NULL, 'E'},
 		{"max-age", required_argument, NULL, 'M'},
@@ -252,7 +278,7 @@ int cmd_top(int argc, char **argv)
 		BOOKS_LONGOPTS_EXPLAIN,
 		{NULL, 0, NULL, 0},
 	};
-	static const char shortopts[] = "d:n:s:u:p:g:jbh";
+	static const char shortopts[] = "d:n:s:u:p:g:tjbh";
 	struct top t;
 	const char *sort = NULL, *name = NULL;
 	int ch, rc, count_given = 0, group_given = 0, human = 1;
@@ -309,6 +335,7 @@ int cmd_top(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 't': t.o.tree = 1; break;
 		case 'B':
 			if (parse_time(optarg, 1000000u, &ns) < 0 || ns == 0) {
 				die_msg("--budget takes milliseconds above 0 (--exact lifts it), not '%s'",
@@ -333,6 +360,14 @@ int cmd_top(int argc, char **argv)
 	if (optind != argc) {
 		die_msg("top takes no arguments, not '%s' (see pmaps top --help; --pid PID for one "
 		        "process)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (t.o.tree && t.o.group != TOP_GROUP_NONE) {
+		die_msg("--tree shows processes under their parents: --group does not go with it");
+		return EXIT_USAGE;
+	}
+	if (t.o.tree && t.o.fmt == FMT_CSV) {
+		die_msg("--tree is a table or JSON (its sums nest): not --csv");
 		return EXIT_USAGE;
 	}
 	if (t.o.exact && t.o.budget_ns) {

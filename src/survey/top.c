@@ -120,6 +120,7 @@ void top_doc(const struct top *t, struct doc *d, struct pmaps_survey_stats *st)
 	memset(d, 0, sizeof(*d));
 	d->kind = DOC_PROCS;
 	d->pgroup = t->o.group;
+	d->tree = t->o.tree && t->o.group == TOP_GROUP_NONE;
 	d->stats = pmaps_survey_stats(t->s, st) == 0 ? st : NULL;
 	d->meminfo = pmaps_survey_meminfo(t->s);
 	d->shown = t->nlines;
@@ -235,8 +236,129 @@ static int reserve(struct top *t, size_t n)
 	if (!s)
 		return -ENOMEM;
 	t->sums = s;
+	{
+		size_t *ix = realloc(t->tree_idx, 5 * cap * sizeof(*ix));
+		struct top_line *tmp;
+		if (!ix)
+			return -ENOMEM;
+		t->tree_idx = ix;
+		tmp = realloc(t->tree_tmp, cap * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		t->tree_tmp = tmp;
+	}
 	t->cap = cap;
 	return 0;
+}
+
+/* ---- the process tree (--tree) ---- */
+
+#define NONE ((size_t)-1)
+
+static const struct top_line *pid_cmp_lines;
+static int by_pid(const void *a, const void *b)
+{
+	int x = pid_cmp_lines[*(const size_t *)a].row->pid,
+	    y = pid_cmp_lines[*(const size_t *)b].row->pid;
+	return (x > y) - (x < y);
+}
+
+/* The line of pid PID among the K lines, by BYPID (their indexes in pid order), or NONE. */
+static size_t line_of(const struct top_line *lines, const size_t *bypid, size_t k, int pid)
+{
+	size_t lo = 0, hi = k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int p = lines[bypid[mid]].row->pid;
+		if (p == pid)
+			return bypid[mid];
+		if (p < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NONE;
+}
+
+/*
+ * The K sorted process lines as a tree: each under its parent (status PPid,
+ * when the parent is among them), siblings in the sort's order; a process
+ * whose parent is not shown is a root. Each line's TREE is the sum of its
+ * subtree (t->sums), merged child into parent once each (linear in K,
+ * whatever the depth); a cycle a proc root may hold is cut where the walk
+ * meets it. Allocates nothing: reserve() made the room.
+ */
+static void make_tree(struct top *t, size_t k)
+{
+	struct top_line *lines = t->lines;
+	size_t *bypid = t->tree_idx, *parent = bypid + t->cap, *first = parent + t->cap,
+	       *next = first + t->cap, *order = next + t->cap;
+	size_t n = 0;
+
+	if (k == 0)
+		return;
+	for (size_t i = 0; i < k; i++)
+		bypid[i] = i;
+	pid_cmp_lines = lines;
+	qsort(bypid, k, sizeof(*bypid), by_pid);
+	for (size_t i = 0; i < k; i++) {
+		const struct pmaps_status *st = lines[i].row->status;
+		int ppid = st && (st->present >> PMAPS_ST_PPID & 1) ? (int)st->v[PMAPS_ST_PPID] : 0;
+		parent[i] = ppid > 0 && ppid != lines[i].row->pid ? line_of(lines, bypid, k, ppid) : NONE;
+		first[i] = NONE;
+		memset(&t->sums[i], 0, sizeof(t->sums[i]));
+		t->sums[i].size = sizeof(t->sums[i]);
+		pmaps_survey_sum_add(&t->sums[i], lines[i].row);
+		lines[i].depth = -1; /* not reached yet */
+	}
+	/* Children lists in the sort's order: built from the last line back. */
+	for (size_t i = k; i-- > 0;)
+		if (parent[i] != NONE) {
+			next[i] = first[parent[i]];
+			first[parent[i]] = i;
+		}
+	/*
+	 * Depth first from each root, then from any line not reached (a
+	 * cycle): ORDER is the walk, a line's children right after it. The
+	 * walk's own stack is the tail of ORDER's room: BYPID, no longer needed.
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t r = 0; r < k; r++) {
+			size_t sp = 0;
+			if (lines[r].depth >= 0 || (pass == 0 && parent[r] != NONE))
+				continue;
+			lines[r].depth = 0;
+			parent[r] = NONE;
+			bypid[sp++] = r;
+			while (sp) {
+				size_t i = bypid[--sp], c, at;
+				order[n++] = i;
+				/* The first child on top of the stack: walked first. */
+				for (c = first[i]; c != NONE; c = next[c])
+					sp += lines[c].depth < 0;
+				at = sp;
+				for (c = first[i]; c != NONE; c = next[c])
+					if (lines[c].depth < 0) {
+						lines[c].depth = lines[i].depth + 1;
+						parent[c] = i;
+						bypid[--at] = c;
+					}
+			}
+		}
+	/* Subtrees into their parents: a child's sum is whole before its parent's is used. */
+	for (size_t j = n; j-- > 0;) {
+		size_t i = order[j];
+		if (parent[i] != NONE)
+			pmaps_survey_sum_merge(&t->sums[parent[i]], &t->sums[i]);
+	}
+	for (size_t j = 0; j < n; j++) {
+		size_t i = order[j];
+		t->tree_tmp[j] = lines[i];
+		t->tree_tmp[j].tree = &t->sums[i];
+		t->tree_tmp[j].ppid = parent[i] != NONE ? lines[parent[i]].row->pid : 0;
+	}
+	memcpy(lines, t->tree_tmp, n * sizeof(*lines));
 }
 
 int top_refresh(struct top *t)
@@ -540,6 +662,8 @@ void top_select(struct top *t)
 		sort_lines(t->lines, k, t->o.group == TOP_GROUP_USER ? COL_USER : COL_CGROUP, 0);
 	else
 		sort_lines(t->lines, k, t->o.sort, desc);
+	if (t->o.tree && t->o.group == TOP_GROUP_NONE)
+		make_tree(t, k);
 	t->nlines = t->o.limit > 0 && (size_t)t->o.limit < k ? (size_t)t->o.limit : k;
 }
 
@@ -549,6 +673,10 @@ void top_done(struct top *t)
 	t->s = NULL;
 	free(t->lines);
 	free(t->sums);
+	free(t->tree_idx);
+	free(t->tree_tmp);
+	t->tree_idx = NULL;
+	t->tree_tmp = NULL;
 	while (t->users) {
 		struct top_user *b = t->users;
 		t->users = b->next;

@@ -56,6 +56,7 @@ struct top_opts {
 	uint64_t max_age_ns; /* --max-age: costly figures are read again at least this often (0: default) */
 	int color;           /* the terminal view may use colours (no NO_COLOR) */
 	int group;           /* --group: TOP_GROUP_* */
+	int tree;            /* --tree: processes under their parents, each with its subtree's sums */
 	int count;           /* --count: snapshots written when not interactive (default 1); 0 forever */
 	int cgroups;         /* read each process's cgroup: --cgroup, --group cgroup, the terminal view */
 	int breakdown;       /* each process's breakdown by category (PMAPS_SURVEY_BREAKDOWN): serve */
@@ -80,7 +81,10 @@ struct top {
 	 */
 	struct top_line *lines;
 	size_t nlines, cap;       /* CAP: room in LINES and SUMS */
-	struct pmaps_survey_sum *sums; /* the groups' sums, one per group line */
+	struct pmaps_survey_sum *sums; /* the groups' sums, one per group line (--tree: subtree's) */
+	/* --tree's work space, CAP of each: pid order, parents, children, the walk */
+	size_t *tree_idx;
+	struct top_line *tree_tmp;
 	size_t matched;           /* processes the filters let through (before -n) */
 	size_t denied;            /* of them, PMAPS_SURVEY_DENIED: status figures only */
 	size_t pids_missing;      /* --pid processes the survey does not have */

@@ -15,7 +15,8 @@
 
 #define CURSES_DL_FUNCS(F)                                                                   \
 	F(cbreak) F(clearok) F(curs_set) F(delscreen) F(doupdate) F(endwin) F(has_colors)         \
-	F(init_pair) F(keypad) F(newterm) F(noecho) F(nonl) F(set_escdelay) F(setcchar)           \
+	F(getmouse) F(init_pair) F(keypad) F(mousemask) F(newterm) F(noecho) F(nonl)             \
+	F(set_escdelay) F(setcchar)                                                               \
 	F(start_color) F(use_default_colors) F(wadd_wch) F(waddch) F(waddnstr) F(wattr_off)       \
 	F(wattr_on) F(werase) F(wgetch) F(wmove) F(wnoutrefresh) F(wtimeout) F(wclrtoeol)         \
 	F(whline)
@@ -44,8 +45,10 @@ int curses_dl_load(const char *who);
 #define doupdate (*curses_dl.doupdate)
 #define endwin (*curses_dl.endwin)
 #define has_colors (*curses_dl.has_colors)
+#define getmouse (*curses_dl.getmouse)
 #define init_pair (*curses_dl.init_pair)
 #define keypad (*curses_dl.keypad)
+#define mousemask (*curses_dl.mousemask)
 #define newterm (*curses_dl.newterm)
 #define noecho (*curses_dl.noecho)
 #define nonl (*curses_dl.nonl)

@@ -27,8 +27,8 @@
 
 /* ---- the list: its columns ---- */
 
-enum lcol { LC_PID, LC_USER, LC_RSS, LC_PSS, LC_USS, LC_SWAP, LC_SRC, LC_AGE, LC_MARK, LC_CMD,
-	LC_N };
+enum lcol { LC_PID, LC_USER, LC_RSS, LC_PSS, LC_USS, LC_SWAP, LC_SORT, LC_SRC, LC_AGE, LC_MARK,
+	LC_CMD, LC_N };
 
 static const struct {
 	int col;       /* enum col */
@@ -41,26 +41,50 @@ static const struct {
 	[LC_PSS] = {COL_SV0 + PMAPS_SV_PSS, 7, 0},
 	[LC_USS] = {COL_SV0 + PMAPS_SV_USS, 7, 0},
 	[LC_SWAP] = {COL_SV0 + PMAPS_SV_SWAP, 6, 3},
+	/* The figure the list is sorted by, when no other column shows it (vsize, anon, ...). */
+	[LC_SORT] = {-1, 7, 0},
 	[LC_SRC] = {COL_PSOURCE, 6, 2},
 	[LC_AGE] = {COL_AGE, 4, 1},
 	[LC_MARK] = {COL_MARK, 1, 0},
 	[LC_CMD] = {COL_COMMAND, 0, 0},
 };
 
-/* The heading of a list column: the column table's. */
-static const char *lc_title(int lc)
+/* A survey figure the list is sorted by that no fixed column shows, or -1. */
+static int sort_extra(const struct top *t)
 {
-	return columns[lcols[lc].col].title.s;
+	int c = t->o.sort;
+
+	if (c < COL_SV0 || c >= COL_SV0 + PMAPS_SV_COUNT)
+		return -1;
+	for (int i = 0; i < LC_N; i++)
+		if (lcols[i].col == c)
+			return -1;
+	return c;
 }
 
-/* The columns that fit WIDTH (the command gets what is left, at least 12). */
-static void layout(int width, int shown[LC_N], int x[LC_N], int *cmd_w)
+/* The column list column LC shows: LC_SORT's is the sort's. */
+static int lc_col(const struct top *t, int lc)
+{
+	return lc == LC_SORT ? sort_extra(t) : lcols[lc].col;
+}
+
+/* The heading of a list column: the column table's. */
+static const char *lc_title(const struct top *t, int lc)
+{
+	return columns[lc_col(t, lc)].title.s;
+}
+
+/*
+ * The columns that fit WIDTH (the command gets what is left, at least 12);
+ * LC_SORT only where EXTRA.
+ */
+static void layout(int width, int extra, int shown[LC_N], int x[LC_N], int *cmd_w)
 {
 	int need = 0;
 
 	for (int i = 0; i < LC_N; i++) {
-		shown[i] = 1;
-		if (i != LC_CMD)
+		shown[i] = i != LC_SORT || extra;
+		if (i != LC_CMD && shown[i])
 			need += lcols[i].width + 1;
 	}
 	for (int d = 1; d <= 5 && width - need < 12; d++)
@@ -81,6 +105,14 @@ static void layout(int width, int shown[LC_N], int x[LC_N], int *cmd_w)
 static const int sort_cols[] = {COL_PID, COL_SV0 + PMAPS_SV_RSS, COL_SV0 + PMAPS_SV_PSS,
                                 COL_SV0 + PMAPS_SV_USS, COL_SV0 + PMAPS_SV_SWAP, COL_COMMAND};
 #define NSORT (sizeof(sort_cols) / sizeof(sort_cols[0]))
+
+/* The sort menu's keys (F6): every figure --sort takes, the names too. */
+static const int menu_cols[] = {
+	COL_SV0 + PMAPS_SV_PSS,   COL_SV0 + PMAPS_SV_USS,   COL_SV0 + PMAPS_SV_RSS,
+	COL_SV0 + PMAPS_SV_SWAP,  COL_SV0 + PMAPS_SV_SWAP_PSS, COL_SV0 + PMAPS_SV_ANON,
+	COL_SV0 + PMAPS_SV_FILE,  COL_SV0 + PMAPS_SV_SHMEM, COL_SV0 + PMAPS_SV_LAZYFREE,
+	COL_SV0 + PMAPS_SV_VSIZE, COL_PID, COL_USER, COL_COMMAND};
+#define NMENU (sizeof(menu_cols) / sizeof(menu_cols[0]))
 
 /* The sort column's heading: any survey column --sort names, shown or not. */
 static const char *sort_name(int col)
@@ -198,6 +230,8 @@ static void draw_header(struct tui *u, int *y)
 	if (t->o.group != TOP_GROUP_NONE && n > 0 && (size_t)n < sizeof(b))
 		n += snprintf(b + n, sizeof(b) - (size_t)n, "  by %s",
 		              t->o.group == TOP_GROUP_USER ? "user" : "cgroup");
+	else if (t->o.tree && n > 0 && (size_t)n < sizeof(b))
+		n += snprintf(b + n, sizeof(b) - (size_t)n, "  tree (figures: with descendants)");
 	tui_ink_on(u, 0, A_BOLD);
 	tui_puts_at(u, *y, 0, COLS, b);
 	tui_ink_off(u, 0, A_BOLD);
@@ -301,11 +335,34 @@ void tui_reselect(struct tui *u)
 	tui_remember(u);
 }
 
+/*
+ * The command a line shows at Y, X in W columns: the process's name, or
+ * with the command line on (a) its arguments, spaces between them, read at
+ * each drawing of the few lines on screen; the name where it has none (a
+ * zombie, or one gone since the refresh).
+ */
+static void put_command(struct tui *u, int y, int x, int w, const struct pmaps_survey_row *r)
+{
+	char b[4096];
+	size_t n = 0;
+
+	if (u->cmdline && pmaps_cmdline_read(u->t->o.root, r->pid, b, sizeof(b), &n) >= 0 && n) {
+		while (n && b[n - 1] == '\0')
+			n--;
+		for (size_t i = 0; i < n; i++)
+			if (b[i] == '\0')
+				b[i] = ' ';
+		tui_put_target(u, y, x, w, b, n);
+		return;
+	}
+	tui_put_target(u, y, x, w, r->comm.ptr, r->comm.len);
+}
+
 static void draw_line(struct tui *u, int y, const struct top_line *l, const int shown[LC_N],
                       const int x[LC_N], int cmd_w, int selected)
 {
 	const struct pmaps_survey_row *r = l->row;
-	static const int figs[] = {LC_RSS, LC_PSS, LC_USS, LC_SWAP};
+	static const int figs[] = {LC_RSS, LC_PSS, LC_USS, LC_SWAP, LC_SORT};
 	char b[64];
 	int mark_pair = 0;
 
@@ -327,7 +384,7 @@ static void draw_line(struct tui *u, int y, const struct top_line *l, const int 
 
 		if (!shown[lc])
 			continue;
-		got = w_proc_value(lcols[lc].col, l, &v);
+		got = w_proc_value(lc_col(u->t, lc), l, &v);
 		fig(b, v, got != 0);
 		/* A group's sum over only the processes that had the figure: at least this. */
 		if (got == 2)
@@ -350,7 +407,17 @@ static void draw_line(struct tui *u, int y, const struct top_line *l, const int 
 		tui_puts_at(u, y, x[LC_MARK], 1, m);
 		if (!selected)
 			tui_ink_off(u, mark_pair, A_BOLD);
-		tui_put_target(u, y, x[LC_CMD], cmd_w, r->comm.ptr, r->comm.len);
+		if (l->tree && l->depth > 0) {
+			/* Under its parent: two columns a level (at most half the width), then "`- ". */
+			int in = 2 * (l->depth - 1), cx = x[LC_CMD];
+			if (in > cmd_w / 2)
+				in = cmd_w / 2;
+			cx += in;
+			cx += tui_puts_at(u, y, cx, cmd_w - in, "`- ");
+			put_command(u, y, cx, cmd_w - (cx - x[LC_CMD]), r);
+		} else {
+			put_command(u, y, x[LC_CMD], cmd_w, r);
+		}
 	} else if (l->cgroup.len) {
 		tui_put_target(u, y, x[LC_CMD], cmd_w, l->cgroup.ptr, l->cgroup.len);
 	} else {
@@ -369,11 +436,37 @@ void tui_draw_bottom(struct tui *u, const char *keys)
 
 	move(y, 0);
 	clrtoeol();
+	if (u->prompting == PROMPT_SORT) {
+		int x = tui_puts_at(u, y, 0, COLS, "sort by (Left/Right, Enter; Esc): "), w = 0;
+		size_t from = 0;
+		/* From the key that keeps the choice on the line. */
+		for (size_t i = 0; i <= (size_t)u->menu; i++)
+			w += (int)columns[menu_cols[i]].key.n + 1;
+		while (from < (size_t)u->menu && x + w > COLS) {
+			w -= (int)columns[menu_cols[from]].key.n + 1;
+			from++;
+		}
+		for (size_t i = from; i < NMENU && x < COLS; i++) {
+			const char *k = columns[menu_cols[i]].key.s;
+			if ((int)i == u->menu)
+				attron(tui_bar(u, CP_SELECT));
+			x += tui_puts_at(u, y, x, COLS - x, k);
+			if ((int)i == u->menu)
+				attroff(tui_bar(u, CP_SELECT));
+			x += x < COLS ? tui_puts_at(u, y, x, COLS - x, " ") : 0;
+		}
+		curs_set(0);
+		return;
+	}
 	if (u->prompting) {
-		int x = tui_puts_at(u, y, 0, COLS, "filter (command regex, or user:NAME): ");
+		int x = tui_puts_at(u, y, 0, COLS, u->prompting == PROMPT_SEARCH
+		                                       ? "search (F3 next, Enter, Esc): "
+		                                       : "filter (command regex, or user:NAME): ");
 		char e[1024];
 		size_t n = esc_text(e, sizeof(e), u->input, u->input_len);
 		int w = tui_put(u, y, x, COLS - x - 1, e, n);
+		if (u->input_bad && x + w + 12 < COLS)
+			tui_puts_at(u, y, x + w + 1, COLS - x - w - 1, "(incomplete)");
 		move(y, x + w);
 		curs_set(1);
 		return;
@@ -405,21 +498,34 @@ void tui_draw_list(struct tui *u)
 	int shown[LC_N], x[LC_N], cmd_w, y = 0, rows;
 
 	draw_header(u, &y);
-	layout(COLS, shown, x, &cmd_w);
+	layout(COLS, sort_extra(t) >= 0, shown, x, &cmd_w);
 	/* The headings; the sort column's in bold and underlined. */
+	u->head_y = y;
+	u->hit_n = 0;
 	attron(tui_bar(u, CP_TITLE));
 	move(y, 0);
 	hline(' ', COLS);
 	for (int i = 0; i < LC_N; i++) {
-		const char *title = lc_title(i);
-		int sorted = lcols[i].col == t->o.sort;
+		int sorted, col;
+		const char *title;
 
 		if (!shown[i])
 			continue;
+		col = lc_col(t, i);
+		title = lc_title(t, i);
+		sorted = col == t->o.sort;
 		if (i == LC_PID && t->o.group != TOP_GROUP_NONE)
 			title = columns[COL_PROCS].title.s;
 		if (i == LC_CMD && t->o.group == TOP_GROUP_CGROUP)
 			title = columns[COL_CGROUP].title.s;
+		else if (i == LC_CMD && u->cmdline && t->o.group == TOP_GROUP_NONE)
+			title = "Command line";
+		if (u->hit_n < (int)(sizeof(u->hit_col) / sizeof(u->hit_col[0]))) {
+			u->hit_col[u->hit_n] = i == LC_CMD ? COL_COMMAND : col;
+			u->hit_x[u->hit_n] = x[i];
+			u->hit_w[u->hit_n] = i == LC_CMD ? cmd_w : lcols[i].width;
+			u->hit_n++;
+		}
 		if (sorted)
 			attron(A_BOLD | A_UNDERLINE);
 		if (i == LC_CMD || i == LC_USER || i == LC_SRC || i == LC_MARK)
@@ -431,6 +537,7 @@ void tui_draw_list(struct tui *u)
 	}
 	attroff(tui_bar(u, CP_TITLE));
 	y++;
+	u->list_y = y;
 	rows = list_rows(y - 1);
 	u->list_h = rows;
 	if (rows > 0) {
@@ -450,8 +557,8 @@ void tui_draw_list(struct tui *u)
 		tui_puts_at(u, y, 0, COLS, u->filter[0] ? "  no process matches the filter"
 		                                     : "  no process to show");
 	tui_draw_bottom(u, t->o.group == TOP_GROUP_NONE
-	                   ? " q quit  Enter explain  / filter  u user  c cgroup  sort NCRPUS < > r  ? help"
-	                   : " q quit  Enter its processes  / filter  u user  c cgroup  sort < > r  ? help");
+	                   ? " q quit  Enter explain  F3 search  F4 filter  F6 sort  u user  c cgroup  ? help"
+	                   : " q quit  Enter its processes  F4 filter  F6 sort  u user  c cgroup  ? help");
 }
 
 
@@ -480,14 +587,21 @@ static void list_back(struct tui *u)
 	tui_reselect(u);
 }
 
-/* Applies the filter typed at the prompt. */
-static void apply_filter(struct tui *u)
+/*
+ * Applies the filter typed at the prompt. LIVE: while it is typed, a
+ * regular expression not finished yet leaves the list as it was, and says
+ * nothing but "(incomplete)".
+ */
+static void apply_filter(struct tui *u, int live)
 {
 	struct top *t = u->t;
 	char err[200];
 	const char *s = u->input;
 
 	u->input[u->input_len] = '\0';
+	u->input_bad = 0;
+	if (live && strncmp(s, "user:", 5) == 0)
+		return; /* a user's name is looked up when it is whole: at Enter */
 	if (strncmp(s, "user:", 5) == 0) {
 		const char *name = s + 5;
 		struct passwd *pw = getpwnam(name);
@@ -503,7 +617,10 @@ static void apply_filter(struct tui *u)
 		t->o.uid = pw ? pw->pw_uid : (uint32_t)uid;
 	} else {
 		if (top_set_name(t, s[0] ? s : NULL, err, sizeof(err)) < 0) {
-			snprintf(u->msg, sizeof(u->msg), "filter: %s", err);
+			if (live)
+				u->input_bad = 1;
+			else
+				snprintf(u->msg, sizeof(u->msg), "filter: %s", err);
 			return;
 		}
 		/* A user a filter chose before goes; one Enter opened stays (Esc leaves it). */
@@ -517,25 +634,139 @@ static void apply_filter(struct tui *u)
 	tui_reselect(u);
 }
 
-void tui_prompt_key(struct tui *u, int key)
+/* The text a line is searched by: its command, user or cgroup. */
+static struct pmaps_view line_text(const struct top_line *l)
+{
+	if (l->row)
+		return l->row->comm;
+	return group_key(l);
+}
+
+/* Whether NEEDLE (N bytes) is in HAY, ASCII letters in either case. */
+static int has_text(struct pmaps_view hay, const char *needle, size_t n)
+{
+	if (n == 0)
+		return 1;
+	for (size_t i = 0; i + n <= hay.len; i++)
+		if (strncasecmp(hay.ptr + i, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* F3: the selection to the first line from FROM on (wrapping) whose text holds the search. */
+static void search_from(struct tui *u, size_t from)
+{
+	struct top *t = u->t;
+
+	for (size_t k = 0; k < t->nlines; k++) {
+		size_t i = (from + k) % t->nlines;
+		if (has_text(line_text(&t->lines[i]), u->input, u->input_len)) {
+			u->sel = i;
+			tui_remember(u);
+			u->input_bad = 0;
+			return;
+		}
+	}
+	u->input_bad = t->nlines > 0 && u->input_len > 0;
+}
+
+static void sort_by(struct tui *u, int col);
+
+static void menu_key(struct tui *u, int key)
 {
 	switch (key) {
-	case 27: /* Esc: the filter as it was */
-		u->prompting = 0;
+	case 27: u->prompting = PROMPT_NONE; return;
+	case KEY_LEFT: case KEY_UP: u->menu = (u->menu + (int)NMENU - 1) % (int)NMENU; return;
+	case KEY_RIGHT: case KEY_DOWN: case '\t': u->menu = (u->menu + 1) % (int)NMENU; return;
+	case '\n': case '\r': case KEY_ENTER:
+		u->prompting = PROMPT_NONE;
+		if (u->t->o.sort != menu_cols[u->menu])
+			sort_by(u, menu_cols[u->menu]);
+		return;
+	default: return;
+	}
+}
+
+void tui_prompt_key(struct tui *u, int key)
+{
+	int search = u->prompting == PROMPT_SEARCH;
+
+	if (u->prompting == PROMPT_SORT) {
+		menu_key(u, key);
+		return;
+	}
+	switch (key) {
+	case 27: /* Esc: a search ends; a filter goes back to what it was */
+		u->prompting = PROMPT_NONE;
+		u->input_bad = 0;
+		if (!search) {
+			u->input_len = strlen(u->filter_was);
+			memcpy(u->input, u->filter_was, u->input_len);
+			apply_filter(u, 0);
+		}
 		return;
 	case '\n': case '\r': case KEY_ENTER:
-		u->prompting = 0;
-		apply_filter(u);
+		u->prompting = PROMPT_NONE;
+		u->input_bad = 0;
+		if (!search)
+			apply_filter(u, 0);
+		return;
+	case KEY_F(3):
+		if (search)
+			search_from(u, u->sel + 1);
 		return;
 	case KEY_BACKSPACE: case 127: case 8:
 		/* One character, not one byte. */
 		while (u->input_len > 0 && ((unsigned char)u->input[--u->input_len] & 0xc0) == 0x80)
 			;
-		return;
+		break;
 	default:
 		if (key >= 32 && key < 256 && key != 127 && u->input_len + 1 < sizeof(u->input))
 			u->input[u->input_len++] = (char)key;
+		else
+			return;
 	}
+	if (search)
+		search_from(u, u->sel);
+	else
+		apply_filter(u, 1);
+}
+
+/* The mouse in the list: a heading sorts (again: reverses), a line is selected, the wheel moves. */
+static void list_mouse(struct tui *u)
+{
+	MEVENT ev;
+	struct top *t = u->t;
+
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		u->sel = u->sel > 3 ? u->sel - 3 : 0;
+	} else if (ev.bstate & BUTTON5_PRESSED) {
+		u->sel = u->sel + 3 < t->nlines ? u->sel + 3 : t->nlines ? t->nlines - 1 : 0;
+	} else if (!(ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED))) {
+		return;
+	} else if (ev.y == u->head_y) {
+		for (int i = 0; i < u->hit_n; i++)
+			if (ev.x >= u->hit_x[i] && ev.x < u->hit_x[i] + u->hit_w[i] + 1 &&
+			    u->hit_col[i] >= 0 && u->hit_col[i] != COL_PSOURCE &&
+			    u->hit_col[i] != COL_AGE && u->hit_col[i] != COL_MARK) {
+				sort_by(u, u->hit_col[i]);
+				return;
+			}
+		return;
+	} else if (ev.y >= u->list_y && ev.y < u->list_y + u->list_h &&
+	           u->first + (size_t)(ev.y - u->list_y) < t->nlines) {
+		u->sel = u->first + (size_t)(ev.y - u->list_y);
+		if (ev.bstate & BUTTON1_DOUBLE_CLICKED) {
+			tui_remember(u);
+			tui_drill(u);
+			return;
+		}
+	} else {
+		return;
+	}
+	tui_remember(u);
 }
 
 /* Sort by COL; the same column again reverses. */
@@ -583,17 +814,39 @@ int tui_list_key(struct tui *u, int key)
 	size_t page = (size_t)(u->list_h > 1 ? u->list_h - 1 : 1);
 	switch (key) {
 	case 'q': case 'Q': return 1;
-	case KEY_UP: case 'k': if (u->sel) u->sel--; break;
-	case KEY_DOWN: case 'j': if (u->sel + 1 < t->nlines) u->sel++; break;
+	case KEY_UP: if (u->sel) u->sel--; break;
+	case KEY_DOWN: if (u->sel + 1 < t->nlines) u->sel++; break;
+	case KEY_MOUSE: list_mouse(u); return 0;
+	case KEY_F(9): case 'k':
+		if (u->sel < t->nlines && t->lines[u->sel].row)
+			snprintf(u->msg, sizeof(u->msg), "pmaps only reads memory: it sends no signal "
+			         "(from a shell: kill %d)", t->lines[u->sel].row->pid);
+		else
+			snprintf(u->msg, sizeof(u->msg), "pmaps only reads memory: it sends no signal");
+		return 0;
+	case KEY_F(3):
+		u->prompting = PROMPT_SEARCH;
+		u->input_len = 0;
+		u->input_bad = 0;
+		return 0;
+	case KEY_F(6):
+		u->prompting = PROMPT_SORT;
+		u->menu = 0;
+		for (size_t i = 0; i < NMENU; i++)
+			if (menu_cols[i] == t->o.sort)
+				u->menu = (int)i;
+		return 0;
 	case KEY_PPAGE: u->sel = u->sel > page ? u->sel - page : 0; break;
 	case KEY_NPAGE: u->sel = u->sel + page < t->nlines ? u->sel + page : t->nlines ? t->nlines - 1 : 0; break;
 	case KEY_HOME: u->sel = 0; break;
 	case KEY_END: u->sel = t->nlines ? t->nlines - 1 : 0; break;
 	case '\n': case '\r': case KEY_ENTER: tui_drill(u); return 0;
-	case '/':
-		u->prompting = 1;
+	case '/': case KEY_F(4):
+		u->prompting = PROMPT_FILTER;
+		u->input_bad = 0;
 		u->input_len = strlen(u->filter) < sizeof(u->input) ? strlen(u->filter) : 0;
 		memcpy(u->input, u->filter, u->input_len);
+		memcpy(u->filter_was, u->filter, sizeof(u->filter_was));
 		return 0;
 	case 27: list_back(u); return 0;
 	case '<': sort_step(u, -1); return 0;
@@ -605,6 +858,16 @@ int tui_list_key(struct tui *u, int key)
 	case 'P': sort_by(u, COL_SV0 + PMAPS_SV_PSS); return 0;
 	case 'U': sort_by(u, COL_SV0 + PMAPS_SV_USS); return 0;
 	case 'S': sort_by(u, COL_SV0 + PMAPS_SV_SWAP); return 0;
+	case 't': case KEY_F(5):
+		if (t->o.group != TOP_GROUP_NONE) {
+			snprintf(u->msg, sizeof(u->msg), "the tree is of processes: ungroup first (u or c)");
+			return 0;
+		}
+		t->o.tree = !t->o.tree;
+		top_select(t);
+		tui_reselect(u);
+		return 0;
+	case 'a': u->cmdline = !u->cmdline; return 0;
 	case 'u': group_toggle(u, TOP_GROUP_USER); return 0;
 	case 'c': group_toggle(u, TOP_GROUP_CGROUP); return 0;
 	case ' ': u->next_refresh = 0; return 0;

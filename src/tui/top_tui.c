@@ -82,9 +82,21 @@ static const char help_text[] =
 	"  Up Down PgUp PgDn Home End   move the selection\n"
 	"  Enter    drill into the process (a group: show its processes)\n"
 	"  N C R P U S   sort by PID, command, RSS, PSS, USS, swap\n"
+	"  F6       sort by any figure (vsize, anon, file, shmem, ...): a menu; a\n"
+	"           figure no column shows gets a column while the list is sorted by it\n"
 	"  < >      sort by the column left or right;  r  reverse the order\n"
-	"  /        filter: a regular expression on the command, or user:NAME;\n"
+	"  F4 /     filter, applied as you type: a regular expression on the command,\n"
+	"           or user:NAME (at Enter); Esc puts the filter back as it was;\n"
 	"           an empty filter shows everything again\n"
+	"  F3       search: the selection goes to the next command holding the text\n"
+	"           (F3 again: the one after)\n"
+	"  mouse    a heading sorts by it (again: reverses); a line selects it, twice\n"
+	"           drills into it; the wheel moves the selection\n"
+	"  F9 k     pmaps only reads: it sends no signal (it says so)\n"
+	"  t F5     the process tree: each process under its parent, its RSS, PSS,\n"
+	"           USS and swap summed with its descendants' (again: the list)\n"
+	"  a        the command line instead of the command's name (again: the name);\n"
+	"           escaped, as every byte a process chose\n"
 	"  u        group by user (again: ungroup);  c  group by cgroup\n"
 	"  Esc      leave a group drilled into, or drop the filter\n"
 	"  Space    refresh now;  q  quit;  ?  this help\n"
@@ -357,6 +369,9 @@ int top_tui_run(struct top *t)
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* htop's mouse: a heading sorts, a line is selected (twice: drilled into), the wheel moves. */
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED |
+	          BUTTON5_PRESSED, NULL);
 	curs_set(0);
 	set_escdelay(25);
 	u->color = t->o.color && has_colors();

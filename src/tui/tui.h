@@ -92,6 +92,9 @@ struct picture {
 enum view { V_LIST, V_EXPLAIN, V_MAPS, V_PAGES, V_HELP };
 #define DEPTH_MAX 8
 
+/* What the bottom line asks for. */
+enum prompt { PROMPT_NONE, PROMPT_FILTER, PROMPT_SEARCH, PROMPT_SORT };
+
 struct tui {
 	struct top *t;
 	struct top_opts orig;     /* the options as given: what Esc returns to */
@@ -108,10 +111,18 @@ struct tui {
 	int drilled_from;         /* the grouping it came from */
 	char cgroup[4096];        /* the cgroup drilled into (t->o.cgroup points here) */
 	char filter[256];         /* the filter as typed */
-	/* the prompt (/) */
-	int prompting;
+	/* the prompt: a filter (/ or F4, applied as typed), a search (F3), the sort menu (F6) */
+	int prompting;            /* enum prompt */
 	char input[256];
 	size_t input_len;
+	char filter_was[256];     /* the filter when the prompt opened: what Esc puts back */
+	int input_bad;            /* the filter typed so far is no regular expression yet */
+	int menu;                 /* the sort menu's choice: an index into the sort keys */
+	/* where the list was drawn, for the mouse: the headings' row, the first line's */
+	int head_y, list_y;
+	int cmdline;              /* the command column shows the command line (a), not the name */
+	int hit_n;                /* the headings: columns HIT_COL[i] from HIT_X[i], HIT_W[i] wide */
+	int hit_col[16], hit_x[16], hit_w[16];
 	char msg[256];            /* one line for the user (a bad filter), until the next key */
 	int list_h;               /* the lines the list showed */
 	/* the process drilled into */

@@ -27,19 +27,17 @@
 /* ---- drawing text ---- */
 
 /*
- * Writes S (N bytes, already escaped: printable UTF-8) at Y, X in at most
- * MAXW columns; returns the columns used. Without a UTF-8 locale, each byte
- * above ASCII shows as the text escape writes a control byte, \xHH (the
- * escape wrote a backslash as \\, so this reads back the same way).
+ * S (N bytes, already escaped) in at most MAXW columns from the cursor,
+ * drawn when DRAW: returns the columns used, *USED the bytes taken.
+ * Without a UTF-8 locale, each byte above ASCII shows as the text escape
+ * writes a control byte, \xHH (the escape wrote a backslash as \\, so this
+ * reads back the same way).
  */
-int tui_put(const struct tui *u, int y, int x, int maxw, const char *s, size_t n)
+static int put_n(const struct tui *u, int maxw, const char *s, size_t n, int draw, size_t *used)
 {
 	int w = 0;
 	size_t i = 0;
 
-	if (maxw <= 0)
-		return 0;
-	move(y, x);
 	while (i < n && w < maxw) {
 		uint32_t cp;
 		size_t k = (unsigned char)s[i] < 0x80 ? 1 : esc_utf8_seq((const unsigned char *)s + i,
@@ -52,7 +50,8 @@ int tui_put(const struct tui *u, int y, int x, int maxw, const char *s, size_t n
 			if (w + 4 > maxw)
 				break;
 			snprintf(hex, sizeof(hex), "\\x%02x", (unsigned char)s[i]);
-			addnstr(hex, 4);
+			if (draw)
+				addnstr(hex, 4);
 			i++;
 			w += 4;
 			continue;
@@ -64,11 +63,38 @@ int tui_put(const struct tui *u, int y, int x, int maxw, const char *s, size_t n
 			if (w + cw > maxw)
 				break;
 		}
-		addnstr(s + i, (int)k);
+		if (draw)
+			addnstr(s + i, (int)k);
 		i += k;
 		w += cw;
 	}
+	*used = i;
 	return w;
+}
+
+/*
+ * Writes S (N bytes, already escaped: printable UTF-8) at Y, X in at most
+ * MAXW columns; returns the columns used. Text that does not fit is cut,
+ * and the cut is marked: its last column shows '>' (never a silent end).
+ */
+int tui_put(const struct tui *u, int y, int x, int maxw, const char *s, size_t n)
+{
+	size_t used;
+	int w;
+
+	if (maxw <= 0)
+		return 0;
+	move(y, x);
+	w = put_n(u, maxw, s, n, 0, &used);
+	if (used == n)
+		return put_n(u, maxw, s, n, 1, &used);
+	if (maxw == 1) {
+		addch('>');
+		return 1;
+	}
+	w = put_n(u, maxw - 1, s, n, 1, &used);
+	addch('>');
+	return w + 1;
 }
 
 /*

@@ -314,9 +314,28 @@ static void proc(struct writer *w, const struct top_line *l)
 		if (l->sum->saturated)
 			KEY(o, ",\"saturated\":true");
 	}
-	for (int k = 0; k < PMAPS_SV_COUNT; k++)
-		if (w_proc_value(COL_SV0 + k, l, &v) != 0)
-			key_u64(o, COL_SV0 + k, v);
+	{
+		/* A process's own figures; with --tree its subtree's after them. */
+		struct top_line own = *l;
+		own.tree = NULL;
+		for (int k = 0; k < PMAPS_SV_COUNT; k++)
+			if (w_proc_value(COL_SV0 + k, &own, &v) != 0)
+				key_u64(o, COL_SV0 + k, v);
+	}
+	if (r && l->tree) {
+		KEY(o, ",\"ppid\":");
+		out_u64(o, (uint64_t)l->ppid);
+		KEY(o, ",\"depth\":");
+		out_u64(o, (uint64_t)l->depth);
+		KEY(o, ",\"tree\":{\"processes\":");
+		out_u64(o, l->tree->processes);
+		for (int k = 0; k < PMAPS_SV_COUNT; k++)
+			if (w_proc_value(COL_SV0 + k, l, &v) != 0)
+				key_u64(o, COL_SV0 + k, v);
+		if (l->tree->seen & ~l->tree->present)
+			KEY(o, ",\"partial\":true");
+		out_ch(o, '}');
+	}
 	if (r) {
 		char b[512];
 		size_t n;

@@ -159,6 +159,9 @@ static void procs_header(struct writer *w)
 		out_str(o, d->desc ? ", largest first" : ", smallest first");
 	else if (d->desc)
 		out_str(o, ", descending");
+	if (d->tree)
+		out_str(o, ";\nas a tree: each process under its parent, with the RSS, PSS, USS and "
+		           "Swap of it and its descendants selected");
 	out_str(o, "\n\n");
 }
 
@@ -201,10 +204,24 @@ static void proc_cell(struct writer *w, int c, const struct top_line *l, int las
 		n = 1;
 		break;
 	case COL_COMMAND:
-		if (r)
+		if (r && l->tree && l->depth > 0) {
+			/* Under its parent: two columns a level, then "`- ". */
+			char in[1100];
+			size_t d = (size_t)l->depth - 1 < 40 ? (size_t)l->depth - 1 : 40, m = 0;
+			memset(in, ' ', 2 * d);
+			m = 2 * d;
+			memcpy(in + m, "`- ", 3);
+			m += 3;
+			if (r->comm.len < sizeof(in) - m) {
+				memcpy(in + m, r->comm.ptr, r->comm.len);
+				m += r->comm.len;
+			}
+			text_cell(o, c, in, m, 0, last);
+		} else if (r) {
 			text_cell(o, c, r->comm.ptr, r->comm.len, 0, last);
-		else
+		} else {
 			cell(o, c, "", 0, last);
+		}
 		return;
 	case COL_PROCS: n = fmt_u64(b, l->sum ? l->sum->processes : 1); break;
 	case COL_PSOURCE: {

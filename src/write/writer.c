@@ -120,12 +120,14 @@ const char *w_strategy_key(enum pmaps_pages_strategy s)
 int w_proc_value(int col, const struct top_line *l, uint64_t *v)
 {
 	int k = columns[col].lib;
-	uint64_t present = l->row ? l->row->present : l->sum->present;
-	uint64_t seen = l->row ? present : l->sum->seen;
+	/* A tree's line shows its subtree's sums; a group's, the group's. */
+	const struct pmaps_survey_sum *sum = l->tree ? l->tree : l->row ? NULL : l->sum;
+	uint64_t present = sum ? sum->present : l->row->present;
+	uint64_t seen = sum ? sum->seen : present;
 
 	if (k < 0 || k >= PMAPS_SV_MAX || !((seen >> k) & 1))
 		return 0;
-	*v = l->row ? l->row->v[k] : l->sum->v[k];
+	*v = sum ? sum->v[k] : l->row->v[k];
 	return (present >> k) & 1 ? 1 : 2;
 }
 

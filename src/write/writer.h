@@ -50,6 +50,15 @@ struct top_line {
 	const char *user;
 	uint32_t uid;                       /* the process's, or a user group's */
 	struct pmaps_view cgroup;           /* a cgroup group's path (bytes its manager chose) */
+	/*
+	 * The process tree (top --tree, t): the process and its descendants
+	 * among the lines, summed; its depth under the tree's root (0), and
+	 * its parent's pid in the tree (0: a root, its parent not among them
+	 * or its link cut where PPids made a cycle). TREE is NULL otherwise.
+	 */
+	const struct pmaps_survey_sum *tree;
+	int depth;
+	int ppid;
 };
 
 struct doc {
@@ -93,6 +102,7 @@ struct doc {
 	const struct pmaps_explain_choice *choice;
 	/* top (DOC_PROCS, with COLS and HUMAN) */
 	int pgroup;               /* PGROUP_*: the records are groups by user or cgroup */
+	int tree;                 /* the processes as a tree, each with its subtree's sums */
 	const struct pmaps_survey_stats *stats; /* what the refresh did */
 	const struct pmaps_meminfo *meminfo;    /* the machine's figures, or NULL */
 	size_t shown, matched;    /* records in the document; processes the filters let through */

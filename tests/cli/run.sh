@@ -891,6 +891,52 @@ t top-exact 0 top --exact --sort pid $T
 t top-count-jsonl 0 top --count 2 -d 0.01 --jsonl --name systemd $T
 t top-count-csv 0 top --count 2 -d 0.01 --csv --pid 1 $T
 t top-count-table 0 top --count 2 -d 0.01 --max-age 0.001 --pid 1,101 $T
+# --tree: each process under its parent, its figures summed with its
+# descendants' (a 4-level tree, and two processes whose PPid name each other)
+TT="--proc-root top-tree/proc"
+t top-tree 0 top --tree $TT
+t top-tree-json 0 top --tree --json $TT; json top-tree-json
+t top-tree-sort-pid 0 top -t --sort pid $TT
+t top-tree-vsize 0 top --tree --sort vsize -n 4 $TT
+t top-sort-vsize 0 top --sort vsize $T
+t top-err-tree-group 2 top --tree -g user $TT
+t top-err-tree-csv 2 top --tree --csv $TT
+# Every tree sum is the process's own figure plus its children's tree sums.
+if [ -x /usr/bin/python3 ]; then
+	(cd "$DATA" && "$REAL_PMAPS" top --tree --json $TT) >"$TMP/tree.json" 2>/dev/null
+	if /usr/bin/python3 - "$TMP/tree.json" <<'PYEOF'; then ok; else bad "top --tree: sums"; fi
+import json, sys
+ps = json.load(open(sys.argv[1]))["processes"]
+by = {p["pid"]: p for p in ps}
+kids = {}
+for p in ps:
+    if p["ppid"]:
+        kids.setdefault(p["ppid"], []).append(p["pid"])
+bad = 0
+for p in ps:
+    for k in ("rss", "pss", "uss", "swap", "vsize"):
+        want = p[k] + sum(by[c]["tree"][k] for c in kids.get(p["pid"], []))
+        if p["tree"][k] != want:
+            print("pid %d %s: tree %d, own + children's trees %d" % (p["pid"], k, p["tree"][k], want))
+            bad = 1
+    n = 1 + sum(by[c]["tree"]["processes"] for c in kids.get(p["pid"], []))
+    if p["tree"]["processes"] != n:
+        print("pid %d: %d processes, want %d" % (p["pid"], p["tree"]["processes"], n))
+        bad = 1
+# The walk's order: every process right under its parent's subtree, depth one more.
+for i, p in enumerate(ps):
+    if p["ppid"]:
+        j = max(k for k in range(i) if ps[k]["pid"] == p["ppid"])
+        if p["depth"] != ps[j]["depth"] + 1 or any(ps[k]["depth"] <= ps[j]["depth"] for k in range(j + 1, i)):
+            print("pid %d not under its parent %d" % (p["pid"], p["ppid"]))
+            bad = 1
+roots = [p["pid"] for p in ps if p["depth"] == 0]
+if roots != [1, 30]:
+    print("roots %r, want [1, 30]" % roots)
+    bad = 1
+sys.exit(bad)
+PYEOF
+fi
 # No meminfo in a tree: no Memory line, nothing absent shown as 0.
 t top-capture 0 top --proc-root capture-6.18/proc
 t top-capture-json 0 top --json --proc-root capture-6.18/proc; json top-capture-json

@@ -127,6 +127,13 @@ sleep 1.2 # two refreshes: the filter holds
 screen big >"$TMP/screen"
 if [ "$(rows)" = 1 ]; then ok; else bad "the filter: $(rows) rows, want 1 (the helper)"; seen big; fi
 cp "$TMP/screen" "$TMP/list-100x30"
+# a: the command line (its arguments) instead of the name; again: the name.
+keys big a
+# (its argv[0] is the link's path, which the name never holds; the rest is cut, marked)
+expect big "^ *$helper .* /tmp/pmaps-top-tmux\\." "a: the helper's command line"
+expect big 'Command line' "a: the heading says so"
+keys big a
+expect big "^ *$helper .*$name\$" "a again: the name"
 # Colours on (TERM=screen has them, NO_COLOR unset): the heading is coloured.
 tm capture-pane -e -p -t big >"$TMP/esc"
 ESC=$(printf '\033')
@@ -214,6 +221,52 @@ fi
 tm capture-pane -e -p -t small >"$TMP/esc"
 if grep -qE "$colour" "$TMP/esc"; then bad "NO_COLOR=1: colours on screen"; else ok; fi
 cp "$TMP/screen" "$TMP/list-80x24"
+# A line cut at 80 columns says so: its last column is '>'.
+keys small Escape
+expect small '^refresh .*>$' "80x24: the cut refresh line marked"
+
+# htop's keys. F4: the filter applies as it is typed (before Enter).
+keys small F4
+keys small -l "^pmtui-$$"
+expect small "filter (command regex" "F4: the filter prompt"
+wait_for small "^ *$helper .*$name" >/dev/null
+screen small >"$TMP/screen"
+if [ "$(rows)" = 1 ]; then ok; else bad "F4: the list while typing: $(rows) rows, want 1"; seen small; fi
+keys small Escape
+# F6: the sort menu; Left from pss is the last key (command): Enter sorts by it.
+keys small F6
+expect small "sort by (Left/Right" "F6: the sort menu"
+keys small Left Enter
+expect small "sort Command ascending" "F6: sorted by the key chosen"
+# A click on a heading sorts by its column (an X10 mouse report: press, release).
+click() {
+	tm send-keys -t "$1" -l "$(printf '\033[M %b%b\033[M#%b%b' \
+		"\\$(printf %o $((33 + $2)))" "\\$(printf %o $((33 + $3)))" \
+		"\\$(printf %o $((33 + $2)))" "\\$(printf %o $((33 + $3)))")"
+}
+screen small >"$TMP/screen"
+hy=$(awk '/PID.*RSS/ { print NR - 1; exit }' "$TMP/screen")
+hx=$(awk '/PID.*RSS/ { print index($0, "RSS") - 1; exit }' "$TMP/screen")
+click small "$hx" "$hy"
+expect small "sort RSS descending" "mouse: a click on RSS sorts by it"
+# F9 and k: pmaps only reads.
+keys small k
+expect small "pmaps only reads memory: it sends no signal" "k: the answer"
+keys small F9
+expect small "pmaps only reads memory: it sends no signal" "F9: the answer"
+# t: the tree; its header says so and children are drawn under their parents.
+keys small t
+expect small 'tree' "t: the tree in the header"
+expect small '`- ' "t: a child under its parent" -F
+keys small F5
+wait_for small 'tree' >/dev/null
+screen small >"$TMP/screen"
+if grep -q 'tree' "$TMP/screen"; then bad "F5: the tree still on"; seen small; else ok; fi
+# F3: a search moves the selection; the prompt shows it.
+keys small F3
+keys small -l "$name"
+expect small "search (F3 next" "F3: the search prompt"
+keys small Enter
 keys small C-c
 st=$(ended small)
 [ "$st" = "130 0" ] && ok || bad "SIGINT: exit status and alternate screen '$st', want '130 0'"

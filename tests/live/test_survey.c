@@ -1226,6 +1226,29 @@ static void test_survey_sum(void **state)
 	assert_int_equal(sum.seen, 1u << PMAPS_SV_RSS | 1u << PMAPS_SV_PSS);
 	sum.size = 4;
 	assert_int_equal(pmaps_survey_sum_add(&sum, &a), -EINVAL);
+	sum.size = sizeof(sum);
+	/* A merge is the rows added one by one: {b} merged into {a} as {a, b} above. */
+	{
+		struct pmaps_survey_sum sa = {.size = sizeof(sa)}, sb = {.size = sizeof(sb)},
+		                        none = {.size = sizeof(none)};
+		assert_int_equal(pmaps_survey_sum_add(&sa, &a), 0);
+		assert_int_equal(pmaps_survey_sum_add(&sb, &b), 0);
+		assert_int_equal(pmaps_survey_sum_merge(&sa, &none), 0); /* nothing: no change */
+		assert_int_equal(sa.processes, 1);
+		assert_int_equal(sa.present, a.present);
+		assert_int_equal(pmaps_survey_sum_merge(&sa, &sb), 0);
+		assert_int_equal(sa.processes, sum.processes);
+		assert_int_equal(sa.present, sum.present);
+		assert_int_equal(sa.seen, sum.seen);
+		assert_int_equal(sa.saturated, sum.saturated);
+		assert_memory_equal(sa.v, sum.v, sizeof(sum.v));
+		/* A saturated sum stays saturated wherever it is merged. */
+		assert_int_equal(pmaps_survey_sum_merge(&none, &sa), 0);
+		assert_int_equal(none.saturated, 1);
+		assert_int_equal(none.processes, 2);
+		sb.size = 4;
+		assert_int_equal(pmaps_survey_sum_merge(&sa, &sb), -EINVAL);
+	}
 }
 
 /* meminfo: every field read here, from the machine's own file, equal to what it says. */
