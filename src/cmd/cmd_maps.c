@@ -42,6 +42,10 @@ static const char maps_usage[] =
 	"                         than 5 ms: see Gentle)\n"
 	"      --exact            read as asked, however long the process's mmap() waits\n"
 	"  -v, --verbose          say which source was read, why, and what it cost\n"
+	"  -w, --wide             the default columns all, and paths whole, however wide\n"
+	"                         (without it the table fits the terminal, or 80\n"
+	"                         columns: it leaves columns out and cuts paths at\n"
+	"                         their start, \"...\" marking the cut)\n"
 	"  -f, --fields LIST      columns, comma-separated, or 'all'; the row's identity\n"
 	"                         (address and path; a group's key) is kept unless LIST\n"
 	"                         names one of address, start, end, path or kind\n"
@@ -102,6 +106,11 @@ struct maps_opts {
 	int gentle;
 	int exact;          /* --exact: as asked or chosen, however long it holds the lock */
 	int fields_given;   /* --fields (not the default columns) */
+	int wide;           /* --wide: the default columns whole, however wide */
+	int asked[COL_MAPS_END]; /* the default columns before fit_width() left some out */
+	int nasked;         /* their count; 0: the columns shown are those asked */
+	char left_out[256]; /* what fit_width() left out, or "" */
+	int last_width;     /* the table's path in at most this many columns (0: whole) */
 	int verbose;
 };
 
@@ -177,6 +186,56 @@ static void keep_identity(struct maps_opts *o)
 		o->cols[o->ncols++] = last;
 }
 
+/* A column's width in the table: sizes in bytes (-b) take twelve. */
+static int col_width(const struct maps_opts *o, int c)
+{
+	int w = (int)columns[c].width;
+
+	return !o->human && columns[c].unit == UNIT_BYTES && w < 12 ? 12 : w;
+}
+
+/*
+ * The default table in WIDTH columns: columns left out, least needed first,
+ * until the rest fit, with 24 columns at least for a path (12 for a total's
+ * source) at the end; the path then gets what is left, cut from its start
+ * ("..." and its end). The columns asked of the source stay those of the
+ * whole table: its width never changes where the values come from. What
+ * was left out goes to O->left_out, for a note.
+ */
+static void fit_width(struct maps_opts *o, int width)
+{
+	static const int drop[] = {PMAPS_F_LAZY_FREE, PMAPS_F_PRIVATE_CLEAN, COL_SHARED,
+	                           PMAPS_F_PRIVATE_DIRTY, COL_VSIZE, COL_KIND, COL_PERMS,
+	                           COL_MAPPINGS, PMAPS_F_SWAP};
+	char gone[160] = "";
+	size_t g = 0;
+	int need = 0, last = o->ncols ? o->cols[o->ncols - 1] : -1;
+	int last_min = last != COL_PATH ? 0 : o->group == PMAPS_GROUP_TOTAL ? 12 : 24;
+
+	memcpy(o->asked, o->cols, (size_t)o->ncols * sizeof(o->cols[0]));
+	o->nasked = o->ncols;
+	for (int i = 0; i < o->ncols; i++)
+		need += (i ? 1 : 0) + (o->cols[i] == COL_PATH ? last_min : col_width(o, o->cols[i]));
+	for (size_t k = 0; k < sizeof(drop) / sizeof(drop[0]) && need > width; k++)
+		for (int i = 0; i < o->ncols; i++) {
+			if (o->cols[i] != drop[k] || drop[k] == o->sort_col || o->ncols < 2 ||
+			    (drop[k] == COL_KIND && o->group == PMAPS_GROUP_KIND))
+				continue; /* the one sorted by, and a group's key, stay */
+			need -= col_width(o, drop[k]) + 1;
+			memmove(o->cols + i, o->cols + i + 1, (size_t)(o->ncols - i - 1) * sizeof(o->cols[0]));
+			o->ncols--;
+			g += (size_t)snprintf(gone + g, sizeof(gone) - g, "%s%s", g ? ", " : "",
+			                      columns[drop[k]].key.s);
+			break;
+		}
+	if (last == COL_PATH)
+		o->last_width = width - (need - last_min) > last_min ? width - (need - last_min)
+		                                                     : last_min;
+	if (g)
+		snprintf(o->left_out, sizeof(o->left_out), "%d columns: left out %s (--wide, or "
+		         "--fields, shows them)", width, gone);
+}
+
 /* A page source: values counted from the page tables rather than smaps' text. */
 static int page_source(enum pmaps_source s)
 {
@@ -213,6 +272,7 @@ static void maps_doc(struct doc *d, const struct maps_opts *o, int pid, enum pma
 	d->csv_source = src != PMAPS_SRC_SMAPS && src != PMAPS_SRC_ROLLUP &&
 	                !(d->kind == DOC_TOTAL && has_path);
 	d->choice = choice;
+	d->last_width = o->fmt == FMT_TABLE ? o->last_width : 0;
 }
 
 /* A failed read: the document closed with the error where the format holds one. Returns ERR. */
@@ -455,9 +515,12 @@ static void asked_keys(const struct maps_opts *o, uint64_t *fields, uint64_t *va
 {
 	*fields = *values = 0;
 	*vm_flags = 0;
-	for (int i = 0; i <= o->ncols; i++) {
-		/* The columns shown, and the one sorted by. */
-		int c = i < o->ncols ? o->cols[i] : o->sort_col, k = c >= 0 ? columns[c].lib : -1;
+	const int *cols = o->nasked ? o->asked : o->cols;
+	int n = o->nasked ? o->nasked : o->ncols;
+
+	for (int i = 0; i <= n; i++) {
+		/* The columns shown (all of the table's, had it room), and the one sorted by. */
+		int c = i < n ? cols[i] : o->sort_col, k = c >= 0 ? columns[c].lib : -1;
 		if (c == COL_VMFLAGS)
 			*vm_flags = 1;
 		else if (k < 0)
@@ -792,6 +855,7 @@ int cmd_maps(int argc, char **argv)
 		{"group", required_argument, NULL, 'g'},
 		{"total", no_argument, NULL, 't'},
 		{"fields", required_argument, NULL, 'f'},
+		{"wide", no_argument, NULL, 'w'},
 		{"sort", required_argument, NULL, 's'},
 		{"source", required_argument, NULL, 'S'},
 		{"gentle", no_argument, NULL, 'G'},
@@ -808,11 +872,11 @@ int cmd_maps(int argc, char **argv)
 	struct maps_opts o = {.group = -1, .sort_col = -1, .human = 1, .fmt = FMT_TABLE,
 	                      .source = PMAPS_SRC_AUTO};
 	const char *fields = NULL, *sort = NULL;
-	int ch, total = 0;
+	int ch, total = 0, rc;
 
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "g:tf:s:vjbh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "g:tf:s:wvjbh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'g':
 			if (strcmp(optarg, "path") == 0)
@@ -826,6 +890,7 @@ int cmd_maps(int argc, char **argv)
 			break;
 		case 't': total = 1; break;
 		case 'f': fields = optarg; break;
+		case 'w': o.wide = 1; break;
 		case 's': sort = optarg; break;
 		case 'S': {
 			int s = strcmp(optarg, "auto") == 0 ? PMAPS_SRC_AUTO
@@ -850,7 +915,7 @@ int cmd_maps(int argc, char **argv)
 		case 'b': o.human = 0; break;
 		case 'R': o.t.root = optarg; break;
 		case 'h': return print_usage(maps_usage);
-		default: return option_error("maps", argv, "g:tf:s:vjbh", longopts);
+		default: return option_error("maps", argv, "g:tf:s:wvjbh", longopts);
 		}
 	}
 	if (total && o.group >= 0) {
@@ -909,5 +974,11 @@ int cmd_maps(int argc, char **argv)
 		}
 		o.sort_col = col;
 	}
-	return maps_report(&o);
+	if (!fields && o.fmt == FMT_TABLE && !o.wide)
+		fit_width(&o, tool_width());
+	rc = maps_report(&o);
+	/* Said to a person after a table that left columns out; a script's log is spared it. */
+	if (rc == EXIT_OK && o.left_out[0] && isatty(STDERR_FILENO))
+		note_msg("%s", o.left_out);
+	return rc;
 }

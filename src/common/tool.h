@@ -16,6 +16,12 @@
 /* Exit codes. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
+/*
+ * The width a table is laid out for: the terminal's, where standard output
+ * is one; else 80 (a file or a pipe: programs read JSON or CSV).
+ */
+int tool_width(void);
+
 /* Prints "pmaps: " and the message to stderr, escaped. */
 void die_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "common/escape.h"
@@ -41,6 +42,15 @@ void die_msg(const char *fmt, ...)
 	va_start(ap, fmt);
 	msg_out("pmaps: ", fmt, ap);
 	va_end(ap);
+}
+
+int tool_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
 }
 
 void note_msg(const char *fmt, ...)

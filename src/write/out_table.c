@@ -75,6 +75,39 @@ static void name(struct out *o, const char *s, size_t n, int truncated)
 		out_mem(o, "...", 3); /* the escape never makes one: a cut name says so */
 }
 
+/*
+ * A name in at most WIDTH columns (0: whole): its end after "...", where
+ * it is longer (a path's end names the file); cut between characters.
+ */
+static void name_in(struct out *o, const char *s, size_t n, int truncated, int width)
+{
+	char e[4200];
+	size_t k, cols = 0, i;
+
+	if (width <= 0) {
+		name(o, s, n, truncated);
+		return;
+	}
+	k = esc_text(e, sizeof(e) - 3, s, n);
+	if (truncated) {
+		memcpy(e + k, "...", 3);
+		k += 3;
+	}
+	for (i = 0; i < k; i++)
+		cols += ((unsigned char)e[i] & 0xc0) != 0x80;
+	if (cols <= (size_t)width || width < 4) {
+		out_mem(o, e, k);
+		return;
+	}
+	/* Back from the end by WIDTH - 3 characters, after "..." (git's habit for a path). */
+	i = k;
+	for (cols = 0; i > 0 && cols < (size_t)width - 3; cols++)
+		while (--i > 0 && ((unsigned char)e[i] & 0xc0) == 0x80)
+			;
+	out_mem(o, "...", 3);
+	out_mem(o, e + i, k - i);
+}
+
 /* ---- pmaps top ---- */
 
 /* ", key SIZE" of meminfo line F when it was read. */
@@ -425,11 +458,13 @@ static void map_cell(struct writer *w, int c, const struct pmaps_mapping *m,
 		return;
 	case COL_PATH:
 		if (m)
-			name(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0);
+			name_in(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0,
+			        w->d->last_width);
 		else if (w->d->kind == DOC_GROUPS && g->key.len == 0)
 			out_mem(o, "[anon]", 6);
 		else
-			name(o, g->key.ptr, g->key.len, (g->flags & PMAPS_GROUP_PATH_TRUNCATED) != 0);
+			name_in(o, g->key.ptr, g->key.len, (g->flags & PMAPS_GROUP_PATH_TRUNCATED) != 0,
+			        w->d->last_width);
 		return;
 	default: {
 		int present = w_value(c, m, g, &v) == 1;

@@ -102,6 +102,11 @@ struct doc {
 	const struct pmaps_explain_choice *choice;
 	/* top (DOC_PROCS, with COLS and HUMAN) */
 	int pgroup;               /* PGROUP_*: the records are groups by user or cgroup */
+	/*
+	 * maps' table: the last column (a path) in at most this many columns,
+	 * its end kept after ".." where it is longer (0: whole)
+	 */
+	int last_width;
 	int tree;                 /* the processes as a tree, each with its subtree's sums */
 	const struct pmaps_survey_stats *stats; /* what the refresh did */
 	const struct pmaps_meminfo *meminfo;    /* the machine's figures, or NULL */

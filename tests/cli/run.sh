@@ -80,6 +80,12 @@ t bad-command 2 frobnicate
 
 # every option on the hand-made edge cases
 t edge-table 0 maps $E
+# The table fits 80 columns (standard output is no terminal): columns left
+# out, least needed first, and paths cut from their start; --wide shows all.
+t edge-wide 0 maps --wide $E
+t edge-wide-group 0 maps -w -g path $E
+t edge-bytes-group-kind 0 maps -b -g kind $E
+t longpath-wide 0 maps --wide --proc-root longpath/proc 100
 t edge-bytes 0 maps --bytes $E
 t edge-all 0 maps -f all $E
 t edge-fields 0 maps --fields rss,pss_dirty,Private_Dirty,lazy_free,vm_flags,path $E
@@ -792,7 +798,7 @@ if [ -x "$PY" ]; then
 		fi
 	done
 	# The escapes themselves, where a person reads them.
-	"$PMAPS" maps $hp >"$TMP/h.maps" 2>&1
+	"$PMAPS" maps --wide $hp >"$TMP/h.maps" 2>&1
 	for want in 'esc-\x1b]0;PWNED\x07\x1b[2J.so' 'new\nline.so' 'back\\slash.so' 'lat1-\xe9.so' \
 		"emoji-$(printf '\360\237\230\200').so" 'c1-\xc2\x9b2J.so' 'rlo-\xe2\x80\xaeos.txt'; do
 		grep -qF "$want" "$TMP/h.maps" && ok || bad "hostile: maps lacks $want"
