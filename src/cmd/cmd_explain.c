@@ -40,6 +40,9 @@ static const char explain_usage[] =
 	"                         THP pages\n"
 	"  -v, --verbose          show the evidence behind each rule (JSON always has it),\n"
 	"                         and say which source was read and what it cost\n"
+	"  -w, --wide             the report whole, however wide (without it, it fits the\n"
+	"                         terminal, or 80 columns: prose wrapped, the table's\n"
+	"                         columns that are 0 or least needed left out, and said)\n"
 	BOOKS_USAGE
 	"      --proc-root DIR    read DIR/PID instead of /proc/PID\n"
 	"  -h, --help             show this help\n"
@@ -69,8 +72,8 @@ static const char explain_usage[] =
  * stream then ends with the error).
  */
 static int explain_write(struct pmaps_proc *proc, struct out *out, enum fmt fmt,
-                         const struct explain_ask *ask, int verbose, struct explain_doc *e,
-                         struct failure *f)
+                         const struct explain_ask *ask, int verbose, int width,
+                         struct explain_doc *e, struct failure *f)
 {
 	struct writer w;
 	struct doc d;
@@ -83,6 +86,7 @@ static int explain_write(struct pmaps_proc *proc, struct out *out, enum fmt fmt,
 		         "source walks gently)");
 	explain_doc_fill(e, &d);
 	d.verbose = verbose;
+	d.last_width = fmt == FMT_TABLE ? width : 0;
 	if (e->kernel_thread)
 		kernel_thread_note(d.pid);
 	w_begin(&w, out, fmt, &d);
@@ -165,6 +169,7 @@ struct explain_opts {
 	int source;  /* PMAPS_SRC_SMAPS, PMAPS_SRC_PAGES or PMAPS_SRC_AUTO */
 	int pages, gentle, verbose;
 	struct books_opts books;
+	int wide;    /* --wide: the table and its lines whole, however wide */
 };
 
 static int explain_main(const struct explain_opts *o, int source_line)
@@ -192,7 +197,8 @@ static int explain_main(const struct explain_opts *o, int source_line)
 	ask.books = o->fmt == FMT_CSV ? NULL : &bo;
 	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
 	memset(&f, 0, sizeof(f));
-	err = explain_write(proc, &out, o->fmt, &ask, o->verbose, &e, &f);
+	err = explain_write(proc, &out, o->fmt, &ask, o->verbose, o->wide ? 0 : tool_width(), &e,
+	                    &f);
 	if (err < 0) {
 		out_flush(&out); /* what was written goes before the message */
 		rc = tool_fail(&o->t, &f);
@@ -210,7 +216,7 @@ int explain_report(const struct target *t, enum fmt fmt, unsigned options, int v
 	struct explain_opts o = {*t, fmt, (options & PMAPS_EXPLAIN_FAST) ? PMAPS_SRC_PAGES
 	                                                                 : PMAPS_SRC_SMAPS,
 	                         (options & PMAPS_EXPLAIN_PAGES) != 0,
-	                         (options & PMAPS_EXPLAIN_GENTLE) != 0, verbose, {0}};
+	                         (options & PMAPS_EXPLAIN_GENTLE) != 0, verbose, {0}, 0};
 
 	books_opts_init(&o.books);
 	return explain_main(&o, 0);
@@ -227,18 +233,19 @@ int cmd_explain(int argc, char **argv)
 		{"csv", no_argument, NULL, 'C'},
 		{"pages", no_argument, NULL, 'P'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"wide", no_argument, NULL, 'w'},
 		{"proc-root", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		BOOKS_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_AUTO, 0, 0, 0, {0}};
+	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_AUTO, 0, 0, 0, {0}, 0};
 	int ch, r, rc, exact = 0, source = 0;
 
 	opterr = 0;
 	optind = 1;
 	books_opts_init(&o.books);
-	while ((ch = getopt_long(argc, argv, "jvh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "jvwh", longopts, NULL)) != -1) {
 		r = books_option(&o.books, ch, optarg);
 		if (r < 0)
 			return EXIT_USAGE;
@@ -266,9 +273,10 @@ int cmd_explain(int argc, char **argv)
 			break;
 		case 'P': o.pages = 1; break;
 		case 'v': o.verbose = 1; break;
+		case 'w': o.wide = 1; break;
 		case 'R': o.t.root = optarg; break;
 		case 'h': return print_usage(explain_usage);
-		default: return option_error("explain", argv, "jvh", longopts);
+		default: return option_error("explain", argv, "jvwh", longopts);
 		}
 	}
 	if (exact && source && o.source != PMAPS_SRC_SMAPS) {

@@ -10,6 +10,7 @@
  * for bytes. Every name from the target goes through the text escape.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/tool.h"
@@ -615,13 +616,52 @@ static int xtable_cols(const struct pmaps_explain *x, enum pmaps_xcol cols[PMAPS
 	return (int)n;
 }
 
-static void category_table(struct out *o, const struct pmaps_explain *x)
+/*
+ * The category table in WIDTH columns (0: all of it): state columns left
+ * out, those that are 0 in every category first, then the least needed;
+ * RSS, PrDirty and Shared stay. Returns the new count; their keys into GONE.
+ */
+static int fit_xcols(const struct pmaps_explain *x, enum pmaps_xcol *cols, int n, int width,
+                     char *gone, size_t gsz)
+{
+	static const enum pmaps_xcol order[] = {PMAPS_XC_THP, PMAPS_XC_LOCKED, PMAPS_XC_SWAP,
+	                                        PMAPS_XC_PRIVATE_CLEAN, PMAPS_XC_LAZYFREE,
+	                                        PMAPS_XC_PRIVATE};
+	int need = (int)columns[COL_XCAT].width + 1 + (int)columns[COL_XMAPS].width + 1 +
+	           (int)columns[COL_XPCT].width;
+	size_t g = 0;
+
+	gone[0] = '\0';
+	for (int c = 0; c < n; c++)
+		need += (int)columns[COL_XC0 + cols[c]].width + 1;
+	for (int pass = 0; pass < 2 && width > 0 && need > width; pass++)
+		for (size_t k = 0; k < sizeof(order) / sizeof(order[0]) && need > width; k++)
+			for (int c = 0; c < n; c++) {
+				if (cols[c] != order[k] ||
+				    (pass == 0 && (x->total[cols[c]] || !known(x, cols[c]))))
+					continue;
+				need -= (int)columns[COL_XC0 + cols[c]].width + 1;
+				g += (size_t)snprintf(gone + g, gsz - g, "%s%s%s", g ? ", " : "",
+				                      columns[COL_XC0 + cols[c]].title.s,
+				                      pass == 0 ? " (0)" : "");
+				if (g >= gsz)
+					g = gsz - 1;
+				memmove(cols + c, cols + c + 1, (size_t)(n - c - 1) * sizeof(cols[0]));
+				n--;
+				break;
+			}
+	return n;
+}
+
+static void category_table(struct out *o, const struct pmaps_explain *x, int width)
 {
 	const uint64_t rss = x->total[PMAPS_XC_RSS];
 	enum pmaps_xcol cols[PMAPS_XC_COUNT];
 	int ncols = xtable_cols(x, cols), unknown = 0;
-	char b[24];
+	char b[24], gone[200];
 	size_t n;
+
+	ncols = fit_xcols(x, cols, ncols, width, gone, sizeof(gone));
 
 	title(o, COL_XCAT, 0);
 	out_ch(o, ' ');
@@ -654,6 +694,8 @@ static void category_table(struct out *o, const struct pmaps_explain *x)
 		cell(o, COL_XPCT, b, n, 0);
 		out_ch(o, '\n');
 	}
+	if (gone[0])
+		out_printf(o, "(Left out to fit %d columns: %s; --wide shows them.)\n", width, gone);
 	if (unknown)
 		out_printf(o, "('-': not known to the %s source here%s%s.)\n",
 		           pmaps_source_name(x->source),
@@ -813,9 +855,91 @@ static void note(struct out *o, const struct pmaps_explain *x, const struct pmap
 	}
 }
 
+static void explain_doc(struct writer *w, const struct pmaps_explain *x, struct out *o);
+
+/*
+ * Copies LEN bytes of a document from S to O, its prose wrapped at WIDTH:
+ * a line longer than that, with no two spaces in a row after its indent
+ * (a table's row has them: tables are fitted, not wrapped), breaks at
+ * spaces; its next lines take its indent, two more under a "- " item.
+ */
+static void wrap_copy(struct out *o, const char *s, size_t len, int width)
+{
+	const char *end = s + len;
+
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end, *p = s;
+		size_t cols = 0, indent, hang;
+		int prose = 1;
+
+		for (const char *q = s; q < le; q++)
+			cols += ((unsigned char)*q & 0xc0) != 0x80;
+		while (p < le && *p == ' ')
+			p++;
+		indent = (size_t)(p - s);
+		hang = indent + (le - p > 2 && p[0] == '-' && p[1] == ' ' ? 2 : 0);
+		for (const char *q = p; q + 1 < le; q++)
+			if (q[0] == ' ' && q[1] == ' ')
+				prose = 0;
+		if (cols <= (size_t)width || !prose || hang + 20 > (size_t)width) {
+			out_mem(o, s, (size_t)(le - s));
+		} else {
+			/* Words onto lines of WIDTH columns at most (a longer word alone on its line). */
+			size_t at = indent;
+			int words = 0; /* on this line */
+			out_mem(o, s, indent);
+			while (p < le) {
+				const char *we = p, *q;
+				size_t wc = 0;
+				while (we < le && *we != ' ')
+					wc += ((unsigned char)*we++ & 0xc0) != 0x80;
+				if (words && at + 1 + wc > (size_t)width) {
+					out_ch(o, '\n');
+					for (size_t i = 0; i < hang; i++)
+						out_ch(o, ' ');
+					at = hang;
+					words = 0;
+				} else if (words) {
+					out_ch(o, ' ');
+					at++;
+				}
+				words++;
+				out_mem(o, p, (size_t)(we - p));
+				at += wc;
+				for (q = we; q < le && *q == ' '; q++)
+					;
+				p = q;
+			}
+		}
+		if (nl)
+			out_ch(o, '\n');
+		s = nl ? nl + 1 : end;
+	}
+}
+
 static void explain(struct writer *w, const struct pmaps_explain *x)
 {
-	struct out *o = w->o;
+	struct out mem;
+	size_t cap = 1u << 20;
+	char *buf;
+
+	/* Whole, where no width is asked (--wide) or the memory for the wrapping is not there. */
+	if (w->d->last_width <= 0 || !(buf = malloc(cap))) {
+		explain_doc(w, x, w->o);
+		return;
+	}
+	out_memory(&mem, buf, cap);
+	explain_doc(w, x, &mem);
+	if (mem.err)
+		explain_doc(w, x, w->o); /* larger than the buffer: unwrapped */
+	else
+		wrap_copy(w->o, buf, out_kept(&mem), w->d->last_width);
+	free(buf);
+}
+
+static void explain_doc(struct writer *w, const struct pmaps_explain *x, struct out *o)
+{
 	const uint64_t *t = x->total;
 	char a[24], b[24], c[24], d[24];
 	const char *sep;
@@ -869,7 +993,7 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_printf(o, "\nWhere it is (%llu mappings):\n", (unsigned long long)x->nmappings);
 	if (w->d->choice)
 		choice_line(o, w->d->choice);
-	category_table(o, x);
+	category_table(o, x, w->d->last_width);
 	out_printf(o, "\nReconciled: the categories add up to %llu KiB of RSS",
 	           (unsigned long long)(t[PMAPS_XC_RSS] >> 10));
 	if (x->source == PMAPS_SRC_PAGES)
@@ -939,8 +1063,12 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_str(o, "  ");
 		out_ljust(o, pmaps_xcat_name(tp->cat), strlen(pmaps_xcat_name(tp->cat)), 13);
 		out_ch(o, ' ');
+		/* The line's 2 + 25 + 1 + 8 + 2 + 13 + 1 columns, then the path in what is left. */
 		if (tp->path_len)
-			name(o, tp->path, tp->path_len, tp->path_truncated);
+			name_in(o, tp->path, tp->path_len, tp->path_truncated,
+			        w->d->last_width ? (w->d->last_width - 52 > 16 ? w->d->last_width - 52
+			                                                       : 16)
+			                         : 0);
 		else
 			out_str(o, tp->path_truncated ? "[anon]..." : "[anon]");
 		out_ch(o, '\n');

@@ -80,6 +80,9 @@ t bad-command 2 frobnicate
 
 # every option on the hand-made edge cases
 t edge-table 0 maps $E
+# explain fits 80 columns too: prose wrapped, the table's zero columns left
+# out and said; --wide as before.
+t explain-capture-wide 0 explain --wide $C
 # The table fits 80 columns (standard output is no terminal): columns left
 # out, least needed first, and paths cut from their start; --wide shows all.
 t edge-wide 0 maps --wide $E
@@ -803,7 +806,7 @@ if [ -x "$PY" ]; then
 		"emoji-$(printf '\360\237\230\200').so" 'c1-\xc2\x9b2J.so' 'rlo-\xe2\x80\xaeos.txt'; do
 		grep -qF "$want" "$TMP/h.maps" && ok || bad "hostile: maps lacks $want"
 	done
-	"$PMAPS" explain $hp >"$TMP/h.explain" 2>&1
+	"$PMAPS" explain --wide $hp >"$TMP/h.explain" 2>&1
 	grep -qF 'Runtime: the JVM (\x1b]0;PWNED\x07\x1b[2J): libjvm.so mapped' "$TMP/h.explain" &&
 		grep -qF '/hsperfdata_\x1b]0;PWNED\x07\x1b[2J/123 (collector \x1b]0;PWNED\x07\x1b[2J\xe9)' "$TMP/h.explain" &&
 		grep -qF '/lat1-\xe9.so' "$TMP/h.explain" && ok || bad "hostile: explain's escapes: $(cat "$TMP/h.explain")"

@@ -473,7 +473,7 @@ static void test_keys(void **state)
 	};
 	static const char *const status[PMAPS_ST_COUNT] = {
 		"vm_size", "vm_rss", "rss_anon", "rss_file", "rss_shmem", "vm_hwm", "vm_pte",
-		"vm_swap", "threads", "uid", "euid", "gid", "egid", "state", "nspid",
+		"vm_swap", "threads", "uid", "euid", "gid", "egid", "state", "nspid", "ppid",
 	};
 
 	(void)state;
@@ -501,8 +501,9 @@ static void test_status_read(void **state)
 	(void)state;
 	assert_int_equal(pmaps_status_read(p, &st, msg, sizeof(msg)), 0);
 	assert_string_equal(msg, "");
-	/* Every figure but NSpid, which this capture has no line of (a kernel before 4.1). */
-	assert_int_equal(st.present, ((1ull << PMAPS_ST_COUNT) - 1) & ~(1ull << PMAPS_ST_NSPID));
+	/* Every figure but NSpid (a kernel before 4.1) and PPid, which this capture has no line of. */
+	assert_int_equal(st.present, ((1ull << PMAPS_ST_COUNT) - 1) &
+	                                 ~(1ull << PMAPS_ST_NSPID | 1ull << PMAPS_ST_PPID));
 	assert_int_equal(st.v[PMAPS_ST_STATE], 'S');
 	assert_int_equal(st.v[PMAPS_ST_GID], 0);
 	assert_int_equal(st.v[PMAPS_ST_EGID], 0);
