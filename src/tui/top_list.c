@@ -71,7 +71,9 @@ static int lc_col(const struct top *t, int lc)
 /* The heading of a list column: the column table's. */
 static const char *lc_title(const struct top *t, int lc)
 {
-	return columns[lc_col(t, lc)].title.s;
+	int c = lc_col(t, lc);
+
+	return c >= 0 && c < COL_COUNT ? columns[c].title.s : "";
 }
 
 /*

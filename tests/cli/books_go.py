@@ -212,8 +212,13 @@ def test_go(madv):
         eq(f"{tag}: exit status", (rc, err), (0, ""))
         ok(f"{tag}: the books' section", "The runtime's books" in out, out[-2000:],
            "The runtime's books")
-        eqs = [l for l in out.splitlines() if l.startswith("RSS ") and " = " in l]
-        eq(f"{tag}: one equation line", len(eqs), 1)
+        # The equation, wrapped at 80 columns (standard output is no terminal): its
+        # paragraph, from "RSS ... = " to the blank line or the end, as one line.
+        paras = re.split(r"\n\s*\n", out)
+        eqs = [" ".join(p.split()) for p in paras if p.startswith("RSS ") and " = " in p]
+        eq(f"{tag}: one equation", len(eqs), 1)
+        eq(f"{tag}: the report fits 80 columns", [l for l in out.splitlines() if len(l) > 80
+                                                 and "  " not in l.strip()], [])
         pat = (r"^RSS \S+ = Go live objects \S+ \+ .* \(all sums exact to the kernel; "
                r"the runtime's figures as of \d\d:\d\d:\d\d\)$")
         ok(f"{tag}: the equation", eqs and re.match(pat, eqs[0]), eqs, pat)
@@ -311,7 +316,10 @@ def test_watch_churn():
                 break
         w.send_signal(signal.SIGINT)
         _, err = w.communicate(timeout=30)
-        eq("churn: watch exit status", (w.returncode, err.decode()), (0, ""))
+        # stderr: the line saying what --svg wrote, nothing else.
+        eq("churn: watch exit status", (w.returncode, re.sub(
+            r"^pmaps: wrote \S+ \([0-9.]+[BKM]?\): the memory timeline: \d+ samples over "
+            r"[0-9.]+ s, RSS at most [0-9.]+[KMG]\n$", "", err.decode())), (0, ""))
         figures, held_over = [], []
         for o in joined:
             tag = f"churn: sample {o['sample']}"

@@ -371,7 +371,8 @@ def main():
                 for d in (a, b, c)], [64 << 20] * 3)
         if name in ("glibc", "cpython"):
             eq(f"{name}: no book asked of another process's malloc", "runtime_books" in a, False)
-        text = explain_cli(pid)
+        # Whole (--wide): top's drill-down is the report unwrapped, scrolled sideways.
+        text = explain_cli(pid, "--wide")
         if name == "glibc":
             ok("glibc: explain says malloc's books are pmaps run's",
                "pmaps run --malloc-books -- CMD" in text, text[-600:], "the hint")
