@@ -9,8 +9,9 @@
 # up, q quitting with status 0 and the terminal left (no alternate screen),
 # a fatal error (the proc root removed) leaving it too, then saying why,
 # SIGINT ending it with 130 the same way, 80x24, colours with NO_COLOR unset
-# and none with NO_COLOR=1, and a command name holding escape bytes shown
-# escaped, never raw. Every wait is a bounded poll; a failed check prints the
+# and none with NO_COLOR=1, a command name holding escape bytes shown
+# escaped, never raw, htop's keys (F3, F4, F5/t, F6, F9/k, the mouse, a) and the
+# tree of a fixture at 132x40, its sums exact. Every wait is a bounded poll; a failed check prints the
 # screen it saw. Runs as root or as any user (whose processes it shows).
 #
 #   tests/cli/top_tmux.sh PMAPS
@@ -170,6 +171,28 @@ st=$(ended big)
 [ "$st" = "0 0" ] && ok || bad "q: exit status and alternate screen '$st', want '0 0'"
 screen big >"$TMP/screen"
 if grep -q MemTotal "$TMP/screen"; then bad "q: the view is still on screen"; seen big; else ok; fi
+
+# ---- 132x40, the tree (t) of a fixture: each line's figures its subtree's sums ----
+cp -r "$HERE/../data/top-tree/proc" "$TMP/tree"
+extra="--proc-root $TMP/tree"
+start tree 132 40 -u NO_COLOR LC_ALL=C.UTF-8
+extra=
+expect tree '^ *10 root .* 8M .*nginx' "tree fixture: nginx's own figures"
+keys tree t
+# init: 4+8+16+32+1+2 MiB of RSS in its subtree; nginx 8+16+32+1; loop-a and loop-b
+# name each other as parent: the walk cuts the cycle, loop-a a root with both.
+expect tree '^ *1 root .* 63M  *32M  *16M .*init$' "t: init's line, its subtree summed"
+expect tree '^ *10 root .* 57M  *29M  *14M .*`- nginx$' "t: nginx under init, summed"
+expect tree '^ *13 root .* 1M  *512K  *256K .*    `- helper$' "t: helper three levels down"
+expect tree '^ *30 root .* 768K  *384K  *192K .*loop-a$' "t: a cycle cut: loop-a a root"
+expect tree 'tree' "t: the header says so"
+tm capture-pane -J -p -t tree >"$TMP/joined"
+if awk 'length($0) > 132 { bad = 1 } END { exit bad }' "$TMP/joined"; then ok; else
+	bad "132x40: a line longer than 132 columns"; cat "$TMP/joined"
+fi
+keys tree q
+st=$(ended tree)
+[ "$st" = "0 0" ] && ok || bad "tree: q: exit status and alternate screen '$st', want '0 0'"
 
 # ---- a command name with escape bytes: shown escaped, never raw ----
 start evil 100 30
