@@ -2040,6 +2040,12 @@ enum {
 	 * budget). Costs more than smaps_rollup alone (bench/README.md).
 	 */
 	PMAPS_SURVEY_BREAKDOWN = 1u << 3,
+	/*
+	 * Since 0.4.0: each process's page faults (PMAPS_SV_MINFLT,
+	 * PMAPS_SV_MAJFLT) from /proc/PID/stat, read at every refresh: one
+	 * small read more a process (a fault moves no memory counter).
+	 */
+	PMAPS_SURVEY_FAULTS = 1u << 4,
 };
 
 /* Defaults of struct pmaps_survey_opts (0 in a field means its default). */
@@ -2055,7 +2061,10 @@ struct pmaps_survey_opts {
 	uint64_t max_age_ns; /* costly figures are read again at least this often */
 };
 
-/* The figures of a survey row (enum pmaps_survey_value), in bytes. */
+/*
+ * The figures of a survey row (enum pmaps_survey_value), in bytes; since
+ * 0.4.0 three counts after them: threads, and the faults.
+ */
 enum pmaps_survey_value {
 	PMAPS_SV_RSS,      /* status VmRSS, of this refresh */
 	PMAPS_SV_PSS,      /* Pss from the costly source (smaps_rollup, pages as root) */
@@ -2067,6 +2076,10 @@ enum pmaps_survey_value {
 	PMAPS_SV_SHMEM,    /* status RssShmem */
 	PMAPS_SV_LAZYFREE, /* LazyFree from the costly source */
 	PMAPS_SV_VSIZE,    /* status VmSize */
+	PMAPS_SV_THREADS,  /* status Threads: a count (0.4.0) */
+	/* Page faults since the process started, counts (0.4.0; PMAPS_SURVEY_FAULTS): */
+	PMAPS_SV_MINFLT,   /* stat minflt: served without I/O */
+	PMAPS_SV_MAJFLT,   /* stat majflt: waited for I/O (a file read, swap) */
 	PMAPS_SV_COUNT
 };
 #define PMAPS_SV_MAX 16

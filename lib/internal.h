@@ -139,6 +139,8 @@ struct pmaps__ident {
 	int kthread;          /* PF_KTHREAD: no user-space memory at all */
 	int exiting;          /* PF_EXITING: the task is in do_exit() */
 	int ppid;             /* field 4, the parent's pid (0: none); -1 when not printed */
+	int have_faults;      /* fields 10 and 12 were read: */
+	uint64_t minflt, majflt;
 	uint64_t code_start, code_end, stack_start, arg_start;
 };
 

@@ -413,6 +413,17 @@ int pmaps__parse_stat(const char *buf, size_t n, struct pmaps__ident *id,
 		return 0; /* old kernels and fixtures print fewer: the state alone still helps */
 	id->kthread = (flags & PMAPS__PF_KTHREAD) != 0;
 	id->exiting = (flags & PMAPS__PF_EXITING) != 0;
+	/* Fields 10 and 12: the faults without and with I/O. */
+	{
+		const char *p = s;
+		uint64_t mn, mj;
+		if (!skip_fields(&p, end, 10 - 9) && pmaps__parse_dec(&p, end, &mn) > 0 &&
+		    !skip_fields(&p, end, 12 - 10) && pmaps__parse_dec(&p, end, &mj) > 0) {
+			id->minflt = mn;
+			id->majflt = mj;
+			id->have_faults = 1;
+		}
+	}
 	if (skip_fields(&s, end, 26 - 9) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[1]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[2]) < 0 ||

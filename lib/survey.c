@@ -18,6 +18,8 @@
  *                  line. Reading it walks nothing and takes no lock the
  *                  process's mmap() waits for. A kernel thread is left out
  *                  on it alone.
+ *   stat           with PMAPS_SURVEY_FAULTS, every time: its page faults
+ *                  (a fault moves no memory counter).
  *   smaps_rollup   when the costly figures (Pss, USS, SwapPss, LazyFree)
  *                  are due: the process is new, its counters moved since
  *                  they were read, they are older than max_age (Pss moves
@@ -105,6 +107,8 @@ struct slot {
 	int denied;                  /* its memory files refused this reader */
 	char comm[64];
 	char cgroup[CGROUP_ROOM];
+	uint64_t flt[2];             /* PMAPS_SURVEY_FAULTS: minflt, majflt */
+	int have_flt;                /* FLT was read in this refresh */
 	uint32_t bdi;                /* its breakdown: the survey's BD[BDI] (PMAPS_SURVEY_BREAKDOWN) */
 };
 
@@ -169,6 +173,9 @@ static const char *const value_keys[PMAPS_SV_COUNT] = {
 	[PMAPS_SV_SHMEM] = "shmem",
 	[PMAPS_SV_LAZYFREE] = "lazyfree",
 	[PMAPS_SV_VSIZE] = "vsize",
+	[PMAPS_SV_THREADS] = "threads",
+	[PMAPS_SV_MINFLT] = "minflt",
+	[PMAPS_SV_MAJFLT] = "majflt",
 };
 
 const char *pmaps_survey_value_key(enum pmaps_survey_value k)
@@ -458,6 +465,26 @@ static int pin_end(const struct pmaps_survey *s, struct pin *pn)
 }
 
 /* Reads the v2 path of PN's cgroup file into SL. */
+/* PMAPS_SURVEY_FAULTS: stat's fault counts of PN's process into SL (unknown when unreadable). */
+static void read_faults(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
+{
+	struct pmaps__ident id;
+	char buf[1024];
+	ssize_t n;
+	int fd = pin_open(s, pn, "stat");
+
+	sl->have_flt = 0;
+	if (fd < 0)
+		return;
+	n = pmaps__read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0 || pmaps__parse_stat(buf, (size_t)n, &id, NULL) < 0 || !id.have_faults)
+		return;
+	sl->flt[0] = id.minflt;
+	sl->flt[1] = id.majflt;
+	sl->have_flt = 1;
+}
+
 static void read_cgroup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 {
 	char buf[4096];
@@ -567,6 +594,7 @@ static void status_values(struct slot *sl)
 		{PMAPS_SV_RSS, PMAPS_ST_VM_RSS},     {PMAPS_SV_SWAP, PMAPS_ST_VM_SWAP},
 		{PMAPS_SV_ANON, PMAPS_ST_RSS_ANON},  {PMAPS_SV_FILE, PMAPS_ST_RSS_FILE},
 		{PMAPS_SV_SHMEM, PMAPS_ST_RSS_SHMEM}, {PMAPS_SV_VSIZE, PMAPS_ST_VM_SIZE},
+		{PMAPS_SV_THREADS, PMAPS_ST_THREADS},
 	};
 	struct pmaps_survey_row *r = &sl->row;
 
@@ -575,6 +603,11 @@ static void status_values(struct slot *sl)
 			r->v[from_status[i].sv] = sl->st.v[from_status[i].f];
 			r->present |= 1ull << from_status[i].sv;
 		}
+	}
+	if (sl->have_flt) {
+		r->v[PMAPS_SV_MINFLT] = sl->flt[0];
+		r->v[PMAPS_SV_MAJFLT] = sl->flt[1];
+		r->present |= 1ull << PMAPS_SV_MINFLT | 1ull << PMAPS_SV_MAJFLT;
 	}
 }
 
@@ -1144,6 +1177,7 @@ static enum take take_row(struct pmaps_survey *s, struct pin *pn, int pid, const
 	int k, r;
 
 	memset(&sl->row, 0, sizeof(sl->row));
+	sl->have_flt = 0;
 	sl->row.pid = pid;
 	sl->bdi = (uint32_t)s->n; /* below UINT32_MAX: grow() */
 	if (pn->dfd < 0) {
@@ -1195,6 +1229,8 @@ static enum take take_row(struct pmaps_survey *s, struct pin *pn, int pid, const
 	}
 	if (s->o.flags & PMAPS_SURVEY_CGROUP)
 		read_cgroup(s, sl, pn);
+	if (s->o.flags & PMAPS_SURVEY_FAULTS)
+		read_faults(s, sl, pn);
 	if (!is_due(s, sl, now)) {
 		s->stats.kept++;
 	} else if ((r = when_due(s, sl, old, pn, now, backlog)) < 0) {
@@ -1267,6 +1303,12 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 					s->bd[s->n] = s->bdprev[old->bdi];
 				sl->bdi = (uint32_t)s->n;
 				sl->row.flags &= PMAPS_SURVEY_LARGE | PMAPS_SURVEY_CGROUP_TRUNCATED;
+				if (s->o.flags & PMAPS_SURVEY_FAULTS) {
+					/* Faults move without the counters: read again, as statm, by path. */
+					struct pin fp = {name, 0, -1, 0};
+					read_faults(s, sl, &fp);
+					pin_close(&fp);
+				}
 				if (now - old->read_at < max_age_of(s, pid)) {
 					s->stats.kept++;
 					goto counted;
@@ -1531,6 +1573,19 @@ const char *pmaps_survey_errmsg(const struct pmaps_survey *s)
 	return s ? s->errmsg : "";
 }
 
+/* SUM->v[k] += V[k] for each figure in MASK, saturating. */
+static void sum_values(struct pmaps_survey_sum *sum, uint64_t mask, const uint64_t *v)
+{
+	for (unsigned k = 0; k < PMAPS_SV_COUNT; k++) {
+		if (!(mask & (1ull << k)))
+			continue;
+		if (__builtin_add_overflow(sum->v[k], v[k], &sum->v[k])) {
+			sum->v[k] = UINT64_MAX;
+			sum->saturated = 1;
+		}
+	}
+}
+
 int pmaps_survey_sum_merge(struct pmaps_survey_sum *sum, const struct pmaps_survey_sum *from)
 {
 	if (!sum || !from || !pmaps__size_ok(sum->size, sizeof(struct pmaps_survey_sum)) ||
@@ -1538,14 +1593,7 @@ int pmaps_survey_sum_merge(struct pmaps_survey_sum *sum, const struct pmaps_surv
 		return -EINVAL;
 	if (!from->processes)
 		return 0;
-	for (unsigned k = 0; k < PMAPS_SV_COUNT; k++) {
-		if (!(from->seen & (1ull << k)))
-			continue;
-		if (__builtin_add_overflow(sum->v[k], from->v[k], &sum->v[k])) {
-			sum->v[k] = UINT64_MAX;
-			sum->saturated = 1;
-		}
-	}
+	sum_values(sum, from->seen, from->v);
 	sum->saturated |= from->saturated;
 	sum->present = sum->processes ? sum->present & from->present : from->present;
 	sum->seen |= from->seen;
@@ -1557,14 +1605,7 @@ int pmaps_survey_sum_add(struct pmaps_survey_sum *sum, const struct pmaps_survey
 {
 	if (!sum || !row || !pmaps__size_ok(sum->size, sizeof(struct pmaps_survey_sum)))
 		return -EINVAL;
-	for (unsigned k = 0; k < PMAPS_SV_COUNT; k++) {
-		if (!(row->present & (1ull << k)))
-			continue;
-		if (__builtin_add_overflow(sum->v[k], row->v[k], &sum->v[k])) {
-			sum->v[k] = UINT64_MAX;
-			sum->saturated = 1;
-		}
-	}
+	sum_values(sum, row->present, row->v);
 	sum->present = sum->processes ? sum->present & row->present : row->present;
 	sum->seen |= row->present;
 	sum->processes++;

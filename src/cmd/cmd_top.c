@@ -42,7 +42,8 @@ static const char top_usage[] =
 	"                         never the live view (default 1)\n"
 	"  -n, --lines N          the first N lines only (0: all)\n"
 	"  -s, --sort FIELD       pss (the default), uss, rss, swap, swap_pss, anon,\n"
-	"                         file, shmem, lazyfree, vsize: largest first; pid,\n"
+	"                         file, shmem, lazyfree, vsize, mem_percent, threads,\n"
+	"                         minflt, majflt: largest first; pid,\n"
 	"                         user, uid, command, cgroup: ascending; processes\n"
 	"                         (--group). Without PSS or USS a process sorts by\n"
 	"                         its RSS, their bound; lacking another figure, last\n"
@@ -52,6 +53,13 @@ static const char top_usage[] =
 	"      --name REGEX       only commands REGEX matches (POSIX extended)\n"
 	"      --cgroup PATH      only processes in cgroup v2 PATH or below it\n"
 	"  -g, --group user|cgroup  one line per user or cgroup, summed, with its count\n"
+	"  -f, --fields LIST      the table's figures, comma-separated (PID and Command\n"
+	"                         stay unless named): rss, pss, uss, swap, swap_pss,\n"
+	"                         anon, file, shmem, lazyfree, vsize, mem_percent (RSS\n"
+	"                         of MemTotal), threads, minflt, majflt (page faults,\n"
+	"                         from stat: read only when asked), user, uid, state,\n"
+	"                         source, age_s, flags, cgroup; in the live view, the\n"
+	"                         figures shown beside RSS, PSS, USS and Swap\n"
 	"  -t, --tree             each process under its parent, siblings in the sort's\n"
 	"                         order; its RSS, PSS, USS and swap are those of it and\n"
 	"                         all its descendants shown, summed (JSON: its own, and\n"
@@ -115,6 +123,49 @@ static int with_sort_column(const struct top_opts *o, int *cols, int n)
 	return n + 1;
 }
 
+/* Whether the list of --fields names COL. */
+static int asked(const struct top_opts *o, int col)
+{
+	for (int i = 0; i < o->nfields; i++)
+		if (o->fields[i] == col)
+			return 1;
+	return 0;
+}
+
+/*
+ * --fields LIST into O: top's columns a process or group has, each once.
+ * Returns 0, or EXIT_USAGE after one line naming what is wrong.
+ */
+static int parse_top_fields(struct top_opts *o, const char *spec)
+{
+	o->nfields = 0;
+	for (;;) {
+		const char *e = strchr(spec, ',');
+		size_t len = e ? (size_t)(e - spec) : strlen(spec);
+		int c = len ? col_top_lookup(spec, len, REC_PROC | REC_PGROUP) : -1;
+		if (len == 0) {
+			die_msg("--fields: an empty name in the list (names are separated by one comma)");
+			return EXIT_USAGE;
+		}
+		if (c < 0 || c == COL_REFRESH || c == COL_PROCS || c == COL_PARTIAL) {
+			die_msg("--fields: unknown field '%.*s' (see pmaps top --help)", (int)len, spec);
+			return EXIT_USAGE;
+		}
+		if (asked(o, c)) {
+			die_msg("--fields: '%.*s' is named twice", (int)len, spec);
+			return EXIT_USAGE;
+		}
+		if (o->nfields == (int)(sizeof(o->fields) / sizeof(o->fields[0]))) {
+			die_msg("--fields: too many fields");
+			return EXIT_USAGE;
+		}
+		o->fields[o->nfields++] = c;
+		if (!e)
+			return 0;
+		spec = e + 1;
+	}
+}
+
 /* The columns a snapshot shows: the table's, or every one for CSV. */
 static int top_columns(const struct top_opts *o, int *cols)
 {
@@ -127,6 +178,23 @@ static int top_columns(const struct top_opts *o, int *cols)
 	                           COL_SV0 + PMAPS_SV_USS, COL_SV0 + PMAPS_SV_SWAP};
 	int n = 0;
 
+	if (o->fmt == FMT_TABLE && o->nfields) {
+		/* The row's identity stays unless named: the pid (a group's key) and the command. */
+		if (o->group == TOP_GROUP_USER && !asked(o, COL_USER))
+			cols[n++] = COL_USER;
+		if (o->group != TOP_GROUP_NONE)
+			cols[n++] = COL_PROCS;
+		else if (!asked(o, COL_PID))
+			cols[n++] = COL_PID;
+		for (int i = 0; i < o->nfields; i++)
+			if (o->group == TOP_GROUP_NONE || (columns[o->fields[i]].records & REC_PGROUP))
+				cols[n++] = o->fields[i];
+		if (o->group == TOP_GROUP_NONE && !asked(o, COL_COMMAND))
+			cols[n++] = COL_COMMAND;
+		if (o->group == TOP_GROUP_CGROUP && !asked(o, COL_CGROUP))
+			cols[n++] = COL_CGROUP;
+		return with_sort_column(o, cols, n);
+	}
 	if (o->fmt == FMT_TABLE) {
 		if (o->group == TOP_GROUP_USER)
 			cols[n++] = COL_USER;
@@ -266,6 +334,7 @@ int cmd_top(int argc, char **argv)
 		{"cgroup", required_argument, NULL, 'G'},
 		{"group", required_argument, NULL, 'g'},
 		{"tree", no_argument, NULL, 't'},
+		{"fields", required_argument, NULL, 'f'},
 		{"budget", required_argument, NULL, 'B'},
 		{"exact", no_argument, NULL, 'E'},
 		{"max-age", required_argument, NULL, 'M'},
@@ -278,9 +347,9 @@ int cmd_top(int argc, char **argv)
 		BOOKS_LONGOPTS_EXPLAIN,
 		{NULL, 0, NULL, 0},
 	};
-	static const char shortopts[] = "d:n:s:u:p:g:tjbh";
+	static const char shortopts[] = "d:n:s:u:p:g:tf:jbh";
 	struct top t;
-	const char *sort = NULL, *name = NULL;
+	const char *sort = NULL, *name = NULL, *fields = NULL;
 	int ch, rc, count_given = 0, group_given = 0, human = 1;
 	uint64_t ns;
 
@@ -336,6 +405,11 @@ int cmd_top(int argc, char **argv)
 			}
 			break;
 		case 't': t.o.tree = 1; break;
+		case 'f':
+			if (fields)
+				return top_once_only("--fields", "one list");
+			fields = optarg;
+			break;
 		case 'B':
 			if (parse_time(optarg, 1000000u, &ns) < 0 || ns == 0) {
 				die_msg("--budget takes milliseconds above 0 (--exact lifts it), not '%s'",
@@ -361,6 +435,17 @@ int cmd_top(int argc, char **argv)
 		die_msg("top takes no arguments, not '%s' (see pmaps top --help; --pid PID for one "
 		        "process)", argv[optind]);
 		return EXIT_USAGE;
+	}
+	if (fields && parse_top_fields(&t.o, fields) != 0)
+		return EXIT_USAGE;
+	for (int i = 0; i < t.o.nfields; i++) {
+		int c = t.o.fields[i];
+		if (t.o.group != TOP_GROUP_NONE && !(columns[c].records & REC_PGROUP)) {
+			die_msg("--fields: '%s' is a process's, and groups have none", columns[c].key.s);
+			return EXIT_USAGE;
+		}
+		if (c == COL_CGROUP)
+			t.o.cgroups = 1;
 	}
 	if (t.o.tree && t.o.group != TOP_GROUP_NONE) {
 		die_msg("--tree shows processes under their parents: --group does not go with it");
@@ -402,6 +487,9 @@ int cmd_top(int argc, char **argv)
 			t.o.cgroups = 1;
 		t.o.sort = col;
 	}
+	/* The faults are read from stat only when shown or sorted by. */
+	t.o.faults = asked(&t.o, COL_SV0 + PMAPS_SV_MINFLT) || asked(&t.o, COL_SV0 + PMAPS_SV_MAJFLT) ||
+	             t.o.sort == COL_SV0 + PMAPS_SV_MINFLT || t.o.sort == COL_SV0 + PMAPS_SV_MAJFLT;
 	if (name) {
 		char err[256];
 		if (top_set_name(&t, name, err, sizeof(err)) < 0) {

@@ -205,6 +205,8 @@ int top_init(struct top *t)
 		so.flags |= PMAPS_SURVEY_BREAKDOWN;
 	if (t->o.cgroups || t->o.cgroup || t->o.group == TOP_GROUP_CGROUP)
 		so.flags |= PMAPS_SURVEY_CGROUP;
+	if (t->o.faults)
+		so.flags |= PMAPS_SURVEY_FAULTS;
 	so.budget_ns = t->o.budget_ns;
 	so.max_age_ns = t->o.max_age_ns;
 	t->s = NULL;
@@ -255,11 +257,12 @@ static int reserve(struct top *t, size_t n)
 
 #define NONE ((size_t)-1)
 
-static const struct top_line *pid_cmp_lines;
-static int by_pid(const void *a, const void *b)
+/* qsort_r()'s order of line indexes by pid; CTX is the lines. */
+static int by_pid(const void *a, const void *b, void *ctx)
 {
-	int x = pid_cmp_lines[*(const size_t *)a].row->pid,
-	    y = pid_cmp_lines[*(const size_t *)b].row->pid;
+	const struct top_line *lines = ctx;
+	int x = lines[*(const size_t *)a].row->pid, y = lines[*(const size_t *)b].row->pid;
+
 	return (x > y) - (x < y);
 }
 
@@ -300,8 +303,7 @@ static void make_tree(struct top *t, size_t k)
 		return;
 	for (size_t i = 0; i < k; i++)
 		bypid[i] = i;
-	pid_cmp_lines = lines;
-	qsort(bypid, k, sizeof(*bypid), by_pid);
+	qsort_r(bypid, k, sizeof(*bypid), by_pid, lines);
 	for (size_t i = 0; i < k; i++) {
 		const struct pmaps_status *st = lines[i].row->status;
 		int ppid = st && (st->present >> PMAPS_ST_PPID & 1) ? (int)st->v[PMAPS_ST_PPID] : 0;
@@ -320,8 +322,8 @@ static void make_tree(struct top *t, size_t k)
 		}
 	/*
 	 * Depth first from each root, then from any line not reached (a
-	 * cycle): ORDER is the walk, a line's children right after it. The
-	 * walk's own stack is the tail of ORDER's room: BYPID, no longer needed.
+	 * cycle): ORDER is the walk, a line's subtree right after it. The
+	 * walk's stack is BYPID, no longer needed: a line is pushed once.
 	 */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t r = 0; r < k; r++) {
@@ -541,6 +543,8 @@ static int line_cmp(const struct top_line *a, const struct top_line *b, int col,
 {
 	int c = 0;
 
+	if (col == COL_PMEM)
+		col = COL_SV0 + PMAPS_SV_RSS; /* a share of the same MemTotal: RSS's order */
 	if (col >= COL_SV0 && col < COL_SV0 + PMAPS_SV_COUNT) {
 		uint64_t va = 0, vb = 0;
 		int pa = w_proc_value(col, a, &va), pb = w_proc_value(col, b, &vb);

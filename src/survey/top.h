@@ -57,6 +57,13 @@ struct top_opts {
 	int color;           /* the terminal view may use colours (no NO_COLOR) */
 	int group;           /* --group: TOP_GROUP_* */
 	int tree;            /* --tree: processes under their parents, each with its subtree's sums */
+	/*
+	 * --fields: the figures shown beside (or, in the table, instead of)
+	 * the default ones, columns of enum col; FAULTS: the survey reads them
+	 */
+	int fields[16];
+	int nfields;
+	int faults;
 	int count;           /* --count: snapshots written when not interactive (default 1); 0 forever */
 	int cgroups;         /* read each process's cgroup: --cgroup, --group cgroup, the terminal view */
 	int breakdown;       /* each process's breakdown by category (PMAPS_SURVEY_BREAKDOWN): serve */

@@ -27,8 +27,8 @@
 
 /* ---- the list: its columns ---- */
 
-enum lcol { LC_PID, LC_USER, LC_RSS, LC_PSS, LC_USS, LC_SWAP, LC_SORT, LC_SRC, LC_AGE, LC_MARK,
-	LC_CMD, LC_N };
+enum lcol { LC_PID, LC_USER, LC_RSS, LC_PSS, LC_USS, LC_SWAP, LC_X0, LC_X5 = LC_X0 + 5, LC_SORT,
+	LC_SRC, LC_AGE, LC_MARK, LC_CMD, LC_N };
 
 static const struct {
 	int col;       /* enum col */
@@ -41,6 +41,9 @@ static const struct {
 	[LC_PSS] = {COL_SV0 + PMAPS_SV_PSS, 7, 0},
 	[LC_USS] = {COL_SV0 + PMAPS_SV_USS, 7, 0},
 	[LC_SWAP] = {COL_SV0 + PMAPS_SV_SWAP, 6, 3},
+	/* --fields: up to six figures more (their widths the column table's) */
+	[LC_X0] = {-1, 0, 0}, [LC_X0 + 1] = {-1, 0, 0}, [LC_X0 + 2] = {-1, 0, 0},
+	[LC_X0 + 3] = {-1, 0, 0}, [LC_X0 + 4] = {-1, 0, 0}, [LC_X5] = {-1, 0, 0},
 	/* The figure the list is sorted by, when no other column shows it (vsize, anon, ...). */
 	[LC_SORT] = {-1, 7, 0},
 	[LC_SRC] = {COL_PSOURCE, 6, 2},
@@ -49,23 +52,62 @@ static const struct {
 	[LC_CMD] = {COL_COMMAND, 0, 0},
 };
 
-/* A survey figure the list is sorted by that no fixed column shows, or -1. */
+/* Whether a fixed column of the list shows COL. */
+static int fixed_shows(int col)
+{
+	for (int i = 0; i < LC_N; i++)
+		if (lcols[i].col == col)
+			return 1;
+	return col == COL_COMMAND || col == COL_PID;
+}
+
+/* The figure of --fields slot I (0 to 5) that no fixed column shows, or -1. */
+static int field_extra(const struct top *t, int i)
+{
+	int k = 0;
+
+	for (int f = 0; f < t->o.nfields; f++) {
+		int c = t->o.fields[f];
+		/* Figures only: names, states and marks have their columns already. */
+		if (fixed_shows(c) || !((c >= COL_SV0 && c < COL_SV0 + PMAPS_SV_COUNT) || c == COL_PMEM))
+			continue;
+		if (k++ == i)
+			return c;
+	}
+	return -1;
+}
+
+/* A survey figure the list is sorted by that no other column shows, or -1. */
 static int sort_extra(const struct top *t)
 {
 	int c = t->o.sort;
 
-	if (c < COL_SV0 || c >= COL_SV0 + PMAPS_SV_COUNT)
+	if ((c < COL_SV0 || c >= COL_SV0 + PMAPS_SV_COUNT) && c != COL_PMEM)
 		return -1;
-	for (int i = 0; i < LC_N; i++)
-		if (lcols[i].col == c)
+	if (fixed_shows(c))
+		return -1;
+	for (int i = 0; i <= LC_X5 - LC_X0; i++)
+		if (field_extra(t, i) == c)
 			return -1;
 	return c;
 }
 
-/* The column list column LC shows: LC_SORT's is the sort's. */
+/* The column list column LC shows: LC_SORT's is the sort's, LC_X*'s --fields'. */
 static int lc_col(const struct top *t, int lc)
 {
+	if (lc >= LC_X0 && lc <= LC_X5)
+		return field_extra(t, lc - LC_X0);
 	return lc == LC_SORT ? sort_extra(t) : lcols[lc].col;
+}
+
+/* A list column's width: the fixed ones', or the column table's for a figure added. */
+static int lc_width(const struct top *t, int lc)
+{
+	int c = lc_col(t, lc);
+
+	if (lcols[lc].width || c < 0)
+		return lcols[lc].width;
+	return (int)columns[c].width;
 }
 
 /* The heading of a list column: the column table's. */
@@ -78,27 +120,27 @@ static const char *lc_title(const struct top *t, int lc)
 
 /*
  * The columns that fit WIDTH (the command gets what is left, at least 12);
- * LC_SORT only where EXTRA.
+ * the added ones (LC_X*, LC_SORT) only where they show something.
  */
-static void layout(int width, int extra, int shown[LC_N], int x[LC_N], int *cmd_w)
+static void layout(const struct top *t, int width, int shown[LC_N], int x[LC_N], int *cmd_w)
 {
 	int need = 0;
 
 	for (int i = 0; i < LC_N; i++) {
-		shown[i] = i != LC_SORT || extra;
+		shown[i] = lcols[i].col >= 0 || i == LC_CMD || lc_col(t, i) >= 0;
 		if (i != LC_CMD && shown[i])
-			need += lcols[i].width + 1;
+			need += lc_width(t, i) + 1;
 	}
 	for (int d = 1; d <= 5 && width - need < 12; d++)
 		for (int i = 0; i < LC_N; i++)
 			if (lcols[i].drop == d && shown[i]) {
 				shown[i] = 0;
-				need -= lcols[i].width + 1;
+				need -= lc_width(t, i) + 1;
 			}
 	for (int i = 0, at = 0; i < LC_N; i++) {
 		x[i] = at;
 		if (shown[i])
-			at += lcols[i].width + 1;
+			at += lc_width(t, i) + 1;
 	}
 	*cmd_w = width - need > 1 ? width - need : 1;
 }
@@ -113,8 +155,12 @@ static const int menu_cols[] = {
 	COL_SV0 + PMAPS_SV_PSS,   COL_SV0 + PMAPS_SV_USS,   COL_SV0 + PMAPS_SV_RSS,
 	COL_SV0 + PMAPS_SV_SWAP,  COL_SV0 + PMAPS_SV_SWAP_PSS, COL_SV0 + PMAPS_SV_ANON,
 	COL_SV0 + PMAPS_SV_FILE,  COL_SV0 + PMAPS_SV_SHMEM, COL_SV0 + PMAPS_SV_LAZYFREE,
-	COL_SV0 + PMAPS_SV_VSIZE, COL_PID, COL_USER, COL_COMMAND};
-#define NMENU (sizeof(menu_cols) / sizeof(menu_cols[0]))
+	COL_SV0 + PMAPS_SV_VSIZE, COL_PMEM, COL_SV0 + PMAPS_SV_THREADS, COL_PID, COL_USER,
+	COL_COMMAND,
+	/* Last: the faults, in the menu only where they are read (top --fields minflt) */
+	COL_SV0 + PMAPS_SV_MINFLT, COL_SV0 + PMAPS_SV_MAJFLT};
+#define NMENU_ALL (sizeof(menu_cols) / sizeof(menu_cols[0]))
+#define NMENU (u->t->o.faults ? NMENU_ALL : NMENU_ALL - 2)
 
 /* The sort column's heading: any survey column --sort names, shown or not. */
 static const char *sort_name(int col)
@@ -364,7 +410,8 @@ static void draw_line(struct tui *u, int y, const struct top_line *l, const int 
                       const int x[LC_N], int cmd_w, int selected)
 {
 	const struct pmaps_survey_row *r = l->row;
-	static const int figs[] = {LC_RSS, LC_PSS, LC_USS, LC_SWAP, LC_SORT};
+	static const int figs[] = {LC_RSS, LC_PSS, LC_USS, LC_SWAP, LC_X0, LC_X0 + 1, LC_X0 + 2,
+	                           LC_X0 + 3, LC_X0 + 4, LC_X5, LC_SORT};
 	char b[64];
 	int mark_pair = 0;
 
@@ -381,17 +428,31 @@ static void draw_line(struct tui *u, int y, const struct top_line *l, const int 
 	if (shown[LC_USER])
 		tui_put_target(u, y, x[LC_USER], lcols[LC_USER].width, l->user, strlen(l->user));
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
-		int lc = figs[i], got;
+		int lc = figs[i], got, col;
 		uint64_t v = 0;
 
 		if (!shown[lc])
 			continue;
-		got = w_proc_value(lc_col(u->t, lc), l, &v);
-		fig(b, v, got != 0);
+		col = lc_col(u->t, lc);
+		if (col == COL_PMEM) {
+			const struct pmaps_meminfo *mi = u->t->s ? pmaps_survey_meminfo(u->t->s) : NULL;
+			got = w_proc_value(COL_SV0 + PMAPS_SV_RSS, l, &v);
+			if (got && mi && (mi->present >> PMAPS_MI_MEM_TOTAL & 1) && mi->v[PMAPS_MI_MEM_TOTAL])
+				b[fmt_percent(b, v, mi->v[PMAPS_MI_MEM_TOTAL]) - 1] = '\0';
+			else
+				strcpy(b, "-");
+			tui_put_right(u, y, x[lc], lc_width(u->t, lc), b);
+			continue;
+		}
+		got = w_proc_value(col, l, &v);
+		if (got && columns[col].unit == UNIT_COUNT)
+			snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+		else
+			fig(b, v, got != 0);
 		/* A group's sum over only the processes that had the figure: at least this. */
 		if (got == 2)
 			strcat(b, "+");
-		tui_put_right(u, y, x[lc], lcols[lc].width, b);
+		tui_put_right(u, y, x[lc], lc_width(u->t, lc), b);
 	}
 	if (r) {
 		char m[2] = {w_survey_mark(r->flags), '\0'};
@@ -468,7 +529,8 @@ void tui_draw_bottom(struct tui *u, const char *keys)
 		size_t n = esc_text(e, sizeof(e), u->input, u->input_len);
 		int w = tui_put(u, y, x, COLS - x - 1, e, n);
 		if (u->input_bad && x + w + 12 < COLS)
-			tui_puts_at(u, y, x + w + 1, COLS - x - w - 1, "(incomplete)");
+			tui_puts_at(u, y, x + w + 1, COLS - x - w - 1,
+			            u->prompting == PROMPT_SEARCH ? "(no match)" : "(incomplete)");
 		move(y, x + w);
 		curs_set(1);
 		return;
@@ -500,7 +562,7 @@ void tui_draw_list(struct tui *u)
 	int shown[LC_N], x[LC_N], cmd_w, y = 0, rows;
 
 	draw_header(u, &y);
-	layout(COLS, sort_extra(t) >= 0, shown, x, &cmd_w);
+	layout(t, COLS, shown, x, &cmd_w);
 	/* The headings; the sort column's in bold and underlined. */
 	u->head_y = y;
 	u->hit_n = 0;
@@ -525,15 +587,15 @@ void tui_draw_list(struct tui *u)
 		if (u->hit_n < (int)(sizeof(u->hit_col) / sizeof(u->hit_col[0]))) {
 			u->hit_col[u->hit_n] = i == LC_CMD ? COL_COMMAND : col;
 			u->hit_x[u->hit_n] = x[i];
-			u->hit_w[u->hit_n] = i == LC_CMD ? cmd_w : lcols[i].width;
+			u->hit_w[u->hit_n] = i == LC_CMD ? cmd_w : lc_width(t, i);
 			u->hit_n++;
 		}
 		if (sorted)
 			attron(A_BOLD | A_UNDERLINE);
 		if (i == LC_CMD || i == LC_USER || i == LC_SRC || i == LC_MARK)
-			tui_puts_at(u, y, x[i], i == LC_CMD ? cmd_w : lcols[i].width, title);
+			tui_puts_at(u, y, x[i], i == LC_CMD ? cmd_w : lc_width(t, i), title);
 		else
-			tui_put_right(u, y, x[i], lcols[i].width, title);
+			tui_put_right(u, y, x[i], lc_width(t, i), title);
 		if (sorted)
 			attroff(A_BOLD | A_UNDERLINE);
 	}

@@ -122,7 +122,7 @@ struct tui {
 	int head_y, list_y;
 	int cmdline;              /* the command column shows the command line (a), not the name */
 	int hit_n;                /* the headings: columns HIT_COL[i] from HIT_X[i], HIT_W[i] wide */
-	int hit_col[16], hit_x[16], hit_w[16];
+	int hit_col[24], hit_x[24], hit_w[24];
 	char msg[256];            /* one line for the user (a bad filter), until the next key */
 	int list_h;               /* the lines the list showed */
 	/* the process drilled into */

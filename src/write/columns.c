@@ -145,12 +145,16 @@ const struct column columns[COL_COUNT] = {
 	[COL_SV0 + PMAPS_SV_SHMEM] = SURVEY(PMAPS_SV_SHMEM, "shmem", "Shmem"),
 	[COL_SV0 + PMAPS_SV_LAZYFREE] = SURVEY(PMAPS_SV_LAZYFREE, "lazyfree", "LazyFree"),
 	[COL_SV0 + PMAPS_SV_VSIZE] = SURVEY(PMAPS_SV_VSIZE, "vsize", "VSize"),
+	[COL_SV0 + PMAPS_SV_THREADS] = COL("threads", "Thr", 4, 0, UNIT_COUNT, PP, PMAPS_SV_THREADS),
+	[COL_SV0 + PMAPS_SV_MINFLT] = COL("minflt", "MinFlt", 9, 0, UNIT_COUNT, PP, PMAPS_SV_MINFLT),
+	[COL_SV0 + PMAPS_SV_MAJFLT] = COL("majflt", "MajFlt", 7, 0, UNIT_COUNT, PP, PMAPS_SV_MAJFLT),
 	[COL_PROCS] = COL("processes", "Procs", 5, 0, UNIT_COUNT, REC_PGROUP, -1),
 	[COL_PARTIAL] = COL("partial", "Partial", 7, 1, UNIT_TEXT, REC_PGROUP, -1),
 	[COL_PSOURCE] = COL("source", "Source", 6, 1, UNIT_TEXT, REC_PROC, -1),
 	[COL_AGE] = COL("age_s", "Age", 5, 0, UNIT_TEXT, REC_PROC, -1),
 	[COL_MARK] = COL("flags", "M", 1, 1, UNIT_TEXT, REC_PROC, -1),
 	[COL_CGROUP] = COL("cgroup", "Cgroup", 0, 1, UNIT_TEXT, PP, -1),
+	[COL_PMEM] = COL("mem_percent", "%MEM", 5, 0, UNIT_TEXT, PP, -1),
 };
 
 int col_lookup(const char *s, size_t n)
@@ -172,7 +176,8 @@ int col_sort_desc(int col)
 	if (col < 0 || col >= COL_COUNT)
 		return 0;
 	return columns[col].unit == UNIT_BYTES || col < PMAPS_F_COUNT || col == COL_MAPPINGS ||
-	       col == COL_PROCS;
+	       col == COL_PROCS || (col >= COL_SV0 && col < COL_SV0 + PMAPS_SV_COUNT) ||
+	       col == COL_PMEM;
 }
 
 int col_top_lookup(const char *s, size_t n, unsigned records)

@@ -66,6 +66,7 @@ enum col {
 	COL_AGE,                            /* their age, when older than this refresh */
 	COL_MARK,                           /* the row's flags: a letter in the table */
 	COL_CGROUP,
+	COL_PMEM,                           /* %MEM: RSS of MemTotal */
 	COL_COUNT
 };
 

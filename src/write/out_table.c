@@ -82,7 +82,7 @@ static void name(struct out *o, const char *s, size_t n, int truncated)
  */
 static void name_in(struct out *o, const char *s, size_t n, int truncated, int width)
 {
-	char e[4200];
+	char e[4 * PMAPS_EXPLAIN_PATH + 8]; /* the longest path a record keeps, each byte escaped */
 	size_t k, cols = 0, i;
 
 	if (width <= 0) {
@@ -290,11 +290,24 @@ static void proc_cell(struct writer *w, int c, const struct top_line *l, int las
 			cell(o, c, "-", 1, last);
 		return;
 	}
+	case COL_PMEM: {
+		/* RSS as a share of MemTotal, as htop's %MEM: a group's (or subtree's) sum's too. */
+		const struct pmaps_meminfo *mi = w->d->meminfo;
+		int got = w_proc_value(COL_SV0 + PMAPS_SV_RSS, l, &v);
+		if (got && mi && (mi->present >> PMAPS_MI_MEM_TOTAL & 1) && mi->v[PMAPS_MI_MEM_TOTAL]) {
+			n = fmt_percent(b, v, mi->v[PMAPS_MI_MEM_TOTAL]) - 1; /* the heading says % */
+			b[n] = '\0';
+		} else {
+			b[0] = '-';
+			n = 1;
+		}
+		break;
+	}
 	default: {
 		int got;
 		v = 0;
 		got = w_proc_value(c, l, &v);
-		n = size_str(b, v, got != 0, w->d->human);
+		n = size_str(b, v, got != 0, w->d->human && columns[c].unit == UNIT_BYTES);
 		if (got == 2) {
 			/* A group's sum over only the processes that had the figure: at least this. */
 			b[n++] = '+';

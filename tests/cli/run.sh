@@ -378,6 +378,26 @@ sleep 30 & sp=$!
 i=0
 while [ "$(cat /proc/$sp/comm 2>/dev/null)" != sleep ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i + 1)); done
 if "$PMAPS" maps -g path "$sp" | grep -q '/sleep'; then ok; else bad "maps of another process"; fi
+# top's threads and page faults: a stopped process's, the kernel's own (status, stat).
+kill -STOP $sp
+if [ -x /usr/bin/python3 ] &&
+	"$PMAPS" top --once --json --fields threads,minflt,majflt --pid "$sp" >"$TMP/out" 2>"$TMP/err"; then
+	/usr/bin/python3 - "$TMP/out" "$sp" <<'PYEOF' && ok || bad "top --fields threads,minflt,majflt: $(cat "$TMP/err")"
+import json, sys
+pid = sys.argv[2]
+p = json.load(open(sys.argv[1]))["processes"][0]
+st = open("/proc/%s/stat" % pid).read()
+f = st[st.rindex(")") + 2:].split()  # f[0] is field 3
+threads = [int(l.split()[1]) for l in open("/proc/%s/status" % pid) if l.startswith("Threads:")][0]
+want = {"threads": threads, "minflt": int(f[10 - 3]), "majflt": int(f[12 - 3])}
+got = {k: p.get(k) for k in want}
+if got != want:
+    sys.exit("got %r, want %r" % (got, want))
+PYEOF
+else
+	bad "top --fields threads,minflt,majflt --json: $(cat "$TMP/err")"
+fi
+kill -CONT $sp
 kill $sp; wait $sp 2>/dev/null
 # The page sources, on a sleep that does nothing while it is read.
 sleep 30 & sp=$!
@@ -908,6 +928,14 @@ t top-tree-json 0 top --tree --json $TT; json top-tree-json
 t top-tree-sort-pid 0 top -t --sort pid $TT
 t top-tree-vsize 0 top --tree --sort vsize -n 4 $TT
 t top-sort-vsize 0 top --sort vsize $T
+# --fields: the table's figures (PID and Command stay), threads and %MEM of MemTotal
+t top-fields 0 top -f rss,mem_percent,vsize,threads,minflt $T
+t top-fields-group 0 top -g user -f threads,rss,mem_percent $T
+t top-fields-identity 0 top -f command,pid,threads $T
+t top-sort-threads 0 top --sort threads -f threads $T
+t top-err-fields 2 top -f rss,bogus $T
+t top-err-fields-twice 2 top -f rss,RSS $T
+t top-err-fields-group 2 top -g user -f state $T
 t top-err-tree-group 2 top --tree -g user $TT
 t top-err-tree-csv 2 top --tree --csv $TT
 # Every tree sum is the process's own figure plus its children's tree sums.

@@ -113,6 +113,12 @@ ended() {
 # rows: the process rows of the last screen, under the headings (a pid first).
 rows() { awk '/PID.*PSS/ { h = 1; next } h && /^ *[0-9]+ / { n++ } END { print n + 0 }' "$TMP/screen"; }
 keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
+# fits SESSION COLUMNS WHAT: no line of the screen is longer than COLUMNS.
+fits() {
+	tm capture-pane -J -p -t "$1" >"$TMP/joined"
+	if awk -v w="$2" 'length($0) > w { bad = 1 } END { exit bad }' "$TMP/joined"; then ok
+	else bad "$3: a line longer than $2 columns"; cat "$TMP/joined"; fi
+}
 
 # ---- 100x30, a UTF-8 locale: the list, the filter, the drill-down, q ----
 start big 100 30 -u NO_COLOR LC_ALL=C.UTF-8
@@ -174,10 +180,13 @@ if grep -q MemTotal "$TMP/screen"; then bad "q: the view is still on screen"; se
 
 # ---- 132x40, the tree (t) of a fixture: each line's figures its subtree's sums ----
 cp -r "$HERE/../data/top-tree/proc" "$TMP/tree"
-extra="--proc-root $TMP/tree"
+extra="--proc-root $TMP/tree --fields vsize,threads,mem_percent"
 start tree 132 40 -u NO_COLOR LC_ALL=C.UTF-8
 extra=
 expect tree '^ *10 root .* 8M .*nginx' "tree fixture: nginx's own figures"
+# --fields: its figures beside the others, the fixture's (420000 kB VmSize, 1 thread).
+expect tree 'PID .*Swap   VSize  Thr  %MEM ' "--fields: the headings"
+expect tree '^ *10 root .* 410M    1   0\.0 ' "--fields: nginx's vsize, threads, %MEM"
 keys tree t
 # init: 4+8+16+32+1+2 MiB of RSS in its subtree; nginx 8+16+32+1; loop-a and loop-b
 # name each other as parent: the walk cuts the cycle, loop-a a root with both.
@@ -186,10 +195,7 @@ expect tree '^ *10 root .* 57M  *29M  *14M .*`- nginx$' "t: nginx under init, su
 expect tree '^ *13 root .* 1M  *512K  *256K .*    `- helper$' "t: helper three levels down"
 expect tree '^ *30 root .* 768K  *384K  *192K .*loop-a$' "t: a cycle cut: loop-a a root"
 expect tree 'tree' "t: the header says so"
-tm capture-pane -J -p -t tree >"$TMP/joined"
-if awk 'length($0) > 132 { bad = 1 } END { exit bad }' "$TMP/joined"; then ok; else
-	bad "132x40: a line longer than 132 columns"; cat "$TMP/joined"
-fi
+fits tree 132 "132x40"
 keys tree q
 st=$(ended tree)
 [ "$st" = "0 0" ] && ok || bad "tree: q: exit status and alternate screen '$st', want '0 0'"
@@ -237,10 +243,7 @@ expect small "^ *$helper .*$name" "80x24: the helper's row, its command whole"
 # No UTF-8 here: the name's bytes above ASCII as \xHH, never raw.
 expect small "^ *$utf8_pid .*pmtui[\\]xc3[\\]xa9-" "C locale: a UTF-8 name's bytes escaped"
 expect small 'PID.*PSS.*USS' "80x24: the headings"
-tm capture-pane -J -p -t small >"$TMP/joined"
-if awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/joined"; then ok; else
-	bad "80x24: a line longer than 80 columns"; cat "$TMP/joined"
-fi
+fits small 80 "80x24"
 tm capture-pane -e -p -t small >"$TMP/esc"
 if grep -qE "$colour" "$TMP/esc"; then bad "NO_COLOR=1: colours on screen"; else ok; fi
 cp "$TMP/screen" "$TMP/list-80x24"

@@ -10,7 +10,8 @@
  * last ')', a view into the text; the state is the byte after ") "; the
  * parent's pid is field 4 when it is a number up to INT_MAX (else -1); the
  * kernel-thread and exiting flags come from field 9 and the code addresses
- * from fields 26, 27, 28 and 48 (counted as the kernel does, the comm being
+ * from fields 26, 27, 28 and 48, the faults from 10 and 12 (both or neither)
+ * (counted as the kernel does, the comm being
  * field 2, fields split at each space), each only when every field before it
  * read is a number. Parsing the text again gives the same.
  */
@@ -32,6 +33,8 @@ struct expect {
 	char state;
 	int kthread, exiting, ppid;
 	uint64_t code_start, code_end, stack_start, arg_start;
+	int have_faults;
+	uint64_t minflt, majflt;
 };
 
 /*
@@ -85,6 +88,11 @@ static void expect(const char *t, size_t n, struct expect *e)
 		return;
 	e->kthread = (flags & 0x00200000u) != 0;
 	e->exiting = (flags & 0x00000004u) != 0;
+	if (field(t, n, at, 10, &v[0]) && field(t, n, at, 12, &v[1])) {
+		e->have_faults = 1;
+		e->minflt = v[0];
+		e->majflt = v[1];
+	}
 	if (!field(t, n, at, 26, &v[0]) || !field(t, n, at, 27, &v[1]) ||
 	    !field(t, n, at, 28, &v[2]) || !field(t, n, at, 48, &v[3]))
 		return;
@@ -126,7 +134,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (id.ok != 1 || id.state != want.state || id.kthread != want.kthread ||
 		    id.exiting != want.exiting || id.ppid != want.ppid || id.code_start != want.code_start ||
 		    id.code_end != want.code_end || id.stack_start != want.stack_start ||
-		    id.arg_start != want.arg_start) {
+		    id.arg_start != want.arg_start || id.have_faults != e.have_faults ||
+		    (e.have_faults && (id.minflt != e.minflt || id.majflt != e.majflt))) {
+			fprintf(stderr, "faults %d %llu %llu, expected %d %llu %llu\n", id.have_faults,
+			        (unsigned long long)id.minflt, (unsigned long long)id.majflt,
+			        e.have_faults, (unsigned long long)e.minflt, (unsigned long long)e.majflt);
 			fprintf(stderr, "ppid %d, expected %d\n", id.ppid, want.ppid);
 			fprintf(stderr, "state %d kthread %d exiting %d code %llx-%llx stack %llx args "
 			        "%llx; expected %d %d %d %llx-%llx %llx %llx\n", id.state, id.kthread,
