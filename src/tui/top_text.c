@@ -218,6 +218,16 @@ static void text_line(const struct tui *u, int y, const char *s, size_t n, size_
 		i += k ? k : 1;
 		col++;
 	}
+	/* Scrolled sideways: a line with text to the left of the view begins with '<'. */
+	if (left && i > 0 && i < n) {
+		uint32_t cp;
+		size_t k = (unsigned char)s[i] < 0x80 ? 1 : esc_utf8_seq((const unsigned char *)s + i,
+		                                                         n - i, &cp);
+		i += k ? k : 1; /* the '<' takes its column */
+		tui_puts_at(u, y, 0, 1, "<");
+		tui_put(u, y, 1, COLS - 1, s + i, n - i);
+		return;
+	}
 	tui_put(u, y, 0, COLS, s + i, n - i);
 }
 

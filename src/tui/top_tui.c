@@ -107,7 +107,9 @@ static const char help_text[] =
 	"           mapping, each cell a span of its pages in the state most of them are\n"
 	"           in (# anon, = file, H huge, s swapped, 0 zero page, . not present)\n"
 	"  e        back to explain;  Esc  back one level;  q  quit\n"
-	"  arrows, PgUp, PgDn, Home, End scroll; Left and Right scroll tables sideways\n";
+	"  arrows, PgUp, PgDn, Home, End scroll; Left and Right scroll tables sideways\n"
+	"           (a line with text left of the view begins with <, one cut at the\n"
+	"           right edge ends with >)\n";
 
 /* ---- drilling down ---- */
 
@@ -222,11 +224,11 @@ static void draw(struct tui *u)
 		case V_LIST: tui_draw_list(u); break;
 		case V_EXPLAIN:
 			tui_draw_text(u, &u->explain, "explain", u->explain_err,
-			              " Esc back  m mappings  p pages  arrows scroll  q quit  ? help");
+			              " Esc back  m mappings  p pages  Up/Down Left/Right scroll  q quit  ? help");
 			break;
 		case V_MAPS:
 			tui_draw_text(u, &u->maps, "mappings", u->maps_err,
-			              " Esc back  e explain  p pages  arrows scroll  q quit  ? help");
+			              " Esc back  e explain  p pages  Up/Down Left/Right scroll  q quit  ? help");
 			break;
 		case V_PAGES: tui_draw_pages(u); break;
 		case V_HELP:

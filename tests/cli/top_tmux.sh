@@ -159,6 +159,11 @@ expect big 'MemTotal.*SwapFree' "resized back to 100x30: meminfo on one line"
 keys big Enter
 expect big "explain: process $helper" "explain: its title"
 expect big 'file-text' "explain: the categories"
+expect big 'Up/Down Left/Right scroll' "explain: the keys say it scrolls sideways"
+# Scrolled right: a line with text to the left of the view begins with '<'.
+keys big Right Right Right
+expect big '^<' "explain: scrolled right, the lines marked"
+keys big Left Left Left
 keys big m
 expect big "mappings: process $helper" "mappings: its title"
 expect big "$exe" "mappings: the helper's binary" -F
