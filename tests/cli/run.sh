@@ -116,6 +116,7 @@ t edge-options-after 0 maps --proc-root edge/proc 100 --group kind --bytes
 
 # a capture from Linux 6.18 and the field sets of older kernels
 t capture-table 0 maps $C
+t capture-table-wide 0 maps --wide $C
 t capture-group-kind 0 maps -g kind $C
 t capture-total 0 maps -t -f all $C
 t capture-total-csv 0 maps -t --csv $C

@@ -167,6 +167,7 @@ static const char *const names[PMAPS_ST_COUNT] = {
 	[PMAPS_ST_EGID] = "Gid:",
 	[PMAPS_ST_STATE] = "State:",
 	[PMAPS_ST_NSPID] = "NSpid:",
+	[PMAPS_ST_PPID] = "PPid:",
 };
 
 /* 1 when a line of the input starts with KEY and ends with blanks and the decimal VALUE. */
@@ -240,7 +241,7 @@ static void check_figures(const struct result *r)
 	for (int f = 0; f < PMAPS_ST_COUNT; f++) {
 		int kb = f != PMAPS_ST_THREADS && f != PMAPS_ST_UID && f != PMAPS_ST_EUID &&
 		         f != PMAPS_ST_GID && f != PMAPS_ST_EGID && f != PMAPS_ST_STATE &&
-		         f != PMAPS_ST_NSPID;
+		         f != PMAPS_ST_NSPID && f != PMAPS_ST_PPID;
 		uint64_t v = st->v[f];
 		int said;
 		if (!(st->present & 1ull << f)) {
