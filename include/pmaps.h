@@ -1768,9 +1768,9 @@ enum {
 	 */
 	PMAPS_GROUP_PATH_TRUNCATED = 1u << 2,
 	/*
-	 * The row is smaps_rollup's, the kernel's own sum (pmaps_total()),
-	 * which has no mapping count and no vsize: since 0.4.0 they are
-	 * counted from the maps text read right after it, and
+	 * The row is smaps_rollup's, the kernel's own sum, which has no
+	 * mapping count and no vsize: since 0.4.0 pmaps_total() counts them
+	 * from the maps text read right after it (pmaps_total_count()), and
 	 * PMAPS_GROUP_COUNTED is set.
 	 */
 	PMAPS_GROUP_ROLLUP = 1u << 3,
@@ -1865,13 +1865,30 @@ PMAPS_API int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, 
  * PMAPS_SRC_SMAPS (summed), PMAPS_SRC_FAST or PMAPS_SRC_PAGES (summed; Pss
  * from pages summed before it is rounded to kB, as smaps_rollup does), the
  * page sources walking with POLICY (NULL: the default). ROW's key is the
- * source's name. SPENT, when not NULL (its SIZE set), gets what the read
- * cost. Returns 0 or a negative errno as pmaps_total(), with MSG.
+ * source's name. smaps_rollup's row is the kernel's as read, without a
+ * mapping count or vsize (pmaps_total_count() adds them). SPENT, when not
+ * NULL (its SIZE set), gets what the read cost. Returns 0 or a negative
+ * errno as pmaps_total(), with MSG.
  */
 PMAPS_API int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source,
                                const struct pmaps_policy *policy, struct pmaps_group_row *row,
                                size_t row_size, struct pmaps_cost *spent, char *msg,
                                size_t msgsz);
+
+/*
+ * The mapping count and vsize of smaps_rollup's ROW (from
+ * pmaps_total_from(); ROW_SIZE: Conventions), counted from PROC's maps
+ * text, which costs about what the rollup read did on a process of many
+ * mappings (hence apart: a caller that shows neither need not pay it);
+ * PMAPS_GROUP_COUNTED is then set. Where no maps text can be read the two
+ * stay absent and 0 is returned. SPENT, when not NULL (its SIZE set), gets
+ * the read's cost. Since 0.4.0. Returns 0, or a negative errno with MSG:
+ * -EINVAL (ROW_SIZE too small, or ROW not a rollup row), -ESRCH (the
+ * process has exited since), or an error of the maps cursor.
+ */
+PMAPS_API int pmaps_total_count(struct pmaps_proc *proc, struct pmaps_group_row *row,
+                                size_t row_size, struct pmaps_cost *spent, char *msg,
+                                size_t msgsz);
 
 /*
  * The best totals of PROC within POLICY (NULL: no limit), for a front end

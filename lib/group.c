@@ -338,13 +338,13 @@ static void copy_msg(char *msg, size_t msgsz, const struct pmaps_maps *c, int er
 }
 
 /*
- * A rollup row's mapping count and vsize, from the maps text read right
- * after it (the cheapest list of mappings: pmap's source of both): counted
- * into ROW, which is then marked PMAPS_GROUP_COUNTED. The two reads are
- * two moments; a process that exits or execs in between gets its error
- * here, never a count of another program. Without a maps text to read
- * (-ENOENT, -EACCES) the two stay absent. SPENT, when not NULL, gets the
- * read's cost.
+ * A rollup row's mapping count and vsize, from the maps text (the cheapest
+ * list of mappings: pmap's source of both), counted into ROW, which is
+ * then marked PMAPS_GROUP_COUNTED. Read right after smaps_rollup, the two
+ * reads are two moments; a process that exits or execs in between gets
+ * its error here, never a count of another program. Without a maps text
+ * to read (-ENOENT, -EACCES) the two stay absent. SPENT, when not NULL,
+ * gets the read's cost.
  */
 static int count_maps(struct pmaps_proc *proc, struct pmaps_group_row *row,
                       struct pmaps_cost *spent, char *msg, size_t msgsz)
@@ -393,10 +393,11 @@ static int count_maps(struct pmaps_proc *proc, struct pmaps_group_row *row,
 
 /*
  * The totals of PROC from SRC into WHOLE (the library's own row), the page
- * sources walking with POLICY. *FELL_BACK: smaps_rollup was asked with
- * FALLBACK and the kernel has none, so smaps was summed.
+ * sources walking with POLICY; smaps_rollup's row with its mappings and
+ * vsize counted when COUNT. *USED: SRC, or smaps where smaps_rollup was
+ * asked with FALLBACK and the kernel has none.
  */
-static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallback,
+static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallback, int count,
                       const struct pmaps_policy *policy, struct pmaps_group_row *whole,
                       enum pmaps_source *used, struct pmaps_cost *spent, char *msg,
                       size_t msgsz)
@@ -438,8 +439,7 @@ static int total_read(struct pmaps_proc *proc, enum pmaps_source src, int fallba
 		whole->flags |= PMAPS_GROUP_ROLLUP;
 		whole->mappings = 0;
 		whole->vsize = 0;
-		err = count_maps(proc, whole, spent ? &counted : NULL, msg, msgsz);
-		if (err < 0)
+		if (count && (err = count_maps(proc, whole, spent ? &counted : NULL, msg, msgsz)) < 0)
 			goto out;
 	}
 	/* Pss from pages: summed in the kernel's fixed point, rounded to kB once, as smaps_rollup. */
@@ -492,9 +492,34 @@ int pmaps_total(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row
 
 	if (!row_size_ok(row, row_size, msg, msgsz))
 		return -EINVAL;
-	err = total_read(proc, PMAPS_SRC_ROLLUP, 1, NULL, &whole, source, NULL, msg, msgsz);
+	err = total_read(proc, PMAPS_SRC_ROLLUP, 1, 1, NULL, &whole, source, NULL, msg, msgsz);
 	if (err == 0)
 		row_out(row, row_size, &whole);
+	return err;
+}
+
+int pmaps_total_count(struct pmaps_proc *proc, struct pmaps_group_row *row, size_t row_size,
+                      struct pmaps_cost *spent, char *msg, size_t msgsz)
+{
+	struct pmaps_cost k;
+	int err;
+
+	if (!row_size_ok(row, row_size, msg, msgsz))
+		return -EINVAL;
+	if (spent && !pmaps__size_ok(spent->size, PMAPS__COST_SIZE0))
+		return -EINVAL;
+	if (!(row->flags & PMAPS_GROUP_ROLLUP)) {
+		if (msg)
+			pmaps__msg(msg, msgsz, "not smaps_rollup's row: its mappings are counted already");
+		return -EINVAL;
+	}
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	err = count_maps(proc, row, spent ? &k : NULL, msg, msgsz);
+	if (spent) {
+		k.size = spent->size;
+		pmaps__copy_out(spent, spent->size, &k, sizeof(k));
+	}
 	return err;
 }
 
@@ -520,7 +545,7 @@ int pmaps_total_from(struct pmaps_proc *proc, enum pmaps_source source,
 	}
 	memset(&k, 0, sizeof(k));
 	k.size = sizeof(k);
-	err = total_read(proc, source, 0, policy, &whole, &used, &k, msg, msgsz);
+	err = total_read(proc, source, 0, 0, policy, &whole, &used, &k, msg, msgsz);
 	if (spent) {
 		k.size = spent->size;
 		pmaps__copy_out(spent, spent->size, &k, sizeof(k));
@@ -588,7 +613,9 @@ int pmaps_total_best(struct pmaps_proc *proc, uint64_t fields, uint64_t values,
 	if (src == PMAPS_SRC_STATUS)
 		err = total_status(proc, &whole, &k, msg, msgsz);
 	else
-		err = total_read(proc, src, 0, policy, &whole, &used, &k, msg, msgsz);
+		err = total_read(proc, src, 0, (values & (1ull << (PMAPS_V_MAPPINGS - PMAPS_F_MAX) |
+		                                           1ull << (PMAPS_V_VSIZE - PMAPS_F_MAX))) != 0,
+		                 policy, &whole, &used, &k, msg, msgsz);
 	if (spent) {
 		k.size = spent->size;
 		pmaps__copy_out(spent, spent->size, &k, sizeof(k));

@@ -312,7 +312,7 @@ static void cursor_spent(struct reading *r, const struct pmaps_maps *c)
  * errno with the failure in F (the document then closed with the error).
  */
 static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, struct reading *r,
-                        struct out *out, struct failure *f)
+                        int count, struct out *out, struct failure *f)
 {
 	struct pmaps_group_row row;
 	enum pmaps_source src = r->src;
@@ -322,7 +322,7 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 	char msg[256];
 	int err;
 
-	if (r->classic_total) {
+	if (r->classic_total && count) {
 		/* As without --source: the kernel's sum, or smaps summed before Linux 4.14. */
 		uint64_t t0 = now_ns();
 		src = PMAPS_SRC_ROLLUP;
@@ -337,6 +337,17 @@ static int report_total(const struct maps_opts *o, struct pmaps_proc *proc, stru
 		err = pmaps_total_from(proc, src, r->policy, &row, sizeof(row), &r->cost, msg,
 		                       sizeof(msg));
 		r->have_cost = 1;
+		if (err == -ENOENT && r->classic_total) {
+			/* Before Linux 4.14: pmaps_total() sums smaps, which counts as it goes. */
+			r->have_cost = 0;
+			return report_total(o, proc, r, 1, out, f);
+		}
+		if (err == 0 && src == PMAPS_SRC_ROLLUP && count) {
+			struct pmaps_cost k = {.size = sizeof(k)};
+			err = pmaps_total_count(proc, &row, sizeof(row), &k, msg, sizeof(msg));
+			r->cost.ns += k.ns;
+			r->cost.calls += k.calls;
+		}
 	}
 	file = src_file(src);
 	if (err == -ENODATA)
@@ -531,6 +542,27 @@ static void asked_keys(const struct maps_opts *o, uint64_t *fields, uint64_t *va
 		else if (o->group != PMAPS_GROUP_TOTAL || (k != PMAPS_V_MAPPINGS && k != PMAPS_V_VSIZE))
 			*values |= 1ull << (k - PMAPS_F_MAX);
 	}
+}
+
+/*
+ * Whether a total shows its mapping count or vsize (a column, the sort's,
+ * or JSON, which has every value): smaps_rollup's row has neither, and
+ * counting them reads the maps text, as costly on many mappings as the
+ * rollup itself.
+ */
+static int shows_count(const struct maps_opts *o)
+{
+	const int *cols = o->nasked ? o->asked : o->cols;
+	int n = o->nasked ? o->nasked : o->ncols;
+
+	if (o->fmt == FMT_JSON || o->fmt == FMT_JSONL)
+		return 1;
+	for (int i = 0; i <= n; i++) {
+		int c = i < n ? cols[i] : o->sort_col, k = c >= 0 ? columns[c].lib : -1;
+		if (k == PMAPS_V_MAPPINGS || k == PMAPS_V_VSIZE)
+			return 1;
+	}
+	return 0;
 }
 
 /* The keys of FIELDS and VALUES (and vm_flags) as "pss, private_dirty" into B; returns the count. */
@@ -822,7 +854,7 @@ static int maps_report(const struct maps_opts *o)
 		note_msg("--gentle: %s is read the way the kernel writes it (only the fast and pages "
 		         "sources walk gently)", r.classic_total ? "smaps_rollup" : pmaps_source_name(r.src));
 	if (o->group == PMAPS_GROUP_TOTAL)
-		err = report_total(o, proc, &r, &out, &f);
+		err = report_total(o, proc, &r, shows_count(o), &out, &f);
 	else if ((err = pmaps_maps_open(&c, proc, r.src, 0)) == -ENODATA)
 		err = no_memory(o, &out, pmaps_proc_pid(proc), r.src);
 	else if (err < 0) {

@@ -481,6 +481,21 @@ if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
 			bad "pmaps maps $args read smaps: exit $rc, $(grep smaps "$TMP/strace" | head -2)"
 		fi
 	done
+	# A total's Maps and VSize are counted from the maps text, read only when shown.
+	for args in "--total" "--total --fields pss,shared_clean" "--total --fields pss,shared_clean,vsize" \
+		"--total --json --fields pss,shared_clean" "--total --source smaps_rollup --csv --fields rss"; do
+		case $args in *vsize*|"--total"|*json*) want=1 ;; *) want=0 ;; esac
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+			strace -f -e trace=openat,open -o "$TMP/strace" "$PMAPS" maps $args "$sp" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		got=$(grep -c "\"maps\"" "$TMP/strace")
+		if [ $rc = 0 ] && grep -q '/smaps_rollup"\|"smaps_rollup"' "$TMP/strace" &&
+			{ { [ $want = 1 ] && [ "$got" -ge 1 ]; } || { [ $want = 0 ] && [ "$got" = 0 ]; }; }; then
+			ok
+		else
+			bad "pmaps maps $args: exit $rc, maps opened $got times, wanted $([ $want = 1 ] && echo 'at least once' || echo never)"
+		fi
+	done
 else
 	echo "skipped: the files read need strace"
 fi

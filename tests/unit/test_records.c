@@ -267,6 +267,50 @@ static void test_total_rollup(void **state)
 	pmaps_proc_close(proc);
 }
 
+/* pmaps_total_from() reads smaps_rollup alone; pmaps_total_count() adds what pmaps_total() counts. */
+static void test_total_count_apart(void **state)
+{
+	struct pmaps_proc *proc = open_fixture("kernel-6.1", "4242");
+	struct pmaps_group_row row, summed;
+	struct pmaps_cost k = {.size = sizeof(k)};
+	enum pmaps_source src;
+	char msg[256] = "unchanged";
+
+	(void)state;
+	assert_int_equal(pmaps_total_from(proc, PMAPS_SRC_ROLLUP, NULL, &row, sizeof(row), &k, msg,
+	                                  sizeof(msg)), 0);
+	assert_int_equal(row.flags, PMAPS_GROUP_ROLLUP | PMAPS__ROW_SRC(PMAPS_SRC_ROLLUP));
+	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 0, 0);
+	ASSERT_GVAL(row, PMAPS_V_VSIZE, 0, 0);
+	ASSERT_GVAL(row, PMAPS_F_RSS, 1, 1884160);
+	assert_int_equal(k.calls, 2); /* the rollup's read and the one that finds its end */
+	memset(&k, 0, sizeof(k));
+	k.size = sizeof(k);
+	assert_int_equal(pmaps_total_count(proc, &row, sizeof(row), &k, msg, sizeof(msg)), 0);
+	assert_int_equal(row.flags, PMAPS_GROUP_ROLLUP | PMAPS_GROUP_COUNTED |
+	                            PMAPS__ROW_SRC(PMAPS_SRC_ROLLUP));
+	ASSERT_GVAL(row, PMAPS_V_MAPPINGS, 1, 37);
+	ASSERT_GVAL(row, PMAPS_V_VSIZE, 1, 2994176);
+	assert_true(k.calls >= 2);
+	/* Equal to pmaps_total()'s row, field for field. */
+	assert_int_equal(pmaps_total(proc, &summed, sizeof(summed), &src, msg, sizeof(msg)), 0);
+	for (int key = 0; key < PMAPS_V_COUNT; key++) {
+		uint64_t a = 0, b = 0;
+		int ha = pmaps_group_value(&row, key, &a), hb = pmaps_group_value(&summed, key, &b);
+		if (ha != hb || a != b)
+			fail_msg("%s: apart %d %llu, pmaps_total() %d %llu", pmaps_value_key(key), ha,
+			         (unsigned long long)a, hb, (unsigned long long)b);
+	}
+	/* A row that is not smaps_rollup's has its count: asking again is a mistake. */
+	assert_int_equal(pmaps_total_from(proc, PMAPS_SRC_SMAPS, NULL, &summed, sizeof(summed), NULL,
+	                                  msg, sizeof(msg)), 0);
+	assert_int_equal(pmaps_total_count(proc, &summed, sizeof(summed), NULL, msg, sizeof(msg)),
+	                 -EINVAL);
+	assert_string_equal(msg, "not smaps_rollup's row: its mappings are counted already");
+	assert_int_equal(pmaps_total_count(proc, &row, 8, NULL, NULL, 0), -EINVAL);
+	pmaps_proc_close(proc);
+}
+
 static void test_total_no_rollup(void **state)
 {
 	struct pmaps_proc *proc = open_fixture("no-rollup", "4242");
@@ -755,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_group_values),
 		cmocka_unit_test(test_group_kind_name),
 		cmocka_unit_test(test_total_rollup),
+		cmocka_unit_test(test_total_count_apart),
 		cmocka_unit_test(test_total_no_rollup),
 		cmocka_unit_test(test_total_errors),
 		cmocka_unit_test(test_group_read_again),
