@@ -124,13 +124,16 @@ static void server_stop(struct server *s)
 }
 
 /*
- * Starts `pmaps serve --listen 127.0.0.1:0 ARGS...` and reads the port from
- * its "listening on" line. Returns 0, or -1 (said why).
+ * Starts `pmaps serve --listen 127.0.0.1:0 ARGS...`, reads the port from
+ * its "listening on" line and waits for its "ready" line (every selected
+ * process read once: /metrics answers 503 before; a build older than the
+ * warm-up says none, and is scraped after 30 s). Returns 0, or -1 (said
+ * why).
  */
 static int server_start(struct server *s, char *const *args)
 {
 	char *argv[32] = {tool, "serve", "--listen", "127.0.0.1:0"};
-	char out[4096], *at;
+	char out[4096] = "", *at;
 	size_t have = 0, argc = 4;
 	int fds[2], slot = -1;
 	pid_t parent = getpid();
@@ -163,7 +166,7 @@ static int server_start(struct server *s, char *const *args)
 	close(fds[1]);
 	s->err = fds[0];
 	s->port = 0;
-	while (!s->port && have < sizeof(out) - 1) {
+	while ((!s->port || !strstr(out, "pmaps serve: ready")) && have < sizeof(out) - 1) {
 		struct pollfd p = {.fd = s->err, .events = POLLIN};
 		double left = until - now_ns();
 		ssize_t n;
@@ -175,9 +178,10 @@ static int server_start(struct server *s, char *const *args)
 		have += (size_t)n;
 		out[have] = 0;
 		at = strstr(out, "listening on http://127.0.0.1:");
-		if (at && strchr(at, '\n'))
+		if (!s->port && at && strchr(at, '\n'))
 			s->port = atoi(at + strlen("listening on http://127.0.0.1:"));
 	}
+	out[have] = 0;
 	if (!s->port) {
 		out[have] = 0;
 		fprintf(stderr, "pmaps-bench-serve: %s serve did not say where it listens: %s\n", tool,

@@ -54,6 +54,11 @@ static const char serve_usage[] =
 	"      --min-interval SECS refresh this often while scrapes come, and answer\n"
 	"                          from the last refresh (default 5; 0: refresh for\n"
 	"                          every request)\n"
+	"      --ready-timeout SECS\n"
+	"                          at start, read every selected process once (refreshes\n"
+	"                          back to back, each within --budget) for at most this\n"
+	"                          long before /metrics answers (503 until then; default\n"
+	"                          30; 0: answer at once, with what the budget read)\n"
 	"      --max-connections N connections held at once (default 256); past it a\n"
 	"                          new one evicts the one that has waited longest for\n"
 	"                          a request\n"
@@ -69,8 +74,9 @@ static const char serve_usage[] =
 	"                          it): see Host below\n"
 	"  -h, --help              show this help\n"
 	"\n"
-	"Endpoints: /metrics, / (the web page), /api/processes,\n"
-	"/api/process/PID/explain, /api/process/PID/pages, /api/process/PID/pages.svg.\n"
+	"Endpoints: /metrics, /healthz (200 once ready, for probes), / (the web page),\n"
+	"/api/processes, /api/process/PID/explain, /api/process/PID/pages,\n"
+	"/api/process/PID/pages.svg.\n"
 	"GET and HEAD only. SIGINT or SIGTERM stops it.\n"
 	"\n"
 	"Host: a request must name this server, or a web page could read it through\n"
@@ -149,6 +155,7 @@ int cmd_serve(int argc, char **argv)
 		{"budget", required_argument, NULL, 'B'},
 		{"max-age", required_argument, NULL, 'M'},
 		{"min-interval", required_argument, NULL, 'I'},
+		{"ready-timeout", required_argument, NULL, 'W'},
 		{"max-connections", required_argument, NULL, 'c'},
 		{"timeout", required_argument, NULL, 'T'},
 		{"threads", required_argument, NULL, 't'},
@@ -170,6 +177,7 @@ int cmd_serve(int argc, char **argv)
 	sv.o.top.breakdown = 1;
 	sv.o.top.cmd = "serve";
 	sv.o.min_interval_ns = 5000000000u;
+	sv.o.ready_timeout_ns = 30000000000u;
 	sv.o.max_connections = 256;
 	sv.o.timeout_s = 10;
 	sv.o.threads = 4;
@@ -208,6 +216,14 @@ int cmd_serve(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			sv.o.min_interval_ns = ns;
+			break;
+		case 'W':
+			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns / 1000000000u > 86400) {
+				die_msg("--ready-timeout takes seconds up to 86400 (30, 500ms, 0), not '%s'",
+				        optarg);
+				return EXIT_USAGE;
+			}
+			sv.o.ready_timeout_ns = ns;
 			break;
 		case 'c':
 			if (parse_positive(optarg, 65536, &sv.o.max_connections) < 0) {

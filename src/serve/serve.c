@@ -654,19 +654,23 @@ static void write_machine(struct serve *sv, struct out *o, const struct mctx *m)
 static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m)
 {
 	struct pmaps_survey_stats st = {.size = sizeof(st)};
-	static const char *const outcomes[] = {"selected", "listed", "read",  "kept", "skipped",
-	                                       "denied",   "large",  "vanished", "failed"};
+	static const char *const outcomes[] = {"selected", "listed", "read",  "kept",
+	                                       "skipped",  "unread", "denied", "large",
+	                                       "vanished", "failed"};
+	size_t unread = serve_unread(sv);
 
 	pmaps_survey_stats(sv->top.s, &st);
 	{
 		const uint64_t counts[] = {sv->top.matched, st.processes, st.read, st.kept, st.skipped,
-		                           st.denied, st.large, st.vanished, st.failed};
+		                           unread, st.denied, st.large, st.vanished, st.failed};
 		family(o, m, "pmaps_scrape_processes", "gauge", NULL,
 		       "Processes in the last refresh: selected (by --pid, --name, --user, --cgroup), "
 		       "listed (on the machine), read past status, kept (nothing moved), skipped (by "
-		       "the budget: older figures kept), denied (not readable by this reader: another "
-		       "user's, or refused by a security module; status figures only), large (read by "
-		       "the gentle page walk), vanished (exited during it), failed");
+		       "the budget: older figures kept), unread (selected, never read past status: "
+		       "left by the budget, or a large one's first walk under way), denied (not "
+		       "readable by this reader: another user's, or refused by a security module; "
+		       "status figures only), large (read by the gentle page walk), vanished (exited "
+		       "during it), failed");
 		for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
 			out_str(o, "pmaps_scrape_processes{outcome=\"");
 			out_str(o, outcomes[i]);
@@ -701,6 +705,23 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 	family(o, m, "pmaps_scrapes_total", "counter", NULL, "Answers to /metrics");
 	out_str(o, "pmaps_scrapes_total ");
 	out_u64(o, sv->scrapes);
+	out_ch(o, '\n');
+	/* Under LOCK (the caller's): once every selected process has been read, ready stays. */
+	if (!unread)
+		sv->ready = 1;
+	family(o, m, "pmaps_exporter_ready", "gauge", NULL,
+	       "1 once every process selected since start has been read past status (but denied "
+	       "and failed ones): at start by the warm-up, or by later refreshes where "
+	       "--ready-timeout passed first; pmaps_scrape_processes{outcome=\"unread\"} counts "
+	       "those waiting now (new ones the budget left)");
+	out_str(o, "pmaps_exporter_ready ");
+	out_u64(o, sv->ready);
+	out_ch(o, '\n');
+	family(o, m, "pmaps_exporter_warmup_seconds", "gauge", "seconds",
+	       "What reading every selected process once took at start (bounded by "
+	       "--ready-timeout)");
+	out_str(o, "pmaps_exporter_warmup_seconds ");
+	out_seconds(o, sv->warm_ns);
 	out_ch(o, '\n');
 	family(o, m, "pmaps_exporter_info", "info", NULL, "pmaps serve's version");
 	out_str(o, "pmaps_exporter_info{version=\"" PMAPS_VERSION "\"} 1\n");
@@ -866,6 +887,102 @@ void serve_collector_stop(struct serve *sv)
 	}
 }
 
+/* ---- the warm-up ---- */
+
+size_t serve_unread(const struct serve *sv)
+{
+	const struct top *t = &sv->top;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nlines; i++) {
+		const struct pmaps_survey_row *row = t->lines[i].row;
+		if (row && !row->total && !row->breakdown &&
+		    !(row->flags & (PMAPS_SURVEY_DENIED | PMAPS_SURVEY_FAILED)))
+			n++;
+	}
+	return n;
+}
+
+int serve_warm(const struct serve *sv)
+{
+	return __atomic_load_n(&sv->warm, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Refreshes back to back, each within --budget (a large process's gentle
+ * walk going on across them), until every selected process has been read
+ * once, --ready-timeout passes, or serve stops; then says so on stderr.
+ */
+static void *warm_main(void *arg)
+{
+	struct serve *sv = arg;
+	uint64_t t0 = now_ns(), end = t0 + sv->o.ready_timeout_ns;
+	size_t unread = 0, listed = 0, n = 0;
+	char msg[256];
+	int err = 0;
+
+	while (!__atomic_load_n(&sv->warm_stop, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&sv->lock);
+		sv->refreshed_ns = 0; /* due now, whatever --min-interval says */
+		err = serve_fresh(sv, msg, sizeof(msg));
+		unread = err < 0 ? 0 : serve_unread(sv);
+		listed = sv->top.nlines;
+		sv->warm_unread = unread;
+		if (err == 0 && unread == 0)
+			sv->ready = 1;
+		sv->warm_refreshes = ++n;
+		pthread_mutex_unlock(&sv->lock);
+		if (err < 0 || unread == 0 || now_ns() >= end)
+			break;
+	}
+	sv->warm_ns = now_ns() - t0;
+	if (err < 0)
+		; /* the first scrape refreshes again, and answers 503 with the reason */
+	else if (unread == 0)
+		fprintf(stderr, "pmaps serve: ready: %zu process%s read in %.2f s (%zu refresh%s)\n",
+		        listed, listed == 1 ? "" : "es", (double)sv->warm_ns / 1e9, n,
+		        n == 1 ? "" : "es");
+	else if (!__atomic_load_n(&sv->warm_stop, __ATOMIC_ACQUIRE))
+		fprintf(stderr, "pmaps serve: ready after --ready-timeout: %zu of %zu processes not "
+		        "read yet (status figures only; pmaps_exporter_ready 0 until they are)\n",
+		        unread, listed);
+	fflush(stderr);
+	__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int serve_warm_start(struct serve *sv)
+{
+	sigset_t all, old;
+	int e;
+
+	if (!sv->o.ready_timeout_ns) {
+		__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	/* Its signals blocked: SIGINT and SIGTERM are the main thread's (sigwaitinfo()). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(&sv->warmer, NULL, warm_main, sv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		/* Without it the first scrape reads what its budget allows, as before. */
+		__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
+		return -1;
+	}
+	sv->warmer_on = 1;
+	return 0;
+}
+
+void serve_warm_stop(struct serve *sv)
+{
+	if (!sv->warmer_on)
+		return;
+	__atomic_store_n(&sv->warm_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(sv->warmer, NULL);
+	sv->warmer_on = 0;
+}
+
 /* R: a copy of the last /metrics answer in format OM, if there is one. Returns 1, or 0. */
 static int last_answer(struct serve *sv, int om, struct serve_reply *r)
 {
@@ -923,6 +1040,13 @@ static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 	char msg[256];
 	int err;
 
+	if (!serve_warm(sv)) {
+		/* No answer with some processes' figures missing: up is 0 until every one is read. */
+		serve_reply_text(r, 503, "warming up: reading every selected process once before the "
+		                 "first answer (--ready-timeout)");
+		r->retry_after = 1;
+		return;
+	}
 	/* A refresh under way: the last answer, as it was (unless each scrape is to refresh). */
 	if (pthread_mutex_trylock(&sv->lock) != 0) {
 		if (sv->o.min_interval_ns && last_answer(sv, m.om, r)) {
@@ -1028,6 +1152,14 @@ void serve_route(struct serve *sv, const char *url, const char *query, const cha
 
 	if (strcmp(url, "/metrics") == 0) {
 		metrics(sv, accept, r);
+	} else if (strcmp(url, "/healthz") == 0) {
+		/* For a probe: 200 once the warm-up is over and /metrics answers with figures. */
+		if (serve_warm(sv)) {
+			serve_reply_text(r, 200, "ok");
+		} else {
+			serve_reply_text(r, 503, "warming up");
+			r->retry_after = 1;
+		}
 	} else if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
 		memset(r, 0, sizeof(*r));
 		r->body = malloc(serve_page_html_len);
@@ -1117,6 +1249,7 @@ int serve_run(struct serve *sv)
 		/* Without its thread, scrapes refresh the figures themselves, as before. */
 		serve_collector_start(sv);
 		rc = serve_http_run(sv);
+		serve_warm_stop(sv);
 		serve_collector_stop(sv);
 	}
 	top_done(&sv->top);

@@ -50,6 +50,12 @@ struct serve_opts {
 	size_t max_request;            /* bytes of a request's headers */
 	const char *allow_hosts[SERVE_ALLOW_MAX]; /* --allow-host (serve_host.h) */
 	unsigned nallow;
+	/*
+	 * --ready-timeout: at start, every selected process is read once
+	 * (refreshes back to back, each within --budget) for at most this
+	 * long before /metrics answers with figures; 0: no warm-up.
+	 */
+	uint64_t ready_timeout_ns;
 };
 
 /* What a route answers: the HTTP layer sends it and frees BODY. */
@@ -95,6 +101,17 @@ struct serve {
 	uint64_t last_gen[2];          /* the refresh (refreshed_ns) each was written from */
 	int root;                      /* the reader is root */
 	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
+	/*
+	 * The warm-up (serve_warm_start()): its thread, and WARM, set (with
+	 * __atomic) once it has ended: every selected process read, the
+	 * --ready-timeout passed, or serve stopping. /metrics answers 503
+	 * before. WARM_UNREAD (under LOCK): the processes it left unread.
+	 */
+	pthread_t warmer;
+	int warmer_on, warm, warm_stop;
+	uint64_t warm_ns;              /* what it took (monotonic ns) */
+	size_t warm_refreshes, warm_unread;
+	int ready;                     /* every selected process read once (under LOCK) */
 };
 
 /* While a scrape came within this, the collector keeps the figures fresh. */
@@ -103,6 +120,23 @@ struct serve {
 /* The collector thread: started before the daemon, stopped after it (serve.c). */
 int serve_collector_start(struct serve *sv);
 void serve_collector_stop(struct serve *sv);
+
+/*
+ * The warm-up thread: started before the daemon (it holds LOCK through
+ * each refresh), stopped (joined) after it. Without --ready-timeout it
+ * marks the server warm at once.
+ */
+int serve_warm_start(struct serve *sv);
+void serve_warm_stop(struct serve *sv);
+/* Whether the warm-up has ended. */
+int serve_warm(const struct serve *sv);
+/*
+ * The selected processes whose costly figures were never read (left by
+ * the budget, or a large process's first walk under way): status figures
+ * only. Neither denied ones (no privilege will come) nor failed ones (said
+ * apart) count. Under LOCK.
+ */
+size_t serve_unread(const struct serve *sv);
 
 /* The longest a request waits for another's refresh before it answers 503. */
 #define SERVE_LOCK_WAIT_S 10

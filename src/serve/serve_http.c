@@ -1103,6 +1103,8 @@ int serve_http_run(struct serve *sv)
 	addr_text(&bound, where, sizeof(where));
 	fprintf(stderr, "pmaps serve: listening on http://%s/\n", where);
 	fflush(stderr);
+	/* Every selected process read once, while /metrics answers 503 (serve_run() stops it). */
+	serve_warm_start(sv);
 
 	/* The stop signal, and between times the deadlines. */
 	do {

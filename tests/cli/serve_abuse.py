@@ -45,6 +45,13 @@ import time
 PMAPS = sys.argv[1]
 TIMEOUT_S = 2  # the main server's --timeout
 LISTEN_RE = re.compile(r"^pmaps serve: listening on http://(\[[0-9a-f:]+\]|[0-9.]+):(\d+)/$")
+# After it, once every selected process has been read (the warm-up).
+READY_RE = re.compile(r"^pmaps serve: ready: \d+ process(es)? read in [0-9.]+ s \(\d+ refresh(es)?\)$")
+
+
+def start_line(line):
+    """What serve says at start: where it listens, and that it is ready."""
+    return LISTEN_RE.match(line) or READY_RE.match(line)
 PAGE_CSP = ("default-src 'none'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'; "
             "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
             "frame-ancestors 'none'")
@@ -86,6 +93,10 @@ class Server:
                 raise RuntimeError(f"pmaps {' '.join(self.args)}: no listening line: {self.lines!r}")
             m = LISTEN_RE.match(line)
             self.host, self.port = m.group(1).strip("[]"), int(m.group(2))
+            # /metrics answers 503 until every selected process has been read once.
+            if not self.wait_line(lambda l: READY_RE.match(l), 30):
+                self.kill()
+                raise RuntimeError(f"pmaps {' '.join(self.args)}: no ready line: {self.lines!r}")
 
     def _read(self):
         for raw in self.proc.stderr:
@@ -581,8 +592,8 @@ def test_slow_at_limit():
         eq("8 slow clients: all cut by the server", sorted(ended), list(range(8)))
         rc, _ = srv.stop()
         eq("8 slow clients: SIGTERM: exit code", rc, 0)
-        extra = [l for l in srv.stderr_lines() if not LISTEN_RE.match(l)]
-        eq("8 slow clients: stderr: nothing but the listening line", extra, [])
+        extra = [l for l in srv.stderr_lines() if not start_line(l)]
+        eq("8 slow clients: stderr: nothing but the listening and ready lines", extra, [])
     finally:
         stop.set()
         t.join()
@@ -646,8 +657,9 @@ def check_quiet_exit(srv, what, sig=signal.SIGTERM):
     eq(f"{what}: {name}: exit code", rc, 0)
     ok(f"{what}: {name}: stopped within 5 s", dt < 5, f"{dt:.2f} s", "< 5 s")
     lines = srv.stderr_lines()
-    extra = [l for l in lines if not LISTEN_RE.match(l)]
+    extra = [l for l in lines if not start_line(l)]
     eq(f"{what}: stderr: the listening line, once", sum(1 for l in lines if LISTEN_RE.match(l)), 1)
+    eq(f"{what}: stderr: the ready line, once", sum(1 for l in lines if READY_RE.match(l)), 1)
     eq(f"{what}: stderr: nothing else (client errors are routine)", extra, [])
 
 
@@ -757,8 +769,8 @@ def test_inflight():
            f"{dt:.2f} s", "> 3.5 s")
         rc, _ = srv.stop()
         eq("inflight: SIGTERM: exit code", rc, 0)
-        extra = [l for l in srv.stderr_lines() if not LISTEN_RE.match(l)]
-        eq("inflight: stderr: nothing but the listening line", extra, [])
+        extra = [l for l in srv.stderr_lines() if not start_line(l)]
+        eq("inflight: stderr: nothing but the listening and ready lines", extra, [])
     finally:
         for s in held:
             s.close()
@@ -805,7 +817,7 @@ def test_per_ip():
         eq("0.0.0.0: GET /metrics when they are gone", request(srv, "GET", "/metrics")[0], 200)
         rc, _ = srv.stop()
         eq("0.0.0.0: SIGTERM: exit code", rc, 0)
-        extra = [l for l in srv.stderr_lines() if not LISTEN_RE.match(l) and "not a loopback address" not in l]
+        extra = [l for l in srv.stderr_lines() if not start_line(l) and "not a loopback address" not in l]
         eq("0.0.0.0: stderr: nothing but the warning and the listening line", extra, [])
     finally:
         for s in idle:
@@ -826,7 +838,7 @@ def test_fd_limit():
                 socks.append(connect(srv, 5))
             except OSError:
                 break
-        line = srv.wait_line(lambda l: not LISTEN_RE.match(l), 10)
+        line = srv.wait_line(lambda l: not start_line(l), 10)
         ok("80 connections, 48 descriptors: the failure said", line is not None and want.match(line),
            line, want.pattern)
         for s in socks:
@@ -837,7 +849,7 @@ def test_fd_limit():
         rc, dt = srv.stop()
         eq("48 descriptors: SIGTERM: exit code", rc, 0)
         lines = srv.stderr_lines()
-        eq("48 descriptors: stderr: the listening line and the failure, once", len(lines), 2)
+        eq("48 descriptors: stderr: the listening and ready lines and the failure, once", len(lines), 3)
     finally:
         for s in socks:
             s.close()

@@ -57,6 +57,7 @@ RSS = "--no-rss" not in args  # a sanitizer's RSS is its own
 SLOW = opt("--slow", 1000)
 IDLE = opt("--idle", 5000)
 LISTEN_RE = re.compile(r"^pmaps serve: listening on http://([0-9.]+):(\d+)/$")
+READY_RE = re.compile(r"^pmaps serve: ready: 2 processes read in [0-9.]+ s \(\d+ refresh(es)?\)$")
 
 
 class Attack(multiprocessing.Process):
@@ -335,7 +336,9 @@ def main():
             ok("serve started", False, line, "pmaps serve: listening on ...")
             return
         port = int(m.group(2))
-        # The first scrape reads every selected process (the 60,000 mappings: seconds).
+        # The warm-up reads every selected process (the 60,000 mappings: seconds) first.
+        line = srv.stderr.readline().decode().strip()
+        ok("serve ready: both processes read", READY_RE.match(line), line, READY_RE.pattern)
         t = probe(port, timeout=30)
         ok("the first scrape", t is not None, t, "answered")
         t = probe(port)

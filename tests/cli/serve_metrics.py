@@ -76,15 +76,29 @@ def helper(name, size=0, extra=None):
     return p
 
 
+READY = re.compile(r"pmaps serve: ready: (\d+) process(?:es)? read in [0-9.]+ s \((\d+) refresh(?:es)?\)\n")
+
+
 def serve(*args):
+    """pmaps serve on a free port: (process, port), once it has said it is
+    ready (every selected process read once), unless --ready-timeout 0. The
+    ready line's process and refresh counts go to serve.ready."""
     p = subprocess.Popen([PMAPS, "serve", "--listen", "127.0.0.1:0", *args],
                          stderr=subprocess.PIPE)
     procs.append(p)
     lines = []
+    warm = "--ready-timeout" not in args or args[args.index("--ready-timeout") + 1] != "0"
     for _ in range(3):  # without root a note comes first
         lines.append(p.stderr.readline().decode())
         m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", lines[-1])
         if m:
+            serve.ready = None
+            if warm:
+                lines.append(p.stderr.readline().decode())
+                r = READY.fullmatch(lines[-1])
+                if not r:
+                    raise SystemExit(f"pmaps serve said no ready line: {lines!r}")
+                serve.ready = (int(r.group(1)), int(r.group(2)))
             return p, int(m.group(1))
     raise SystemExit(f"pmaps serve did not start: {lines!r}")
 
@@ -328,17 +342,22 @@ def test_churn():
 
 
 def test_budget():
-    """A budget of 1 ms and six processes, one of them large: each scrape
-    answers at once; the first reads one process past status (the budget is
-    checked before each read) and leaves the others, counted as skipped and
-    served from status; later scrapes read those first, until every one has
-    its breakdown, which adds up."""
+    """A budget of 1 ms and six processes, one of them large. Without the
+    warm-up (--ready-timeout 0) each scrape answers at once; the first reads
+    one process past status (the budget is checked before each read) and
+    leaves the others, counted as skipped and unread and served from status,
+    and says it is not ready; later scrapes read those first, until every
+    one has its breakdown, which adds up. With it (the default), the first
+    answer has every process read: refreshes back to back before it, each
+    within the budget."""
     big = helper(b"big-one", 1 << 30)
     small = [helper(b"small-one", 1 << 20) for _ in range(5)]
     hs = [big] + small
     pids = [str(h.pid) for h in hs]
-    s, port = serve("--pid", ",".join(pids), "--min-interval", "0", "--budget", "1")
+    s, port = serve("--pid", ",".join(pids), "--min-interval", "0", "--budget", "1",
+                    "--ready-timeout", "0")
     try:
+        eq("budget, no warm-up: /healthz at once", get(port, "/healthz")[::2], (200, "ok\n"))
         t0 = time.monotonic()
         st, _, text = get(port)
         took = time.monotonic() - t0
@@ -349,6 +368,8 @@ def test_budget():
         eq("budget: one read past status, five left", sorted(x == "status" for x in srcs),
            [False] + [True] * 5)
         eq("budget: five skipped", find(ss, "pmaps_scrape_processes", outcome="skipped"), [5.0])
+        eq("budget: five unread", find(ss, "pmaps_scrape_processes", outcome="unread"), [5.0])
+        eq("budget: not ready", find(ss, "pmaps_exporter_ready"), [0.0])
         eq("budget: those left have no pss", sum(1 for p in pids if find(
             ss, "pmaps_process_pss_bytes", pid=p)), 1)
         for n in range(2, 12):
@@ -359,13 +380,93 @@ def test_budget():
                 break
         ok("budget: every process read within 11 scrapes", "status" not in srcs, srcs,
            "smaps or pages")
+        eq("budget: ready once every one is read", (
+            find(ss, "pmaps_exporter_ready"), find(ss, "pmaps_scrape_processes", outcome="unread")),
+            ([1.0], [0.0]))
         for p in pids:
             res = find(ss, "pmaps_process_resident_bytes", pid=p)
             eq(f"budget: {p}'s categories add up to resident",
                sum(find(ss, "pmaps_process_memory_bytes", pid=p)), res[0] if res else None)
     finally:
         stop(s)
+    s, port = serve("--pid", ",".join(pids), "--min-interval", "0", "--budget", "1")
+    try:
+        n, refreshes = serve.ready
+        ok("budget, warm-up: six processes read before the ready line, in several refreshes",
+           n == 6 and refreshes >= 2, serve.ready, "(6, >= 2)")
+        eq("budget, warm-up: /healthz", get(port, "/healthz")[::2], (200, "ok\n"))
+        ss = samples(get(port)[2])
+        srcs = [find_labels(ss, "pmaps_process_source_info", pid=p).get("source") for p in pids]
+        eq("budget, warm-up: the first answer has every process read",
+           [x for x in srcs if x not in ("smaps", "pages")], [])
+        eq("budget, warm-up: ready, none unread",
+           (find(ss, "pmaps_exporter_ready"), find(ss, "pmaps_scrape_processes", outcome="unread")),
+           ([1.0], [0.0]))
+        w = find(ss, "pmaps_exporter_warmup_seconds")
+        ok("budget, warm-up: its time said", w and 0 < w[0] < 30, w, "(0, 30) s")
+    finally:
+        stop(s)
         for h in hs:
+            end(h)
+
+
+def test_warming():
+    """Two processes too large for one smaps_rollup read within the hold
+    limit (2 GiB resident each) are walked gently, the pauses of one alone
+    1024 x 100 us; with a budget of 1 ms a refresh reads one of them (the
+    first read of a refresh is always made). With --ready-timeout 100ms the
+    warm-up ends after that refresh with the other unread, said, and the
+    answers then carry pmaps_exporter_ready 0; by default /metrics and
+    /healthz answer 503 with Retry-After while it reads, 200 after, two
+    refreshes later."""
+    bigs = [helper(b"warm-big", 2 << 30) for _ in range(2)]
+    pids = ",".join(str(h.pid) for h in bigs)
+    p = subprocess.Popen([PMAPS, "serve", "--listen", "127.0.0.1:0", "--pid", pids,
+                          "--budget", "1", "--ready-timeout", "100ms", "--min-interval", "1h"],
+                         stderr=subprocess.PIPE)
+    procs.append(p)
+    try:
+        line = p.stderr.readline().decode()
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", line)
+        ok("warming: listening", m, line, "listening on ...")
+        line = p.stderr.readline().decode()
+        eq("warming: a timeout it cannot meet is said", line,
+           "pmaps serve: ready after --ready-timeout: 1 of 2 processes not read yet "
+           "(status figures only; pmaps_exporter_ready 0 until they are)\n")
+        if m:
+            ss = samples(get(int(m.group(1)))[2])
+            eq("warming: answers after the timeout say not ready, one unread",
+               (find(ss, "pmaps_exporter_ready"),
+                find(ss, "pmaps_scrape_processes", outcome="unread")), ([0.0], [1.0]))
+    finally:
+        stop(p)
+    slow = subprocess.Popen([PMAPS, "serve", "--listen", "127.0.0.1:0", "--pid", pids,
+                             "--budget", "1"], stderr=subprocess.PIPE)
+    procs.append(slow)
+    try:
+        line = slow.stderr.readline().decode()
+        port = int(re.search(r":(\d+)/", line).group(1))
+        got = []
+        for path in ("/healthz", "/metrics"):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
+                    got.append((path, r.status, r.headers.get("Retry-After")))
+            except urllib.error.HTTPError as e:
+                got.append((path, e.code, e.headers.get("Retry-After")))
+        eq("warming: 503 with Retry-After while it reads", got,
+           [("/healthz", 503, "1"), ("/metrics", 503, "1")])
+        ready = slow.stderr.readline().decode()
+        r = READY.fullmatch(ready)
+        ok("warming: ready once both are walked, in two refreshes or more",
+           r and r.group(1) == "2" and int(r.group(2)) >= 2, ready, "ready: 2 processes ... (N >= 2)")
+        eq("warming: /healthz after", get(port, "/healthz")[::2], (200, "ok\n"))
+        ss = samples(get(port)[2])
+        eq("warming: both read by the page walk, ready",
+           ([find_labels(ss, "pmaps_process_source_info", pid=str(h.pid)).get("source")
+             for h in bigs], find(ss, "pmaps_exporter_ready")), (["pages", "pages"], [1.0]))
+    finally:
+        stop(slow)
+        for h in bigs:
             end(h)
 
 
@@ -453,6 +554,8 @@ def test_bad_input():
         (["--threads", "0"], "--threads takes a number"),
         (["--timeout", "0.5"], "--timeout takes whole seconds"),
         (["--min-interval", "soon"], "--min-interval takes seconds"),
+        (["--ready-timeout", "-1"], "--ready-timeout takes seconds"),
+        (["--ready-timeout", "2d"], "--ready-timeout takes seconds"),
         (["--bogus"], "bogus"),
         (["extra"], "serve takes no arguments"),
     ]
@@ -467,7 +570,7 @@ def test_bad_input():
 def main():
     try:
         for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_churn,
-                  test_budget, test_large_stable, test_go_runtime):
+                  test_budget, test_warming, test_large_stable, test_go_runtime):
             t()
     finally:
         for p in procs:
