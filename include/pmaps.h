@@ -458,6 +458,7 @@ enum pmaps_status_field {
 	 */
 	PMAPS_ST_NSPID,
 	PMAPS_ST_PPID,      /* the parent's pid (PPid:; 0 for a namespace's first process) */
+	PMAPS_ST_VM_LCK,    /* VmLck: locked (mlock) memory (0.4.0) */
 	PMAPS_ST_COUNT
 };
 /* Room for status figures in struct pmaps_status. */
@@ -2059,10 +2060,18 @@ enum {
 	PMAPS_SURVEY_BREAKDOWN = 1u << 3,
 	/*
 	 * Since 0.4.0: each process's page faults (PMAPS_SV_MINFLT,
-	 * PMAPS_SV_MAJFLT) from /proc/PID/stat, read at every refresh: one
-	 * small read more a process (a fault moves no memory counter).
+	 * PMAPS_SV_MAJFLT) and start time (START_NS) from /proc/PID/stat,
+	 * read at every refresh: one small read more a process (a fault moves
+	 * no memory counter).
 	 */
 	PMAPS_SURVEY_FAULTS = 1u << 4,
+	/*
+	 * Since 0.4.0: each process's oom_score and oom_score_adj (OOM_SCORE,
+	 * OOM_SCORE_ADJ), read with its status: two small reads more a
+	 * process whose status is read, kept with the rest of a row whose
+	 * counters did not move.
+	 */
+	PMAPS_SURVEY_OOM = 1u << 5,
 };
 
 /* Defaults of struct pmaps_survey_opts (0 in a field means its default). */
@@ -2097,6 +2106,10 @@ enum pmaps_survey_value {
 	/* Page faults since the process started, counts (0.4.0; PMAPS_SURVEY_FAULTS): */
 	PMAPS_SV_MINFLT,   /* stat minflt: served without I/O */
 	PMAPS_SV_MAJFLT,   /* stat majflt: waited for I/O (a file read, swap) */
+	/* Since 0.4.0, from status, in bytes: */
+	PMAPS_SV_HWM,      /* VmHWM: the peak of VmRSS */
+	PMAPS_SV_PAGE_TABLES, /* VmPTE: the process's page tables */
+	PMAPS_SV_LOCKED,   /* VmLck: locked memory (mlock) */
 	PMAPS_SV_COUNT
 };
 #define PMAPS_SV_MAX 16
@@ -2166,6 +2179,20 @@ struct pmaps_survey_row {
 	enum pmaps_runtime runtime; /* with BREAKDOWN: the language runtime found */
 	/* With BREAKDOWN: the runtime's version, or empty. Bytes the target chose. */
 	struct pmaps_view runtime_version;
+	/*
+	 * Since 0.4.0, with PMAPS_SURVEY_FAULTS: when the process started, in
+	 * ns after the machine booted (stat's starttime); 0 when unknown.
+	 */
+	uint64_t start_ns;
+	/*
+	 * Since 0.4.0, with PMAPS_SURVEY_OOM, when OOM_KNOWN: the kernel's
+	 * badness of the process (/proc/PID/oom_score, 0 to 2000: the larger,
+	 * the sooner the OOM killer picks it) and the adjustment it was given
+	 * (oom_score_adj, -1000 to 1000; -1000: never).
+	 */
+	int oom_known;
+	uint32_t oom_score;
+	int32_t oom_score_adj;
 };
 
 /* A survey row's breakdown by category (PMAPS_SURVEY_BREAKDOWN): opaque. */

@@ -141,6 +141,8 @@ struct pmaps__ident {
 	int ppid;             /* field 4, the parent's pid (0: none); -1 when not printed */
 	int have_faults;      /* fields 10 and 12 were read: */
 	uint64_t minflt, majflt;
+	int have_start;       /* field 22 was read: */
+	uint64_t starttime;   /* when the process started, clock ticks after boot */
 	uint64_t code_start, code_end, stack_start, arg_start;
 };
 

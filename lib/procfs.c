@@ -424,6 +424,15 @@ int pmaps__parse_stat(const char *buf, size_t n, struct pmaps__ident *id,
 			id->have_faults = 1;
 		}
 	}
+	/* Field 22: the start time, in clock ticks after boot. */
+	{
+		const char *p = s;
+		uint64_t st;
+		if (!skip_fields(&p, end, 22 - 9) && pmaps__parse_dec(&p, end, &st) > 0) {
+			id->starttime = st;
+			id->have_start = 1;
+		}
+	}
 	if (skip_fields(&s, end, 26 - 9) || pmaps__parse_dec(&s, end, &v[0]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[1]) < 0 ||
 	    skip_fields(&s, end, 1) || pmaps__parse_dec(&s, end, &v[2]) < 0 ||

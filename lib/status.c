@@ -8,6 +8,7 @@
  *   Gid:      real, effective, saved and filesystem gid, tab-separated
  *   NSpid:    the pid in each pid namespace it is in, outermost first (4.1+)
  *   VmSize:   the address space                  "N kB" (KiB)
+ *   VmLck:    locked (mlock)                     "N kB"
  *   VmHWM:    the peak of VmRSS                  "N kB"
  *   VmRSS:    resident = RssAnon + RssFile + RssShmem (their sum, printed)
  *   RssAnon:, RssFile:, RssShmem:                "N kB" (4.5+)
@@ -44,6 +45,7 @@ static const char *const status_keys[PMAPS_ST_COUNT] = {
 	[PMAPS_ST_STATE] = "state",
 	[PMAPS_ST_NSPID] = "nspid",
 	[PMAPS_ST_PPID] = "ppid",
+	[PMAPS_ST_VM_LCK] = "vm_lck",
 };
 
 const char *pmaps_status_key(enum pmaps_status_field f)
@@ -70,6 +72,7 @@ static const struct {
 	{KEY("Gid:"), PMAPS_ST_GID, GIDS},
 	{KEY("NSpid:"), PMAPS_ST_NSPID, NSPID},
 	{KEY("VmSize:"), PMAPS_ST_VM_SIZE, KB},
+	{KEY("VmLck:"), PMAPS_ST_VM_LCK, KB},
 	{KEY("VmHWM:"), PMAPS_ST_VM_HWM, KB},
 	{KEY("VmRSS:"), PMAPS_ST_VM_RSS, KB},
 	{KEY("VmPTE:"), PMAPS_ST_VM_PTE, KB},
@@ -84,7 +87,7 @@ static const struct {
 /*
  * The keys of lines[] that begin with the letter C: [*FIRST, *END). Most
  * lines of status begin with another letter, or are one of the twelve V
- * lines of which five are read.
+ * lines of which six are read.
  */
 static void first_key(char c, size_t *first, size_t *end)
 {
@@ -93,10 +96,10 @@ static void first_key(char c, size_t *first, size_t *end)
 	case 'U': *first = 1, *end = 2; break;
 	case 'G': *first = 2, *end = 3; break;
 	case 'N': *first = 3, *end = 4; break;
-	case 'V': *first = 4, *end = 9; break;
-	case 'R': *first = 9, *end = 12; break;
-	case 'T': *first = 12, *end = 13; break;
-	case 'P': *first = 13, *end = 14; break;
+	case 'V': *first = 4, *end = 10; break;
+	case 'R': *first = 10, *end = 13; break;
+	case 'T': *first = 13, *end = 14; break;
+	case 'P': *first = 14, *end = 15; break;
 	default: *first = *end = 0; break;
 	}
 }

@@ -130,6 +130,7 @@ struct pmaps_survey {
 	int rootfd;
 	int live;
 	uint64_t page;
+	uint64_t tick_hz;            /* stat's clock ticks a second (0: unknown) */
 	struct pmaps__dir dir;
 	struct pmaps_survey_opts o;
 	struct slot *cur, *prev;     /* this refresh's rows, the last one's */
@@ -176,6 +177,9 @@ static const char *const value_keys[PMAPS_SV_COUNT] = {
 	[PMAPS_SV_THREADS] = "threads",
 	[PMAPS_SV_MINFLT] = "minflt",
 	[PMAPS_SV_MAJFLT] = "majflt",
+	[PMAPS_SV_HWM] = "hwm",
+	[PMAPS_SV_PAGE_TABLES] = "page_tables",
+	[PMAPS_SV_LOCKED] = "locked",
 };
 
 const char *pmaps_survey_value_key(enum pmaps_survey_value k)
@@ -206,6 +210,10 @@ int pmaps_survey_open(struct pmaps_survey **out, const char *proc_root,
 	s->rootfd = fd;
 	s->live = pmaps__is_procfs(fd);
 	s->page = (uint64_t)sysconf(_SC_PAGESIZE);
+	{
+		long hz = sysconf(_SC_CLK_TCK); /* USER_HZ: what stat's times count in */
+		s->tick_hz = hz > 0 ? (uint64_t)hz : 0;
+	}
 	s->o.size = sizeof(s->o);
 	if (opts)
 		pmaps__copy_out(&s->o, sizeof(s->o), opts, opts->size);
@@ -464,8 +472,10 @@ static int pin_end(const struct pmaps_survey *s, struct pin *pn)
 	return r;
 }
 
-/* Reads the v2 path of PN's cgroup file into SL. */
-/* PMAPS_SURVEY_FAULTS: stat's fault counts of PN's process into SL (unknown when unreadable). */
+/*
+ * PMAPS_SURVEY_FAULTS: stat's fault counts and start time of PN's process
+ * into SL (unknown when unreadable).
+ */
 static void read_faults(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 {
 	struct pmaps__ident id;
@@ -483,7 +493,52 @@ static void read_faults(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 	sl->flt[0] = id.minflt;
 	sl->flt[1] = id.majflt;
 	sl->have_flt = 1;
+	if (id.have_start && s->tick_hz && id.starttime <= UINT64_MAX / 1000000000u)
+		sl->row.start_ns = id.starttime * 1000000000u / s->tick_hz;
 }
+
+/* A decimal, signed when SIGNED, that ends in a newline, in the file FILE of PN: 0, or -1. */
+static int read_int(struct pmaps_survey *s, struct pin *pn, const char *file, int sign,
+                    int64_t *out)
+{
+	char buf[32];
+	const char *p = buf, *end;
+	uint64_t v;
+	ssize_t n;
+	int neg = 0, fd = pin_open(s, pn, file);
+
+	if (fd < 0)
+		return -1;
+	n = pmaps__read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 1 || buf[n - 1] != '\n')
+		return -1;
+	end = buf + n - 1;
+	if (sign && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	if (pmaps__parse_dec(&p, end, &v) < 0 || p != end || v > INT32_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* PMAPS_SURVEY_OOM: oom_score and oom_score_adj of PN's process into SL (unknown when unreadable). */
+static void read_oom(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
+{
+	int64_t score, adj;
+
+	sl->row.oom_known = 0;
+	if (read_int(s, pn, "oom_score", 0, &score) < 0 ||
+	    read_int(s, pn, "oom_score_adj", 1, &adj) < 0 || adj < -1000 || adj > 1000)
+		return;
+	sl->row.oom_score = (uint32_t)score;
+	sl->row.oom_score_adj = (int32_t)adj;
+	sl->row.oom_known = 1;
+}
+
+/* Reads the v2 path of PN's cgroup file into SL. */
 
 static void read_cgroup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 {
@@ -594,7 +649,8 @@ static void status_values(struct slot *sl)
 		{PMAPS_SV_RSS, PMAPS_ST_VM_RSS},     {PMAPS_SV_SWAP, PMAPS_ST_VM_SWAP},
 		{PMAPS_SV_ANON, PMAPS_ST_RSS_ANON},  {PMAPS_SV_FILE, PMAPS_ST_RSS_FILE},
 		{PMAPS_SV_SHMEM, PMAPS_ST_RSS_SHMEM}, {PMAPS_SV_VSIZE, PMAPS_ST_VM_SIZE},
-		{PMAPS_SV_THREADS, PMAPS_ST_THREADS},
+		{PMAPS_SV_THREADS, PMAPS_ST_THREADS}, {PMAPS_SV_HWM, PMAPS_ST_VM_HWM},
+		{PMAPS_SV_PAGE_TABLES, PMAPS_ST_VM_PTE}, {PMAPS_SV_LOCKED, PMAPS_ST_VM_LCK},
 	};
 	struct pmaps_survey_row *r = &sl->row;
 
@@ -1231,6 +1287,8 @@ static enum take take_row(struct pmaps_survey *s, struct pin *pn, int pid, const
 		read_cgroup(s, sl, pn);
 	if (s->o.flags & PMAPS_SURVEY_FAULTS)
 		read_faults(s, sl, pn);
+	if (s->o.flags & PMAPS_SURVEY_OOM)
+		read_oom(s, sl, pn);
 	if (!is_due(s, sl, now)) {
 		s->stats.kept++;
 	} else if ((r = when_due(s, sl, old, pn, now, backlog)) < 0) {

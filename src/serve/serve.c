@@ -449,26 +449,62 @@ static void memory_samples(struct out *o, const char *name, const char *labels, 
 }
 
 /* The per-process figures a family gives: K a survey value, or one of these. */
-enum { F_RESIDENT = -1, F_MAPPINGS = -2 };
+enum { F_RESIDENT = -1, F_MAPPINGS = -2, F_OOM_SCORE = -3, F_OOM_ADJ = -4, F_START = -5 };
 
 struct pfam {
 	const char *name, *help;
 	int k;
+	const char *type, *unit; /* NULL: a gauge of bytes */
+	int per_process;         /* no group sum: a score, a moment */
 };
 
 static const struct pfam proc_fams[] = {
 	{"resident_bytes", "Resident memory: the sum of memory_bytes over category and state "
-	 "(smaps, or the page walk), else status VmRSS", F_RESIDENT},
+	 "(smaps, or the page walk), else status VmRSS", F_RESIDENT, NULL, NULL, 0},
 	{"pss_bytes", "Proportional set size: shared pages split between the processes mapping "
-	 "them (smaps_rollup's Pss, or the page walk's as root)", PMAPS_SV_PSS},
+	 "them (smaps_rollup's Pss, or the page walk's as root)", PMAPS_SV_PSS, NULL, NULL, 0},
 	{"uss_bytes", "Unique set size: pages no other process maps (Private_Clean + "
-	 "Private_Dirty)", PMAPS_SV_USS},
-	{"swap_bytes", "Swapped out (status VmSwap)", PMAPS_SV_SWAP},
+	 "Private_Dirty)", PMAPS_SV_USS, NULL, NULL, 0},
+	{"swap_bytes", "Swapped out (status VmSwap)", PMAPS_SV_SWAP, NULL, NULL, 0},
 	{"lazyfree_bytes", "Freed with MADV_FREE, still resident until the kernel needs the "
-	 "memory (LazyFree)", PMAPS_SV_LAZYFREE},
+	 "memory (LazyFree)", PMAPS_SV_LAZYFREE, NULL, NULL, 0},
 	{"mappings", "Mappings (VMAs, as vm.max_map_count limits them: see pmaps_vm_max_mappings)",
-	 F_MAPPINGS},
+	 F_MAPPINGS, "gauge", "", 0},
+	{"virtual_bytes", "Address space (status VmSize)", PMAPS_SV_VSIZE, NULL, NULL, 0},
+	{"peak_resident_bytes", "The most resident memory the process has had (status VmHWM)",
+	 PMAPS_SV_HWM, NULL, NULL, 0},
+	{"page_table_bytes", "Its page tables (status VmPTE): kernel memory, in no RSS",
+	 PMAPS_SV_PAGE_TABLES, NULL, NULL, 0},
+	{"locked_bytes", "Locked with mlock(), never reclaimed (status VmLck)", PMAPS_SV_LOCKED,
+	 NULL, NULL, 0},
+	{"threads", "Threads (status Threads)", PMAPS_SV_THREADS, "gauge", "", 0},
+	{"minor_faults_total", "Page faults served without I/O since the process started (stat "
+	 "minflt); a group's sum falls when one of its processes exits", PMAPS_SV_MINFLT,
+	 "counter", "", 0},
+	{"major_faults_total", "Page faults that waited for I/O (a file read, swap in) since the "
+	 "process started (stat majflt); a group's sum falls when one of its processes exits",
+	 PMAPS_SV_MAJFLT, "counter", "", 0},
+	{"oom_score", "The OOM killer's badness of the process (/proc/PID/oom_score, 0 to 2000: "
+	 "the highest is killed first)", F_OOM_SCORE, "gauge", "", 1},
+	{"oom_score_adj", "The adjustment to it (/proc/PID/oom_score_adj, -1000 to 1000; -1000: "
+	 "never killed)", F_OOM_ADJ, "gauge", "", 1},
+	{"start_time_seconds", "When the process started, in seconds since the epoch (stat "
+	 "starttime and the boot time)", F_START, "gauge", "seconds", 1},
 };
+
+/* A sample's value, signed. */
+static void sample_end_signed(struct out *o, int64_t v)
+{
+	out_str(o, "} ");
+	if (v < 0) {
+		out_ch(o, '-');
+		out_u64(o, (uint64_t)-v);
+	} else {
+		out_u64(o, (uint64_t)v);
+	}
+	out_ch(o, '\n');
+	out_record(o);
+}
 
 static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 {
@@ -478,12 +514,33 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
 		const struct pfam *pf = &proc_fams[f];
 		snprintf(name, sizeof(name), "pmaps_process_%s", pf->name);
-		family(o, m, name, "gauge", pf->k == F_MAPPINGS ? NULL : "bytes", pf->help);
+		family(o, m, name, pf->type ? pf->type : "gauge",
+		       pf->unit ? (pf->unit[0] ? pf->unit : NULL) : "bytes", pf->help);
 		for (size_t i = 0; i < t->nlines; i++) {
 			const struct pmaps_survey_row *row = t->lines[i].row;
 			uint64_t v;
 			if (!row)
 				continue;
+			if (pf->k == F_OOM_SCORE || pf->k == F_OOM_ADJ) {
+				if (!row->oom_known)
+					continue;
+				out_str(o, name);
+				proc_labels(sv, o, row);
+				sample_end_signed(o, pf->k == F_OOM_SCORE ? (int64_t)row->oom_score
+				                                          : (int64_t)row->oom_score_adj);
+				continue;
+			}
+			if (pf->k == F_START) {
+				if (!row->start_ns || !sv->boot_ns)
+					continue;
+				out_str(o, name);
+				proc_labels(sv, o, row);
+				out_str(o, "} ");
+				out_seconds(o, sv->boot_ns + row->start_ns);
+				out_ch(o, '\n');
+				out_record(o);
+				continue;
+			}
 			if (pf->k == F_RESIDENT) {
 				if (!row_resident(row, &v))
 					continue;
@@ -584,8 +641,11 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 	}
 	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
 		const struct pfam *pf = &proc_fams[f];
+		if (pf->per_process)
+			continue;
 		snprintf(name, sizeof(name), "pmaps_group_%s", pf->name);
-		family(o, m, name, "gauge", pf->k == F_MAPPINGS ? NULL : "bytes",
+		family(o, m, name, pf->type ? pf->type : "gauge",
+		       pf->unit ? (pf->unit[0] ? pf->unit : NULL) : "bytes",
 		       pf->k == F_MAPPINGS ? "Mappings (VMAs) of the group's processes, summed (the "
 		                             "limit, pmaps_vm_max_mappings, is each process's)"
 		                           : pf->help);
@@ -936,6 +996,8 @@ static void *warm_main(void *arg)
 			break;
 	}
 	sv->warm_ns = now_ns() - t0;
+	/* Warm before the line says so: a reader of it may scrape at once. */
+	__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
 	if (err < 0)
 		; /* the first scrape refreshes again, and answers 503 with the reason */
 	else if (unread == 0)
@@ -947,7 +1009,6 @@ static void *warm_main(void *arg)
 		        "read yet (status figures only; pmaps_exporter_ready 0 until they are)\n",
 		        unread, listed);
 	fflush(stderr);
-	__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -956,10 +1017,8 @@ int serve_warm_start(struct serve *sv)
 	sigset_t all, old;
 	int e;
 
-	if (!sv->o.ready_timeout_ns) {
-		__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
-		return 0;
-	}
+	if (!sv->o.ready_timeout_ns)
+		return 0; /* warm from the start (serve_run()) */
 	/* Its signals blocked: SIGINT and SIGTERM are the main thread's (sigwaitinfo()). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -1211,6 +1270,41 @@ static uint64_t read_max_map_count(const char *root)
 	return parse_decimal(buf, UINT64_MAX - 1, &v) == 0 ? v : 0;
 }
 
+/*
+ * The boot time, in ns since the epoch, from the btime line of ROOT's stat
+ * (NULL: /proc/stat), or 0 when unreadable: whole seconds, as the kernel
+ * gives it.
+ */
+static uint64_t read_boot_ns(const char *root)
+{
+	char path[PATH_MAX], buf[16384];
+	uint64_t v = 0;
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stat", root ? root : "/proc");
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, "btime ", 6) == 0) {
+			char *nl = strchr(p, '\n');
+			if (!nl)
+				return 0; /* cut by the buffer */
+			*nl = '\0';
+			if (parse_decimal(p + 6, UINT64_MAX / 1000000000u, &v) < 0)
+				return 0;
+			return v * 1000000000u;
+		}
+	}
+	return 0;
+}
+
 int serve_run(struct serve *sv)
 {
 	static struct serve_groups groups; /* the daemon's threads use it until it stops */
@@ -1240,12 +1334,16 @@ int serve_run(struct serve *sv)
 		note_msg("serve: not root: other users' processes get status figures only (resident, "
 		         "swap); root, or CAP_SYS_PTRACE, adds their PSS, USS, LazyFree and breakdown");
 	sv->max_map_count = read_max_map_count(sv->o.top.root);
+	sv->boot_ns = read_boot_ns(sv->o.top.root);
 	pthread_mutex_init(&sv->lock, NULL);
 	pthread_mutex_init(&sv->costly, NULL);
 	rc = top_init(&sv->top);
 	if (rc == 0) {
 		/* Only the selected processes are read past status. */
 		top_want_filtered(&sv->top);
+		/* No warm-up: ready before the listening line, as the first scrape reads. */
+		if (!sv->o.ready_timeout_ns)
+			__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
 		/* Without its thread, scrapes refresh the figures themselves, as before. */
 		serve_collector_start(sv);
 		rc = serve_http_run(sv);

@@ -101,6 +101,7 @@ struct serve {
 	uint64_t last_gen[2];          /* the refresh (refreshed_ns) each was written from */
 	int root;                      /* the reader is root */
 	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
+	uint64_t boot_ns;              /* /proc/stat's btime, ns since the epoch (0: unknown) */
 	/*
 	 * The warm-up (serve_warm_start()): its thread, and WARM, set (with
 	 * __atomic) once it has ended: every selected process read, the
@@ -122,9 +123,9 @@ int serve_collector_start(struct serve *sv);
 void serve_collector_stop(struct serve *sv);
 
 /*
- * The warm-up thread: started before the daemon (it holds LOCK through
- * each refresh), stopped (joined) after it. Without --ready-timeout it
- * marks the server warm at once.
+ * The warm-up thread: started once the daemon listens (it holds LOCK
+ * through each refresh), stopped (joined) after it. Without
+ * --ready-timeout there is none: serve_run() marks the server warm first.
  */
 int serve_warm_start(struct serve *sv);
 void serve_warm_stop(struct serve *sv);

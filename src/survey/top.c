@@ -207,6 +207,8 @@ int top_init(struct top *t)
 		so.flags |= PMAPS_SURVEY_CGROUP;
 	if (t->o.faults)
 		so.flags |= PMAPS_SURVEY_FAULTS;
+	if (t->o.oom)
+		so.flags |= PMAPS_SURVEY_OOM;
 	so.budget_ns = t->o.budget_ns;
 	so.max_age_ns = t->o.max_age_ns;
 	t->s = NULL;

@@ -470,6 +470,129 @@ def test_warming():
             end(h)
 
 
+# A helper that locks 1 MiB, raises its oom_score_adj to 500, runs 3 threads
+# more (blocked), then waits: its figures still while it does.
+COUNTERS = r"""
+import ctypes, mmap, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(15, ctypes.c_char_p(b"counters"), 0, 0, 0)
+m = mmap.mmap(-1, 1 << 20)
+buf = ctypes.c_char.from_buffer(m)
+libc.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+if libc.mlock(ctypes.addressof(buf), 1 << 20) != 0:
+    sys.exit(f"mlock: errno {ctypes.get_errno()}")
+with open("/proc/self/oom_score_adj", "w") as f:
+    f.write("500")
+stop = threading.Event()
+ts = [threading.Thread(target=stop.wait) for _ in range(3)]
+for t in ts:
+    t.start()
+print("ready", flush=True)
+sys.stdin.read()
+stop.set()
+"""
+
+
+def proc_figures(pid):
+    """What the kernel says of PID now: status fields (bytes, or a count),
+    stat's faults and start, the OOM files."""
+    st = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            v = v.split()
+            if v and v[-1] == "kB":
+                st[k] = int(v[0]) * 1024
+            elif k == "Threads":
+                st[k] = int(v[0])
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    st["minflt"], st["majflt"], st["start"] = int(fields[7]), int(fields[9]), int(fields[19])
+    for k in ("oom_score", "oom_score_adj"):
+        with open(f"/proc/{pid}/{k}") as f:
+            st[k] = int(f.read())
+    with open("/proc/stat") as f:
+        st["btime"] = next(int(l.split()[1]) for l in f if l.startswith("btime "))
+    return st
+
+
+def test_counters():
+    """The figures memory alerts are written on, per process, equal to what
+    the kernel says of a quiet process at the same moment; each family's
+    type and unit as Prometheus' conventions name them (promtool checks
+    the text, and the OpenMetrics TYPE and UNIT lines are read here)."""
+    h = subprocess.Popen([sys.executable, "-c", COUNTERS], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE)
+    procs.append(h)
+    eq("counters: the helper started", h.stdout.readline(), b"ready\n")
+    s, port = serve("--pid", str(h.pid), "--min-interval", "0")
+    try:
+        for attempt in range(5):
+            before = proc_figures(h.pid)
+            text = get(port)[2]
+            after = proc_figures(h.pid)
+            if before == after:
+                break
+        eq("counters: the helper was still for a scrape", before, after)
+        ss = samples(text)
+        pid = str(h.pid)
+        hz = os.sysconf("SC_CLK_TCK")
+        got = {n: find(ss, "pmaps_process_" + n, pid=pid) for n in (
+            "virtual_bytes", "peak_resident_bytes", "page_table_bytes", "locked_bytes",
+            "threads", "minor_faults_total", "major_faults_total", "oom_score",
+            "oom_score_adj", "start_time_seconds")}
+        want = {"virtual_bytes": [before["VmSize"]], "peak_resident_bytes": [before["VmHWM"]],
+                "page_table_bytes": [before["VmPTE"]], "locked_bytes": [before["VmLck"]],
+                "threads": [before["Threads"]], "minor_faults_total": [before["minflt"]],
+                "major_faults_total": [before["majflt"]], "oom_score": [before["oom_score"]],
+                "oom_score_adj": [500], "start_time_seconds":
+                [before["btime"] + before["start"] / hz]}
+        for n in want:
+            ok(f"counters: pmaps_process_{n} is the kernel's",
+               len(got[n]) == 1 and abs(got[n][0] - want[n][0]) < 1e-6, got[n], want[n])
+        eq("counters: 1 MiB locked, 4 threads, oom_score_adj 500",
+           (before["VmLck"], before["Threads"], before["oom_score_adj"]), (1 << 20, 4, 500))
+        rc, out = promtool(text)
+        eq("counters: promtool check metrics", (rc, out), (0, ""))
+        om = get(port, accept="application/openmetrics-text")[2]
+        for fam, typ, unit in (("pmaps_process_minor_faults", "counter", None),
+                               ("pmaps_process_major_faults", "counter", None),
+                               ("pmaps_process_locked_bytes", "gauge", "bytes"),
+                               ("pmaps_process_start_time_seconds", "gauge", "seconds"),
+                               ("pmaps_process_oom_score_adj", "gauge", None)):
+            lines = [l for l in om.splitlines() if l.startswith(("# TYPE " + fam + " ",
+                                                                  "# UNIT " + fam + " "))]
+            eq(f"counters: OpenMetrics {fam}", lines,
+               [f"# TYPE {fam} {typ}"] + ([f"# UNIT {fam} {unit}"] if unit else []))
+    finally:
+        stop(s)
+        end(h)
+    # Grouped: the sums of the processes' figures; no group series for the scores.
+    hs = [helper(b"grouped", 1 << 20) for _ in range(3)]
+    s, port = serve("--pid", ",".join(str(x.pid) for x in hs), "--group-by", "comm",
+                    "--min-interval", "0")
+    try:
+        for attempt in range(5):
+            before = [proc_figures(x.pid) for x in hs]
+            ss = samples(get(port)[2])
+            if before == [proc_figures(x.pid) for x in hs]:
+                break
+        eq("counters, grouped: threads summed", find(ss, "pmaps_group_threads", group="grouped"),
+           [sum(b["Threads"] for b in before)])
+        eq("counters, grouped: minor faults summed",
+           find(ss, "pmaps_group_minor_faults_total", group="grouped"),
+           [sum(b["minflt"] for b in before)])
+        eq("counters, grouped: page tables summed",
+           find(ss, "pmaps_group_page_table_bytes", group="grouped"),
+           [sum(b["VmPTE"] for b in before)])
+        eq("counters, grouped: no oom or start series",
+           [n for n, _, _ in ss if n.startswith(("pmaps_group_oom", "pmaps_group_start"))], [])
+    finally:
+        stop(s)
+        for x in hs:
+            end(x)
+
+
 def test_go_runtime():
     if not GOTARGET:
         print("serve_metrics: no Go target built (golang-go): the runtime check is skipped")
@@ -570,7 +693,7 @@ def test_bad_input():
 def main():
     try:
         for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_churn,
-                  test_budget, test_warming, test_large_stable, test_go_runtime):
+                  test_budget, test_warming, test_counters, test_large_stable, test_go_runtime):
             t()
     finally:
         for p in procs:

@@ -35,6 +35,8 @@ struct expect {
 	uint64_t code_start, code_end, stack_start, arg_start;
 	int have_faults;
 	uint64_t minflt, majflt;
+	int have_start;
+	uint64_t starttime;
 };
 
 /*
@@ -93,6 +95,10 @@ static void expect(const char *t, size_t n, struct expect *e)
 		e->minflt = v[0];
 		e->majflt = v[1];
 	}
+	if (field(t, n, at, 22, &v[2])) {
+		e->have_start = 1;
+		e->starttime = v[2];
+	}
 	if (!field(t, n, at, 26, &v[0]) || !field(t, n, at, 27, &v[1]) ||
 	    !field(t, n, at, 28, &v[2]) || !field(t, n, at, 48, &v[3]))
 		return;
@@ -135,11 +141,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    id.exiting != want.exiting || id.ppid != want.ppid || id.code_start != want.code_start ||
 		    id.code_end != want.code_end || id.stack_start != want.stack_start ||
 		    id.arg_start != want.arg_start || id.have_faults != e.have_faults ||
-		    (e.have_faults && (id.minflt != e.minflt || id.majflt != e.majflt))) {
+		    (e.have_faults && (id.minflt != e.minflt || id.majflt != e.majflt)) ||
+		    id.have_start != e.have_start || (e.have_start && id.starttime != e.starttime)) {
 			fprintf(stderr, "faults %d %llu %llu, expected %d %llu %llu\n", id.have_faults,
 			        (unsigned long long)id.minflt, (unsigned long long)id.majflt,
 			        e.have_faults, (unsigned long long)e.minflt, (unsigned long long)e.majflt);
 			fprintf(stderr, "ppid %d, expected %d\n", id.ppid, want.ppid);
+			fprintf(stderr, "start %d %llu, expected %d %llu\n", id.have_start,
+			        (unsigned long long)id.starttime, e.have_start,
+			        (unsigned long long)e.starttime);
 			fprintf(stderr, "state %d kthread %d exiting %d code %llx-%llx stack %llx args "
 			        "%llx; expected %d %d %d %llx-%llx %llx %llx\n", id.state, id.kthread,
 			        id.exiting, (unsigned long long)id.code_start,

@@ -168,6 +168,7 @@ static const char *const names[PMAPS_ST_COUNT] = {
 	[PMAPS_ST_STATE] = "State:",
 	[PMAPS_ST_NSPID] = "NSpid:",
 	[PMAPS_ST_PPID] = "PPid:",
+	[PMAPS_ST_VM_LCK] = "VmLck:",
 };
 
 /* 1 when a line of the input starts with KEY and ends with blanks and the decimal VALUE. */

@@ -474,6 +474,7 @@ static void test_keys(void **state)
 	static const char *const status[PMAPS_ST_COUNT] = {
 		"vm_size", "vm_rss", "rss_anon", "rss_file", "rss_shmem", "vm_hwm", "vm_pte",
 		"vm_swap", "threads", "uid", "euid", "gid", "egid", "state", "nspid", "ppid",
+		"vm_lck",
 	};
 
 	(void)state;
@@ -514,6 +515,7 @@ static void test_status_read(void **state)
 	assert_int_equal(st.v[PMAPS_ST_RSS_SHMEM], 100 * KB);
 	assert_int_equal(st.v[PMAPS_ST_VM_HWM], 9000 * KB);
 	assert_int_equal(st.v[PMAPS_ST_VM_PTE], 48 * KB);
+	assert_int_equal(st.v[PMAPS_ST_VM_LCK], 64 * KB);
 	assert_int_equal(st.v[PMAPS_ST_VM_SWAP], 12 * KB);
 	assert_int_equal(st.v[PMAPS_ST_THREADS], 3);
 	assert_int_equal(st.v[PMAPS_ST_UID], 1000);
