@@ -2072,6 +2072,14 @@ enum {
 	 * counters did not move.
 	 */
 	PMAPS_SURVEY_OOM = 1u << 5,
+	/*
+	 * Since 0.4.0, with PMAPS_SURVEY_FAULTS: stat is read with status
+	 * only, so a row kept because its memory counters did not move keeps
+	 * its faults too, until MAX_AGE, as its other figures: an exporter's
+	 * choice (a scraper takes rates over minutes), where each stat read
+	 * costs about what the status read does (some 8 us a process here).
+	 */
+	PMAPS_SURVEY_FAULTS_AGED = 1u << 6,
 };
 
 /* Defaults of struct pmaps_survey_opts (0 in a field means its default). */

@@ -1361,7 +1361,8 @@ int pmaps_survey_refresh(struct pmaps_survey *s)
 					s->bd[s->n] = s->bdprev[old->bdi];
 				sl->bdi = (uint32_t)s->n;
 				sl->row.flags &= PMAPS_SURVEY_LARGE | PMAPS_SURVEY_CGROUP_TRUNCATED;
-				if (s->o.flags & PMAPS_SURVEY_FAULTS) {
+				if ((s->o.flags & (PMAPS_SURVEY_FAULTS | PMAPS_SURVEY_FAULTS_AGED)) ==
+				    PMAPS_SURVEY_FAULTS) {
 					/* Faults move without the counters: read again, as statm, by path. */
 					struct pin fp = {name, 0, -1, 0};
 					read_faults(s, sl, &fp);

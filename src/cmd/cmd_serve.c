@@ -175,7 +175,8 @@ int cmd_serve(int argc, char **argv)
 	top_opts_init(&sv.o.top);
 	sv.o.top.sort = COL_PID;
 	sv.o.top.breakdown = 1;
-	sv.o.top.faults = 1; /* the page faults and start time, from stat */
+	sv.o.top.faults = 1; /* the page faults and start time, from stat, */
+	sv.o.top.faults_aged = 1; /* read with status: kept rows keep them, up to --max-age */
 	sv.o.top.oom = 1;
 	sv.o.top.cmd = "serve";
 	sv.o.min_interval_ns = 5000000000u;

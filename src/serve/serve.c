@@ -506,10 +506,56 @@ static void sample_end_signed(struct out *o, int64_t v)
 	out_record(o);
 }
 
+/*
+ * Each process's labels, escaped once per answer for all the families (a
+ * dozen of them): LEN[i] bytes at BUF + i * LABELS_ROOM, 0 where they did
+ * not fit (proc_labels() writes those each time) or there is no memory.
+ */
+#define LABELS_ROOM 512
+struct plabels {
+	char *buf;
+	uint16_t *len;
+};
+
+static void plabels_make(struct serve *sv, struct plabels *pl)
+{
+	const struct top *t = &sv->top;
+	struct out lo;
+
+	pl->buf = t->nlines ? malloc(t->nlines * LABELS_ROOM) : NULL;
+	pl->len = t->nlines ? calloc(t->nlines, sizeof(*pl->len)) : NULL;
+	if (!pl->buf || !pl->len) {
+		free(pl->buf);
+		free(pl->len);
+		pl->buf = NULL;
+		pl->len = NULL;
+		return;
+	}
+	for (size_t i = 0; i < t->nlines; i++) {
+		if (!t->lines[i].row)
+			continue;
+		out_memory(&lo, pl->buf + i * LABELS_ROOM, LABELS_ROOM);
+		proc_labels(sv, &lo, t->lines[i].row);
+		if (lo.err == 0)
+			pl->len[i] = (uint16_t)lo.len;
+	}
+}
+
+static void plabels_out(struct serve *sv, struct out *o, const struct plabels *pl, size_t i)
+{
+	if (pl->len && pl->len[i])
+		out_mem(o, pl->buf + i * LABELS_ROOM, pl->len[i]);
+	else
+		proc_labels(sv, o, sv->top.lines[i].row);
+}
+
 static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 {
 	const struct top *t = &sv->top;
+	struct plabels pl;
 	char name[96];
+
+	plabels_make(sv, &pl);
 
 	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
 		const struct pfam *pf = &proc_fams[f];
@@ -525,7 +571,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				if (!row->oom_known)
 					continue;
 				out_str(o, name);
-				proc_labels(sv, o, row);
+				plabels_out(sv, o, &pl, i);
 				sample_end_signed(o, pf->k == F_OOM_SCORE ? (int64_t)row->oom_score
 				                                          : (int64_t)row->oom_score_adj);
 				continue;
@@ -534,7 +580,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				if (!row->start_ns || !sv->boot_ns)
 					continue;
 				out_str(o, name);
-				proc_labels(sv, o, row);
+				plabels_out(sv, o, &pl, i);
 				out_str(o, "} ");
 				out_seconds(o, sv->boot_ns + row->start_ns);
 				out_ch(o, '\n');
@@ -554,7 +600,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				v = row->v[pf->k];
 			}
 			out_str(o, name);
-			proc_labels(sv, o, row);
+			plabels_out(sv, o, &pl, i);
 			sample_end(o, v);
 		}
 	}
@@ -579,7 +625,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				pmaps_survey_breakdown(row->breakdown, c, s, &v[c][s]);
 		}
 		out_memory(&lo, labels, sizeof(labels));
-		proc_labels(sv, &lo, row);
+		plabels_out(sv, &lo, &pl, i);
 		if (lo.err == 0)
 			memory_samples(o, "pmaps_process_memory_bytes", labels, lo.len, v, maps, known);
 	}
@@ -590,7 +636,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		if (!row || !row->breakdown || row->runtime == PMAPS_RUNTIME_NONE)
 			continue;
 		out_str(o, "pmaps_process_runtime_info");
-		proc_labels(sv, o, row);
+		plabels_out(sv, o, &pl, i);
 		out_str(o, ",runtime=\"");
 		out_str(o, pmaps_runtime_name(row->runtime));
 		out_str(o, "\",version=\"");
@@ -607,7 +653,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		if (!row)
 			continue;
 		out_str(o, "pmaps_process_source_info");
-		proc_labels(sv, o, row);
+		plabels_out(sv, o, &pl, i);
 		out_str(o, ",source=\"");
 		out_str(o, pmaps_source_name(row->breakdown ? row->source : PMAPS_SRC_STATUS));
 		out_ch(o, '"');
@@ -620,12 +666,14 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		if (!row || !row->breakdown)
 			continue;
 		out_str(o, "pmaps_process_figures_age_seconds");
-		proc_labels(sv, o, row);
+		plabels_out(sv, o, &pl, i);
 		out_str(o, "} ");
 		out_seconds(o, row->age_ns + (m->now - sv->refreshed_ns));
 		out_ch(o, '\n');
 		out_record(o);
 	}
+	free(pl.buf);
+	free(pl.len);
 }
 
 static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)

@@ -209,6 +209,8 @@ int top_init(struct top *t)
 		so.flags |= PMAPS_SURVEY_FAULTS;
 	if (t->o.oom)
 		so.flags |= PMAPS_SURVEY_OOM;
+	if (t->o.faults_aged)
+		so.flags |= PMAPS_SURVEY_FAULTS_AGED;
 	so.budget_ns = t->o.budget_ns;
 	so.max_age_ns = t->o.max_age_ns;
 	t->s = NULL;

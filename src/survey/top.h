@@ -65,6 +65,7 @@ struct top_opts {
 	int nfields;
 	int faults;
 	int oom;             /* read each process's oom_score and oom_score_adj (serve) */
+	int faults_aged;     /* the faults read with status only (serve: PMAPS_SURVEY_FAULTS_AGED) */
 	int count;           /* --count: snapshots written when not interactive (default 1); 0 forever */
 	int cgroups;         /* read each process's cgroup: --cgroup, --group cgroup, the terminal view */
 	int breakdown;       /* each process's breakdown by category (PMAPS_SURVEY_BREAKDOWN): serve */
