@@ -342,6 +342,15 @@ class Server:
         if self.port is None:
             self.stop()
             raise RuntimeError(f"{' '.join(cmd)}: no 'listening on' line; stderr {self.lines!r}")
+        # /metrics answers 503 until every selected process has been read once.
+        self.ready = False
+        with self.cv:
+            while not self.ready and time.monotonic() < end and self.p.poll() is None:
+                self.ready = any(l.startswith("pmaps serve: ready") for l in self.lines)
+                self.cv.wait(0.1)
+        if not self.ready:
+            self.stop()
+            raise RuntimeError(f"{' '.join(cmd)}: no 'ready' line; stderr {self.lines!r}")
 
     def _read(self):
         for raw in self.p.stderr:
@@ -705,6 +714,28 @@ def test_prometheus():
         r = prom_query(pport, 'pmaps_scrapes_total{job="pmaps"}')
         ok("prometheus: pmaps_scrapes_total counts its scrapes",
            r and int(float(r[0]["value"][1])) >= 3, r, ">= 3")
+        # No partial answer: every sample of the ready gauge is 1, none unread.
+        r = prom_query(pport, 'min_over_time(pmaps_exporter_ready{job="pmaps"}[5m])')
+        eq("prometheus: pmaps_exporter_ready 1 in every scrape", [x["value"][1] for x in r or []],
+           ["1"])
+        r = prom_query(pport, 'max_over_time(pmaps_scrape_processes{job="pmaps",'
+                              'outcome="unread"}[5m])')
+        eq("prometheus: no scrape with a process unread", [x["value"][1] for x in r or []], ["0"])
+        # The fault counters and the start time, as the kernel has them (the helper is quiet).
+        with open(f"/proc/{h.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/stat") as f:
+            btime = next(int(l.split()[1]) for l in f if l.startswith("btime "))
+        for metric, want in (("pmaps_process_minor_faults_total", int(fields[7])),
+                             ("pmaps_process_major_faults_total", int(fields[9]))):
+            r = prom_query(pport, f'{metric}{{job="pmaps",pid="{h.pid}"}}')
+            eq(f"prometheus: {metric} = the kernel's", [int(float(x["value"][1])) for x in r or []],
+               [want])
+        r = prom_query(pport, f'pmaps_process_start_time_seconds{{job="pmaps",pid="{h.pid}"}}')
+        got = [float(x["value"][1]) for x in r or []]
+        start = btime + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        ok("prometheus: the start time = btime + starttime",
+           len(got) == 1 and abs(got[0] - start) < 1e-3, got, start)
     finally:
         if prom:
             prom.send_signal(signal.SIGTERM)
