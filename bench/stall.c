@@ -115,6 +115,10 @@ static const struct pmaps_policy hold_200 = {
 static const struct pmaps_policy hold_100 = {
 	.size = sizeof(struct pmaps_policy), .step_pages = 512, .hold_us = 100, .pause_us = 100,
 };
+/* The paced policy of the one-shot commands (PMAPS_POLICY_PACED) since 2026-12-03. */
+static const struct pmaps_policy hold_50 = {
+	.size = sizeof(struct pmaps_policy), .step_pages = 512, .hold_us = 50, .pause_us = 100,
+};
 
 /* The readers, in the order they run. A new one is one line here. */
 #define READER(n, fn) .name = (n), .read_once = (fn)
@@ -140,6 +144,7 @@ static struct reader readers[] = {
 	{ READER("pmaps fast, 4096-page steps, 200 us", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &gentle_4k_200 },
 	{ READER("pmaps fast, pause after 200 us", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &hold_200 },
 	{ READER("pmaps fast, pause after 100 us", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &hold_100 },
+	{ READER("pmaps fast, pause after 50 us", read_pmaps_maps), .src = PMAPS_SRC_FAST, .policy = &hold_50 },
 	{ READER("pmaps pages-source, 2048-page steps", read_pmaps_maps), .src = PMAPS_SRC_PAGES, .policy = &gentle_2k },
 	{ READER("pmaps pages-source, pause after 200 us", read_pmaps_maps), .src = PMAPS_SRC_PAGES, .policy = &hold_200 },
 	{ READER("pmaps pages-source", read_pmaps_maps), .src = PMAPS_SRC_PAGES },

@@ -509,7 +509,7 @@ struct pmaps_cost {
 	int query;         /* the VMA list: 1 PROCMAP_QUERY, 0 the maps text */
 	int strategy;      /* the pages: enum pmaps_pages_strategy (SCAN or PAGEMAP) */
 	/*
-	 * Estimated (0 when spent; since 0.5.0): the longest the target's
+	 * Estimated (0 when spent; since 0.4.0): the longest the target's
 	 * mmap(), munmap() or mprotect() may wait for the read. A read()
 	 * of smaps: its hold. Calls that follow each other without pauses
 	 * (a page walk without a policy's pauses): the whole walk, since a
@@ -555,15 +555,16 @@ struct pmaps_policy {
 	 PMAPS_POLICY_GENTLE_PAUSE_US, 0}
 
 /*
- * Paced (since 0.5.0): the gentle steps and pauses, a pause after each
- * 100 us of walking instead of after every call. What the tool's one-shot
+ * Paced (since 0.4.0): the gentle steps and pauses, a pause after each
+ * 50 us of walking instead of after every call. What the tool's one-shot
  * commands walk with where a read would hold a process's mmap() up longer
  * than PMAPS_EXPLAIN_HOLD_NS. In bench/stall (20k mappings, 4 GiB
  * resident) it keeps the target's mmap() p99.9 within 3x of a busy
- * neighbour's effect (gentle: within 1.5x) at 2-4x the time of a walk
- * without pauses (gentle: 9-19x).
+ * neighbour's effect (gentle: within 1.5x) at 3-6x the time of a walk
+ * without pauses (gentle: 9-19x). After each 100 us it was 1.6-3.5x the
+ * neighbour's, in 1.4-2x less time (bench/README.md).
  */
-#define PMAPS_POLICY_PACED_HOLD_US 100u
+#define PMAPS_POLICY_PACED_HOLD_US 50u
 #define PMAPS_POLICY_PACED                                                                   \
 	{sizeof(struct pmaps_policy), PMAPS_POLICY_GENTLE_STEP, PMAPS_POLICY_PACED_HOLD_US,       \
 	 PMAPS_POLICY_GENTLE_PAUSE_US, 0}
@@ -792,8 +793,8 @@ enum {
 	 * finds (and only there) for EXCLUSIVE, which the ioctl does not give
 	 * (the pagemap strategy has it anyway). Since 0.2.0. */
 	PMAPS_PAGES_EXCLUSIVE = 1u << 3,
-	/* Walk as PMAPS_POLICY_PACED says (a pause after each 100 us of
-	 * walking); GENTLE wins where both are given. Since 0.5.0. */
+	/* Walk as PMAPS_POLICY_PACED says (a pause after each 50 us of
+	 * walking); GENTLE wins where both are given. Since 0.4.0. */
 	PMAPS_PAGES_PACED = 1u << 4,
 };
 
@@ -1041,7 +1042,7 @@ enum {
 	PMAPS_EXPLAIN_FAST = 1u << 1,
 	/* With FAST: walk gently (PMAPS_POLICY_GENTLE_*: bounded steps, pauses). */
 	PMAPS_EXPLAIN_GENTLE = 1u << 2,
-	/* With FAST, instead of GENTLE: walk at PMAPS_POLICY_PACED (since 0.5.0). */
+	/* With FAST, instead of GENTLE: walk at PMAPS_POLICY_PACED (since 0.4.0). */
 	PMAPS_EXPLAIN_PACED = 1u << 3,
 };
 

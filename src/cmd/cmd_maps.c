@@ -81,7 +81,7 @@ static const char maps_usage[] =
 	"kernel walks a mapping's pages, and a page walk's calls made back to back\n"
 	"keep its mmap() waiting too. Where the estimate from the process's status\n"
 	"(resident memory, page tables) says a read would hold it up longer than 5 ms,\n"
-	"the page sources walk paced (a 100 us pause after each 100 us), and auto reads\n"
+	"the page sources walk paced (a 100 us pause after each 50 us), and auto reads\n"
 	"the default columns from the pages source instead of smaps (a note names what\n"
 	"it cannot give). -v and JSON's \"source_choice\" say so; --exact reads as\n"
 	"before.\n"

@@ -72,7 +72,7 @@ static const char pages_usage[] =
 	"\n"
 	"Where the estimate from the process's status (resident memory, page tables)\n"
 	"says a walk without pauses would hold up its mmap() longer than 5 ms, the walk\n"
-	"pauses 100 us after each 100 us (paced; -v and JSON's \"policy\" say so).\n"
+	"pauses 100 us after each 50 us (paced; -v and JSON's \"policy\" say so).\n"
 	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read or the range\n"
 	"meets no mapping, 2 on a usage error.\n";
