@@ -1298,16 +1298,23 @@ void serve_route(struct serve *sv, const char *url, const char *query, const cha
 
 /* ---- options ---- */
 
+/* FILE under ROOT (NULL: /proc), opened as every file a target names: a descriptor, or -1. */
+static int open_root(const char *root, const char *file)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", root ? root : "/proc", file);
+	return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+}
+
 /* /proc/sys/vm/max_map_count under ROOT (NULL: /proc), or 0 when unreadable. */
 static uint64_t read_max_map_count(const char *root)
 {
-	char path[PATH_MAX], buf[32];
+	char buf[32];
 	uint64_t v = 0;
 	ssize_t n = -1;
-	int fd;
+	int fd = open_root(root, "sys/vm/max_map_count");
 
-	snprintf(path, sizeof(path), "%s/sys/vm/max_map_count", root ? root : "/proc");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
@@ -1321,35 +1328,49 @@ static uint64_t read_max_map_count(const char *root)
 /*
  * The boot time, in ns since the epoch, from the btime line of ROOT's stat
  * (NULL: /proc/stat), or 0 when unreadable: whole seconds, as the kernel
- * gives it.
+ * gives it. The file is read through a fixed buffer to its btime line,
+ * however long the lines before it (a machine's per-CPU and intr lines run
+ * to tens of KiB).
  */
 static uint64_t read_boot_ns(const char *root)
 {
-	char path[PATH_MAX], buf[16384];
+	char buf[8192];
+	size_t have = 0;
 	uint64_t v = 0;
-	ssize_t n = -1;
-	int fd;
+	int fd = open_root(root, "stat"), at_line = 1;
 
-	snprintf(path, sizeof(path), "%s/stat", root ? root : "/proc");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n <= 0)
+	if (fd < 0)
 		return 0;
-	buf[n] = '\0';
-	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, "btime ", 6) == 0) {
-			char *nl = strchr(p, '\n');
-			if (!nl)
-				return 0; /* cut by the buffer */
-			*nl = '\0';
-			if (parse_decimal(p + 6, UINT64_MAX / 1000000000u, &v) < 0)
-				return 0;
-			return v * 1000000000u;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *p = buf, *end, *nl;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		end = buf + have;
+		/* Whole lines; a line's start that the buffer cut is kept for the next read. */
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			if (at_line && strncmp(p, "btime ", 6) == 0) {
+				*nl = '\0';
+				close(fd);
+				if (parse_decimal(p + 6, UINT64_MAX / 1000000000u, &v) < 0)
+					return 0;
+				return v * 1000000000u;
+			}
+			p = nl + 1;
+			at_line = 1;
 		}
+		if (p == buf && have == sizeof(buf) - 1) {
+			/* A line longer than the buffer (intr): not btime's; its rest is skipped. */
+			at_line = 0;
+			have = 0;
+			continue;
+		}
+		have = (size_t)(end - p);
+		memmove(buf, p, have);
 	}
+	close(fd);
 	return 0;
 }
 
