@@ -497,7 +497,7 @@ static void read_faults(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 		sl->row.start_ns = id.starttime * 1000000000u / s->tick_hz;
 }
 
-/* A decimal, signed when SIGNED, that ends in a newline, in the file FILE of PN: 0, or -1. */
+/* A decimal (signed when SIGN) ending in a newline, the whole of file FILE of PN: 0, or -1. */
 static int read_int(struct pmaps_survey *s, struct pin *pn, const char *file, int sign,
                     int64_t *out)
 {
