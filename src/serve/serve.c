@@ -1310,7 +1310,7 @@ static int open_root(const char *root, const char *file)
 /* /proc/sys/vm/max_map_count under ROOT (NULL: /proc), or 0 when unreadable. */
 static uint64_t read_max_map_count(const char *root)
 {
-	char buf[32];
+	char buf[32] = "";
 	uint64_t v = 0;
 	ssize_t n = -1;
 	int fd = open_root(root, "sys/vm/max_map_count");
