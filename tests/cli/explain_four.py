@@ -194,7 +194,10 @@ NAMED = ("category", "note", "key", "name")
 
 
 def paths(o, at=""):
-    """The key paths of O; a list's items by their name where they have one."""
+    """The key paths of O; a list's items by their name where they have one, but the
+    largest mappings by their rank: which mappings they are moves with a process that
+    moves (a JVM's thread started for jcmd puts a stack among them for one read and
+    not the next), how many there are does not."""
     out = set()
     if isinstance(o, dict):
         for k, v in o.items():
@@ -202,7 +205,8 @@ def paths(o, at=""):
             out |= paths(v, f"{at}/{k}")
     elif isinstance(o, list):
         for i, v in enumerate(o):
-            name = next((str(v[n]) for n in NAMED if isinstance(v, dict) and n in v), str(i))
+            name = next((str(v[n]) for n in NAMED if isinstance(v, dict) and n in v
+                         and not at.endswith("/largest")), str(i))
             out |= paths(v, f"{at}[{name}]")
     return out
 
