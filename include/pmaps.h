@@ -2000,6 +2000,181 @@ PMAPS_API int pmaps_meminfo_read(const char *proc_root, struct pmaps_meminfo *mi
                                  size_t msgsz);
 
 /* ------------------------------------------------------------------ */
+/* Machine figures: /proc/vmstat and /proc/pressure/memory (0.4.0)     */
+
+/* The counters of /proc/vmstat the library reads, and memory's PSI. */
+enum pmaps_vmstat_field {
+	PMAPS_VMS_PGFAULT,              /* page faults, minor and major (a count) */
+	PMAPS_VMS_PGMAJFAULT,           /* major page faults: read from disk or swap */
+	PMAPS_VMS_OOM_KILL,             /* processes the OOM killer killed (4.13) */
+	PMAPS_VMS_REFAULT_ANON,         /* workingset_refault_anon (5.9): evicted, needed again */
+	PMAPS_VMS_REFAULT_FILE,         /* workingset_refault_file (5.9; "workingset_refault" before) */
+	PMAPS_VMS_ACTIVATE_ANON,        /* workingset_activate_anon: refaults that were hot */
+	PMAPS_VMS_ACTIVATE_FILE,
+	PMAPS_VMS_PSWPIN,               /* pages swapped in */
+	PMAPS_VMS_PSWPOUT,              /* pages swapped out */
+	PMAPS_VMS_PGSCAN_DIRECT,        /* pages scanned by allocating tasks (direct reclaim) */
+	PMAPS_VMS_PGSTEAL_DIRECT,       /* pages they reclaimed */
+	PMAPS_VMS_PGSCAN_KSWAPD,        /* pages scanned by kswapd */
+	PMAPS_VMS_PGSTEAL_KSWAPD,
+	/*
+	 * /proc/pressure/memory (4.20, CONFIG_PSI, psi=1): the time, in
+	 * microseconds since boot, that some (SOME) or all (FULL) non-idle
+	 * tasks stalled on memory, and the share of the last 10 s that they
+	 * did, in hundredths of a percent (avg10=1.25: 125).
+	 */
+	PMAPS_VMS_PSI_SOME_US,
+	PMAPS_VMS_PSI_FULL_US,
+	PMAPS_VMS_PSI_SOME_AVG10,
+	PMAPS_VMS_PSI_FULL_AVG10,
+	PMAPS_VMS_COUNT
+};
+#define PMAPS_VMS_MAX 32
+
+struct pmaps_vmstat {
+	uint32_t size;    /* sizeof(struct pmaps_vmstat): the caller's (Conventions) */
+	uint64_t present; /* bit (1 << enum pmaps_vmstat_field) when the figure was read */
+	uint64_t v[PMAPS_VMS_MAX];
+};
+
+/* The snake_case key of a vmstat field ("pgmajfault", "psi_some_us"), or NULL. */
+PMAPS_API const char *pmaps_vmstat_key(enum pmaps_vmstat_field f);
+
+/*
+ * Reads PROC_ROOT/vmstat and PROC_ROOT/pressure/memory (NULL: /proc) into
+ * VM through a fixed buffer. A kernel without PSI (or booted psi=0) leaves
+ * the PSI fields absent; so does a counter this kernel does not keep.
+ * Returns 0, or a negative errno with MSG: -EINVAL (VM->size too small),
+ * -ENOENT (no vmstat), -EACCES, -EBADMSG (a line no kernel writes), -EIO.
+ */
+PMAPS_API int pmaps_vmstat_read(const char *proc_root, struct pmaps_vmstat *vm, char *msg,
+                                size_t msgsz);
+
+/* ------------------------------------------------------------------ */
+/* Memory cgroups, v2 and v1 (0.4.0)                                   */
+
+/*
+ * A memory cgroup's figures under one set of names, whichever hierarchy
+ * holds the memory controller. Each names the v2 file it comes from; a v1
+ * hierarchy gives the same figure from the file named after the "v1:",
+ * where it means the same thing, and leaves it absent where it has none.
+ * Bytes unless said.
+ */
+enum pmaps_cgroup_field {
+	PMAPS_CG_CURRENT,        /* memory.current; v1: memory.usage_in_bytes */
+	PMAPS_CG_PEAK,           /* memory.peak (5.19); v1: memory.max_usage_in_bytes */
+	/* The limits: absent where unlimited ("max"; v1: PAGE_COUNTER_MAX pages). */
+	PMAPS_CG_MAX,            /* memory.max; v1: memory.limit_in_bytes */
+	PMAPS_CG_HIGH,           /* memory.high; v1: none */
+	PMAPS_CG_LOW,            /* memory.low (0 when unset); v1: none */
+	PMAPS_CG_MIN,            /* memory.min (0 when unset); v1: none */
+	PMAPS_CG_SWAP_CURRENT,   /* memory.swap.current; v1: memory.stat total_swap */
+	PMAPS_CG_SWAP_MAX,       /* memory.swap.max; v1: none */
+	/* memory.stat (v1: its total_* lines, which count the subtree as v2's do) */
+	PMAPS_CG_ANON,           /* anon; v1: total_rss */
+	PMAPS_CG_FILE,           /* file; v1: total_cache */
+	PMAPS_CG_KERNEL,         /* kernel (5.18); v1: memory.kmem.usage_in_bytes */
+	PMAPS_CG_KERNEL_STACK,   /* kernel_stack; v1: none */
+	PMAPS_CG_PAGETABLES,     /* pagetables; v1: none */
+	PMAPS_CG_SLAB,           /* slab; v1: none */
+	PMAPS_CG_SOCK,           /* sock; v1: none */
+	PMAPS_CG_SHMEM,          /* shmem; v1: total_shmem */
+	PMAPS_CG_FILE_MAPPED,    /* file_mapped; v1: total_mapped_file */
+	PMAPS_CG_FILE_DIRTY,     /* file_dirty; v1: total_dirty */
+	PMAPS_CG_FILE_WRITEBACK, /* file_writeback; v1: total_writeback */
+	PMAPS_CG_ANON_THP,       /* anon_thp; v1: total_rss_huge */
+	PMAPS_CG_INACTIVE_ANON,  /* inactive_anon; v1: total_inactive_anon */
+	PMAPS_CG_ACTIVE_ANON,    /* active_anon; v1: total_active_anon */
+	PMAPS_CG_INACTIVE_FILE,  /* inactive_file; v1: total_inactive_file */
+	PMAPS_CG_ACTIVE_FILE,    /* active_file; v1: total_active_file */
+	PMAPS_CG_UNEVICTABLE,    /* unevictable; v1: total_unevictable */
+	/* memory.stat's counts (events, not bytes) */
+	PMAPS_CG_PGFAULT,        /* pgfault; v1: total_pgfault */
+	PMAPS_CG_PGMAJFAULT,     /* pgmajfault; v1: total_pgmajfault */
+	PMAPS_CG_REFAULT_ANON,   /* workingset_refault_anon; v1: total_workingset_refault_anon */
+	PMAPS_CG_REFAULT_FILE,   /* workingset_refault_file; v1: total_workingset_refault_file */
+	/* memory.events: how often each boundary was met (counts) */
+	PMAPS_CG_EVENTS_LOW,     /* low; v1: none */
+	PMAPS_CG_EVENTS_HIGH,    /* high; v1: none */
+	PMAPS_CG_EVENTS_MAX,     /* max; v1: memory.failcnt (the usage hit the limit) */
+	PMAPS_CG_EVENTS_OOM,     /* oom; v1: none */
+	PMAPS_CG_EVENTS_OOM_KILL, /* oom_kill; v1: memory.oom_control oom_kill (4.13) */
+	/* memory.pressure (PSI; as PMAPS_VMS_PSI_*); v1: none */
+	PMAPS_CG_PSI_SOME_US,
+	PMAPS_CG_PSI_FULL_US,
+	PMAPS_CG_PSI_SOME_AVG10,
+	PMAPS_CG_PSI_FULL_AVG10,
+	PMAPS_CG_COUNT
+};
+#define PMAPS_CG_MAX_FIELDS 64
+
+struct pmaps_cgroup_mem {
+	uint32_t size;    /* sizeof(struct pmaps_cgroup_mem): the caller's (Conventions) */
+	int version;      /* 2 or 1: the hierarchy read */
+	uint64_t present; /* bit (1 << enum pmaps_cgroup_field) when V holds the figure */
+	uint64_t v[PMAPS_CG_MAX_FIELDS];
+};
+
+/* The snake_case key of a cgroup field ("current", "events_oom_kill"), or NULL. */
+PMAPS_API const char *pmaps_cgroup_key(enum pmaps_cgroup_field f);
+
+/*
+ * Opens the root of the hierarchy that holds the memory controller under
+ * CGROUP_ROOT (NULL: /sys/fs/cgroup): CGROUP_ROOT itself where it is a
+ * cgroup2 whose cgroup.controllers lists memory (the unified layout), else
+ * its memory/ (v1: the legacy and hybrid layouts). *VERSION: 2 or 1.
+ * Returns an O_PATH directory fd (the caller closes it), or a negative
+ * errno with MSG: -ENOENT (no memory controller under CGROUP_ROOT), -EACCES.
+ */
+PMAPS_API int pmaps_cgroup_root_open(const char *cgroup_root, int *version, char *msg,
+                                     size_t msgsz);
+
+/*
+ * Opens cgroup PATH (LEN bytes, from the root of the hierarchy: "/a/b", as
+ * /proc/PID/cgroup gives it) below ROOTFD (pmaps_cgroup_root_open()):
+ * never through a symlink or out of ROOTFD (a "." or ".." component, an
+ * empty one or a NUL is refused). Returns an O_PATH directory fd, or a
+ * negative errno: -EINVAL (a path refused), -ENOENT (gone: its last
+ * process left and it was removed), -EACCES.
+ */
+PMAPS_API int pmaps_cgroup_dir_open(int rootfd, const char *path, size_t len);
+
+/*
+ * Reads the memory figures of the cgroup directory DIRFD (its hierarchy's
+ * VERSION, 2 or 1) into M through fixed buffers; each file opened as a
+ * regular file only, without following symlinks, never blocking. A file
+ * this kernel does not have leaves its fields absent. The root cgroup of
+ * v2 has none of the memory.* files but memory.stat and memory.pressure.
+ * Returns 0, or a negative errno with MSG: -EINVAL (M->size too small, or
+ * VERSION), -ENOENT (neither memory.current/usage_in_bytes nor memory.stat:
+ * not a memory cgroup, or removed while read), -EBADMSG (a value that is
+ * not a number).
+ */
+PMAPS_API int pmaps_cgroup_mem_read(int dirfd, int version, struct pmaps_cgroup_mem *m,
+                                    char *msg, size_t msgsz);
+
+/*
+ * What a cgroup path says of the container, pod or unit a process runs in,
+ * from the names container managers give their cgroups (no runtime is
+ * asked): docker (docker-ID.scope, /docker/ID), containerd
+ * (cri-containerd-ID.scope), CRI-O (crio-ID.scope; its conmon-ID scope is
+ * not the container), podman (libpod-ID.scope), and bare 64-hex IDs below
+ * kubepods; Kubernetes' pod slices (kubepods-QOS-podUID.slice under the
+ * systemd driver, /kubepods/QOS/podUID under cgroupfs); the innermost
+ * systemd .service or .scope. Each empty when the path has none.
+ */
+struct pmaps_cgroup_ident {
+	char container_id[65];   /* the innermost container's 64 hex digits */
+	char runtime[16];        /* "docker", "containerd", "crio", "podman", or "" (unknown) */
+	char pod_uid[37];        /* the pod's UID, with dashes (8-4-4-4-12) */
+	char qos[12];            /* "guaranteed", "burstable", "besteffort", or "" */
+	struct pmaps_view unit;  /* the innermost systemd unit: a view into the path */
+};
+
+/* Fills ID from cgroup path PATH (LEN bytes). Never fails: what is not found is empty. */
+PMAPS_API void pmaps_cgroup_ident(const char *path, size_t len, struct pmaps_cgroup_ident *id);
+
+/* ------------------------------------------------------------------ */
 /* Survey: every process's totals, refreshed again and again (top, serve) */
 
 /*
@@ -2202,6 +2377,13 @@ struct pmaps_survey_row {
 	int oom_known;
 	uint32_t oom_score;
 	int32_t oom_score_adj;
+	/*
+	 * Since 0.4.0, with PMAPS_SURVEY_CGROUP: the path of the memory
+	 * controller's cgroup (a v1 "N:memory:/path" line where the memory
+	 * controller is on v1, as in the hybrid layout; else the v2 path), for
+	 * pmaps_cgroup_dir_open(). Bytes the target's manager chose.
+	 */
+	struct pmaps_view memcg;
 };
 
 /* A survey row's breakdown by category (PMAPS_SURVEY_BREAKDOWN): opaque. */

@@ -107,6 +107,7 @@ struct slot {
 	int denied;                  /* its memory files refused this reader */
 	char comm[64];
 	char cgroup[CGROUP_ROOM];
+	char memcg[CGROUP_ROOM];     /* the memory controller's path: v1's line, else CGROUP */
 	uint64_t flt[2];             /* PMAPS_SURVEY_FAULTS: minflt, majflt */
 	int have_flt;                /* FLT was read in this refresh */
 	uint32_t bdi;                /* its breakdown: the survey's BD[BDI] (PMAPS_SURVEY_BREAKDOWN) */
@@ -538,40 +539,76 @@ static void read_oom(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 	sl->row.oom_known = 1;
 }
 
-/* Reads the v2 path of PN's cgroup file into SL. */
+/* [P, P + LEN) into ROOM (CGROUP_ROOM bytes) and VIEW, cut and flagged when longer. */
+static void keep_path(struct slot *sl, char *room, struct pmaps_view *view, const char *p,
+                      size_t len)
+{
+	if (len >= CGROUP_ROOM) {
+		len = CGROUP_ROOM - 1;
+		sl->row.flags |= PMAPS_SURVEY_CGROUP_TRUNCATED;
+	}
+	memcpy(room, p, len);
+	room[len] = '\0';
+	view->len = len;
+}
 
+/* Whether the v1 line's controllers [P, END) ("cpu,memory") name memory. */
+static int names_memory(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *e = comma ? comma : end;
+		if (e - p == 6 && memcmp(p, "memory", 6) == 0)
+			return 1;
+		p = e + 1;
+	}
+	return 0;
+}
+
+/*
+ * Reads PN's cgroup file into SL: the v2 path ("0::/path") and the memory
+ * controller's (a v1 "N:memory:/path" line where there is one, the v2 path
+ * otherwise).
+ */
 static void read_cgroup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 {
 	char buf[4096];
 	ssize_t n;
 	int fd = pin_open(s, pn, "cgroup");
 	const char *p, *end, *nl;
+	int v1 = 0;
 
 	sl->row.cgroup.len = 0;
+	sl->row.memcg.len = 0;
+	sl->cgroup[0] = '\0';
+	sl->memcg[0] = '\0';
+	sl->row.flags &= ~(uint32_t)PMAPS_SURVEY_CGROUP_TRUNCATED;
 	if (fd < 0)
 		return;
 	n = pmaps__read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n <= 0)
 		return;
-	/* "0::/path": the unified hierarchy's line. */
 	for (p = buf, end = buf + n; p < end; p = nl + 1) {
-		size_t len;
+		const char *c1, *c2;
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
-		if (nl - p < 3 || memcmp(p, "0::", 3) != 0)
+		if (nl - p >= 3 && memcmp(p, "0::", 3) == 0) {
+			keep_path(sl, sl->cgroup, &sl->row.cgroup, p + 3, (size_t)(nl - p - 3));
 			continue;
-		p += 3;
-		len = (size_t)(nl - p);
-		if (len >= sizeof(sl->cgroup)) {
-			len = sizeof(sl->cgroup) - 1;
-			sl->row.flags |= PMAPS_SURVEY_CGROUP_TRUNCATED;
 		}
-		memcpy(sl->cgroup, p, len);
-		sl->cgroup[len] = '\0';
-		sl->row.cgroup.len = len;
-		return;
+		/* "N:controllers:/path" */
+		c1 = memchr(p, ':', (size_t)(nl - p));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
+		if (c2 && names_memory(c1 + 1, c2)) {
+			keep_path(sl, sl->memcg, &sl->row.memcg, c2 + 1, (size_t)(nl - c2 - 1));
+			v1 = 1;
+		}
+	}
+	if (!v1) {
+		memcpy(sl->memcg, sl->cgroup, sl->row.cgroup.len + 1);
+		sl->row.memcg.len = sl->row.cgroup.len;
 	}
 }
 
@@ -1166,6 +1203,7 @@ static void fix_views(struct slot *sl, const struct slot_bd *tab)
 
 	sl->row.comm.ptr = sl->comm;
 	sl->row.cgroup.ptr = sl->cgroup;
+	sl->row.memcg.ptr = sl->memcg;
 	sl->row.status = &sl->st;
 	sl->row.total = sl->has_total && !tab ? &sl->total : NULL;
 	sl->row.breakdown = b ? &b->bd : NULL;
