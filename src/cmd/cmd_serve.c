@@ -42,11 +42,13 @@ static const char serve_usage[] =
 	"      --name REGEX        only commands REGEX matches (POSIX extended)\n"
 	"      --cgroup PATH       only processes in cgroup v2 PATH or below it\n"
 	"      --all               every process (the default)\n"
-	"      --group-by comm|cmdline:REGEX\n"
-	"                          one series per command name, or per what REGEX\n"
+	"      --group-by comm|cmdline:REGEX|container|pod|unit\n"
+	"                          one series per command name, per what REGEX\n"
 	"                          matches in the command line (its first group if it\n"
 	"                          has one; processes it does not match are left out),\n"
-	"                          summed, instead of one per process\n"
+	"                          or per container ID, pod UID or systemd unit that\n"
+	"                          the process's cgroup path names (group=\"\": in\n"
+	"                          none), summed, instead of one per process\n"
 	"      --budget MS         costly reading per refresh, in milliseconds\n"
 	"                          (default 100): what it leaves keeps older figures\n"
 	"      --max-age SECS      read each process's breakdown again at least this\n"
@@ -69,6 +71,13 @@ static const char serve_usage[] =
 	"      --no-books          ask no runtime for its books in a process's explain (Go's\n"
 	"                          MemStats over loopback, the JVM's through jcmd)\n"
 	"      --proc-root DIR     read processes from DIR instead of /proc\n"
+	"      --cgroup-root DIR   the cgroup mount to read memory cgroups from (default\n"
+	"                          /sys/fs/cgroup: a cgroup2 with the memory controller,\n"
+	"                          or v1's memory/ below it)\n"
+	"      --max-cgroups N     read at most N memory cgroups a refresh (default\n"
+	"                          1000): those of the selected processes and their\n"
+	"                          ancestors, in path order\n"
+	"      --no-cgroups        read no memory cgroup\n"
 	"      --allow-host NAME   answer requests that name this server NAME too\n"
 	"                          (repeatable; *.example.com for every name under\n"
 	"                          it): see Host below\n"
@@ -160,6 +169,9 @@ int cmd_serve(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'},
 		{"threads", required_argument, NULL, 't'},
 		{"proc-root", required_argument, NULL, 'R'},
+		{"cgroup-root", required_argument, NULL, 'C'},
+		{"max-cgroups", required_argument, NULL, 'X'},
+		{"no-cgroups", no_argument, NULL, 'O'},
 		{"allow-host", required_argument, NULL, 'H'},
 		BOOKS_LONGOPTS_EXPLAIN,
 		{"help", no_argument, NULL, 'h'},
@@ -185,6 +197,7 @@ int cmd_serve(int argc, char **argv)
 	sv.o.timeout_s = 10;
 	sv.o.threads = 4;
 	sv.o.max_request = 16384;
+	sv.o.max_cgroups = 1000;
 	opterr = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -202,7 +215,8 @@ int cmd_serve(int argc, char **argv)
 		case 'a': all = 1; break;
 		case 'g':
 			if (group)
-				return top_once_only("--group-by", "one grouping: comm or cmdline:REGEX");
+				return top_once_only("--group-by", "one grouping: comm, cmdline:REGEX, "
+				                     "container, pod or unit");
 			group = optarg;
 			break;
 		case 'B':
@@ -250,6 +264,14 @@ int cmd_serve(int argc, char **argv)
 			}
 			break;
 		case 'R': sv.o.top.root = optarg; break;
+		case 'C': sv.o.cgroup_root = optarg; break;
+		case 'X':
+			if (parse_positive(optarg, 100000, &sv.o.max_cgroups) < 0) {
+				die_msg("--max-cgroups takes a number from 1 to 100000, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'O': sv.o.no_cgroups = 1; break;
 		case 'H':
 			if (!serve_allow_name_ok(optarg)) {
 				die_msg("--allow-host takes a host name (letters, digits, '-', '.' and "
@@ -295,11 +317,26 @@ int cmd_serve(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			sv.o.group_by = SERVE_BY_CMDLINE;
+		} else if (strcmp(group, "container") == 0) {
+			sv.o.group_by = SERVE_BY_CONTAINER;
+		} else if (strcmp(group, "pod") == 0) {
+			sv.o.group_by = SERVE_BY_POD;
+		} else if (strcmp(group, "unit") == 0) {
+			sv.o.group_by = SERVE_BY_UNIT;
 		} else {
-			die_msg("--group-by takes comm or cmdline:REGEX, not '%s'", group);
+			die_msg("--group-by takes comm, cmdline:REGEX, container, pod or unit, not '%s'",
+			        group);
 			return EXIT_USAGE;
 		}
 	}
+	if (sv.o.no_cgroups && (sv.o.cgroup_root || sv.o.group_by >= SERVE_BY_CONTAINER)) {
+		die_msg("--no-cgroups reads no cgroup: --cgroup-root and --group-by %s need them",
+		        group ? group : "container");
+		return EXIT_USAGE;
+	}
+	/* The processes' cgroup paths: the memory cgroups, and the groups by container. */
+	if (!sv.o.no_cgroups)
+		sv.o.top.cgroups = 1;
 	sv.top.o = sv.o.top;
 	if (name) {
 		char err[256];

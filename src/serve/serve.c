@@ -232,6 +232,9 @@ static int make_groups(struct serve *sv)
 			/* Raw bytes, escaped when shown; a name is at most 64 bytes. */
 			len = row->comm.len < sizeof(key) ? row->comm.len : sizeof(key);
 			memcpy(key, row->comm.ptr, len);
+		} else if (sv->o.group_by != SERVE_BY_CMDLINE) {
+			/* Processes in no container (pod, unit) make the group "". */
+			len = serve_cgroup_key(sv->o.group_by, row, key, sizeof(key));
 		} else {
 			const struct ckey *o = old_key(gs, row->pid);
 			struct ckey *k = &gs->keys[gs->nkeys++];
@@ -272,19 +275,15 @@ int serve_fresh(struct serve *sv, char *msg, size_t msgsz)
 		sv->refreshed_ns = 0;
 		return -1;
 	}
+	serve_cgroups_refresh(sv);
 	return 0;
 }
 
 /* ---- /metrics ---- */
 
-struct mctx {
-	struct serve *sv;
-	int om;          /* OpenMetrics */
-	uint64_t now;    /* when the scrape is answered (monotonic ns) */
-};
 
 /* A label value: the text escape for the target's bytes, then the exposition's. */
-static void label_value(struct out *o, const char *s, size_t n)
+void serve_label(struct out *o, const char *s, size_t n)
 {
 	char buf[1024];
 	size_t len = esc_text(buf, sizeof(buf), s, n);
@@ -299,8 +298,8 @@ static void label_value(struct out *o, const char *s, size_t n)
 	}
 }
 
-static void family(struct out *o, const struct mctx *m, const char *name, const char *type,
-                   const char *unit, const char *help)
+void serve_family(struct out *o, const struct mctx *m, const char *name, const char *type,
+                  const char *unit, const char *help)
 {
 	/* OpenMetrics names a family without the _total of its counter's sample, or _info. */
 	size_t len = strlen(name);
@@ -331,7 +330,7 @@ static void family(struct out *o, const struct mctx *m, const char *name, const 
 }
 
 /* Seconds from nanoseconds, with 9 decimals at most (no float rounding). */
-static void out_seconds(struct out *o, uint64_t ns)
+void serve_seconds(struct out *o, uint64_t ns)
 {
 	char frac[16];
 
@@ -348,20 +347,20 @@ static void proc_labels(struct serve *sv, struct out *o, const struct pmaps_surv
 	out_str(o, "{pid=\"");
 	out_u64(o, (uint64_t)row->pid);
 	out_str(o, "\",comm=\"");
-	label_value(o, row->comm.ptr, row->comm.len);
+	serve_label(o, row->comm.ptr, row->comm.len);
 	out_str(o, "\",user=\"");
-	label_value(o, user, strlen(user));
+	serve_label(o, user, strlen(user));
 	out_ch(o, '"');
 }
 
 static void group_labels(struct out *o, const struct sgroup *g)
 {
 	out_str(o, "{group=\"");
-	label_value(o, g->key, g->key_len);
+	serve_label(o, g->key, g->key_len);
 	out_ch(o, '"');
 }
 
-static void sample_end(struct out *o, uint64_t v)
+void serve_sample_end(struct out *o, uint64_t v)
 {
 	out_str(o, "} ");
 	out_u64(o, v);
@@ -443,7 +442,7 @@ static void memory_samples(struct out *o, const char *name, const char *labels, 
 			out_str(o, "\",state=\"");
 			out_str(o, sc[j].name);
 			out_ch(o, '"');
-			sample_end(o, b);
+			serve_sample_end(o, b);
 		}
 	}
 }
@@ -557,10 +556,25 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 
 	plabels_make(sv, &pl);
 
+	if (sv->o.top.cgroups) {
+		serve_family(o, m, "pmaps_process_cgroup_info", "info", NULL,
+		             "The memory cgroup of the process (the v1 memory controller's path on "
+		             "the hybrid layout), and the container, pod, QoS class and systemd unit "
+		             "its path names: join on pid to the process families");
+		for (size_t i = 0; i < t->nlines; i++) {
+			const struct pmaps_survey_row *row = t->lines[i].row;
+			if (!row || !row->memcg.len)
+				continue;
+			out_str(o, "pmaps_process_cgroup_info");
+			plabels_out(sv, o, &pl, i);
+			serve_cgroup_labels(o, row);
+			serve_sample_end(o, 1);
+		}
+	}
 	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
 		const struct pfam *pf = &proc_fams[f];
 		snprintf(name, sizeof(name), "pmaps_process_%s", pf->name);
-		family(o, m, name, pf->type ? pf->type : "gauge",
+		serve_family(o, m, name, pf->type ? pf->type : "gauge",
 		       pf->unit ? (pf->unit[0] ? pf->unit : NULL) : "bytes", pf->help);
 		for (size_t i = 0; i < t->nlines; i++) {
 			const struct pmaps_survey_row *row = t->lines[i].row;
@@ -582,7 +596,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				out_str(o, name);
 				plabels_out(sv, o, &pl, i);
 				out_str(o, "} ");
-				out_seconds(o, sv->boot_ns + row->start_ns);
+				serve_seconds(o, sv->boot_ns + row->start_ns);
 				out_ch(o, '\n');
 				out_record(o);
 				continue;
@@ -601,10 +615,10 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 			}
 			out_str(o, name);
 			plabels_out(sv, o, &pl, i);
-			sample_end(o, v);
+			serve_sample_end(o, v);
 		}
 	}
-	family(o, m, "pmaps_process_memory_bytes", "gauge", "bytes",
+	serve_family(o, m, "pmaps_process_memory_bytes", "gauge", "bytes",
 	       "Resident memory by category (what it is for, as pmaps explain says) and state "
 	       "(private or shared, dirty or clean; the page walk knows private and shared only); "
 	       "empty cells have no series");
@@ -629,7 +643,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		if (lo.err == 0)
 			memory_samples(o, "pmaps_process_memory_bytes", labels, lo.len, v, maps, known);
 	}
-	family(o, m, "pmaps_process_runtime_info", "info", NULL,
+	serve_family(o, m, "pmaps_process_runtime_info", "info", NULL,
 	       "The language runtime pmaps explain recognised in the process, and its version");
 	for (size_t i = 0; i < t->nlines; i++) {
 		const struct pmaps_survey_row *row = t->lines[i].row;
@@ -640,11 +654,11 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		out_str(o, ",runtime=\"");
 		out_str(o, pmaps_runtime_name(row->runtime));
 		out_str(o, "\",version=\"");
-		label_value(o, row->runtime_version.ptr, row->runtime_version.len);
+		serve_label(o, row->runtime_version.ptr, row->runtime_version.len);
 		out_ch(o, '"');
-		sample_end(o, 1);
+		serve_sample_end(o, 1);
 	}
-	family(o, m, "pmaps_process_source_info", "info", NULL,
+	serve_family(o, m, "pmaps_process_source_info", "info", NULL,
 	       "Where the process's figures came from: smaps, pages (the gentle page walk of a "
 	       "large process) or status (not read past status: another user's process without "
 	       "root, or left by the budget)");
@@ -657,9 +671,9 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		out_str(o, ",source=\"");
 		out_str(o, pmaps_source_name(row->breakdown ? row->source : PMAPS_SRC_STATUS));
 		out_ch(o, '"');
-		sample_end(o, 1);
+		serve_sample_end(o, 1);
 	}
-	family(o, m, "pmaps_process_figures_age_seconds", "gauge", "seconds",
+	serve_family(o, m, "pmaps_process_figures_age_seconds", "gauge", "seconds",
 	       "Age of the process's figures read past status (its breakdown)");
 	for (size_t i = 0; i < t->nlines; i++) {
 		const struct pmaps_survey_row *row = t->lines[i].row;
@@ -668,7 +682,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		out_str(o, "pmaps_process_figures_age_seconds");
 		plabels_out(sv, o, &pl, i);
 		out_str(o, "} ");
-		out_seconds(o, row->age_ns + (m->now - sv->refreshed_ns));
+		serve_seconds(o, row->age_ns + (m->now - sv->refreshed_ns));
 		out_ch(o, '\n');
 		out_record(o);
 	}
@@ -681,18 +695,18 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 	const struct serve_groups *gs = sv->groups;
 	char name[96];
 
-	family(o, m, "pmaps_group_processes", "gauge", NULL, "Processes in the group");
+	serve_family(o, m, "pmaps_group_processes", "gauge", NULL, "Processes in the group");
 	for (size_t i = 0; i < gs->n; i++) {
 		out_str(o, "pmaps_group_processes");
 		group_labels(o, &gs->g[i]);
-		sample_end(o, gs->g[i].processes);
+		serve_sample_end(o, gs->g[i].processes);
 	}
 	for (size_t f = 0; f < sizeof(proc_fams) / sizeof(proc_fams[0]); f++) {
 		const struct pfam *pf = &proc_fams[f];
 		if (pf->per_process)
 			continue;
 		snprintf(name, sizeof(name), "pmaps_group_%s", pf->name);
-		family(o, m, name, pf->type ? pf->type : "gauge",
+		serve_family(o, m, name, pf->type ? pf->type : "gauge",
 		       pf->unit ? (pf->unit[0] ? pf->unit : NULL) : "bytes",
 		       pf->k == F_MAPPINGS ? "Mappings (VMAs) of the group's processes, summed (the "
 		                             "limit, pmaps_vm_max_mappings, is each process's)"
@@ -714,10 +728,10 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 			}
 			out_str(o, name);
 			group_labels(o, g);
-			sample_end(o, v);
+			serve_sample_end(o, v);
 		}
 	}
-	family(o, m, "pmaps_group_memory_bytes", "gauge", "bytes",
+	serve_family(o, m, "pmaps_group_memory_bytes", "gauge", "bytes",
 	       "Resident memory of the group by category and state, where every process of it "
 	       "has a breakdown");
 	for (size_t i = 0; i < gs->n; i++) {
@@ -732,7 +746,7 @@ static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
 			memory_samples(o, "pmaps_group_memory_bytes", labels, lo.len, g->bd, g->bd_maps,
 			               g->bd_known);
 	}
-	family(o, m, "pmaps_group_unmatched_processes", "gauge", NULL,
+	serve_family(o, m, "pmaps_group_unmatched_processes", "gauge", NULL,
 	       "Selected processes whose command line the --group-by regex does not match: in no "
 	       "group");
 	out_str(o, "pmaps_group_unmatched_processes ");
@@ -745,7 +759,7 @@ static void write_machine(struct serve *sv, struct out *o, const struct mctx *m)
 {
 	const struct pmaps_meminfo *mi = pmaps_survey_meminfo(sv->top.s);
 
-	family(o, m, "pmaps_meminfo_bytes", "gauge", "bytes",
+	serve_family(o, m, "pmaps_meminfo_bytes", "gauge", "bytes",
 	       "The machine's memory as /proc/meminfo says it, by field");
 	if (!mi)
 		return;
@@ -755,7 +769,7 @@ static void write_machine(struct serve *sv, struct out *o, const struct mctx *m)
 		out_str(o, "pmaps_meminfo_bytes{field=\"");
 		out_str(o, pmaps_meminfo_key(f));
 		out_ch(o, '"');
-		sample_end(o, mi->v[f]);
+		serve_sample_end(o, mi->v[f]);
 	}
 }
 
@@ -771,7 +785,7 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 	{
 		const uint64_t counts[] = {sv->top.matched, st.processes, st.read, st.kept, st.skipped,
 		                           unread, st.denied, st.large, st.vanished, st.failed};
-		family(o, m, "pmaps_scrape_processes", "gauge", NULL,
+		serve_family(o, m, "pmaps_scrape_processes", "gauge", NULL,
 		       "Processes in the last refresh: selected (by --pid, --name, --user, --cgroup), "
 		       "listed (on the machine), read past status, kept (nothing moved), skipped (by "
 		       "the budget: older figures kept), unread (selected, never read past status: "
@@ -783,11 +797,11 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 			out_str(o, "pmaps_scrape_processes{outcome=\"");
 			out_str(o, outcomes[i]);
 			out_ch(o, '"');
-			sample_end(o, counts[i]);
+			serve_sample_end(o, counts[i]);
 		}
 	}
 	if (sv->max_map_count) {
-		family(o, m, "pmaps_vm_max_mappings", "gauge", NULL,
+		serve_family(o, m, "pmaps_vm_max_mappings", "gauge", NULL,
 		       "The most mappings a process may have (/proc/sys/vm/max_map_count, read at "
 		       "start): alert on pmaps_process_mappings against it");
 		out_str(o, "pmaps_vm_max_mappings ");
@@ -795,29 +809,29 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 		out_ch(o, '\n');
 		out_record(o);
 	}
-	family(o, m, "pmaps_scrape_duration_seconds", "gauge", "seconds",
+	serve_family(o, m, "pmaps_scrape_duration_seconds", "gauge", "seconds",
 	       "Wall time of the last refresh of the figures");
 	out_str(o, "pmaps_scrape_duration_seconds ");
-	out_seconds(o, st.wall_ns);
+	serve_seconds(o, st.wall_ns);
 	out_ch(o, '\n');
-	family(o, m, "pmaps_scrape_kernel_seconds", "gauge", "seconds",
+	serve_family(o, m, "pmaps_scrape_kernel_seconds", "gauge", "seconds",
 	       "Of it, the costly reads (smaps, the page walks): what --budget limits");
 	out_str(o, "pmaps_scrape_kernel_seconds ");
-	out_seconds(o, st.read_ns);
+	serve_seconds(o, st.read_ns);
 	out_ch(o, '\n');
-	family(o, m, "pmaps_scrape_age_seconds", "gauge", "seconds",
+	serve_family(o, m, "pmaps_scrape_age_seconds", "gauge", "seconds",
 	       "Age of the figures in this answer (answers within --min-interval share a refresh)");
 	out_str(o, "pmaps_scrape_age_seconds ");
-	out_seconds(o, m->now - sv->refreshed_ns);
+	serve_seconds(o, m->now - sv->refreshed_ns);
 	out_ch(o, '\n');
-	family(o, m, "pmaps_scrapes_total", "counter", NULL, "Answers to /metrics");
+	serve_family(o, m, "pmaps_scrapes_total", "counter", NULL, "Answers to /metrics");
 	out_str(o, "pmaps_scrapes_total ");
 	out_u64(o, sv->scrapes);
 	out_ch(o, '\n');
 	/* Under LOCK (the caller's): once every selected process has been read, ready stays. */
 	if (!unread)
 		sv->ready = 1;
-	family(o, m, "pmaps_exporter_ready", "gauge", NULL,
+	serve_family(o, m, "pmaps_exporter_ready", "gauge", NULL,
 	       "1 once every process selected since start has been read past status (but denied "
 	       "and failed ones): at start by the warm-up, or by later refreshes where "
 	       "--ready-timeout passed first; pmaps_scrape_processes{outcome=\"unread\"} counts "
@@ -825,15 +839,15 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 	out_str(o, "pmaps_exporter_ready ");
 	out_u64(o, sv->ready);
 	out_ch(o, '\n');
-	family(o, m, "pmaps_exporter_warmup_seconds", "gauge", "seconds",
+	serve_family(o, m, "pmaps_exporter_warmup_seconds", "gauge", "seconds",
 	       "What reading every selected process once took at start (bounded by "
 	       "--ready-timeout)");
 	out_str(o, "pmaps_exporter_warmup_seconds ");
-	out_seconds(o, sv->warm_ns);
+	serve_seconds(o, sv->warm_ns);
 	out_ch(o, '\n');
-	family(o, m, "pmaps_exporter_info", "info", NULL, "pmaps serve's version");
+	serve_family(o, m, "pmaps_exporter_info", "info", NULL, "pmaps serve's version");
 	out_str(o, "pmaps_exporter_info{version=\"" PMAPS_VERSION "\"} 1\n");
-	family(o, m, "pmaps_exporter_privileged", "gauge", NULL,
+	serve_family(o, m, "pmaps_exporter_privileged", "gauge", NULL,
 	       "1 when pmaps serve reads as root. At 0, other users' processes have status "
 	       "figures only (resident, swap): root (or CAP_SYS_PTRACE) would add their PSS, USS, "
 	       "LazyFree, mappings and categories, and the PSS of large processes read by page "
@@ -854,6 +868,7 @@ static void write_metrics(struct out *o, const void *ctx)
 	else
 		write_groups(sv, o, m);
 	write_machine(sv, o, m);
+	serve_cgroups_write(sv, o, m);
 	write_exporter(sv, o, m);
 	if (m->om)
 		out_str(o, "# EOF\n");
@@ -1398,6 +1413,13 @@ int serve_run(struct serve *sv)
 		die_msg("serve: warning: %s is not a loopback address: anyone who can connect sees "
 		        "the names, users and memory of the processes served", sv->o.listen);
 	sv->groups = &groups;
+	if (serve_cgroups_open(sv) < 0) {
+		die_msg("serve: out of memory");
+		if (sv->o.group_by == SERVE_BY_CMDLINE)
+			regfree(&sv->o.cmdline);
+		top_done(&sv->top);
+		return EXIT_FAIL;
+	}
 	sv->root = geteuid() == 0;
 	if (!sv->root)
 		note_msg("serve: not root: other users' processes get status figures only (resident, "
@@ -1428,5 +1450,6 @@ int serve_run(struct serve *sv)
 	free(groups.keys);
 	free(groups.old);
 	sv->groups = NULL;
+	serve_cgroups_close(sv);
 	return rc;
 }

@@ -33,7 +33,10 @@
 #define SERVE_PORT 9743
 
 /* serve_opts.group_by */
-enum serve_group { SERVE_BY_PID, SERVE_BY_COMM, SERVE_BY_CMDLINE };
+enum serve_group {
+	SERVE_BY_PID, SERVE_BY_COMM, SERVE_BY_CMDLINE,
+	SERVE_BY_CONTAINER, SERVE_BY_POD, SERVE_BY_UNIT /* from the cgroup path (serve_cgroup.c) */
+};
 
 struct serve_opts {
 	const char *listen;            /* --listen as given (for messages) */
@@ -56,6 +59,14 @@ struct serve_opts {
 	 * long before /metrics answers with figures; 0: no warm-up.
 	 */
 	uint64_t ready_timeout_ns;
+	/*
+	 * The memory cgroups: CGROUP_ROOT (--cgroup-root; NULL: /sys/fs/cgroup),
+	 * read for at most MAX_CGROUPS cgroups (--max-cgroups) a refresh; none
+	 * with NO_CGROUPS (--no-cgroups).
+	 */
+	const char *cgroup_root;
+	unsigned max_cgroups;
+	int no_cgroups;
 };
 
 /* What a route answers: the HTTP layer sends it and frees BODY. */
@@ -73,6 +84,7 @@ struct serve_reply {
  * serve_fresh()) and OPTS; the rest is serve.c's.
  */
 struct serve_groups;
+struct serve_cgroups;
 struct serve {
 	struct serve_opts o;
 	pthread_mutex_t lock;          /* the collector: TOP and what follows */
@@ -82,6 +94,7 @@ struct serve {
 	uint64_t scrapes;              /* /metrics answered */
 	size_t metrics_len;            /* the last /metrics answer's size: the next one's room */
 	struct serve_groups *groups;   /* --group-by: the groups of the last refresh */
+	struct serve_cgroups *cgroups; /* the memory cgroups and the machine's counters (or NULL) */
 	pthread_mutex_t costly;        /* one explain or picture at a time */
 	/*
 	 * The collector thread (serve_collector_start()): while scrapes come
@@ -114,6 +127,51 @@ struct serve {
 	size_t warm_refreshes, warm_unread;
 	int ready;                     /* every selected process read once (under LOCK) */
 };
+
+/* ---- /metrics (serve.c): what the writers of its families share ---- */
+
+struct out;
+struct mctx {
+	struct serve *sv;
+	int om;          /* OpenMetrics */
+	uint64_t now;    /* when the scrape is answered (monotonic ns) */
+};
+
+/* A family's HELP, TYPE (and UNIT in OpenMetrics); UNIT NULL: none. */
+void serve_family(struct out *o, const struct mctx *m, const char *name, const char *type,
+                  const char *unit, const char *help);
+/* A label value: the text escape for the target's bytes, then the exposition's. */
+void serve_label(struct out *o, const char *s, size_t n);
+/* "} V\n": the end of a sample whose labels are open. */
+void serve_sample_end(struct out *o, uint64_t v);
+/* Seconds from nanoseconds, with 9 decimals at most. */
+void serve_seconds(struct out *o, uint64_t ns);
+
+/* ---- the memory cgroups and the machine's counters (serve_cgroup.c) ---- */
+
+/*
+ * Opens the memory cgroup hierarchy under --cgroup-root into SV->cgroups
+ * (said once on stderr where there is none: the cgroup families are then
+ * left out). Returns 0, or -1 out of memory.
+ */
+int serve_cgroups_open(struct serve *sv);
+void serve_cgroups_close(struct serve *sv);
+/*
+ * After a refresh of TOP: the cgroups that hold a selected process and
+ * their ancestors (the root excepted: it is the machine), read again;
+ * /proc/vmstat and the memory PSI too. Under LOCK.
+ */
+void serve_cgroups_refresh(struct serve *sv);
+/* Their families (serve.c's write_metrics()). */
+void serve_cgroups_write(struct serve *sv, struct out *o, const struct mctx *m);
+/* The process's cgroup labels (cgroup, container_id, pod_uid, qos, unit) after ",". */
+void serve_cgroup_labels(struct out *o, const struct pmaps_survey_row *row);
+/*
+ * The --group-by container|pod|unit key of ROW into KEY (ROOM bytes):
+ * its length, 0 for a process in none.
+ */
+size_t serve_cgroup_key(enum serve_group by, const struct pmaps_survey_row *row, char *key,
+                        size_t room);
 
 /* While a scrape came within this, the collector keeps the figures fresh. */
 #define SERVE_ACTIVE_S 120u

@@ -23,6 +23,7 @@ test starts and the kernel's own figures for them.
   go and the version its build info gives (`go version` reads the same).
 - Bad input: one line on stderr and exit 2.
 """
+import decimal
 import json
 import os
 import re
@@ -665,12 +666,238 @@ def test_large_stable():
         end(big)
 
 
+FLEET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "fleet")
+
+# The fleet fixture's processes (tests/data/fleet/README.md): what each one's cgroup path
+# names, as the managers name their cgroups.
+A, B, C, D, E, F, G = ("a1" * 32, "b2" * 32, "c3" * 32, "d4" * 32, "e5" * 32, "f6" * 32,
+                       "07" * 32)
+U1, U2, U3 = ("4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "9e8d7c6b-5a49-4837-a625-1403f2e1d0c9",
+              "11112222-3333-4444-5555-666677778888")
+FLEET_IDENT = {  # pid: container_id, pod_uid, qos, unit
+    "10": (None, None, None, "ssh.service"),
+    "20": (A, None, None, f"docker-{A}.scope"),
+    "21": (A, None, None, f"docker-{A}.scope"),
+    "30": (B, U1, "burstable", f"cri-containerd-{B}.scope"),
+    "31": (C, U1, "burstable", f"cri-containerd-{C}.scope"),
+    "40": (D, U2, "guaranteed", f"crio-{D}.scope"),
+    "41": (None, U2, "guaranteed", f"crio-conmon-{D}.scope"),
+    "50": (E, None, None, f"libpod-{E}.scope"),
+    "60": (F, U3, "besteffort", None),
+    "70": (G, None, None, None),
+}
+
+# A cgroup's files, as pmaps serve's families name them: (file, family, label, value).
+CG_ONE = {"memory.current": "pmaps_cgroup_memory_current_bytes",
+          "memory.peak": "pmaps_cgroup_memory_peak_bytes",
+          "memory.max": "pmaps_cgroup_memory_max_bytes",
+          "memory.high": "pmaps_cgroup_memory_high_bytes",
+          "memory.low": "pmaps_cgroup_memory_low_bytes",
+          "memory.min": "pmaps_cgroup_memory_min_bytes",
+          "memory.swap.current": "pmaps_cgroup_swap_current_bytes",
+          "memory.swap.max": "pmaps_cgroup_swap_max_bytes"}
+CG_STAT_BYTES = ("anon file kernel kernel_stack pagetables slab sock shmem file_mapped file_dirty "
+                 "file_writeback anon_thp inactive_anon active_anon inactive_file active_file "
+                 "unevictable").split()
+
+
+def cgroup_expected(d):
+    """{(family, label name, label value): value} of v2 cgroup directory D, read by this test."""
+    want = {}
+    for f, fam in CG_ONE.items():
+        v = open(os.path.join(d, f)).read().strip()
+        if v != "max":
+            want[(fam, None, None)] = float(v)
+    stat = dict(ln.split() for ln in open(os.path.join(d, "memory.stat")))
+    for k in CG_STAT_BYTES:
+        want[("pmaps_cgroup_memory_stat_bytes", "type", k)] = float(stat[k])
+    want[("pmaps_cgroup_page_faults_total", None, None)] = float(stat["pgfault"])
+    want[("pmaps_cgroup_major_page_faults_total", None, None)] = float(stat["pgmajfault"])
+    for k in ("anon", "file"):
+        want[("pmaps_cgroup_workingset_refaults_total", "type", k)] = \
+            float(stat["workingset_refault_" + k])
+    for ln in open(os.path.join(d, "memory.events")):
+        k, v = ln.split()
+        if k != "oom_group_kill":
+            want[("pmaps_cgroup_memory_events_total", "event", k)] = float(v)
+    for ln in open(os.path.join(d, "memory.pressure")):
+        kind, avg10, _, _, total = ln.split()
+        want[("pmaps_cgroup_memory_pressure_seconds_total", "kind", kind)] = \
+            int(total.split("=")[1]) / 1e6
+        want[("pmaps_cgroup_memory_pressure_avg10_ratio", "kind", kind)] = \
+            float(decimal.Decimal(avg10.split("=")[1]) / 100)  # as printed, not rounded twice
+    return want
+
+
+def cgroup_got(ss, path):
+    """The same, from the samples of cgroup PATH."""
+    got = {}
+    for n, labels, v in ss:
+        if labels.get("cgroup") != path or not n.startswith("pmaps_cgroup_") or \
+                n == "pmaps_cgroup_processes":
+            continue
+        extra = [(k, w) for k, w in labels.items()
+                 if k not in ("cgroup", "container_id", "pod_uid", "qos", "unit")]
+        key = (n, *extra[0]) if extra else (n, None, None)
+        got[key] = v
+    return got
+
+
+def test_cgroups_fixture():
+    """The fleet fixture's cgroup2 tree: every cgroup of its processes and their
+    ancestors, each figure as its file says (read here), labels by the managers'
+    names; the groups by container, pod and unit; --max-cgroups."""
+    proc, cg = os.path.join(FLEET, "proc"), os.path.join(FLEET, "cgroup")
+    dirs = sorted("/" + os.path.relpath(r, cg) for r, _, _ in os.walk(cg) if r != cg)
+    s, port = serve("--proc-root", proc, "--cgroup-root", cg, "--min-interval", "0")
+    try:
+        st, _, text = get(port)
+        eq("fleet: 200", st, 200)
+        rc, out = promtool(text)
+        eq(f"fleet: promtool check metrics ({out.strip()[:300]})", rc, 0)
+        ss = samples(text)
+        eq("fleet: every cgroup read", find(ss, "pmaps_scrape_cgroups", outcome="read"),
+           [float(len(dirs))])
+        eq("fleet: the cgroups listed", sorted(l["cgroup"] for n, l, _ in ss
+                                              if n == "pmaps_cgroup_processes"), dirs)
+        for d in dirs:
+            want = cgroup_expected(os.path.join(cg, d.lstrip("/")))
+            got = cgroup_got(ss, d)
+            eq(f"fleet: {d}'s figures", got, want)
+        for pid, (cid, pod, qos, unit) in FLEET_IDENT.items():
+            info = [l for n, l, _ in ss if n == "pmaps_process_cgroup_info" and l["pid"] == pid]
+            eq(f"fleet: pid {pid}'s cgroup labels",
+               [(l.get("container_id"), l.get("pod_uid"), l.get("qos"), l.get("unit"))
+                for l in info], [(cid, pod, qos, unit)])
+            path = open(os.path.join(proc, pid, "cgroup")).read()[3:].strip()
+            eq(f"fleet: pid {pid} counted in its cgroup",
+               find(ss, "pmaps_cgroup_processes", cgroup=path),
+               [float(sum(1 for p in FLEET_IDENT
+                          if open(os.path.join(proc, p, "cgroup")).read()[3:].strip() == path))])
+        vm = dict(ln.split() for ln in open(os.path.join(proc, "vmstat")))
+        eq("fleet: vmstat's pgmajfault", find(ss, "pmaps_vmstat_total", counter="pgmajfault"),
+           [float(vm["pgmajfault"])])
+        eq("fleet: the machine's memory PSI",
+           (find(ss, "pmaps_memory_pressure_seconds_total", kind="some"),
+            find(ss, "pmaps_memory_pressure_avg10_ratio", kind="full")), ([2.345678], [0.005]))
+    finally:
+        stop(s)
+    # Grouped: one series set per container, pod or unit ("": in none), whatever the processes.
+    for by, col in (("container", 0), ("pod", 1), ("unit", 3)):
+        s, port = serve("--proc-root", proc, "--cgroup-root", cg, "--min-interval", "0",
+                        "--group-by", by)
+        try:
+            ss = samples(get(port)[2])
+            want = {}
+            for ident in FLEET_IDENT.values():
+                want[ident[col] or ""] = want.get(ident[col] or "", 0) + 1
+            got = {l.get("group", ""): int(v) for n, l, v in ss if n == "pmaps_group_processes"}
+            eq(f"fleet: --group-by {by}: processes per group", got, want)
+        finally:
+            stop(s)
+    s, port = serve("--proc-root", proc, "--cgroup-root", cg, "--min-interval", "0",
+                    "--max-cgroups", "5")
+    try:
+        ss = samples(get(port)[2])
+        eq("fleet: --max-cgroups 5: read, left out",
+           (find(ss, "pmaps_scrape_cgroups", outcome="read"),
+            find(ss, "pmaps_scrape_cgroups", outcome="left_out")), ([5.0], [len(dirs) - 5.0]))
+        eq("fleet: --max-cgroups 5: the first five paths",
+           sorted(l["cgroup"] for n, l, _ in ss if n == "pmaps_cgroup_processes"), dirs[:5])
+    finally:
+        stop(s)
+
+
+def own_memcg():
+    for ln in open("/proc/self/cgroup"):
+        _, ctrl, path = ln.rstrip("\n").split(":", 2)
+        if "memory" in ctrl.split(","):
+            return path
+    return None
+
+
+def v1_value(d, f, key=None):
+    with open(os.path.join(d, f)) as fh:
+        if key is None:
+            return float(fh.read().strip())
+        for ln in fh:
+            k, v = ln.split()
+            if k == key:
+                return float(v)
+    return None
+
+
+def test_cgroups_v1_live():
+    """A cgroup made below this test's own on the v1 memory controller (the hybrid
+    layout here and in CI), a process in it that wrote 32 MiB: serve's figures for
+    it are its files' (read right after, until the two agree), it and its ancestors
+    are listed, the process carries it."""
+    own = own_memcg()
+    if own is None or os.geteuid() != 0 or \
+            not os.path.exists("/sys/fs/cgroup/memory/memory.usage_in_bytes"):
+        if os.environ.get("CI") not in (None, "", "false"):
+            ok("v1: the v1 memory controller, as root (CI has both)", False, own, "a path")
+        else:
+            print("serve_metrics: v1 cgroups skipped (needs root and /sys/fs/cgroup/memory)")
+        return
+    path = (own.rstrip("/") + f"/pmaps-serve-{os.getpid()}")
+    d = "/sys/fs/cgroup/memory" + path
+    os.mkdir(d)
+    h = None
+    try:
+        # The process joins the cgroup before it allocates (v1 moves no charge with it).
+        h = subprocess.Popen(["sh", "-c", f'echo $$ > {d}/cgroup.procs && exec "$0" "$@"',
+                              sys.executable, "-c", HELPER, b"cgmember".hex(), str(32 << 20)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        procs.append(h)
+        eq("v1: the helper is ready", h.stdout.readline(), b"ready\n")
+        s, port = serve("--pid", str(h.pid), "--min-interval", "0")
+        try:
+            for _ in range(5):
+                before = v1_value(d, "memory.usage_in_bytes")
+                ss = samples(get(port)[2])
+                after = v1_value(d, "memory.usage_in_bytes")
+                if before == after:
+                    break
+            got = find(ss, "pmaps_cgroup_memory_current_bytes", cgroup=path)
+            eq("v1: memory.usage_in_bytes", got, [after])
+            eq("v1: memory.stat total_rss as anon",
+               find(ss, "pmaps_cgroup_memory_stat_bytes", cgroup=path, type="anon"),
+               [v1_value(d, "memory.stat", "total_rss")])
+            ok("v1: the 32 MiB written are charged to it",
+               got and got[0] >= 32 << 20, got, ">= 32 MiB")
+            eq("v1: memory.failcnt as the max events",
+               find(ss, "pmaps_cgroup_memory_events_total", cgroup=path, event="max"),
+               [v1_value(d, "memory.failcnt")])
+            eq("v1: no limit, no series",
+               find(ss, "pmaps_cgroup_memory_max_bytes", cgroup=path), [])
+            eq("v1: its one process", find(ss, "pmaps_cgroup_processes", cgroup=path), [1.0])
+            eq("v1: the process carries it",
+               [l["cgroup"] for n, l, _ in ss
+                if n == "pmaps_process_cgroup_info" and l["pid"] == str(h.pid)], [path])
+            anc = [p for p in (own.rstrip("/") or "/",) if p != "/"]
+            for a in anc:
+                eq(f"v1: its ancestor {a} listed, with none of the processes",
+                   find(ss, "pmaps_cgroup_processes", cgroup=a), [0.0])
+            eq("v1: no PSI on v1", find(ss, "pmaps_cgroup_memory_pressure_seconds_total",
+                                        cgroup=path), [])
+        finally:
+            stop(s)
+    finally:
+        if h:
+            end(h)
+        os.rmdir(d)
+
+
 def test_bad_input():
     cases = [
         (["--listen", "nowhere"], "--listen takes ADDR:PORT"),
         (["--listen", "127.0.0.1:70000"], "--listen takes ADDR:PORT"),
         (["--listen", "example.com:80"], "--listen takes ADDR:PORT"),
-        (["--group-by", "size"], "--group-by takes comm or cmdline:REGEX"),
+        (["--group-by", "size"], "--group-by takes comm, cmdline:REGEX, container, pod or unit"),
+        (["--max-cgroups", "0"], "--max-cgroups takes a number"),
+        (["--no-cgroups", "--group-by", "pod"], "--no-cgroups reads no cgroup"),
+        (["--no-cgroups", "--cgroup-root", "/sys/fs/cgroup"], "--no-cgroups reads no cgroup"),
         (["--group-by", "cmdline:("], "is no regular expression"),
         (["--all", "--pid", "1"], "--all is every process"),
         (["--budget", "0"], "--budget takes milliseconds"),
@@ -693,7 +920,8 @@ def test_bad_input():
 def main():
     try:
         for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_churn,
-                  test_budget, test_warming, test_counters, test_large_stable, test_go_runtime):
+                  test_budget, test_warming, test_counters, test_large_stable, test_go_runtime,
+                  test_cgroups_fixture, test_cgroups_v1_live):
             t()
     finally:
         for p in procs:
