@@ -24,7 +24,8 @@
 # The SVG pictures' tests: xmllint (libxml2-utils) parses them, headless chromium
 # renders them to PNG, python3-pil reads the pixels back.
 # pmaps serve: libmicrohttpd-dev (its HTTP daemon); prometheus (promtool, and a real
-# Prometheus scraping it in its test).
+# Prometheus scraping it in its test, with the shipped rules); systemd (systemd-analyze
+# verifies the shipped unit; util-linux's setpriv runs it with the unit's capabilities).
 # explain's runtime books: libcurl4-openssl-dev (Go's MemStats over HTTP); the JVM's
 # jcmd comes with default-jdk-headless.
 # make deb (and the package test): Debian's packaging tools, and what
@@ -35,7 +36,7 @@ PIP_DEPS := python3-venv python3-setuptools python3-wheel
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
 	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core \
-	libmicrohttpd-dev prometheus libcurl4-openssl-dev $(DEB_DEPS) $(PIP_DEPS)
+	libmicrohttpd-dev prometheus systemd libcurl4-openssl-dev $(DEB_DEPS) $(PIP_DEPS)
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: no test framework (build/install has no

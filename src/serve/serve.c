@@ -24,11 +24,13 @@
 #include <malloc.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -848,7 +850,8 @@ static void write_exporter(struct serve *sv, struct out *o, const struct mctx *m
 	serve_family(o, m, "pmaps_exporter_info", "info", NULL, "pmaps serve's version");
 	out_str(o, "pmaps_exporter_info{version=\"" PMAPS_VERSION "\"} 1\n");
 	serve_family(o, m, "pmaps_exporter_privileged", "gauge", NULL,
-	       "1 when pmaps serve reads as root. At 0, other users' processes have status "
+	       "1 when pmaps serve reads as root or with CAP_SYS_PTRACE. At 0, other users' "
+	       "processes have status "
 	       "figures only (resident, swap): root (or CAP_SYS_PTRACE) would add their PSS, USS, "
 	       "LazyFree, mappings and categories, and the PSS of large processes read by page "
 	       "walk (CAP_SYS_ADMIN)");
@@ -1389,6 +1392,24 @@ static uint64_t read_boot_ns(const char *root)
 	return 0;
 }
 
+/*
+ * Whether this reader may read every process's memory files: root, or a
+ * user given CAP_SYS_PTRACE (the hardened unit's, contrib/systemd), which
+ * is what ptrace read access asks.
+ */
+static int reads_every_process(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (geteuid() == 0)
+		return 1;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return (d[CAP_SYS_PTRACE / 32].effective >> (CAP_SYS_PTRACE % 32)) & 1;
+}
+
 int serve_run(struct serve *sv)
 {
 	static struct serve_groups groups; /* the daemon's threads use it until it stops */
@@ -1420,7 +1441,7 @@ int serve_run(struct serve *sv)
 		top_done(&sv->top);
 		return EXIT_FAIL;
 	}
-	sv->root = geteuid() == 0;
+	sv->root = reads_every_process();
 	if (!sv->root)
 		note_msg("serve: not root: other users' processes get status figures only (resident, "
 		         "swap); root, or CAP_SYS_PTRACE, adds their PSS, USS, LazyFree and breakdown");

@@ -639,6 +639,11 @@ def prom_query(port, q):
     return d["data"]["result"] if d.get("status") == "success" else None
 
 
+RULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "contrib",
+                     "prometheus", "pmaps.rules.yml")
+RULES_COUNT = sum(1 for ln in open(RULES) if ln.lstrip().startswith(("- record:", "- alert:")))
+
+
 def test_prometheus():
     """A real Prometheus scraping pmaps serve every second."""
     if not PROMETHEUS:
@@ -655,6 +660,7 @@ def test_prometheus():
         with open(cfg, "w") as f:
             f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                     "  evaluation_interval: 1s\n"
+                    f"rule_files:\n  - {RULES}\n"
                     "scrape_configs:\n  - job_name: pmaps\n    static_configs:\n"
                     f"      - targets: ['127.0.0.1:{sv.port}']\n")
         log = open(os.path.join(TMP, "prometheus.log"), "wb")
@@ -711,6 +717,32 @@ def test_prometheus():
         for k in ("pss", "uss", "rss", "mappings"):
             eq(f"prometheus: the helper's {k} = the kernel's", got.get(k), want[k])
             eq(f"prometheus: the helper's {k} labels", got.get(k + " labels"), labels)
+        # The shipped rules, loaded and evaluated on these series without an error.
+        st, body = prom_get(pport, "/api/v1/rules")
+        rules = [r for g in json.loads(body)["data"]["groups"] for r in g["rules"]] \
+            if st == 200 else []
+        eq("prometheus: the shipped rules loaded", len(rules), RULES_COUNT)
+        eq("prometheus: every rule evaluated without an error",
+           [(r["name"], r.get("lastError", "")) for r in rules
+            if r["health"] != "ok" or r.get("lastError")], [])
+        after = kernel_figures(h.pid)
+        r = prom_query(pport, f'pmaps:process_resident_needed:bytes{{job="pmaps",pid="{h.pid}"}}')
+        eq("prometheus: the recorded RSS less LazyFree of the helper",
+           [int(float(x["value"][1])) for x in r or []], [after["rss"] - after["lazyfree"]])
+        # Its cgroup, joined to its figures, and that cgroup's series.
+        own = next((ln.rstrip("\n").split(":", 2)[2] for ln in open(f"/proc/{h.pid}/cgroup")
+                    if "memory" in ln.split(":")[1].split(",")), None)
+        if own and own != "/" and os.path.exists("/sys/fs/cgroup/memory/memory.usage_in_bytes"):
+            r = prom_query(pport, 'pmaps_process_resident_bytes * on (pid) group_left (cgroup) '
+                                  f'pmaps_process_cgroup_info{{job="pmaps",pid="{h.pid}"}}')
+            eq("prometheus: the helper's RSS joined to its cgroup",
+               [x["metric"].get("cgroup") for x in r or []], [own])
+            r = prom_query(pport, f'pmaps_cgroup_processes{{job="pmaps",cgroup="{own}"}}')
+            eq("prometheus: its cgroup's processes (the one selected)",
+               [x["value"][1] for x in r or []], ["1"])
+            r = prom_query(pport, f'pmaps_cgroup_memory_current_bytes{{job="pmaps",cgroup="{own}"}}')
+            ok("prometheus: its cgroup's memory.usage_in_bytes, at least the helper's RSS",
+               r and int(float(r[0]["value"][1])) >= after["rss"], r, f">= {after['rss']}")
         r = prom_query(pport, 'pmaps_scrapes_total{job="pmaps"}')
         ok("prometheus: pmaps_scrapes_total counts its scrapes",
            r and int(float(r[0]["value"][1])) >= 3, r, ">= 3")
