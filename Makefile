@@ -36,7 +36,7 @@ PIP_DEPS := python3-venv python3-setuptools python3-wheel
 BUILD_DEPS := cmake make gcc g++ pkg-config libcmocka-dev util-linux cppcheck golang-go \
 	default-jdk-headless procps python3 python3-psutil python3-pytest xz-utils linux-source-6.1 \
 	strace libncurses-dev tmux libxml2-utils chromium python3-pil fonts-dejavu-core \
-	libmicrohttpd-dev prometheus systemd libcurl4-openssl-dev $(DEB_DEPS) $(PIP_DEPS)
+	libmicrohttpd-dev prometheus systemd python3-yaml libcurl4-openssl-dev $(DEB_DEPS) $(PIP_DEPS)
 FUZZ_DEPS := clang libclang-rt-14-dev
 FUZZ_SECONDS ?= 120
 # What `make install` needs to build: no test framework (build/install has no

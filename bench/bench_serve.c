@@ -32,8 +32,12 @@
  *    (every scrape a refresh) and with the defaults (--min-interval 5), then
  *    a baseline again.
  *
- *   pmaps-bench-serve [--quick] [--procs N] [--reps R] [--seconds S]
- *                     [--vmas N] [--resident-mib M]
+ *   pmaps-bench-serve [--quick] [--procs N] [--cgroups N] [--reps R]
+ *                     [--seconds S] [--vmas N] [--resident-mib M]
+ *
+ * --cgroups N (default 50; 0: none) spreads the children over N memory
+ * cgroups (cg_setup() below): the scrape then reads them too, and so does
+ * the bare loop, and a server grouping by container shows its series count.
  *
  * Every process it starts (children, servers, the victim) dies with it:
  * killed and reaped at the end and on errors, PR_SET_PDEATHSIG otherwise.
@@ -52,6 +56,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -202,10 +207,15 @@ struct scrape {
 	double skipped;     /* its pmaps_scrape_processes{outcome="skipped"} */
 	int kids;           /* children with a pmaps_process_pss_bytes series */
 	char source[16];    /* the first pmaps_process_source_info's source */
+	int series;         /* its samples */
+	double cgroups;     /* its pmaps_scrape_cgroups{outcome="read"} (-1: none) */
 };
 
 static char *resp;
 static size_t resp_cap;
+
+static int series(const char *body, const char *prefix);
+static int count_lines(const char *body, const char *prefix, const char *needle);
 
 /* The value on the line that starts with PREFIX (a sample's name and labels), or -1. */
 static double sample(const char *body, const char *prefix)
@@ -291,6 +301,8 @@ static int scrape(struct server *s, struct scrape *out)
 	out->server_s = sample(body, "pmaps_scrape_duration_seconds");
 	out->skipped = sample(body, "pmaps_scrape_processes{outcome=\"skipped\"}");
 	out->kids = count_lines(body, "pmaps_process_pss_bytes{", "comm=\"" KID_COMM "\"");
+	out->series = series(body, NULL);
+	out->cgroups = sample(body, "pmaps_scrape_cgroups{outcome=\"read\"}");
 	out->source[0] = 0;
 	{
 		const char *p = strstr(body, "\npmaps_process_source_info{"), *q;
@@ -302,6 +314,94 @@ static int scrape(struct server *s, struct scrape *out)
 		}
 	}
 	return 0;
+}
+
+/* ---- memory cgroups for the children ---- */
+
+/*
+ * With --cgroups N (as root, on the v1 memory controller: this machine's and
+ * CI's hybrid layout), the children are spread over N cgroups made below this
+ * program's own memory cgroup, named as docker names its containers'
+ * (docker-ID.scope), and removed at the end: pmaps serve then reads N
+ * cgroups and their ancestors, and --group-by container has N groups.
+ */
+#define V1_MEMORY "/sys/fs/cgroup/memory"
+static char cg_own[512];       /* this program's memory cgroup ("/a/b") */
+static char cg_base[1024];     /* V1_MEMORY + cg_own + "/pmaps-bench-PID", or "" */
+static int cg_n;               /* cgroups made below CG_BASE */
+
+static void cg_dir(int i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/docker-%064x.scope", cg_base, (unsigned)i + 1);
+}
+
+/* The cgroups removed (their processes must be gone: the herd is killed first). */
+static void cg_cleanup(void)
+{
+	char d[1200];
+
+	if (!cg_base[0])
+		return;
+	herd_kill();
+	for (int i = 0; i < cg_n; i++) {
+		cg_dir(i, d, sizeof(d));
+		if (rmdir(d) < 0 && errno != ENOENT)
+			fprintf(stderr, "pmaps-bench-serve: rmdir %s: %s\n", d, strerror(errno));
+	}
+	if (rmdir(cg_base) < 0 && errno != ENOENT)
+		fprintf(stderr, "pmaps-bench-serve: rmdir %s: %s\n", cg_base, strerror(errno));
+	cg_base[0] = 0;
+	cg_n = 0;
+}
+
+/* N cgroups, H's children spread over them. Returns 1, 0 when it cannot (said), -1. */
+static int cg_setup(const struct herd *h, int n)
+{
+	char line[1024], d[1200], p[1300];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	cg_own[0] = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *c = strstr(line, ":memory:");
+		if (c) {
+			snprintf(cg_own, sizeof(cg_own), "%s", c + 8);
+			cg_own[strcspn(cg_own, "\n")] = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (geteuid() != 0 || !cg_own[0] || access(V1_MEMORY "/memory.usage_in_bytes", F_OK) != 0) {
+		printf("  (no cgroups: they need root and the v1 memory controller at %s)\n",
+		       V1_MEMORY);
+		return 0;
+	}
+	if (strcmp(cg_own, "/") == 0)
+		cg_own[0] = 0;
+	snprintf(cg_base, sizeof(cg_base), V1_MEMORY "%s/pmaps-bench-%d", cg_own, (int)getpid());
+	if (mkdir(cg_base, 0755) < 0) {
+		fprintf(stderr, "pmaps-bench-serve: mkdir %s: %s\n", cg_base, strerror(errno));
+		cg_base[0] = 0;
+		return -1;
+	}
+	atexit(cg_cleanup);
+	for (int i = 0; i < n; i++) {
+		cg_dir(i, d, sizeof(d));
+		if (mkdir(d, 0755) < 0) {
+			fprintf(stderr, "pmaps-bench-serve: mkdir %s: %s\n", d, strerror(errno));
+			return -1;
+		}
+		cg_n = i + 1;
+	}
+	for (int j = 0; j < h->n; j++) {
+		cg_dir(j % n, d, sizeof(d));
+		snprintf(p, sizeof(p), "%s/cgroup.procs", d);
+		f = fopen(p, "w");
+		if (!f || fprintf(f, "%d\n", (int)h->pids[j]) < 0 || fclose(f) != 0) {
+			fprintf(stderr, "pmaps-bench-serve: %s: %s\n", p, strerror(errno));
+			return -1;
+		}
+	}
+	return 1;
 }
 
 /* ---- the bare loop ---- */
@@ -320,11 +420,30 @@ static void read_whole(const char *path)
 	close(fd);
 }
 
-/* status and FILE (smaps_rollup, or smaps) of every child: opened, read to the end, closed. */
+/* The files of one v1 memory cgroup that pmaps serve reads (lib/cgroup.c). */
+static void read_cgroup_dir(const char *d)
+{
+	static const char *const files[] = {
+		"memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.limit_in_bytes",
+		"memory.failcnt", "memory.kmem.usage_in_bytes", "memory.stat", "memory.oom_control",
+	};
+	char path[1400];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", d, files[i]);
+		read_whole(path);
+	}
+}
+
+/*
+ * status and FILE (smaps_rollup, or smaps) of every child: opened, read to
+ * the end, closed; with cgroups, the files of each and of its ancestors (the
+ * root but), and the machine's vmstat and memory pressure.
+ */
 static double bare_loop(const struct herd *h, const char *file)
 {
 	double t0 = now_ns();
-	char path[64];
+	char path[1200];
 
 	for (int i = 0; i < h->n; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)h->pids[i]);
@@ -332,7 +451,35 @@ static double bare_loop(const struct herd *h, const char *file)
 		snprintf(path, sizeof(path), "/proc/%d/%s", (int)h->pids[i], file);
 		read_whole(path);
 	}
+	if (cg_base[0]) {
+		for (int i = 0; i < cg_n; i++) {
+			cg_dir(i, path, sizeof(path));
+			read_cgroup_dir(path);
+		}
+		read_cgroup_dir(cg_base);
+		/* CG_OWN and each of its ancestors below the root */
+		for (size_t k = strlen(cg_own); k > 0; k--) {
+			if (k < strlen(cg_own) && cg_own[k] != '/')
+				continue;
+			snprintf(path, sizeof(path), V1_MEMORY "%.*s", (int)k, cg_own);
+			read_cgroup_dir(path);
+		}
+		read_whole("/proc/vmstat");
+		read_whole("/proc/pressure/memory");
+	}
 	return now_ns() - t0;
+}
+
+/* Sample lines (not comments) of BODY, and of them those that start with PREFIX. */
+static int series(const char *body, const char *prefix)
+{
+	int n = 0;
+	size_t len = prefix ? strlen(prefix) : 0;
+
+	for (const char *p = body; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (*p != '#' && *p != '\n' && (!prefix || strncmp(p, prefix, len) == 0))
+			n++;
+	return n;
 }
 
 /* ---- 1. a scrape of N processes ---- */
@@ -343,8 +490,10 @@ static const char *const op_names[OP_N] = {
 	"pmaps serve, steady scrape",
 };
 
-static int bench_scrape(int nprocs, int reps)
+static int bench_scrape(int nprocs, int reps, int ncgroups)
 {
+	static char *const grouped[] = {"--name", "^" KID_COMM "$", "--min-interval", "0",
+	                                "--budget", "1000000", "--group-by", "container", NULL};
 	static char *const common[] = {"--name", "^" KID_COMM "$", "--min-interval", "0",
 	                               "--budget", "1000000", "--max-age", "3600", NULL};
 	double v[OP_N][MAXREPS], srv[OP_N][MAXREPS], bytes[OP_N][MAXREPS], listen_ns[MAXREPS];
@@ -357,6 +506,10 @@ static int bench_scrape(int nprocs, int reps)
 
 	if ((r = herd_start_or_skip(&h, nprocs, KID_COMM)) <= 0)
 		return r < 0;
+	if (ncgroups && cg_setup(&h, ncgroups) < 0) {
+		fails++;
+		goto out;
+	}
 	if (server_start(&steady, common) < 0 || scrape(&steady, &sc) < 0) {
 		fails++;
 		goto out;
@@ -398,8 +551,12 @@ static int bench_scrape(int nprocs, int reps)
 		}
 	}
 
-	printf("\n%d processes (the benchmark's children), %d repetitions, %s\n", h.n, reps,
+	printf("\n%d processes (the benchmark's children), %d repetitions, %s", h.n, reps,
 	       geteuid() == 0 ? "as root" : "unprivileged");
+	if (cg_n)
+		printf(", in %d memory cgroups (v1; %.0f read by each scrape with their ancestors)",
+		       cg_n, sc.cgroups);
+	printf("\n");
 	printf("  %-34s %10s %7s %13s %10s\n", "operation", "median", "ratio", "server-side",
 	       "response");
 	double floor = median(v[OP_BARE], reps);
@@ -409,6 +566,23 @@ static int bench_scrape(int nprocs, int reps)
 		if (op >= OP_COLD)
 			printf(" %10.2f ms %7.0f KiB", median(srv[op], reps) / 1e6,
 			       median(bytes[op], reps) / 1024);
+		printf("\n");
+	}
+	/* The series of a steady scrape, then of a server grouping by container. */
+	if (scrape(&steady, &sc) == 0) {
+		const char *body = strstr(resp, "\r\n\r\n");
+		int per = count_lines(body, "pmaps_process_", "comm=\"" KID_COMM "\"");
+		struct server g = {.pid = -1};
+		struct scrape gs;
+		printf("  series: %d, of them %d of the children's processes (%.1f a process)",
+		       sc.series, per, (double)per / h.n);
+		if (cg_n && server_start(&g, grouped) == 0 && scrape(&g, &gs) == 0) {
+			body = strstr(resp, "\r\n\r\n");
+			printf(";\n  with --group-by container: %d, of them %d of the %d groups' (the "
+			       "processes' number does not count)", gs.series, series(body, "pmaps_group_"),
+			       series(body, "pmaps_group_processes{"));
+		}
+		server_stop(&g);
 		printf("\n");
 	}
 	printf("  cold start / bare loop of status + smaps (what a breakdown reads): %.3fx\n",
@@ -429,6 +603,7 @@ out:
 	server_stop(&cold);
 	server_stop(&steady);
 	herd_stop(&h);
+	cg_cleanup();
 	return fails;
 }
 
@@ -580,8 +755,8 @@ static void print_load(const char *when)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pmaps-bench-serve [--quick] [--procs N] [--reps R] [--seconds S] "
-	                "[--vmas N] [--resident-mib M]\n");
+	fprintf(stderr, "usage: pmaps-bench-serve [--quick] [--procs N] [--cgroups N] [--reps R] "
+	                "[--seconds S] [--vmas N] [--resident-mib M]\n");
 }
 
 static int num(const char *s, long lo, long hi, long *out)
@@ -599,14 +774,16 @@ static int num(const char *s, long lo, long hi, long *out)
 
 int main(int argc, char **argv)
 {
-	long procs = 500, reps = 15, secs = 10, vmas = 20000, mib = 4096;
+	long procs = 500, reps = 15, secs = 10, vmas = 20000, mib = 4096, cgroups = 50;
 	int fails = 0;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--quick") == 0) {
-			procs = 20, reps = 3, secs = 2, vmas = 1000, mib = 64;
+			procs = 20, reps = 3, secs = 2, vmas = 1000, mib = 64, cgroups = 4;
 		} else if (v && strcmp(a, "--procs") == 0 && num(v, 1, 100000, &procs) == 0) {
+			i++;
+		} else if (v && strcmp(a, "--cgroups") == 0 && num(v, 0, 10000, &cgroups) == 0) {
 			i++;
 		} else if (v && strcmp(a, "--reps") == 0 && num(v, 1, MAXREPS, &reps) == 0) {
 			i++;
@@ -628,7 +805,7 @@ int main(int argc, char **argv)
 	       "each selected process's status and smaps_rollup (medians; ratio: to that loop in "
 	       "the same run)\n", tool);
 	print_load("at the start");
-	fails += bench_scrape((int)procs, (int)reps);
+	fails += bench_scrape((int)procs, (int)reps, (int)cgroups);
 	fails += bench_stall((double)secs, vmas, mib);
 	print_load("at the end");
 	free(resp);
