@@ -174,16 +174,21 @@ static int read_one(int dirfd, const char *name, uint64_t *v)
 {
 	char buf[64];
 	const char *p = buf, *end;
-	ssize_t n;
+	size_t have = 0;
+	ssize_t n = 1;
 	int fd = pmaps__open_regular(dirfd, name, 0, NULL, 0);
 
 	if (fd < 0)
 		return fd;
-	n = pmaps__read(fd, buf, sizeof(buf));
+	/* To its end, whatever pieces the reads return; a value never fills the buffer. */
+	while (have < sizeof(buf) && (n = pmaps__read(fd, buf + have, sizeof(buf) - have)) > 0)
+		have += (size_t)n;
 	close(fd);
 	if (n < 0)
 		return errno ? -errno : -EIO;
-	end = buf + n;
+	if (have == sizeof(buf))
+		return -EBADMSG;
+	end = buf + have;
 	while (end > buf && end[-1] == '\n')
 		end--;
 	if (end - buf == 3 && memcmp(buf, "max", 3) == 0)
@@ -689,13 +694,15 @@ static int pod_of(const char *c, size_t n, struct pmaps_cgroup_ident *id)
 {
 	if (n != 3 + 36 || !has_prefix(c, n, "pod"))
 		return 0;
+	/* Checked whole before any of it is kept: a near miss leaves no part behind. */
 	for (size_t i = 0; i < 36; i++) {
 		char ch = c[3 + i];
 		int dash = i == 8 || i == 13 || i == 18 || i == 23;
 		if (dash ? (ch != '-' && ch != '_') : !is_hex(&ch, 1))
 			return 0;
-		id->pod_uid[i] = dash ? '-' : ch;
 	}
+	for (size_t i = 0; i < 36; i++)
+		id->pod_uid[i] = c[3 + i] == '_' ? '-' : c[3 + i];
 	id->pod_uid[36] = '\0';
 	return 1;
 }
