@@ -410,10 +410,11 @@ int pmaps_cgroup_root_open(const char *cgroup_root, int *version, char *msg, siz
 	}
 	if (err == -ENOTDIR || err == -ELOOP)
 		err = -ENOENT;
-	if (msg)
+	if (msg && err == -ENOENT)
 		pmaps__msg(msg, msgsz, "%s: no memory controller (neither a cgroup2 that lists it in "
-		           "cgroup.controllers nor a v1 hierarchy at memory/)%s", root,
-		           err == -ENOENT ? "" : pmaps_strerror(err));
+		           "cgroup.controllers nor a v1 hierarchy at memory/)", root);
+	else if (msg)
+		pmaps__msg(msg, msgsz, "%s/memory: %s", root, pmaps_strerror(err));
 	return err;
 }
 

@@ -32,7 +32,6 @@ struct scg {
 	char path[CG_PATH];
 	size_t len;
 	uint32_t processes;           /* selected processes in it (not below) */
-	int read;                     /* MEM holds this refresh's figures */
 	struct pmaps_cgroup_ident id; /* its UNIT a view into PATH */
 	struct pmaps_cgroup_mem mem;
 };
@@ -47,9 +46,9 @@ struct cand {
 struct serve_cgroups {
 	int rootfd;                   /* the memory hierarchy's root (-1: none) */
 	int version;                  /* 2 or 1 */
-	struct scg *cg;
+	struct scg *cg;               /* CG[0, N): the cgroups read in the last refresh */
 	size_t n, cap;
-	struct cand *cand;
+	struct cand *cand;            /* the last refresh's paths, sorted, each once */
 	size_t ncand, candcap;
 	size_t gone, failed, left_out; /* this refresh's cgroups not read, by why */
 	struct pmaps_vmstat vm;
@@ -206,8 +205,7 @@ void serve_cgroups_refresh(struct serve *sv)
 				c->failed++;
 			continue;
 		}
-		g->read = 1;
-		c->n++;
+		c->n++; /* a cgroup that could not be read leaves its slot to the next */
 	}
 }
 
