@@ -67,6 +67,13 @@ static const char serve_usage[] =
 	"      --timeout SECS      close a connection idle this long, or whose request\n"
 	"                          is not whole this long after it began (default 10)\n"
 	"      --threads N         threads answering requests (default 4)\n"
+	"      --books INTERVAL    every INTERVAL, ask up to --books-max processes whose\n"
+	"                          runtime keeps books (Go, the JVM) for them, round\n"
+	"                          robin, and export them joined to RSS\n"
+	"                          (pmaps_process_books_bytes); off by default: asking\n"
+	"                          costs the process a little (a Go program serves its\n"
+	"                          MemStats page, a JVM attaches a thread for jcmd)\n"
+	"      --books-max N       processes asked each --books interval (default 4)\n"
 	"      --books-timeout T   each request for a runtime's books within T (default 2s)\n"
 	"      --no-books          ask no runtime for its books in a process's explain (Go's\n"
 	"                          MemStats over loopback, the JVM's through jcmd)\n"
@@ -172,6 +179,8 @@ int cmd_serve(int argc, char **argv)
 		{"cgroup-root", required_argument, NULL, 'C'},
 		{"max-cgroups", required_argument, NULL, 'X'},
 		{"no-cgroups", no_argument, NULL, 'O'},
+		{"books", required_argument, NULL, 'K'},
+		{"books-max", required_argument, NULL, 'k'},
 		{"allow-host", required_argument, NULL, 'H'},
 		BOOKS_LONGOPTS_EXPLAIN,
 		{"help", no_argument, NULL, 'h'},
@@ -198,6 +207,7 @@ int cmd_serve(int argc, char **argv)
 	sv.o.threads = 4;
 	sv.o.max_request = 16384;
 	sv.o.max_cgroups = 1000;
+	sv.o.books_max = 4;
 	opterr = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -272,6 +282,21 @@ int cmd_serve(int argc, char **argv)
 			}
 			break;
 		case 'O': sv.o.no_cgroups = 1; break;
+		case 'K':
+			if (parse_time(optarg, 1000000000u, &ns) < 0 || ns < 100000000u ||
+			    ns / 1000000000u > 86400) {
+				die_msg("--books takes an interval from 100ms to 86400 seconds (30, 1m, "
+				        "500ms), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			sv.o.books_interval_ns = ns;
+			break;
+		case 'k':
+			if (parse_positive(optarg, 1000, &sv.o.books_max) < 0) {
+				die_msg("--books-max takes a number from 1 to 1000, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'H':
 			if (!serve_allow_name_ok(optarg)) {
 				die_msg("--allow-host takes a host name (letters, digits, '-', '.' and "
@@ -328,6 +353,15 @@ int cmd_serve(int argc, char **argv)
 			        group);
 			return EXIT_USAGE;
 		}
+	}
+	if (sv.o.books_interval_ns && sv.o.top.books.off) {
+		die_msg("--books asks the runtimes for their books, --no-books asks none: one of them");
+		return EXIT_USAGE;
+	}
+	if (sv.o.books_interval_ns && sv.o.group_by != SERVE_BY_PID) {
+		die_msg("--books exports each process's books: not with --group-by, whose series "
+		        "are groups'");
+		return EXIT_USAGE;
 	}
 	if (sv.o.no_cgroups && (sv.o.cgroup_root || sv.o.group_by >= SERVE_BY_CONTAINER)) {
 		die_msg("--no-cgroups reads no cgroup: --cgroup-root and --group-by %s need them",

@@ -550,6 +550,12 @@ static void plabels_out(struct serve *sv, struct out *o, const struct plabels *p
 		proc_labels(sv, o, sv->top.lines[i].row);
 }
 
+/* plabels_out() as serve_books_write() calls it. */
+static void plabels_cb(struct serve *sv, struct out *o, const void *pl, size_t i)
+{
+	plabels_out(sv, o, pl, i);
+}
+
 static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 {
 	const struct top *t = &sv->top;
@@ -688,6 +694,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		out_ch(o, '\n');
 		out_record(o);
 	}
+	serve_books_write(sv, o, m, plabels_cb, &pl);
 	free(pl.buf);
 	free(pl.len);
 }
@@ -1458,8 +1465,9 @@ int serve_run(struct serve *sv)
 			__atomic_store_n(&sv->warm, 1, __ATOMIC_RELEASE);
 		/* Without its thread, scrapes refresh the figures themselves, as before. */
 		serve_collector_start(sv);
-		rc = serve_http_run(sv);
+		rc = serve_books_start(sv) < 0 ? EXIT_FAIL : serve_http_run(sv);
 		serve_warm_stop(sv);
+		serve_books_stop(sv);
 		serve_collector_stop(sv);
 	}
 	top_done(&sv->top);

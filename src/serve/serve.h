@@ -67,6 +67,9 @@ struct serve_opts {
 	const char *cgroup_root;
 	unsigned max_cgroups;
 	int no_cgroups;
+	/* --books: ask this often (0: never) for at most BOOKS_MAX processes' books */
+	uint64_t books_interval_ns;
+	unsigned books_max;
 };
 
 /* What a route answers: the HTTP layer sends it and frees BODY. */
@@ -85,6 +88,7 @@ struct serve_reply {
  */
 struct serve_groups;
 struct serve_cgroups;
+struct serve_books;
 struct serve {
 	struct serve_opts o;
 	pthread_mutex_t lock;          /* the collector: TOP and what follows */
@@ -95,6 +99,7 @@ struct serve {
 	size_t metrics_len;            /* the last /metrics answer's size: the next one's room */
 	struct serve_groups *groups;   /* --group-by: the groups of the last refresh */
 	struct serve_cgroups *cgroups; /* the memory cgroups and the machine's counters (or NULL) */
+	struct serve_books *books;     /* --books: the runtime's books asked (or NULL) */
 	pthread_mutex_t costly;        /* one explain or picture at a time */
 	/*
 	 * The collector thread (serve_collector_start()): while scrapes come
@@ -172,6 +177,23 @@ void serve_cgroup_labels(struct out *o, const struct pmaps_survey_row *row);
  */
 size_t serve_cgroup_key(enum serve_group by, const struct pmaps_survey_row *row, char *key,
                         size_t room);
+
+/* ---- --books: the runtime's books beside RSS (serve_books.c) ---- */
+
+/*
+ * With --books, the thread that asks for them (started before the daemon,
+ * it first waits an interval; stopped before the collector). Returns 0, or
+ * -1 (said).
+ */
+int serve_books_start(struct serve *sv);
+void serve_books_stop(struct serve *sv);
+/*
+ * The books' families for TOP's lines (under LOCK), each sample's process
+ * labels from LABELS(SV, O, LCTX, line index), left open for more.
+ */
+void serve_books_write(struct serve *sv, struct out *o, const struct mctx *m,
+                       void (*labels)(struct serve *, struct out *, const void *, size_t),
+                       const void *lctx);
 
 /* While a scrape came within this, the collector keeps the figures fresh. */
 #define SERVE_ACTIVE_S 120u

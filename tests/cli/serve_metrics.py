@@ -889,6 +889,72 @@ def test_cgroups_v1_live():
         os.rmdir(d)
 
 
+def test_books():
+    """--books: the Go target's books, asked every interval, joined to its RSS. Without
+    --books nothing is asked of it (its pprof server says it served no heap page);
+    with it, the terms add up to the RSS joined exactly, go_live_objects is the
+    HeapAlloc of the page the target served last (GC off: it only grows), and the
+    memory Go returned with MADV_FREE (GODEBUG=madvdontneed=0) is resident, said."""
+    if not GOTARGET:
+        print("serve_metrics: no Go target built (golang-go): the books check is skipped")
+        return
+    g = subprocess.Popen([GOTARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=dict(os.environ, GOTARGET_PPROF="1", GODEBUG="madvdontneed=0"))
+    procs.append(g)
+    ok("books: the target serves pprof", g.stdout.readline().startswith(b"pprof 127.0.0.1:"))
+    eq("books: the target is ready", g.stdout.readline(), b"ready\n")
+
+    def served():
+        g.stdin.write(b"served\n")
+        g.stdin.flush()
+        return json.loads(g.stdout.readline())
+
+    s, port = serve("--pid", str(g.pid), "--min-interval", "0")
+    try:
+        for _ in range(3):
+            ss = samples(get(port)[2])
+        eq("books: off by default, no series", [n for n, _, _ in ss if "books" in n], [])
+    finally:
+        stop(s)
+    eq("books: off by default, nothing asked of the process", served(), {})
+    s, port = serve("--pid", str(g.pid), "--min-interval", "0", "--books", "1s",
+                    "--books-max", "1")
+    try:
+        got = None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ss = samples(get(port)[2])
+            reads = find(ss, "pmaps_books_reads_total")
+            if reads and reads[0] >= 1:
+                page = served()
+                again = samples(get(port)[2])
+                if find(again, "pmaps_books_reads_total") == reads:
+                    got = ss
+                    break
+            time.sleep(0.2)
+        ok("books: read within 30 s", got is not None, None, "a read")
+        if got is None:
+            return
+        pid = str(g.pid)
+        terms = {l["term"]: v for n, l, v in got
+                 if n == "pmaps_process_books_bytes" and l.get("pid") == pid}
+        rss = find(got, "pmaps_process_books_rss_bytes", pid=pid)
+        eq("books: joined", find(got, "pmaps_process_books_joined", pid=pid), [1.0])
+        eq("books: the terms add up to the RSS joined", [sum(terms.values())], rss)
+        eq("books: go_live_objects is the HeapAlloc the target served",
+           terms.get("go_live_objects"), float(page.get("HeapAlloc", -1)))
+        ok("books: returned to the kernel with MADV_FREE, still resident (LazyFree)",
+           terms.get("go_returned_resident", 0) > 16 << 20, terms.get("go_returned_resident"),
+           "> 16 MiB")
+        age = find(got, "pmaps_process_books_age_seconds", pid=pid)
+        ok("books: their age, within an interval or two", age and 0 <= age[0] < 3, age, "< 3 s")
+        eq("books: the runtime labelled", sorted({l.get("runtime") for n, l, _ in got
+                                                 if n == "pmaps_process_books_bytes"}), ["go"])
+    finally:
+        stop(s)
+        end(g)
+
+
 def test_bad_input():
     cases = [
         (["--listen", "nowhere"], "--listen takes ADDR:PORT"),
@@ -897,6 +963,10 @@ def test_bad_input():
         (["--group-by", "size"], "--group-by takes comm, cmdline:REGEX, container, pod or unit"),
         (["--max-cgroups", "0"], "--max-cgroups takes a number"),
         (["--no-cgroups", "--group-by", "pod"], "--no-cgroups reads no cgroup"),
+        (["--books", "0"], "--books takes an interval"),
+        (["--books", "1s", "--no-books"], "--books asks the runtimes"),
+        (["--books", "1s", "--group-by", "comm"], "--books exports each process's books"),
+        (["--books-max", "0"], "--books-max takes a number"),
         (["--no-cgroups", "--cgroup-root", "/sys/fs/cgroup"], "--no-cgroups reads no cgroup"),
         (["--group-by", "cmdline:("], "is no regular expression"),
         (["--all", "--pid", "1"], "--all is every process"),
@@ -921,7 +991,7 @@ def main():
     try:
         for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_churn,
                   test_budget, test_warming, test_counters, test_large_stable, test_go_runtime,
-                  test_cgroups_fixture, test_cgroups_v1_live):
+                  test_cgroups_fixture, test_cgroups_v1_live, test_books):
             t()
     finally:
         for p in procs:
