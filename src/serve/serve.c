@@ -1140,23 +1140,31 @@ static int last_answer(struct serve *sv, int om, struct serve_reply *r)
 /* Keeps R's body, written from refresh GEN, as the last /metrics answer in format OM. */
 static void keep_answer(struct serve *sv, int om, const struct serve_reply *r, uint64_t gen)
 {
-	char *copy;
-
-	if (!sv->collector_on)
+	/* Kept for a scrape that comes during a refresh, which --min-interval 0 never answers so. */
+	if (!sv->collector_on || !sv->o.min_interval_ns)
 		return;
-	copy = malloc(r->len ? r->len : 1);
-	if (!copy)
-		return;
-	memcpy(copy, r->body, r->len);
 	pthread_mutex_lock(&sv->collect);
 	/* Two scrapes may finish out of order: an answer of an older refresh stays out. */
 	if (sv->last[om] && sv->last_gen[om] > gen) {
 		pthread_mutex_unlock(&sv->collect);
-		free(copy);
 		return;
 	}
-	free(sv->last[om]);
-	sv->last[om] = copy;
+	/*
+	 * Into the room the last one had (megabytes at a few thousand
+	 * processes: new room each time would fault every page in again).
+	 */
+	if (sv->last_cap[om] < r->len || sv->last_cap[om] / 2 > r->len) {
+		size_t cap = r->len + r->len / 8 + 1;
+		char *room = malloc(cap);
+		if (!room) {
+			pthread_mutex_unlock(&sv->collect);
+			return;
+		}
+		free(sv->last[om]);
+		sv->last[om] = room;
+		sv->last_cap[om] = cap;
+	}
+	memcpy(sv->last[om], r->body, r->len);
 	sv->last_len[om] = r->len;
 	sv->last_gen[om] = gen;
 	pthread_mutex_unlock(&sv->collect);

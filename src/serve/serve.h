@@ -115,7 +115,7 @@ struct serve {
 	int collector_on, kicked, stopping;
 	uint64_t scraped_ns;           /* the last scrape (0: none yet) */
 	char *last[2];                 /* the last /metrics answers: text, OpenMetrics */
-	size_t last_len[2];
+	size_t last_len[2], last_cap[2];
 	uint64_t last_gen[2];          /* the refresh (refreshed_ns) each was written from */
 	int root;                      /* the reader is root */
 	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
