@@ -70,6 +70,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import svgcheck  # noqa: E402
 
 PMAPS, PAGE_FILE = sys.argv[1], sys.argv[2]
+GOTARGET = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
 CHROMIUM = svgcheck.CHROMIUM
 DEADLINE = time.monotonic() + 85  # the whole test, well inside ctest's TIMEOUT
 passed = failed = 0
@@ -593,6 +594,41 @@ def check_page(tmp, srv, pid, name, x):
     check_height(tmp, srv)
 
 
+def check_books(tmp, srv, helper_pid):
+    """The page's "Runtime's books" of a Go program (tests/live/gotarget.go serving
+    its pprof): a row per term of the explain's join, in its order, their sum its
+    RSS; of the helper (no runtime with books), the sentence that says so."""
+    g = subprocess.Popen([GOTARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env=dict(os.environ, GOTARGET_PPROF="1", GODEBUG="madvdontneed=0"))
+    try:
+        ok("books: the Go target serves pprof", g.stdout.readline().startswith(b"pprof "))
+        eq("books: the Go target is ready", g.stdout.readline(), b"ready\n")
+        time.sleep(1.2)  # a refresh of the server's list (--min-interval 1s) that has it
+        out, log = chromium(tmp, f"{srv.url}/#pid={g.pid}", "--dump-dom")
+        dom = Dom(out.decode("utf-8", "replace"))
+        # The answer the page had: kept by the server for --min-interval.
+        st, _, x = get_json(f"{srv.url}/api/process/{g.pid}/explain")
+        j = (x or {}).get("runtime_books", {}).get("join", {})
+        eq("books: the explain joined the Go books", (st, j.get("ok")), (200, True))
+        rows = dom.table_rows("books")
+        eq("books: a row per term, in the join's order",
+           [r["attrs"].get("data-term") for r in rows], [t["key"] for t in j.get("terms", [])])
+        foot = dom.table_rows("books", "tfoot")
+        eq("books: the sum row says the terms add up to the RSS",
+           [c["text"] for c in foot[0]["cells"]][4:] if foot else None, ["the terms' sum"])
+        eq("books: no console message or uncaught error", console_trouble(log), [])
+        out, log = chromium(tmp, f"{srv.url}/#pid={helper_pid}", "--dump-dom", budget=3000)
+        dom = Dom(out.decode("utf-8", "replace"))
+        why = dom.by_id.get("books-why", {}).get("text", "")
+        ok("books: the helper's page says it has none", "keeps no books" in why, why,
+           "... keeps no books ...")
+        eq("books: its table hidden", "hidden" in dom.by_id.get("books", {}).get("attrs", {}),
+           True)
+    finally:
+        g.stdin.close()
+        g.wait(timeout=10)
+
+
 def check_height(tmp, srv):
     """
     The table uses the window's height: in a 1280x1000 window, with rows
@@ -642,6 +678,10 @@ def main():
         if os.geteuid() == 0 and shutil.which("setpriv"):
             check_denied(tmp, pid)
         check_page(tmp, srv, pid, name, x)
+        if GOTARGET:
+            check_books(tmp, srv, pid)
+        elif os.environ.get("CI") not in (None, "", "false"):
+            ok("the Go target is built (CI has golang-go)", False)
         # Still at rest after all that reading: the figures checked did not move under it.
         eq("the helper's VmRSS held still", status_kb(pid, "VmRSS"), rss0)
     except Exception as e:  # a check that breaks is a failure, with its reason
