@@ -388,8 +388,10 @@ int pmaps_cgroup_root_open(const char *cgroup_root, int *version, char *msg, siz
 	if (fd < 0) {
 		err = -errno;
 		if (msg)
-			pmaps__msg(msg, msgsz, "%s: %s", root, pmaps_strerror(err));
-		return err;
+			pmaps__msg(msg, msgsz, "%s: %s", root,
+			           err == -ENOENT ? "no such directory"
+			           : err == -ENOTDIR ? "not a directory" : pmaps_strerror(err));
+		return err == -ENOTDIR ? -ENOENT : err;
 	}
 	if (lists_memory(fd)) {
 		if (version)

@@ -40,7 +40,8 @@ static const char serve_usage[] =
 	"  -p, --pid PID[,PID...]  only these processes (repeatable)\n"
 	"  -u, --user USER         only processes of USER (a name or a uid)\n"
 	"      --name REGEX        only commands REGEX matches (POSIX extended)\n"
-	"      --cgroup PATH       only processes in cgroup v2 PATH or below it\n"
+	"      --cgroup PATH       only processes in cgroup PATH or below it (the v2\n"
+	"                          path, or the memory controller's on v1)\n"
 	"      --all               every process (the default)\n"
 	"      --group-by comm|cmdline:REGEX|container|pod|unit\n"
 	"                          one series per command name, per what REGEX\n"
@@ -82,8 +83,8 @@ static const char serve_usage[] =
 	"                          /sys/fs/cgroup: a cgroup2 with the memory controller,\n"
 	"                          or v1's memory/ below it)\n"
 	"      --max-cgroups N     read at most N memory cgroups a refresh (default\n"
-	"                          1000): those of the selected processes and their\n"
-	"                          ancestors, in path order\n"
+	"                          1000): those of the selected processes first, then\n"
+	"                          their ancestors, each in path order\n"
 	"      --no-cgroups        read no memory cgroup\n"
 	"      --allow-host NAME   answer requests that name this server NAME too\n"
 	"                          (repeatable; *.example.com for every name under\n"
@@ -363,9 +364,12 @@ int cmd_serve(int argc, char **argv)
 		        "are groups'");
 		return EXIT_USAGE;
 	}
-	if (sv.o.no_cgroups && (sv.o.cgroup_root || sv.o.group_by >= SERVE_BY_CONTAINER)) {
-		die_msg("--no-cgroups reads no cgroup: --cgroup-root and --group-by %s need them",
-		        group ? group : "container");
+	if (sv.o.no_cgroups && sv.o.cgroup_root) {
+		die_msg("--no-cgroups reads no cgroup: --cgroup-root names where to read them");
+		return EXIT_USAGE;
+	}
+	if (sv.o.no_cgroups && sv.o.group_by >= SERVE_BY_CONTAINER) {
+		die_msg("--no-cgroups reads no cgroup: --group-by %s groups by the cgroup path", group);
 		return EXIT_USAGE;
 	}
 	/* The processes' cgroup paths: the memory cgroups, and the groups by container. */

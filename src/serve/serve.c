@@ -1449,8 +1449,10 @@ int serve_run(struct serve *sv)
 		die_msg("serve: warning: %s is not a loopback address: anyone who can connect sees "
 		        "the names, users and memory of the processes served", sv->o.listen);
 	sv->groups = &groups;
-	if (serve_cgroups_open(sv) < 0) {
-		die_msg("serve: out of memory");
+	if ((rc = serve_cgroups_open(sv)) < 0) {
+		if (rc == -1)
+			die_msg("serve: out of memory");
+		serve_cgroups_close(sv);
 		if (sv->o.group_by == SERVE_BY_CMDLINE)
 			regfree(&sv->o.cmdline);
 		top_done(&sv->top);

@@ -157,7 +157,8 @@ void serve_seconds(struct out *o, uint64_t ns);
 /*
  * Opens the memory cgroup hierarchy under --cgroup-root into SV->cgroups
  * (said once on stderr where there is none: the cgroup families are then
- * left out). Returns 0, or -1 out of memory.
+ * left out). Returns 0, -1 out of memory, or -2 when --cgroup-root names
+ * no memory hierarchy (said).
  */
 int serve_cgroups_open(struct serve *sv);
 void serve_cgroups_close(struct serve *sv);

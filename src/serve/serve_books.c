@@ -34,7 +34,6 @@ struct sbook {
 	uint64_t start_ns;            /* its row's: another process under the pid is not it */
 	enum pmaps_runtime runtime;
 	int joined;
-	enum pmaps_join_refusal refused;
 	uint64_t rss;                 /* the explain's RSS: the terms' signed sum */
 	unsigned nterms;
 	struct pmaps_join_term term[PMAPS_JOIN_TERMS];
@@ -165,7 +164,6 @@ static void read_one(struct serve *sv, const struct due *d, struct explain_doc *
 			s->start_ns = d->start_ns;
 			s->runtime = e->x ? e->x->runtime_kind : PMAPS_RUNTIME_NONE;
 			s->joined = e->join.ok;
-			s->refused = e->join.refused;
 			s->rss = e->join.rss;
 			s->nterms = e->join.ok ? e->join.nterms : 0;
 			memcpy(s->term, e->join.term, s->nterms * sizeof(s->term[0]));
@@ -285,8 +283,9 @@ void serve_books_write(struct serve *sv, struct out *o, const struct mctx *m,
 		{"pmaps_process_books_rss_bytes", "bytes",
 		 "The RSS the last books were joined to (read right after them)"},
 		{"pmaps_process_books_joined", NULL,
-		 "1 when the last books were joined to the kernel's figures; 0 with refused: none "
-		 "(no book read), skew (read too far apart), moved (the RSS moved meanwhile), range"},
+		 "1 when the last books were joined to the kernel's figures; 0 when not (none read, "
+		 "read too far apart, or the RSS moved meanwhile: /api/process/PID/explain says "
+		 "which)"},
 		{"pmaps_process_books_age_seconds", "seconds", "Age of the last books read"},
 	};
 
@@ -326,9 +325,7 @@ void serve_books_write(struct serve *sv, struct out *o, const struct mctx *m,
 			out_str(o, fams[f][0]);
 			labels(sv, o, lctx, i);
 			if (f == 2) {
-				out_str(o, ",refused=\"");
-				out_str(o, s->joined ? "" : pmaps_join_refusal_key(s->refused));
-				out_ch(o, '"');
+				/* No reason label: a refusal would start a series of its own. */
 				serve_sample_end(o, s->joined ? 1 : 0);
 			} else if (f == 1) {
 				serve_sample_end(o, s->rss);

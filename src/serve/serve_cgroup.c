@@ -51,6 +51,7 @@ struct serve_cgroups {
 	struct cand *cand;            /* the last refresh's paths, sorted, each once */
 	size_t ncand, candcap;
 	size_t gone, failed, left_out; /* this refresh's cgroups not read, by why */
+	size_t outside;               /* processes in a cgroup above the namespace's root */
 	struct pmaps_vmstat vm;
 	int vm_ok;
 };
@@ -69,6 +70,11 @@ int serve_cgroups_open(struct serve *sv)
 	c->rootfd = pmaps_cgroup_root_open(sv->o.cgroup_root, &c->version, msg, sizeof(msg));
 	if (c->rootfd < 0) {
 		c->rootfd = -1;
+		/* Named, it must be there (a typo in a unit would drop every cgroup series). */
+		if (sv->o.cgroup_root) {
+			die_msg("serve: --cgroup-root %s", msg);
+			return -2;
+		}
 		note_msg("serve: no memory cgroups: %s (the pmaps_cgroup_* families are left out; "
 		         "--cgroup-root DIR names another mount)", msg);
 	}
@@ -98,6 +104,15 @@ static int cand_cmp(const void *a, const void *b)
 	if (r)
 		return r;
 	return (x->len > y->len) - (x->len < y->len);
+}
+
+static int cand_direct_first(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if ((x->direct > 0) != (y->direct > 0))
+		return x->direct > 0 ? -1 : 1;
+	return cand_cmp(a, b);
 }
 
 static int cand_push(struct serve_cgroups *c, const char *p, size_t len, int direct)
@@ -130,6 +145,15 @@ static int candidates(struct serve *sv, struct serve_cgroups *c)
 			continue;
 		p = row->memcg.ptr;
 		len = row->memcg.len;
+		/*
+		 * "/../..": above this reader's cgroup namespace root (serve in a
+		 * container with a cgroup namespace of its own): no path below the
+		 * mount names it. Counted, not guessed.
+		 */
+		if (len >= 3 && memcmp(p, "/..", 3) == 0 && (len == 3 || p[3] == '/')) {
+			c->outside++;
+			continue;
+		}
 		if (cand_push(c, p, len, 1) < 0)
 			return -1;
 		for (size_t k = len - 1; k > 1; k--)
@@ -158,7 +182,7 @@ void serve_cgroups_refresh(struct serve *sv)
 		return;
 	c->vm.size = sizeof(c->vm);
 	c->vm_ok = pmaps_vmstat_read(sv->o.top.root, &c->vm, NULL, 0) == 0;
-	c->n = c->gone = c->failed = c->left_out = 0;
+	c->n = c->gone = c->failed = c->left_out = c->outside = 0;
 	if (c->rootfd < 0)
 		return;
 	if (candidates(sv, c) < 0) {
@@ -167,6 +191,8 @@ void serve_cgroups_refresh(struct serve *sv)
 	}
 	want = c->ncand;
 	if (want > sv->o.max_cgroups) {
+		/* Past the bound, the cgroups that hold processes first, each part in path order. */
+		qsort(c->cand, c->ncand, sizeof(c->cand[0]), cand_direct_first);
 		c->left_out = want - sv->o.max_cgroups;
 		want = sv->o.max_cgroups;
 	}
@@ -477,12 +503,15 @@ void serve_cgroups_write(struct serve *sv, struct out *o, const struct mctx *m)
 		return;
 	serve_family(o, m, "pmaps_scrape_cgroups", "gauge", NULL,
 	             "Memory cgroups in the last refresh (those of the selected processes and "
-	             "their ancestors): read, gone (removed meanwhile), failed, left_out (past "
-	             "--max-cgroups)");
+	             "their ancestors, the root cgroup but): read, gone (removed meanwhile), "
+	             "failed, left_out (past --max-cgroups, those without a selected process "
+	             "first); outside counts processes whose cgroup is above this reader's "
+	             "cgroup namespace (a path of /..: serve in a container with a cgroup "
+	             "namespace of its own), whose cgroup is not read");
 	{
-		static const char *const what[] = {"read", "gone", "failed", "left_out"};
-		const size_t n[] = {c->n, c->gone, c->failed, c->left_out};
-		for (size_t i = 0; i < 4; i++) {
+		static const char *const what[] = {"read", "gone", "failed", "left_out", "outside"};
+		const size_t n[] = {c->n, c->gone, c->failed, c->left_out, c->outside};
+		for (size_t i = 0; i < 5; i++) {
 			out_str(o, "pmaps_scrape_cgroups{outcome=\"");
 			out_str(o, what[i]);
 			out_ch(o, '"');

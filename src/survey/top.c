@@ -153,7 +153,7 @@ int top_option(struct top_opts *o, int ch, const char *arg, const char **name)
 		return 1;
 	case 'G':
 		if (arg[0] != '/') {
-			die_msg("--cgroup takes a cgroup v2 path from its root ('/system.slice'), not '%s'",
+			die_msg("--cgroup takes a cgroup path from its root ('/system.slice'), not '%s'",
 			        arg);
 			return EXIT_USAGE;
 		}
@@ -491,7 +491,9 @@ static int wanted(const struct top *t, const struct pmaps_survey_row *row)
 		if (!hit)
 			return 0;
 	}
-	if (o->cgroup && !under(row->cgroup.ptr, row->cgroup.len, o->cgroup))
+	/* The v2 path, or the memory controller's on v1 (the hybrid layout's, as serve labels it). */
+	if (o->cgroup && !under(row->cgroup.ptr, row->cgroup.len, o->cgroup) &&
+	    !under(row->memcg.ptr, row->memcg.len, o->cgroup))
 		return 0;
 	if (o->have_name) {
 		/* The kernel's Name: is at most 64 bytes; a NUL in it ends it, as for a C program. */

@@ -685,6 +685,9 @@ FLEET_IDENT = {  # pid: container_id, pod_uid, qos, unit
     "50": (E, None, None, f"libpod-{E}.scope"),
     "60": (F, U3, "besteffort", None),
     "70": (G, None, None, None),
+    # above the reader's cgroup namespace: named, but no cgroup of the tree read for it
+    "80": ("18" * 32, "55556666-7777-8888-9999-aaaabbbbcccc", "besteffort",
+           f"cri-containerd-{'18' * 32}.scope"),
 }
 
 # A cgroup's files, as pmaps serve's families name them: (file, family, label, value).
@@ -758,6 +761,9 @@ def test_cgroups_fixture():
         ss = samples(text)
         eq("fleet: every cgroup read", find(ss, "pmaps_scrape_cgroups", outcome="read"),
            [float(len(dirs))])
+        eq("fleet: the process above the namespace's root counted as outside, not failed",
+           (find(ss, "pmaps_scrape_cgroups", outcome="outside"),
+            find(ss, "pmaps_scrape_cgroups", outcome="failed")), ([1.0], [0.0]))
         eq("fleet: the cgroups listed", sorted(l["cgroup"] for n, l, _ in ss
                                               if n == "pmaps_cgroup_processes"), dirs)
         for d in dirs:
@@ -770,6 +776,10 @@ def test_cgroups_fixture():
                [(l.get("container_id"), l.get("pod_uid"), l.get("qos"), l.get("unit"))
                 for l in info], [(cid, pod, qos, unit)])
             path = open(os.path.join(proc, pid, "cgroup")).read()[3:].strip()
+            if path.startswith("/.."):
+                eq(f"fleet: pid {pid}'s cgroup above the root, no series",
+                   find(ss, "pmaps_cgroup_processes", cgroup=path), [])
+                continue
             eq(f"fleet: pid {pid} counted in its cgroup",
                find(ss, "pmaps_cgroup_processes", cgroup=path),
                [float(sum(1 for p in FLEET_IDENT
@@ -802,10 +812,20 @@ def test_cgroups_fixture():
         eq("fleet: --max-cgroups 5: read, left out",
            (find(ss, "pmaps_scrape_cgroups", outcome="read"),
             find(ss, "pmaps_scrape_cgroups", outcome="left_out")), ([5.0], [len(dirs) - 5.0]))
-        eq("fleet: --max-cgroups 5: the first five paths",
-           sorted(l["cgroup"] for n, l, _ in ss if n == "pmaps_cgroup_processes"), dirs[:5])
+        held = sorted({open(os.path.join(proc, p, "cgroup")).read()[3:].strip()
+                       for p in FLEET_IDENT} & set(dirs))
+        eq("fleet: --max-cgroups 5: the first five that hold processes, in path order",
+           sorted(l["cgroup"] for n, l, _ in ss if n == "pmaps_cgroup_processes"), held[:5])
     finally:
         stop(s)
+    # A --cgroup-root that names no memory hierarchy: one line, exit 1 (not a quiet note).
+    for root in ("/nonexistent", proc):
+        r = subprocess.run([PMAPS, "serve", "--listen", "127.0.0.1:0", "--cgroup-root", root],
+                           capture_output=True, timeout=30)
+        lines = r.stderr.decode().splitlines()
+        ok(f"fleet: --cgroup-root {root}: exit 1, one line naming it",
+           r.returncode == 1 and len(lines) == 1 and root in lines[0], (r.returncode, lines),
+           "exit 1 and one line")
 
 
 def own_memcg():
@@ -881,6 +901,15 @@ def test_cgroups_v1_live():
                    find(ss, "pmaps_cgroup_processes", cgroup=a), [0.0])
             eq("v1: no PSI on v1", find(ss, "pmaps_cgroup_memory_pressure_seconds_total",
                                         cgroup=path), [])
+        finally:
+            stop(s)
+        # --cgroup with the memory controller's path (v1: not the v2 path) selects it.
+        s, port = serve("--cgroup", path, "--min-interval", "0")
+        try:
+            ss = samples(get(port)[2])
+            eq("v1: --cgroup PATH of the memory controller selects its one process",
+               ([l["pid"] for n, l, _ in ss if n == "pmaps_process_resident_bytes"],
+                find(ss, "pmaps_scrape_processes", outcome="selected")), ([str(h.pid)], [1.0]))
         finally:
             stop(s)
     finally:
