@@ -614,7 +614,6 @@ static void *bd_main(void *arg)
 		}
 		t = now_ns();
 		err = pmaps_explain_run(w->xs, &x);
-		e = now_ns();
 		if (err == 0 && books) {
 			w->bk_thr.runtime = x->runtime_kind;
 			pmaps_books_join(x, &w->bk_thr.b, 0, &w->bk_thr_join);
@@ -623,6 +622,12 @@ static void *bd_main(void *arg)
 		w->bd_x = x;
 		w->bd_err = err;
 		w->bd_start = t;
+		/*
+		 * Its end as the main thread can see it: read under the lock that
+		 * publishes it, so that a tick's time read before a look that finds
+		 * it not done is before its end (its line never goes back).
+		 */
+		e = now_ns();
 		w->bd_end = e;
 		w->bd_books_done = err == 0 && books;
 		w->bk_cost = bk;
@@ -686,8 +691,11 @@ static enum end_why read_error(struct watch *w, int err, uint64_t t_ns)
 	return END_FAILED;
 }
 
-/* The breakdown the thread finished, if any, as a line. */
-static enum end_why bd_collect(struct watch *w)
+/*
+ * The breakdown the thread finished, if any, as a line: one that ended at
+ * UNTIL or before (CLOCK_MONOTONIC; UINT64_MAX: whenever it ended).
+ */
+static enum end_why bd_collect(struct watch *w, uint64_t until)
 {
 	const struct pmaps_explain *x;
 	struct watch_sample s;
@@ -697,8 +705,9 @@ static enum end_why bd_collect(struct watch *w)
 	if (!w->bd_thread)
 		return END_NONE;
 	pthread_mutex_lock(&w->mu);
-	done = w->bd_done;
-	w->bd_done = 0;
+	done = w->bd_done && w->bd_end <= until;
+	if (done)
+		w->bd_done = 0;
 	x = w->bd_x;
 	err = w->bd_err;
 	start = w->bd_start;
@@ -914,12 +923,21 @@ static void watch_loop(struct watch *w)
 		 * first, then the tick's time read (its t never before the line
 		 * before; writing that line is no part of the tick's cost).
 		 */
-		e = bd_collect(w);
+		e = bd_collect(w, UINT64_MAX);
 		if (e != END_NONE) {
 			w->end = e;
 			break;
 		}
 		now = now_ns();
+		/*
+		 * One that ended between that look and NOW: its line too, before the
+		 * tick's (later, its t would go back; one that ends after NOW waits).
+		 */
+		e = bd_collect(w, now);
+		if (e != END_NONE) {
+			w->end = e;
+			break;
+		}
 		e = take(w, now, now - deadline);
 		if (e != END_NONE) {
 			w->end = e;
@@ -959,7 +977,7 @@ static void watch_loop(struct watch *w)
 				pthread_cond_wait(&w->cv, &w->mu);
 			pthread_mutex_unlock(&w->mu);
 		}
-		e = bd_collect(w);
+		e = bd_collect(w, UINT64_MAX);
 		if (e == END_FAILED || (e == END_EXITED && w->end != END_SIGNAL))
 			w->end = e;
 	}
