@@ -288,7 +288,17 @@ int serve_fresh(struct serve *sv, char *msg, size_t msgsz)
 void serve_label(struct out *o, const char *s, size_t n)
 {
 	char buf[1024];
-	size_t len = esc_text(buf, sizeof(buf), s, n);
+	size_t len, plain = 0;
+
+	/* Printable ASCII that needs no escape, as most names are: as it is. */
+	while (plain < n && s[plain] >= ' ' && s[plain] <= '~' && s[plain] != '\\' &&
+	       s[plain] != '"')
+		plain++;
+	if (plain == n && n < sizeof(buf)) {
+		out_mem(o, s, n);
+		return;
+	}
+	len = esc_text(buf, sizeof(buf), s, n);
 
 	for (size_t i = 0; i < len; i++) {
 		if (buf[i] == '\\' || buf[i] == '"') {
@@ -507,62 +517,67 @@ static void sample_end_signed(struct out *o, int64_t v)
 	out_record(o);
 }
 
-/*
- * Each process's labels, escaped once per answer for all the families (a
- * dozen of them): LEN[i] bytes at BUF + i * LABELS_ROOM, 0 where they did
- * not fit (proc_labels() writes those each time) or there is no memory.
- */
+/* The longest labels of a process kept (longer ones are written each time). */
 #define LABELS_ROOM 512
-struct plabels {
-	char *buf;
-	uint16_t *len;
-};
 
-static void plabels_make(struct serve *sv, struct plabels *pl)
+/* Fills SV->plabels for the processes of SV->top; where memory is short, fewer. */
+static void plabels_make(struct serve *sv)
 {
 	const struct top *t = &sv->top;
+	struct serve_plabels *pl = &sv->plabels;
+	size_t used = 0;
 	struct out lo;
 
-	pl->buf = t->nlines ? malloc(t->nlines * LABELS_ROOM) : NULL;
-	pl->len = t->nlines ? calloc(t->nlines, sizeof(*pl->len)) : NULL;
-	if (!pl->buf || !pl->len) {
-		free(pl->buf);
-		free(pl->len);
-		pl->buf = NULL;
-		pl->len = NULL;
-		return;
+	if (pl->n < t->nlines) {
+		uint32_t *off = realloc(pl->off, t->nlines * sizeof(*off));
+		uint16_t *len = off ? realloc(pl->len, t->nlines * sizeof(*len)) : NULL;
+		if (off)
+			pl->off = off;
+		if (len)
+			pl->len = len;
+		if (off && len)
+			pl->n = t->nlines;
 	}
-	for (size_t i = 0; i < t->nlines; i++) {
+	if (pl->len)
+		memset(pl->len, 0, pl->n * sizeof(*pl->len));
+	for (size_t i = 0; i < t->nlines && i < pl->n; i++) {
 		if (!t->lines[i].row)
 			continue;
-		out_memory(&lo, pl->buf + i * LABELS_ROOM, LABELS_ROOM);
+		if (pl->cap - used < LABELS_ROOM) {
+			size_t cap = pl->cap ? pl->cap * 2 : 64 * LABELS_ROOM;
+			char *buf = cap <= UINT32_MAX ? realloc(pl->buf, cap) : NULL;
+			if (!buf)
+				break;
+			pl->buf = buf;
+			pl->cap = cap;
+		}
+		out_memory(&lo, pl->buf + used, LABELS_ROOM);
 		proc_labels(sv, &lo, t->lines[i].row);
-		if (lo.err == 0)
+		if (lo.err == 0) {
+			pl->off[i] = (uint32_t)used;
 			pl->len[i] = (uint16_t)lo.len;
+			used += lo.len;
+		}
 	}
 }
 
-static void plabels_out(struct serve *sv, struct out *o, const struct plabels *pl, size_t i)
+static void plabels_out(struct serve *sv, struct out *o, size_t i)
 {
-	if (pl->len && pl->len[i])
-		out_mem(o, pl->buf + i * LABELS_ROOM, pl->len[i]);
+	const struct serve_plabels *pl = &sv->plabels;
+
+	if (i < pl->n && pl->len[i])
+		out_mem(o, pl->buf + pl->off[i], pl->len[i]);
 	else
 		proc_labels(sv, o, sv->top.lines[i].row);
 }
 
-/* plabels_out() as serve_books_write() calls it. */
-static void plabels_cb(struct serve *sv, struct out *o, const void *pl, size_t i)
-{
-	plabels_out(sv, o, pl, i);
-}
 
 static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 {
 	const struct top *t = &sv->top;
-	struct plabels pl;
 	char name[96];
 
-	plabels_make(sv, &pl);
+	plabels_make(sv);
 
 	if (sv->o.top.cgroups) {
 		serve_family(o, m, "pmaps_process_cgroup_info", "info", NULL,
@@ -574,7 +589,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 			if (!row || !row->memcg.len)
 				continue;
 			out_str(o, "pmaps_process_cgroup_info");
-			plabels_out(sv, o, &pl, i);
+			plabels_out(sv, o, i);
 			serve_cgroup_labels(o, row);
 			serve_sample_end(o, 1);
 		}
@@ -593,7 +608,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				if (!row->oom_known)
 					continue;
 				out_str(o, name);
-				plabels_out(sv, o, &pl, i);
+				plabels_out(sv, o, i);
 				sample_end_signed(o, pf->k == F_OOM_SCORE ? (int64_t)row->oom_score
 				                                          : (int64_t)row->oom_score_adj);
 				continue;
@@ -602,7 +617,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				if (!row->start_ns || !sv->boot_ns)
 					continue;
 				out_str(o, name);
-				plabels_out(sv, o, &pl, i);
+				plabels_out(sv, o, i);
 				out_str(o, "} ");
 				serve_seconds(o, sv->boot_ns + row->start_ns);
 				out_ch(o, '\n');
@@ -622,7 +637,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				v = row->v[pf->k];
 			}
 			out_str(o, name);
-			plabels_out(sv, o, &pl, i);
+			plabels_out(sv, o, i);
 			serve_sample_end(o, v);
 		}
 	}
@@ -647,7 +662,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				pmaps_survey_breakdown(row->breakdown, c, s, &v[c][s]);
 		}
 		out_memory(&lo, labels, sizeof(labels));
-		plabels_out(sv, &lo, &pl, i);
+		plabels_out(sv, &lo, i);
 		if (lo.err == 0)
 			memory_samples(o, "pmaps_process_memory_bytes", labels, lo.len, v, maps, known);
 	}
@@ -658,7 +673,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		if (!row || !row->breakdown || row->runtime == PMAPS_RUNTIME_NONE)
 			continue;
 		out_str(o, "pmaps_process_runtime_info");
-		plabels_out(sv, o, &pl, i);
+		plabels_out(sv, o, i);
 		out_str(o, ",runtime=\"");
 		out_str(o, pmaps_runtime_name(row->runtime));
 		out_str(o, "\",version=\"");
@@ -675,7 +690,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		if (!row)
 			continue;
 		out_str(o, "pmaps_process_source_info");
-		plabels_out(sv, o, &pl, i);
+		plabels_out(sv, o, i);
 		out_str(o, ",source=\"");
 		out_str(o, pmaps_source_name(row->breakdown ? row->source : PMAPS_SRC_STATUS));
 		out_ch(o, '"');
@@ -688,15 +703,13 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 		if (!row || !row->breakdown)
 			continue;
 		out_str(o, "pmaps_process_figures_age_seconds");
-		plabels_out(sv, o, &pl, i);
+		plabels_out(sv, o, i);
 		out_str(o, "} ");
 		serve_seconds(o, row->age_ns + (m->now - sv->refreshed_ns));
 		out_ch(o, '\n');
 		out_record(o);
 	}
-	serve_books_write(sv, o, m, plabels_cb, &pl);
-	free(pl.buf);
-	free(pl.len);
+	serve_books_write(sv, o, m, plabels_out);
 }
 
 static void write_groups(struct serve *sv, struct out *o, const struct mctx *m)
@@ -1018,6 +1031,10 @@ void serve_collector_stop(struct serve *sv)
 		free(sv->last[i]);
 		sv->last[i] = NULL;
 	}
+	free(sv->plabels.buf);
+	free(sv->plabels.off);
+	free(sv->plabels.len);
+	memset(&sv->plabels, 0, sizeof(sv->plabels));
 }
 
 /* ---- the warm-up ---- */
@@ -1126,7 +1143,7 @@ static int last_answer(struct serve *sv, int om, struct serve_reply *r)
 	sv->scraped_ns = now_ns();
 	if (sv->last[om]) {
 		memset(r, 0, sizeof(*r));
-		r->body = malloc(sv->last_len[om]);
+		r->body = serve_body_alloc(sv->last_len[om], &r->cap);
 		if (r->body) {
 			memcpy(r->body, sv->last[om], sv->last_len[om]);
 			r->len = sv->last_len[om];

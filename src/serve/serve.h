@@ -78,6 +78,7 @@ struct serve_reply {
 	const char *content_type;      /* a static string */
 	char *body;                    /* malloc()ed (or NULL when LEN is 0) */
 	size_t len;
+	size_t cap;                    /* BODY's room: serve_body_free() may keep it */
 	const char *allow;             /* 405: the Allow header's value; else NULL */
 	int retry_after;               /* 503: "Retry-After: 1" */
 };
@@ -97,6 +98,18 @@ struct serve {
 	uint64_t refreshed_real_ns;    /* the same moment, CLOCK_REALTIME */
 	uint64_t scrapes;              /* /metrics answered */
 	size_t metrics_len;            /* the last /metrics answer's size: the next one's room */
+	/*
+	 * Each process's labels of the answer being written, escaped once for
+	 * its dozen families: LEN[i] bytes at BUF + OFF[i] (LEN[i] 0: written
+	 * each time). Kept from answer to answer (new room each time would be
+	 * new pages to fault in). Under LOCK.
+	 */
+	struct serve_plabels {
+		char *buf;
+		size_t cap, n;
+		uint32_t *off;
+		uint16_t *len;
+	} plabels;
 	struct serve_groups *groups;   /* --group-by: the groups of the last refresh */
 	struct serve_cgroups *cgroups; /* the memory cgroups and the machine's counters (or NULL) */
 	struct serve_books *books;     /* --books: the runtime's books asked (or NULL) */
@@ -190,11 +203,10 @@ int serve_books_start(struct serve *sv);
 void serve_books_stop(struct serve *sv);
 /*
  * The books' families for TOP's lines (under LOCK), each sample's process
- * labels from LABELS(SV, O, LCTX, line index), left open for more.
+ * labels from LABELS(SV, O, line index), left open for more.
  */
 void serve_books_write(struct serve *sv, struct out *o, const struct mctx *m,
-                       void (*labels)(struct serve *, struct out *, const void *, size_t),
-                       const void *lctx);
+                       void (*labels)(struct serve *, struct out *, size_t));
 
 /* While a scrape came within this, the collector keeps the figures fresh. */
 #define SERVE_ACTIVE_S 120u
@@ -262,6 +274,14 @@ int serve_render(struct serve_reply *r, void (*fill)(struct out *o, const void *
 
 /* A reply whose body is the text MSG and a newline, with STATUS (text/plain). */
 void serve_reply_text(struct serve_reply *r, unsigned status, const char *msg);
+/*
+ * Room for a body of at least WANT bytes (its size in *CAP): the kept room
+ * of an earlier large body where it fits, else malloc()ed. NULL without
+ * memory. serve_body_free() keeps large room for the next, or frees it;
+ * free() of such a body is right too.
+ */
+char *serve_body_alloc(size_t want, size_t *cap);
+void serve_body_free(char *body, size_t cap);
 
 /*
  * The HTTP daemon (serve_http.c): listens on SV's address, answers through

@@ -266,8 +266,7 @@ static void signed_end(struct out *o, int neg, uint64_t v)
 }
 
 void serve_books_write(struct serve *sv, struct out *o, const struct mctx *m,
-                       void (*labels)(struct serve *, struct out *, const void *, size_t),
-                       const void *lctx)
+                       void (*labels)(struct serve *, struct out *, size_t))
 {
 	struct serve_books *b = sv->books;
 	const struct top *t = &sv->top;
@@ -310,7 +309,7 @@ void serve_books_write(struct serve *sv, struct out *o, const struct mctx *m,
 			if (f == 0) {
 				for (unsigned k = 0; k < s->nterms; k++) {
 					out_str(o, fams[f][0]);
-					labels(sv, o, lctx, i);
+					labels(sv, o, i);
 					out_str(o, ",runtime=\"");
 					out_str(o, pmaps_runtime_name(s->runtime));
 					out_str(o, "\",term=\"");
@@ -323,7 +322,7 @@ void serve_books_write(struct serve *sv, struct out *o, const struct mctx *m,
 			if (f == 1 && !s->joined)
 				continue;
 			out_str(o, fams[f][0]);
-			labels(sv, o, lctx, i);
+			labels(sv, o, i);
 			if (f == 2) {
 				/* No reason label: a refusal would start a series of its own. */
 				serve_sample_end(o, s->joined ? 1 : 0);

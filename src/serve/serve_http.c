@@ -221,6 +221,7 @@ struct held {
 	struct http *h;
 	char *body;
 	size_t len;
+	size_t cap;     /* BODY's room (serve_body_free()) */
 };
 
 /* The web page's policy: nothing from anywhere but this server and itself. */
@@ -567,7 +568,7 @@ static void release(void *cls)
 	pthread_mutex_lock(&h->lock);
 	h->inflight -= b->len;
 	pthread_mutex_unlock(&h->lock);
-	free(b->body);
+	serve_body_free(b->body, b->cap);
 	free(b);
 }
 
@@ -620,6 +621,7 @@ static enum MHD_Result send_reply(struct http *h, struct MHD_Connection *c, stru
 			b->h = h;
 			b->body = r->body;
 			b->len = r->len;
+			b->cap = r->cap;
 			resp = MHD_create_response_from_buffer_with_free_callback_cls(r->len, r->body,
 			                                                              release, b);
 		}
