@@ -2140,6 +2140,33 @@ PMAPS_API int pmaps_cgroup_root_open(const char *cgroup_root, int *version, char
 PMAPS_API int pmaps_cgroup_dir_open(int rootfd, const char *path, size_t len);
 
 /*
+ * Where this process's cgroup namespace root is in the tree below ROOTFD
+ * (pmaps_cgroup_root_open() of a mount of the machine's hierarchy, VERSION
+ * 2 or 1), for a reader in a container with a cgroup namespace of its own,
+ * to which /proc/PID/cgroup gives other processes' paths from that root
+ * ("/../../kubepods.slice/..."). The cgroup whose cgroup.procs lists this
+ * process (numbered as its pid namespace numbers it), searched depth first
+ * over at most PMAPS_CGROUP_SEARCH_DIRS directories, less the path
+ * /proc/self/cgroup gives it: into OUT ("/" where the namespace's root is
+ * the mount's), NUL-terminated. Returns its length, or a negative errno:
+ * -ENOENT (no cgroup below ROOTFD lists this process: a mount of another
+ * tree, or past the bound), -ENAMETOOLONG (ROOM short), -EBADMSG (the
+ * found path does not end in the namespace's path).
+ */
+#define PMAPS_CGROUP_SEARCH_DIRS 100000
+PMAPS_API int pmaps_cgroup_ns_root(int rootfd, int version, char *out, size_t room);
+
+/*
+ * PATH (PLEN bytes, as /proc/PID/cgroup gives it from a namespace's root,
+ * ".." components included) from the tree's root: ROOT (RLEN bytes, as
+ * pmaps_cgroup_ns_root() gives it) and PATH joined, each ".." taking one
+ * component off, into OUT, NUL-terminated. Returns its length, or -EINVAL
+ * (PATH not absolute, or it climbs above the tree's root), -ENAMETOOLONG.
+ */
+PMAPS_API int pmaps_cgroup_path_join(const char *root, size_t rlen, const char *path,
+                                     size_t plen, char *out, size_t room);
+
+/*
  * Reads the memory figures of the cgroup directory DIRFD (its hierarchy's
  * VERSION, 2 or 1) into M through fixed buffers; each file opened as a
  * regular file only, without following symlinks, never blocking. A file

@@ -18,6 +18,7 @@
  * The machine's side: /proc/vmstat's reclaim and fault counters, and
  * /proc/pressure/memory (PSI).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -750,4 +751,205 @@ void pmaps_cgroup_ident(const char *path, size_t len, struct pmaps_cgroup_ident 
 		}
 		p += n + 1;
 	}
+}
+
+/* ---- a reader in a cgroup namespace of its own ---- */
+
+int pmaps_cgroup_path_join(const char *root, size_t rlen, const char *path, size_t plen,
+                           char *out, size_t room)
+{
+	const char *p = path, *end = path + plen;
+	size_t len = 0;
+
+	if (plen == 0 || path[0] != '/' || rlen == 0 || root[0] != '/')
+		return -EINVAL;
+	if (room < 2)
+		return -ENAMETOOLONG;
+	/* ROOT without its trailing slashes ("/" is the empty prefix). */
+	while (rlen > 0 && root[rlen - 1] == '/')
+		rlen--;
+	if (rlen >= room)
+		return -ENAMETOOLONG;
+	memcpy(out, root, rlen);
+	len = rlen;
+	while (p < end) {
+		const char *slash;
+		size_t n;
+		while (p < end && *p == '/')
+			p++;
+		if (p == end)
+			break;
+		slash = memchr(p, '/', (size_t)(end - p));
+		n = (size_t)((slash ? slash : end) - p);
+		if (n == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (len == 0)
+				return -EINVAL; /* above the tree's root */
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			len--; /* the slash */
+		} else {
+			if (len + 1 + n >= room)
+				return -ENAMETOOLONG;
+			out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p += n;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return (int)len;
+}
+
+/* Whether the cgroup.procs of DIRFD lists PID: 1, 0, or a negative errno. */
+static int procs_list(int dirfd, int pid)
+{
+	char buf[4096];
+	uint64_t v = 0;
+	int digits = 0, found = 0, r;
+	ssize_t n;
+	int fd = pmaps__open_regular(dirfd, "cgroup.procs", 0, NULL, 0);
+
+	if (fd < 0)
+		return fd;
+	/* Numbers a line each, across the reads' pieces; a long list is read to its end. */
+	while (!found && (n = pmaps__read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			char c = buf[i];
+			if (c >= '0' && c <= '9') {
+				if (v < 100000000u)
+					v = v * 10 + (uint64_t)(c - '0');
+				digits = 1;
+			} else {
+				if (digits && v == (uint64_t)pid)
+					found = 1;
+				v = 0;
+				digits = 0;
+			}
+		}
+	}
+	if (!found && digits && v == (uint64_t)pid)
+		found = 1;
+	r = n < 0 && errno ? -errno : -EIO;
+	close(fd);
+	return found || n == 0 ? found : r;
+}
+
+/*
+ * Depth first below DIRFD (PATH[0, LEN) its path) for the cgroup listing
+ * PID; *LEFT directories may still be opened. Its path's length, or -errno.
+ */
+static int find_pid(int dirfd, int pid, char *path, size_t len, size_t room, int depth,
+                    unsigned *left)
+{
+	char buf[PMAPS__DIR_MIN];
+	struct pmaps__dir d;
+	const char *name;
+	int r;
+
+	r = procs_list(dirfd, pid);
+	if (r == 1)
+		return (int)len;
+	if (depth >= 64 || pmaps__dir_open(&d, dirfd, ".", buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	r = -ENOENT;
+	while (r == -ENOENT && pmaps__dir_next(&d, &name) == 1) {
+		size_t n = strlen(name);
+		int fd;
+		if (d.type != DT_DIR && d.type != DT_UNKNOWN)
+			continue;
+		if (*left == 0)
+			break;
+		(*left)--;
+		if (len + 1 + n >= room) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* removed meanwhile, or a file */
+		path[len] = '/';
+		memcpy(path + len + 1, name, n + 1);
+		r = find_pid(fd, pid, path, len + 1 + n, room, depth + 1, left);
+		close(fd);
+	}
+	pmaps__dir_close(&d);
+	return r;
+}
+
+/* This process's path in the hierarchy of VERSION, from /proc/self/cgroup, into OUT. */
+static int own_path(int version, char *out, size_t room)
+{
+	char buf[4096];
+	ssize_t n;
+	int err, fd = pmaps__open_regular(AT_FDCWD, "/proc/self/cgroup", 0, NULL, 0);
+	const char *p, *end, *nl;
+
+	if (fd < 0)
+		return fd;
+	n = pmaps__read(fd, buf, sizeof(buf));
+	err = n < 0 && errno ? -errno : -ENOENT;
+	close(fd);
+	if (n <= 0)
+		return err;
+	for (p = buf, end = buf + n; p < end; p = nl + 1) {
+		const char *c1, *c2, *path = NULL;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl && (size_t)n == sizeof(buf))
+			return -ENAMETOOLONG; /* a line cut by the buffer's end: not a path */
+		if (!nl)
+			nl = end;
+		c1 = memchr(p, ':', (size_t)(nl - p));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
+		if (!c2)
+			continue;
+		if (version == 2 && c2 == c1 + 1 && c1 - p == 1 && p[0] == '0')
+			path = c2 + 1;
+		for (const char *q = c1 + 1; version == 1 && !path && q < c2;) {
+			const char *comma = memchr(q, ',', (size_t)(c2 - q));
+			const char *e = comma ? comma : c2;
+			if (e - q == 6 && memcmp(q, "memory", 6) == 0)
+				path = c2 + 1;
+			q = e + 1;
+		}
+		if (path) {
+			size_t len = (size_t)(nl - path);
+			if (len >= room)
+				return -ENAMETOOLONG;
+			memcpy(out, path, len);
+			out[len] = '\0';
+			return (int)len;
+		}
+	}
+	return -ENOENT;
+}
+
+int pmaps_cgroup_ns_root(int rootfd, int version, char *out, size_t room)
+{
+	char self[1024];
+	unsigned left = PMAPS_CGROUP_SEARCH_DIRS;
+	int slen, len;
+
+	if (room < 2)
+		return -ENAMETOOLONG;
+	slen = own_path(version, self, sizeof(self));
+	if (slen < 0)
+		return slen;
+	len = find_pid(rootfd, (int)getpid(), out, 0, room, 0, &left);
+	if (len < 0)
+		return len;
+	/* The namespace's root: the found path less SELF's ("/" names no component). */
+	while (slen > 0 && self[slen - 1] == '/')
+		slen--;
+	if (slen > len || (slen > 0 && self[0] != '/') ||
+	    memcmp(out + len - slen, self, (size_t)slen) != 0)
+		return -EBADMSG;
+	len -= slen;
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return len;
 }

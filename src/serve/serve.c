@@ -590,7 +590,7 @@ static void write_procs(struct serve *sv, struct out *o, const struct mctx *m)
 				continue;
 			out_str(o, "pmaps_process_cgroup_info");
 			plabels_out(sv, o, i);
-			serve_cgroup_labels(o, row);
+			serve_cgroup_labels(sv, o, row);
 			serve_sample_end(o, 1);
 		}
 	}

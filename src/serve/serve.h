@@ -184,7 +184,7 @@ void serve_cgroups_refresh(struct serve *sv);
 /* Their families (serve.c's write_metrics()). */
 void serve_cgroups_write(struct serve *sv, struct out *o, const struct mctx *m);
 /* The process's cgroup labels (cgroup, container_id, pod_uid, qos, unit) after ",". */
-void serve_cgroup_labels(struct out *o, const struct pmaps_survey_row *row);
+void serve_cgroup_labels(struct serve *sv, struct out *o, const struct pmaps_survey_row *row);
 /*
  * The --group-by container|pod|unit key of ROW into KEY (ROOM bytes):
  * its length, 0 for a process in none.

@@ -54,6 +54,17 @@ struct serve_cgroups {
 	size_t outside;               /* processes in a cgroup above the namespace's root */
 	struct pmaps_vmstat vm;
 	int vm_ok;
+	/*
+	 * This reader's cgroup namespace root in the tree (serve in a
+	 * container with a namespace of its own, the machine's tree mounted):
+	 * sought when a path first climbs above it ("/../.."). NSROOT_STATE 0
+	 * not sought, 1 found (every path is joined to it), -1 not found.
+	 */
+	char nsroot[CG_PATH];
+	size_t nsroot_len;
+	int nsroot_state;
+	char *joined;                 /* the rows' paths joined to it: CG_PATH a row */
+	size_t joined_cap;            /* rows */
 };
 
 int serve_cgroups_open(struct serve *sv)
@@ -91,6 +102,7 @@ void serve_cgroups_close(struct serve *sv)
 		close(c->rootfd);
 	free(c->cg);
 	free(c->cand);
+	free(c->joined);
 	free(c);
 	sv->cgroups = NULL;
 }
@@ -129,6 +141,57 @@ static int cand_push(struct serve_cgroups *c, const char *p, size_t len, int dir
 	return 0;
 }
 
+static int climbs(const char *p, size_t len)
+{
+	return len >= 3 && memcmp(p, "/..", 3) == 0 && (len == 3 || p[3] == '/');
+}
+
+/*
+ * Where a path that climbs above this reader's cgroup namespace root is in
+ * the tree: that root sought once, below the hierarchy's root.
+ */
+static void seek_nsroot(struct serve_cgroups *c)
+{
+	int r = pmaps_cgroup_ns_root(c->rootfd, c->version, c->nsroot, sizeof(c->nsroot));
+
+	if (r > 1) {
+		c->nsroot_len = (size_t)r;
+		c->nsroot_state = 1;
+		note_msg("serve: this reader's cgroup namespace starts at %s of the tree below "
+		         "--cgroup-root: the processes' cgroup paths are read from there", c->nsroot);
+		return;
+	}
+	c->nsroot_state = -1;
+	note_msg("serve: cgroup paths above this reader's cgroup namespace (/..) are not read: "
+	         "%s (pmaps_scrape_cgroups{outcome=\"outside\"} counts their processes)",
+	         r == 1 ? "the namespace's root is the tree's, which has nothing above it"
+	                : r == -ENOENT ? "no cgroup below --cgroup-root lists this process"
+	                               : pmaps_strerror(r));
+}
+
+/*
+ * The path of ROW's memory cgroup from the tree's root into OUT (CG_PATH
+ * bytes): as the row has it, or joined to this reader's namespace root.
+ * Its length, or 0 when it cannot be said (above a root not found).
+ */
+static size_t tree_path(const struct serve_cgroups *c, const struct pmaps_survey_row *row,
+                        char *out)
+{
+	const char *p = row->memcg.ptr;
+	size_t len = row->memcg.len;
+	int r;
+
+	if (c->nsroot_state == 1) {
+		r = pmaps_cgroup_path_join(c->nsroot, c->nsroot_len, p, len, out, CG_PATH);
+		return r > 0 ? (size_t)r : 0;
+	}
+	if (climbs(p, len) || len >= CG_PATH)
+		return 0;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return len;
+}
+
 /* The paths of this refresh, sorted, each once: a row's, and each of its ancestors but "/". */
 static int candidates(struct serve *sv, struct serve_cgroups *c)
 {
@@ -136,6 +199,20 @@ static int candidates(struct serve *sv, struct serve_cgroups *c)
 	size_t w = 0;
 
 	c->ncand = 0;
+	if (c->nsroot_state == 0) {
+		for (size_t i = 0; i < t->nlines && c->nsroot_state == 0; i++) {
+			const struct pmaps_survey_row *row = t->lines[i].row;
+			if (row && climbs(row->memcg.ptr, row->memcg.len))
+				seek_nsroot(c);
+		}
+	}
+	if (c->nsroot_state == 1 && c->joined_cap < t->nlines) {
+		char *j = realloc(c->joined, t->nlines * CG_PATH);
+		if (!j)
+			return -1;
+		c->joined = j;
+		c->joined_cap = t->nlines;
+	}
 	for (size_t i = 0; i < t->nlines; i++) {
 		const struct pmaps_survey_row *row = t->lines[i].row;
 		const char *p;
@@ -145,12 +222,20 @@ static int candidates(struct serve *sv, struct serve_cgroups *c)
 			continue;
 		p = row->memcg.ptr;
 		len = row->memcg.len;
-		/*
-		 * "/../..": above this reader's cgroup namespace root (serve in a
-		 * container with a cgroup namespace of its own): no path below the
-		 * mount names it. Counted, not guessed.
-		 */
-		if (len >= 3 && memcmp(p, "/..", 3) == 0 && (len == 3 || p[3] == '/')) {
+		if (c->nsroot_state == 1) {
+			/* From the namespace's root: joined to where that is in the tree. */
+			char *j = c->joined + i * CG_PATH;
+			len = tree_path(c, row, j);
+			p = j;
+			if (len == 0 && climbs(row->memcg.ptr, row->memcg.len))
+				c->outside++; /* above the tree's own root: not in this mount */
+			if (len < 2)
+				continue; /* the tree's root, or a path too long to keep */
+		} else if (climbs(p, len)) {
+			/*
+			 * "/../..": above this reader's cgroup namespace root, which
+			 * was not found in the tree. Counted, not guessed.
+			 */
 			c->outside++;
 			continue;
 		}
@@ -261,14 +346,23 @@ static void ident_labels(struct out *o, const struct pmaps_cgroup_ident *id)
 	}
 }
 
-void serve_cgroup_labels(struct out *o, const struct pmaps_survey_row *row)
+void serve_cgroup_labels(struct serve *sv, struct out *o, const struct pmaps_survey_row *row)
 {
 	struct pmaps_cgroup_ident id;
+	char path[CG_PATH];
+	const char *p = row->memcg.ptr;
+	size_t len = row->memcg.len;
 
+	/* The tree's path where it is known: the one the cgroup's own series carry. */
+	if (sv->cgroups && sv->cgroups->nsroot_state == 1 &&
+	    (len = tree_path(sv->cgroups, row, path)) > 0)
+		p = path;
+	else
+		len = row->memcg.len;
 	out_str(o, ",cgroup=\"");
-	serve_label(o, row->memcg.ptr, row->memcg.len);
+	serve_label(o, p, len);
 	out_ch(o, '"');
-	pmaps_cgroup_ident(row->memcg.ptr, row->memcg.len, &id);
+	pmaps_cgroup_ident(p, len, &id);
 	ident_labels(o, &id);
 }
 
@@ -506,8 +600,8 @@ void serve_cgroups_write(struct serve *sv, struct out *o, const struct mctx *m)
 	             "their ancestors, the root cgroup but): read, gone (removed meanwhile), "
 	             "failed, left_out (past --max-cgroups, those without a selected process "
 	             "first); outside counts processes whose cgroup is above this reader's "
-	             "cgroup namespace (a path of /..: serve in a container with a cgroup "
-	             "namespace of its own), whose cgroup is not read");
+	             "cgroup namespace (a path of /..) where that namespace's root was not "
+	             "found in the tree, or above the tree's own root: their cgroup is not read");
 	{
 		static const char *const what[] = {"read", "gone", "failed", "left_out", "outside"};
 		const size_t n[] = {c->n, c->gone, c->failed, c->left_out, c->outside};

@@ -96,6 +96,10 @@ def serve(*args):
             serve.ready = None
             if warm:
                 lines.append(p.stderr.readline().decode())
+                for _ in range(3):  # what the first refresh notes (a cgroup it cannot place)
+                    if not lines[-1].startswith("pmaps: note: "):
+                        break
+                    lines.append(p.stderr.readline().decode())
                 r = READY.fullmatch(lines[-1])
                 if not r:
                     raise SystemExit(f"pmaps serve said no ready line: {lines!r}")

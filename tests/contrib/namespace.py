@@ -11,6 +11,12 @@ HELPER (tests/live/serve_helper.c) is a process of the host, outside the new PID
 namespace: serve must show it under its host pid, with its figures as the kernel has
 them (it holds still), its memory cgroup as the host names it, and that cgroup's
 series; the namespace's own /proc does not have it (pmaps maps PID there fails).
+Twice: in the host's cgroup namespace (cgroup v1 nodes), and in a cgroup namespace
+of its own (what containerd and CRI-O give a container on cgroup v2 nodes) rooted at
+a memory cgroup made below the test's own, the helper in a sibling cgroup: the
+host's /proc then gives the helper's path from that root ("/../helper"), and serve
+must find where its namespace starts in the host's tree and name the helper's
+cgroup as the host does, and read it.
 The manifest's args are used as they are but for the listen address (port 0) and
 --group-by (dropped, to see the process's own series), and --pid to select the
 helper. Needs root (unshare); exit 77 outside CI without it, in CI that fails.
@@ -74,6 +80,13 @@ def memcg(pid):
     return v2
 
 
+def memory_dir():
+    """The directory of this test's memory cgroup: v1's memory controller, else cgroup2."""
+    path = memcg(os.getpid())
+    base = "/sys/fs/cgroup/memory" if os.path.isdir("/sys/fs/cgroup/memory") else "/sys/fs/cgroup"
+    return base + path if path else None
+
+
 def main():
     if os.geteuid() != 0 or not shutil.which("unshare"):
         if os.environ.get("CI") not in (None, "", "false"):
@@ -82,11 +95,38 @@ def main():
         print("namespace: skipped: needs root and unshare")
         sys.exit(77)
     args, mounts = manifest_args()
+    run_case(args, mounts, None)
+    own = memory_dir()
+    ok("namespace: the test's memory cgroup", own and os.path.isdir(own), own, "a directory")
+    if own and os.path.isdir(own):
+        base = os.path.join(own, f"pmaps-ns-{os.getpid()}")
+        try:
+            for d in (base, base + "/serve", base + "/helper"):
+                os.mkdir(d)
+            run_case(args, mounts, base)
+        finally:
+            for d in (base + "/serve", base + "/helper", base):
+                try:
+                    os.rmdir(d)
+                except OSError as e:
+                    ok(f"namespace: {d} removed", False, str(e), "removed")
+    finish("namespace")
+
+
+def run_case(args, mounts, cgbase):
+    """
+    serve in new PID and mount namespaces; with CGBASE, also in a cgroup namespace
+    rooted at CGBASE/serve, the helper in CGBASE/helper.
+    """
+    what = "own cgroup namespace: " if cgbase else ""
     tmp = tempfile.mkdtemp(prefix="pmaps-ns-")
     helper = subprocess.Popen([HELPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     hpid = int(helper.stdout.readline().split()[0])
     serve = None
     try:
+        if cgbase:
+            with open(cgbase + "/helper/cgroup.procs", "w") as f:
+                f.write(str(hpid))
         # The args, with /host under TMP; the listen port 0; no grouping; the helper.
         run, skip = [], False
         for a in args:
@@ -110,24 +150,39 @@ def main():
         # then a /proc of its own.
         script = (f"{binds} && mount -t proc proc /proc && "
                   f"if '{PMAPS}' maps {hpid} >/dev/null 2>&1; then echo SEEN; else echo UNSEEN; fi"
-                  f" >&2 && echo \"INSIDE $$\" >&2 && exec \"$0\" \"$@\"")
-        serve = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child", "--mount",
-                                  "--propagation",
-                                  "private", "sh", "-c", script, PMAPS, *run],
-                                 stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+                  f" >&2 && echo \"INSIDE $$\" >&2 && "
+                  f"echo \"CG $(grep -m1 -E ':memory:|^0::' '{tmp}/host/proc/{hpid}/cgroup')\" >&2"
+                  f" && exec \"$0\" \"$@\"")
+        cmd = ["unshare", "--pid", "--fork", "--kill-child", "--mount", "--propagation",
+               "private", "sh", "-c", script, PMAPS, *run]
+        if cgbase:
+            # Into CGBASE/serve first: the new cgroup namespace's root is where it starts.
+            cmd = ["sh", "-c", f"echo $$ > '{cgbase}/serve/cgroup.procs' && exec \"$@\"",
+                   "sh", cmd[0], "--cgroup", *cmd[1:]]
+        serve = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
         lines, port = [], None
         for _ in range(6):
             lines.append(serve.stderr.readline().decode())
             m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", lines[-1])
             if m:
                 port = int(m.group(1))
-                lines.append(serve.stderr.readline().decode())
                 break
-        ok("serve started in the namespaces", port is not None, lines, "a listening line")
+        # /metrics answers 503 until the first refresh has read every process:
+        # wait for serve's ready line (notes of that refresh may come first).
+        notes, ready = [], None
+        for _ in range(port and 4 or 0):
+            line = serve.stderr.readline().decode()
+            if not line.startswith("pmaps: note: "):
+                ready = line
+                break
+            notes.append(line)
+        ok(f"{what}serve said it is ready", ready is not None and "ready:" in ready,
+           notes + [ready], "pmaps serve: ready: ...")
+        ok(f"{what}serve started in the namespaces", port is not None, lines, "a listening line")
         if port is None:
             return
-        eq("the namespace's own /proc has not the host's helper", lines[0].strip(), "UNSEEN")
-        ok("serve runs as a low pid of the new namespace",
+        eq(f"{what}the namespace's own /proc has not the host's helper", lines[0].strip(), "UNSEEN")
+        ok(f"{what}serve runs as a low pid of the new namespace",
            re.fullmatch(r"INSIDE [12]\n", lines[1]) is not None, lines[1], "INSIDE 1 or 2")
         for _ in range(5):
             before = rollup(hpid)
@@ -144,15 +199,25 @@ def main():
             labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2)))
             if labels.get("pid") == str(hpid) or m.group(1) == "pmaps_cgroup_processes":
                 got.setdefault(m.group(1), []).append((labels, float(m.group(3))))
-        eq("the helper by its host pid: PSS and USS, the kernel's",
+        if cgbase:
+            root = cgbase[len("/sys/fs/cgroup/memory"):] if cgbase.startswith(
+                "/sys/fs/cgroup/memory/") else cgbase[len("/sys/fs/cgroup"):]
+            eq(f"{what}serve's note of where its namespace starts in the tree",
+               [n.split(" starts at ")[1].split(" ")[0] for n in notes if " starts at " in n],
+               [root + "/serve"])
+            ok(f"{what}inside, the helper's cgroup is named from the namespace's root",
+               lines[2].rstrip("\n").endswith(":/../helper"), lines[2], "...:/../helper")
+            eq(f"{what}no process counted as outside the tree",
+               re.findall(r'^pmaps_scrape_cgroups\{outcome="outside"\} (\S+)$', text, re.M), ["0"])
+        eq(f"{what}the helper by its host pid: PSS and USS, the kernel's",
            ([v for _, v in got.get("pmaps_process_pss_bytes", [])],
             [v for _, v in got.get("pmaps_process_uss_bytes", [])]),
            ([after["Pss"]], [after["Private_Clean"] + after["Private_Dirty"]]))
         cg = memcg(hpid)
-        eq("the helper's memory cgroup, as the host names it",
+        eq(f"{what}the helper's memory cgroup, as the host names it",
            [l.get("cgroup") for l, _ in got.get("pmaps_process_cgroup_info", [])], [cg])
         if cg and cg != "/":
-            eq("that cgroup's series: its one selected process",
+            eq(f"{what}that cgroup's series: its one selected process",
                [v for l, v in got.get("pmaps_cgroup_processes", []) if l["cgroup"] == cg], [1.0])
     finally:
         if serve:
@@ -169,11 +234,10 @@ def main():
             except subprocess.TimeoutExpired:
                 serve.kill()
                 rc = serve.wait()
-            eq("serve stopped by SIGTERM in the namespace, exit 0", rc, 0)
+            eq(f"{what}serve stopped by SIGTERM in the namespace, exit 0", rc, 0)
         helper.stdin.close()
         helper.wait(timeout=10)
         shutil.rmtree(tmp, ignore_errors=True)
-    finish("namespace")
 
 
 if __name__ == "__main__":

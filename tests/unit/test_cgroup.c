@@ -5,7 +5,8 @@
  * systemd, docker, containerd, CRI-O, podman and Kubernetes (tests/data/fleet:
  * its README); the v2 reader on that fixture tree; the v1 reader on a cgroup
  * the test makes below its own on this machine's memory controller (and
- * removes); the opener's refusals; /proc/vmstat and the memory PSI.
+ * removes); the opener's refusals; /proc/vmstat and the memory PSI; joining
+ * a path above a cgroup namespace's root to that root, and finding the root.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -496,6 +497,81 @@ static void test_vmstat(void **state)
 	assert_null(pmaps_cgroup_key(PMAPS_CG_COUNT));
 }
 
+/* A namespace's paths joined to where its root is in the tree. */
+static void test_path_join(void **state)
+{
+	static const struct {
+		const char *root, *path, *want; /* WANT NULL: refused (-EINVAL) */
+	} cases[] = {
+		{"/", "/", "/"},
+		{"/", "/a/b", "/a/b"},
+		{"/a/b", "/", "/a/b"},
+		{"/a/b", "/c", "/a/b/c"},
+		{"/a/b", "/..", "/a"},
+		{"/a/b", "/../..", "/"},
+		{"/a/b", "/../../x/y.scope", "/x/y.scope"},
+		{"/a/b", "/../c", "/a/c"},
+		{"/a/b/", "/../c/", "/a/c"},
+		{"/a/b", "//.//c", "/a/b/c"},
+		{"/a/b", "/../../..", NULL},
+		{"/", "/..", NULL},
+		{"/a", "relative", NULL},
+		{"/a", "", NULL},
+	};
+	char out[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = pmaps_cgroup_path_join(cases[i].root, strlen(cases[i].root), cases[i].path,
+		                               strlen(cases[i].path), out, sizeof(out));
+		if (!cases[i].want) {
+			if (r != -EINVAL)
+				print_error("%s + %s: got %d (%s), want -EINVAL\n", cases[i].root,
+				            cases[i].path, r, r > 0 ? out : "");
+			assert_int_equal(r, -EINVAL);
+			continue;
+		}
+		if (r < 0 || strcmp(out, cases[i].want) != 0)
+			print_error("%s + %s: got %d \"%s\", want \"%s\"\n", cases[i].root, cases[i].path,
+			            r, r >= 0 ? out : "", cases[i].want);
+		assert_int_equal(r, (int)strlen(cases[i].want));
+		assert_string_equal(out, cases[i].want);
+	}
+	/* Room: the path and its NUL, or -ENAMETOOLONG. */
+	assert_int_equal(pmaps_cgroup_path_join("/a", 2, "/bc", 3, out, 6), 5);
+	assert_string_equal(out, "/a/bc");
+	assert_int_equal(pmaps_cgroup_path_join("/a", 2, "/bc", 3, out, 5), -ENAMETOOLONG);
+}
+
+/*
+ * In the machine's cgroup namespace, the root is the tree's: the cgroup
+ * listing this process is the one /proc/self/cgroup names (live, on the
+ * memory controller's hierarchy).
+ */
+static void test_ns_root_live(void **state)
+{
+	char out[1024];
+	int version, fd, r;
+
+	(void)state;
+	fd = pmaps_cgroup_root_open(NULL, &version, NULL, 0);
+	if (fd < 0) {
+		skip(); /* no memory controller here: the namespace test covers it in CI */
+		return;
+	}
+	r = pmaps_cgroup_ns_root(fd, version, out, sizeof(out));
+	close(fd);
+	if (r != 1)
+		print_error("pmaps_cgroup_ns_root: %d %s\n", r, r > 0 ? out : "");
+	assert_int_equal(r, 1);
+	assert_string_equal(out, "/");
+	/* Below a tree that does not list this process: -ENOENT. */
+	fd = open(FLEET "/cgroup", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pmaps_cgroup_ns_root(fd, 2, out, sizeof(out)), -ENOENT);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +581,8 @@ int main(void)
 		cmocka_unit_test(test_hostile_tree),
 		cmocka_unit_test_teardown(test_read_v1_live, v1_teardown),
 		cmocka_unit_test(test_vmstat),
+		cmocka_unit_test(test_path_join),
+		cmocka_unit_test(test_ns_root_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
