@@ -278,6 +278,7 @@ int serve_fresh(struct serve *sv, char *msg, size_t msgsz)
 		return -1;
 	}
 	serve_cgroups_refresh(sv);
+	__atomic_store_n(&sv->done_gen, sv->refreshed_ns, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -1132,7 +1133,14 @@ void serve_warm_stop(struct serve *sv)
 	sv->warmer_on = 0;
 }
 
-/* R: a copy of the last /metrics answer in format OM, if there is one. Returns 1, or 0. */
+/*
+ * R: a copy of the last /metrics answer in format OM, if it was written
+ * from the last refresh done (the one under way aside). Returns 1, or 0:
+ * then the caller waits for the refresh under way and writes its own. An
+ * older answer is not given: scrapes that keep coming while refreshes run
+ * would otherwise be given the same one for as long as that lasts (every
+ * --min-interval a refresh, and a scrape each time within it).
+ */
 static int last_answer(struct serve *sv, int om, struct serve_reply *r)
 {
 	int have = 0;
@@ -1141,7 +1149,7 @@ static int last_answer(struct serve *sv, int om, struct serve_reply *r)
 		return 0;
 	pthread_mutex_lock(&sv->collect);
 	sv->scraped_ns = now_ns();
-	if (sv->last[om]) {
+	if (sv->last[om] && sv->last_gen[om] == __atomic_load_n(&sv->done_gen, __ATOMIC_ACQUIRE)) {
 		memset(r, 0, sizeof(*r));
 		r->body = serve_body_alloc(sv->last_len[om], &r->cap);
 		if (r->body) {
@@ -1204,7 +1212,10 @@ static void metrics(struct serve *sv, const char *accept, struct serve_reply *r)
 		r->retry_after = 1;
 		return;
 	}
-	/* A refresh under way: the last answer, as it was (unless each scrape is to refresh). */
+	/*
+	 * A refresh under way: the last answer, as it was, if written from the
+	 * refresh before it (unless each scrape is to refresh); else this one waits.
+	 */
 	if (pthread_mutex_trylock(&sv->lock) != 0) {
 		if (sv->o.min_interval_ns && last_answer(sv, m.om, r)) {
 			r->status = 200;

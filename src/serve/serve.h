@@ -130,6 +130,7 @@ struct serve {
 	char *last[2];                 /* the last /metrics answers: text, OpenMetrics */
 	size_t last_len[2], last_cap[2];
 	uint64_t last_gen[2];          /* the refresh (refreshed_ns) each was written from */
+	uint64_t done_gen;             /* the last refresh done whole (atomic: read without LOCK) */
 	int root;                      /* the reader is root */
 	uint64_t max_map_count;        /* /proc/sys/vm/max_map_count at start (0: unknown) */
 	uint64_t boot_ns;              /* /proc/stat's btime, ns since the epoch (0: unknown) */

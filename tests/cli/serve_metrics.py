@@ -323,6 +323,44 @@ def test_interval():
         end(h)
 
 
+def test_kept_answer():
+    """--min-interval 1 with a refresh that takes long (a 2 GiB process read
+    again at each one, --max-age 1ms): a scrape that comes while a refresh
+    runs is given the last answer only if it was written from the refresh
+    done before (pmaps_scrapes_total repeats in a copy). Each scrape here
+    comes after a refresh ran with no scrape to write its answer, in the
+    middle of the next one: it must wait for it, not be given the answer of
+    two refreshes before. (A copy given for as long as scrapes kept landing
+    in refreshes froze a Go program's LazyFree for 12 s in a run at 1 s.)"""
+    big = helper(b"kept-big", 2 << 30)
+    s, port = serve("--pid", str(big.pid), "--min-interval", "1", "--max-age", "1ms",
+                    "--budget", "5000")
+    try:
+        copies, fresh, durs = [], 0, []
+        ss = samples(get(port)[2])
+        for _ in range(6):
+            t = time.monotonic()
+            age, dur = find(ss, "pmaps_scrape_age_seconds")[0], \
+                find(ss, "pmaps_scrape_duration_seconds")[0]
+            durs.append(round(dur, 3))
+            n = find(ss, "pmaps_scrapes_total")
+            # Its refresh ended at t - age; the next starts 1 s later and takes about
+            # DUR; the one after that starts 1 s after it: land in its middle.
+            time.sleep(max(0.0, (t - age) + 2 + 1.5 * dur - time.monotonic()))
+            ss = samples(get(port)[2])
+            m = find(ss, "pmaps_scrapes_total")
+            if m == n:
+                copies.append((n, round(age, 3), round(dur, 3)))
+            else:
+                fresh += 1
+        print(f"kept answer: refreshes of {durs} s; {fresh} written, {len(copies)} copies")
+        eq("kept answer: no scrape given the answer of a refresh before the last done",
+           copies, [])
+    finally:
+        stop(s)
+        end(big)
+
+
 def test_churn():
     """Processes exit and start during the scrapes: every answer whole and valid."""
     s, port = serve("--min-interval", "0", "--budget", "50")
@@ -1022,7 +1060,8 @@ def test_bad_input():
 
 def main():
     try:
-        for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_churn,
+        for t in (test_bad_input, test_hostile_name, test_groups, test_interval, test_kept_answer,
+                  test_churn,
                   test_budget, test_warming, test_counters, test_large_stable, test_go_runtime,
                   test_cgroups_fixture, test_cgroups_v1_live, test_books):
             t()
