@@ -880,13 +880,49 @@ static int find_pid(int dirfd, int pid, char *path, size_t len, size_t room, int
 	return r;
 }
 
+/* Whether the v1 line's controllers [P, END) ("cpu,memory") name memory. */
+static int names_memory(const char *p, const char *end)
+{
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *e = comma ? comma : end;
+		if (e - p == 6 && memcmp(p, "memory", 6) == 0)
+			return 1;
+		p = e + 1;
+	}
+	return 0;
+}
+
+void pmaps__cgroup_file_paths(const char *buf, size_t n, struct pmaps_view *v2,
+                              struct pmaps_view *mem)
+{
+	const char *p, *end = buf + n, *nl;
+
+	*v2 = *mem = (struct pmaps_view){NULL, 0};
+	for (p = buf; p < end; p = nl + 1) {
+		const char *c1, *c2;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (nl - p >= 3 && memcmp(p, "0::", 3) == 0) {
+			*v2 = (struct pmaps_view){p + 3, (size_t)(nl - p - 3)};
+			continue;
+		}
+		/* "N:controllers:/path" */
+		c1 = memchr(p, ':', (size_t)(nl - p));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
+		if (c2 && names_memory(c1 + 1, c2))
+			*mem = (struct pmaps_view){c2 + 1, (size_t)(nl - c2 - 1)};
+	}
+}
+
 /* This process's path in the hierarchy of VERSION, from /proc/self/cgroup, into OUT. */
 static int own_path(int version, char *out, size_t room)
 {
 	char buf[4096];
+	struct pmaps_view v2, mem, *path;
 	ssize_t n;
 	int err, fd = pmaps__open_regular(AT_FDCWD, "/proc/self/cgroup", 0, NULL, 0);
-	const char *p, *end, *nl;
 
 	if (fd < 0)
 		return fd;
@@ -895,36 +931,18 @@ static int own_path(int version, char *out, size_t room)
 	close(fd);
 	if (n <= 0)
 		return err;
-	for (p = buf, end = buf + n; p < end; p = nl + 1) {
-		const char *c1, *c2, *path = NULL;
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl && (size_t)n == sizeof(buf))
-			return -ENAMETOOLONG; /* a line cut by the buffer's end: not a path */
-		if (!nl)
-			nl = end;
-		c1 = memchr(p, ':', (size_t)(nl - p));
-		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
-		if (!c2)
-			continue;
-		if (version == 2 && c2 == c1 + 1 && c1 - p == 1 && p[0] == '0')
-			path = c2 + 1;
-		for (const char *q = c1 + 1; version == 1 && !path && q < c2;) {
-			const char *comma = memchr(q, ',', (size_t)(c2 - q));
-			const char *e = comma ? comma : c2;
-			if (e - q == 6 && memcmp(q, "memory", 6) == 0)
-				path = c2 + 1;
-			q = e + 1;
-		}
-		if (path) {
-			size_t len = (size_t)(nl - path);
-			if (len >= room)
-				return -ENAMETOOLONG;
-			memcpy(out, path, len);
-			out[len] = '\0';
-			return (int)len;
-		}
-	}
-	return -ENOENT;
+	/* Its last line cut by the buffer's end would be a path cut short. */
+	if ((size_t)n == sizeof(buf) && buf[n - 1] != '\n')
+		return -ENAMETOOLONG;
+	pmaps__cgroup_file_paths(buf, (size_t)n, &v2, &mem);
+	path = version == 2 ? &v2 : &mem;
+	if (!path->ptr)
+		return -ENOENT;
+	if (path->len >= room)
+		return -ENAMETOOLONG;
+	memcpy(out, path->ptr, path->len);
+	out[path->len] = '\0';
+	return (int)path->len;
 }
 
 int pmaps_cgroup_ns_root(int rootfd, int version, char *out, size_t room)

@@ -426,6 +426,14 @@ void pmaps__fast_close(struct pmaps__fast *f);
 void pmaps__fast_restart_clock(struct pmaps__fast *f);
 
 /* Sets M->kind from its name, inode, perms and VmFlags. */
+/*
+ * The paths of a /proc/PID/cgroup text (BUF, N bytes): V2's the "0::" line's,
+ * MEM's a v1 line whose controllers name memory; ptr NULL where there is no
+ * such line. A last line without its newline is taken as it is.
+ */
+void pmaps__cgroup_file_paths(const char *buf, size_t n, struct pmaps_view *v2,
+                              struct pmaps_view *mem);
+
 void pmaps__classify(struct pmaps_mapping *m, enum pmaps_source source);
 
 /* Looks up a VmFlags code; -1 when unknown. Once per code per VMA: a table. */

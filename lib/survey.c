@@ -552,19 +552,6 @@ static void keep_path(struct slot *sl, char *room, struct pmaps_view *view, cons
 	view->len = len;
 }
 
-/* Whether the v1 line's controllers [P, END) ("cpu,memory") name memory. */
-static int names_memory(const char *p, const char *end)
-{
-	while (p < end) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		const char *e = comma ? comma : end;
-		if (e - p == 6 && memcmp(p, "memory", 6) == 0)
-			return 1;
-		p = e + 1;
-	}
-	return 0;
-}
-
 /*
  * Reads PN's cgroup file into SL: the v2 path ("0::/path") and the memory
  * controller's (a v1 "N:memory:/path" line where there is one, the v2 path
@@ -573,10 +560,9 @@ static int names_memory(const char *p, const char *end)
 static void read_cgroup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 {
 	char buf[4096];
+	struct pmaps_view v2, mem;
 	ssize_t n;
 	int fd = pin_open(s, pn, "cgroup");
-	const char *p, *end, *nl;
-	int v1 = 0;
 
 	sl->row.cgroup.len = 0;
 	sl->row.memcg.len = 0;
@@ -589,24 +575,12 @@ static void read_cgroup(struct pmaps_survey *s, struct slot *sl, struct pin *pn)
 	close(fd);
 	if (n <= 0)
 		return;
-	for (p = buf, end = buf + n; p < end; p = nl + 1) {
-		const char *c1, *c2;
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		if (nl - p >= 3 && memcmp(p, "0::", 3) == 0) {
-			keep_path(sl, sl->cgroup, &sl->row.cgroup, p + 3, (size_t)(nl - p - 3));
-			continue;
-		}
-		/* "N:controllers:/path" */
-		c1 = memchr(p, ':', (size_t)(nl - p));
-		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(nl - c1 - 1)) : NULL;
-		if (c2 && names_memory(c1 + 1, c2)) {
-			keep_path(sl, sl->memcg, &sl->row.memcg, c2 + 1, (size_t)(nl - c2 - 1));
-			v1 = 1;
-		}
-	}
-	if (!v1) {
+	pmaps__cgroup_file_paths(buf, (size_t)n, &v2, &mem);
+	if (v2.ptr)
+		keep_path(sl, sl->cgroup, &sl->row.cgroup, v2.ptr, v2.len);
+	if (mem.ptr) {
+		keep_path(sl, sl->memcg, &sl->row.memcg, mem.ptr, mem.len);
+	} else {
 		memcpy(sl->memcg, sl->cgroup, sl->row.cgroup.len + 1);
 		sl->row.memcg.len = sl->row.cgroup.len;
 	}
