@@ -244,7 +244,13 @@ def test_groups():
     hs = [helper(b"grp-same", (i + 1) << 20) for i in range(3)]
     other = helper(b"grp-other", 1 << 20, ["--role=alpha"])
     pids = ",".join(str(h.pid) for h in hs + [other])
-    s, port = serve("--pid", pids, "--group-by", "comm", "--min-interval", "0")
+    # --max-age 1ms: every scrape reads the breakdowns again. USS moves with no
+    # status counter moving (a page shared with a process that exits becomes
+    # private), and serve keeps a breakdown while those counters stand still
+    # up to --max-age (10 s): a run beside other tests saw a page of USS more
+    # than the rollups' in all 20 tries.
+    s, port = serve("--pid", pids, "--group-by", "comm", "--min-interval", "0",
+                    "--max-age", "1ms")
     try:
         # The helpers at rest: their rollups before and after the scrape agree,
         # and the scrape's USS is theirs. A process that starts and exits during
