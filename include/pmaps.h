@@ -1197,6 +1197,18 @@ struct pmaps_explain {
 	 * two reads with them (pmaps_books_join()).
 	 */
 	uint64_t read_start_ns, read_end_ns, read_at_ns;
+	/*
+	 * Since 0.4.0: smaps' Referenced per category, in total and for each
+	 * of top[]: the bytes of RSS the process touched since its referenced
+	 * bits were last cleared. Only a working-set session clears them on
+	 * purpose (pmaps_wss_reset()); otherwise reclaim does, when the kernel
+	 * chooses, and the figure means little. REFERENCED_KNOWN is 0 (and the
+	 * figures 0) from the page sources, which do not see the bits.
+	 */
+	int referenced_known;
+	uint64_t referenced[PMAPS_X_MAX];
+	uint64_t referenced_total;
+	uint64_t top_referenced[PMAPS_EXPLAIN_TOP];
 };
 
 /*
@@ -2803,6 +2815,114 @@ PMAPS_API const char *pmaps_phys_errmsg(const struct pmaps_phys *p);
 
 /* Closes every file and frees everything. NULL is allowed. */
 PMAPS_API void pmaps_phys_close(struct pmaps_phys *p);
+
+/* ------------------------------------------------------------------ */
+/* The working set: what a process touched since a reset (since 0.4.0) */
+
+/*
+ * How a working-set session tells the bytes a process touched from those
+ * it left idle. Each method changes something the kernel keeps about the
+ * process, which is why nothing but a session asked for by name does it.
+ */
+enum pmaps_wss_method {
+	PMAPS_WSS_AUTO,       /* pmaps_wss_open(): the best this kernel offers */
+	/*
+	 * Write "1" to /proc/PID/clear_refs (the process's owner or root),
+	 * which clears the referenced bits of every page the process maps
+	 * (the accessed bits of its page table entries, and its pages'
+	 * referenced flags) under its mmap_lock held for writing; then read
+	 * smaps' Referenced per mapping: the pages touched since. Reclaim
+	 * reads those bits to choose what to evict, so the reset makes the
+	 * process's pages look idle to it until they are touched again.
+	 */
+	PMAPS_WSS_CLEAR_REFS,
+	PMAPS_WSS_METHOD_COUNT
+};
+/* Its key ("clear_refs"), or NULL (AUTO included). */
+PMAPS_API const char *pmaps_wss_method_name(enum pmaps_wss_method m);
+
+/*
+ * What the running kernel offers for measuring a working set (each 1, 0,
+ * or -1 where it cannot be told without changing something), whether or
+ * not pmaps uses it. Read from /proc and /sys only; no kdamond is touched.
+ */
+struct pmaps_wss_kernel {
+	uint32_t size;   /* sizeof(struct pmaps_wss_kernel): the caller's (Conventions) */
+	int clear_refs;  /* /proc/self/clear_refs exists */
+	int page_idle;   /* /sys/kernel/mm/page_idle/bitmap (CONFIG_IDLE_PAGE_TRACKING) */
+	int damon;       /* DAMON's sysfs interface (/sys/kernel/mm/damon/admin) */
+	/*
+	 * DAMON's vaddr operations (per-process sampling), as a context that
+	 * already exists lists them in avail_operations; -1 when there is no
+	 * context to ask (making one would be a change to the machine).
+	 */
+	int damon_vaddr;
+};
+/* Fills OUT (SIZE set by the caller) under PROC_ROOT (NULL: /proc). Returns 0 or -EINVAL. */
+PMAPS_API int pmaps_wss_kernel(const char *proc_root, struct pmaps_wss_kernel *out);
+
+/* One reading of a working set: valid until the next call on its session. */
+struct pmaps_wss_result {
+	uint32_t size;               /* sizeof(struct pmaps_wss_result): the library's */
+	enum pmaps_wss_method method;
+	unsigned resets;             /* resets the session has made */
+	uint64_t reset_at_ns;        /* the last reset, CLOCK_REALTIME (ns since the epoch) */
+	/*
+	 * CLOCK_MONOTONIC from the last reset to the start and to the end of
+	 * the read: a page counts as touched when the process touched it
+	 * between the reset and the moment the read passed its mapping.
+	 */
+	uint64_t since_start_ns, since_end_ns;
+	/*
+	 * The explanation read with the bits: per category (and for each of
+	 * its largest mappings) RSS in x->v[][PMAPS_XC_RSS] and x->top[].rss,
+	 * the bytes touched since the reset in x->referenced[] and
+	 * x->top_referenced[] (REFERENCED_KNOWN is 1).
+	 */
+	const struct pmaps_explain *x;
+};
+
+struct pmaps_wss;
+
+/*
+ * Opens a working-set session on PROC with METHOD (AUTO: the first this
+ * kernel offers). Allocates here: the session and its explain session;
+ * nothing after. Nothing is written to the process until
+ * pmaps_wss_reset(). Returns 0 and *OUT, or a negative errno: -ENOMEM,
+ * -EINVAL, -EOPNOTSUPP (the method, or any method, is not offered: the
+ * message says what the kernel lacks); *OUT is set whenever the session
+ * could be allocated, for pmaps_wss_errmsg(): close it. PROC must outlive
+ * the session.
+ */
+PMAPS_API int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc,
+                             enum pmaps_wss_method method);
+
+/*
+ * Resets the process's referenced bits (METHOD's write: see above) and
+ * starts the interval. Returns 0, or a negative errno with a message:
+ * -ESRCH (exited, or a zombie), -EACCES or -EPERM (not the process's owner
+ * or root), -ENODATA (a kernel thread), -EIO.
+ */
+PMAPS_API int pmaps_wss_reset(struct pmaps_wss *w);
+
+/*
+ * Reads what the process touched since the last reset (status, smaps; no
+ * smaps_rollup): *OUT valid until the next call. Allocates nothing. A
+ * process that exited or exec'd since the reset is an error, never a
+ * reading: -ESRCH, -ESTALE (the new program's bits were not reset). Also
+ * -EINVAL (no reset yet), -EBADMSG, -EAGAIN, -EACCES, -ENODATA (the smaps
+ * of this kernel has no Referenced), with a message.
+ */
+PMAPS_API int pmaps_wss_read(struct pmaps_wss *w, const struct pmaps_wss_result **out);
+
+/* The last error's message, or "". */
+PMAPS_API const char *pmaps_wss_errmsg(const struct pmaps_wss *w);
+
+/* What the last read of smaps cost, as pmaps_explain_cost(). Returns 0 or -EINVAL. */
+PMAPS_API int pmaps_wss_cost(const struct pmaps_wss *w, struct pmaps_cost *out);
+
+/* Closes the session, its files and its explain session. NULL is allowed. */
+PMAPS_API void pmaps_wss_close(struct pmaps_wss *w);
 
 #ifdef __cplusplus
 }

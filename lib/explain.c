@@ -27,6 +27,15 @@
 #include "internal.h"
 #include "readers.h"
 
+/*
+ * smaps' Referenced rides the pass as one more state column, past the
+ * public ones (so that the runtimes' claims move it with the rest), and
+ * ends in the result's referenced[] (x->v[][XC_REF] is left 0).
+ */
+#define XC_REF PMAPS_XC_COUNT
+#define XC_ALL (PMAPS_XC_COUNT + 1)
+_Static_assert(XC_ALL <= PMAPS_XC_MAX, "explain's columns and Referenced");
+
 /* ------------------------------------------------------------------ */
 /* Names */
 
@@ -248,7 +257,7 @@ static int is_cpython(const struct pmaps_view *p, char *version, size_t vsize)
  */
 struct run {
 	uint64_t start, end;
-	uint64_t v[PMAPS_XC_COUNT]; /* its anon mappings' sums */
+	uint64_t v[XC_ALL]; /* its anon mappings' sums */
 	uint64_t pg[PMAPS_XP_COUNT];
 	unsigned maps;
 };
@@ -289,10 +298,10 @@ static int is_cds_archive(const struct pmaps_view *p)
 }
 
 /* Moves sums counted as anonymous to the runtime's heap, once its rule holds. */
-static void claim_anon(struct pmaps_explain *x, const uint64_t v[PMAPS_XC_COUNT],
+static void claim_anon(struct pmaps_explain *x, const uint64_t v[XC_ALL],
                        const uint64_t pg[PMAPS_XP_COUNT], unsigned maps)
 {
-	for (int col = 0; col < PMAPS_XC_COUNT; col++) {
+	for (int col = 0; col < XC_ALL; col++) {
 		x->v[PMAPS_X_ANON][col] -= v[col];
 		x->v[PMAPS_X_RUNTIME_HEAP][col] += v[col];
 	}
@@ -383,7 +392,8 @@ static void copy_path(struct pmaps_explain_top *t, const struct pmaps_view *p, i
 	t->path_truncated = truncated;
 }
 
-static void add_top(struct pmaps_explain *x, const struct pmaps_mapping *m, enum pmaps_xcat cat)
+static void add_top(struct pmaps_explain *x, const struct pmaps_mapping *m, enum pmaps_xcat cat,
+                    uint64_t referenced)
 {
 	uint64_t rss = m->v[PMAPS_F_RSS];
 	unsigned i = x->ntop;
@@ -396,8 +406,10 @@ static void add_top(struct pmaps_explain *x, const struct pmaps_mapping *m, enum
 		x->ntop++;
 	while (i > 0 && x->top[i - 1].rss < rss) {
 		x->top[i] = x->top[i - 1];
+		x->top_referenced[i] = x->top_referenced[i - 1];
 		i--;
 	}
+	x->top_referenced[i] = referenced;
 	x->top[i].start = m->start;
 	x->top[i].end = m->end;
 	x->top[i].rss = rss;
@@ -501,10 +513,11 @@ struct pass {
 	unsigned located;        /* thread stacks found by their stack pointer */
 	/* A glibc arena candidate, waiting for its reserved rest; the arenas confirmed. */
 	int pending;
-	uint64_t pend[PMAPS_XC_COUNT], pend_pg[PMAPS_XP_COUNT], pend_start, pend_end;
-	uint64_t arena[PMAPS_XC_COUNT], arena_pg[PMAPS_XP_COUNT];
+	uint64_t pend[XC_ALL], pend_pg[PMAPS_XP_COUNT], pend_start, pend_end;
+	uint64_t arena[XC_ALL], arena_pg[PMAPS_XP_COUNT];
 	uint64_t arena_starts[ARENA_STARTS];
 	int glibc, jvm, cpython; /* their libraries seen */
+	int no_referenced;       /* a row without Referenced */
 	char jvm_version[32], py_version[32];
 	int ovf;                 /* a sum passed 2^64 - 1 */
 };
@@ -549,13 +562,13 @@ static enum pmaps_xcat categorize(struct pmaps_explain_session *s, struct pass *
 }
 
 /* M's figures by state column. */
-static void columns(struct pass *ps, const struct pmaps_mapping *m, uint64_t mv[PMAPS_XC_COUNT])
+static void columns(struct pass *ps, const struct pmaps_mapping *m, uint64_t mv[XC_ALL])
 {
 	const uint64_t *v = m->v;
 
 	if (PMAPS_ROW_SOURCE(m->flags) == PMAPS_SRC_PAGES) {
 		/* What the page source saw; the rest is 0 and unknown (xc_known). */
-		memset(mv, 0, PMAPS_XC_COUNT * sizeof(mv[0]));
+		memset(mv, 0, XC_ALL * sizeof(mv[0]));
 		mv[PMAPS_XC_RSS] = v[PMAPS_F_RSS];
 		pmaps_mapping_value(m, PMAPS_V_USS, &mv[PMAPS_XC_PRIVATE]);
 		pmaps_mapping_value(m, PMAPS_V_SHARED, &mv[PMAPS_XC_SHARED]);
@@ -584,6 +597,9 @@ static void columns(struct pass *ps, const struct pmaps_mapping *m, uint64_t mv[
 	mv[PMAPS_XC_SHARED_CLEAN] = v[PMAPS_F_SHARED_CLEAN];
 	mv[PMAPS_XC_PRIVATE] = v[PMAPS_F_PRIVATE_DIRTY];
 	add_chk(&ps->ovf, &mv[PMAPS_XC_PRIVATE], v[PMAPS_F_PRIVATE_CLEAN]);
+	mv[XC_REF] = v[PMAPS_F_REFERENCED];
+	if (!(m->present & (1ull << PMAPS_F_REFERENCED)))
+		ps->no_referenced = 1;
 }
 
 /*
@@ -594,7 +610,7 @@ static void confirm_arena(struct pmaps_explain *x, struct pass *ps, const struct
 {
 	if (ps->pending && m->kind == PMAPS_KIND_GUARD && m->path.len == 0 &&
 	    m->start == ps->pend_end && m->end == ps->pend_start + ARENA_SIZE) {
-		for (int col = 0; col < PMAPS_XC_COUNT; col++)
+		for (int col = 0; col < XC_ALL; col++)
 			add_chk(&ps->ovf, &ps->arena[col], ps->pend[col]);
 		for (int col = 0; col < PMAPS_XP_COUNT; col++)
 			ps->arena_pg[col] += ps->pend_pg[col];
@@ -607,7 +623,7 @@ static void confirm_arena(struct pmaps_explain *x, struct pass *ps, const struct
 
 /* An anonymous read-write mapping at a 64 MiB boundary, no larger: maybe an arena's heap. */
 static void arena_candidate(struct pass *ps, const struct pmaps_mapping *m, enum pmaps_xcat cat,
-                            const uint64_t mv[PMAPS_XC_COUNT], const uint64_t pg[PMAPS_XP_COUNT])
+                            const uint64_t mv[XC_ALL], const uint64_t pg[PMAPS_XP_COUNT])
 {
 	if (cat != PMAPS_X_ANON || (m->start & (ARENA_SIZE - 1)) || m->end - m->start > ARENA_SIZE ||
 	    (m->perms & (PMAPS_PERM_READ | PMAPS_PERM_WRITE)) != (PMAPS_PERM_READ | PMAPS_PERM_WRITE))
@@ -622,7 +638,7 @@ static void arena_candidate(struct pass *ps, const struct pmaps_mapping *m, enum
 /* The runs of contiguous anonymous mappings (and CDS archive pieces), for the JVM's heap. */
 static void track_runs(struct pmaps_explain_session *s, struct pass *ps,
                        const struct pmaps_mapping *m, enum pmaps_xcat cat,
-                       const uint64_t mv[PMAPS_XC_COUNT], const uint64_t pg[PMAPS_XP_COUNT])
+                       const uint64_t mv[XC_ALL], const uint64_t pg[PMAPS_XP_COUNT])
 {
 	struct runs *runs = &s->runs;
 
@@ -634,7 +650,7 @@ static void track_runs(struct pmaps_explain_session *s, struct pass *ps,
 			runs->cur.start = m->start;
 		runs->cur.end = m->end;
 		if (cat == PMAPS_X_ANON) {
-			for (int col = 0; col < PMAPS_XC_COUNT; col++)
+			for (int col = 0; col < XC_ALL; col++)
 				add_chk(&ps->ovf, &runs->cur.v[col], mv[col]);
 			for (int col = 0; col < PMAPS_XP_COUNT; col++)
 				runs->cur.pg[col] += pg[col];
@@ -660,7 +676,7 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
                        const struct pmaps_mapping *m)
 {
 	struct pmaps_explain *x = &s->x;
-	uint64_t mv[PMAPS_XC_COUNT], pg[PMAPS_XP_COUNT] = {0};
+	uint64_t mv[XC_ALL], pg[PMAPS_XP_COUNT] = {0};
 	enum pmaps_xcat cat;
 	int r;
 
@@ -686,14 +702,14 @@ static int add_mapping(struct pmaps_explain_session *s, struct pass *ps,
 	columns(ps, m, mv);
 	if (PMAPS_ROW_SOURCE(m->flags) == PMAPS_SRC_PAGES && !(m->present & (1ull << PMAPS_F_SWAP)))
 		x->swap_unknown |= 1u << cat;
-	for (int col = 0; col < PMAPS_XC_COUNT; col++)
+	for (int col = 0; col < XC_ALL; col++)
 		add_chk(&ps->ovf, &x->v[cat][col], mv[col]);
 	x->mappings[cat]++;
 	x->nmappings++;
 	/* [vsyscall]: maps lists it, but it is no VMA (map_count, vm.max_map_count). */
 	if (m->start >= 0x800000000000ull)
 		s->gate[cat]++;
-	add_top(x, m, cat);
+	add_top(x, m, cat, mv[XC_REF]);
 	if (s->pages) {
 		r = walk_pages(s->pages, m, pg);
 		if (r < 0) {
@@ -989,6 +1005,15 @@ static int read_once(struct pmaps_explain_session *s, int *overlap)
 	for (int k = 0; k < PMAPS_X_COUNT; k++)
 		for (int col = 0; col < PMAPS_XC_COUNT; col++)
 			add_chk(&ps.ovf, &x->total[col], x->v[k][col]);
+	/* Referenced, carried as a column through the runtimes' claims, to its own fields. */
+	x->referenced_known = !s->fast && !ps.no_referenced;
+	for (int k = 0; k < PMAPS_X_COUNT; k++) {
+		x->referenced[k] = x->referenced_known ? x->v[k][XC_REF] : 0;
+		add_chk(&ps.ovf, &x->referenced_total, x->referenced[k]);
+		x->v[k][XC_REF] = 0;
+	}
+	if (!x->referenced_known)
+		memset(x->top_referenced, 0, sizeof(x->top_referenced));
 	if (ps.ovf) {
 		pmaps__msg(s->msg, sizeof(s->msg), "%s: values whose sum passes 2^64 bytes (the "
 		           "Swap of shared memory objects, or the THP fields): no kernel prints them",

@@ -151,6 +151,10 @@ class Explain(ctypes.Structure):
         ("read_start_ns", U64),
         ("read_end_ns", U64),
         ("read_at_ns", U64),
+        ("referenced_known", INT),
+        ("referenced", U64 * X_MAX),
+        ("referenced_total", U64),
+        ("top_referenced", U64 * EXPLAIN_TOP),
     ]
 
 
