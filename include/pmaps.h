@@ -2873,6 +2873,8 @@ struct pmaps_wss_result {
 	 * between the reset and the moment the read passed its mapping.
 	 */
 	uint64_t since_start_ns, since_end_ns;
+	/* How long the last reset took: the time the process's mmap() waited at most. */
+	uint64_t reset_took_ns;
 	/*
 	 * The explanation read with the bits: per category (and for each of
 	 * its largest mappings) RSS in x->v[][PMAPS_XC_RSS] and x->top[].rss,

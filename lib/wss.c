@@ -151,6 +151,7 @@ static void end_interval(struct pmaps_wss *w)
 int pmaps_wss_reset(struct pmaps_wss *w)
 {
 	struct pmaps_proc *p;
+	uint64_t t0;
 	ssize_t n;
 	int r;
 
@@ -184,10 +185,12 @@ int pmaps_wss_reset(struct pmaps_wss *w)
 	 * thread's mm, the process's. The kernel takes the mmap_lock for
 	 * writing and walks every page table of the process.
 	 */
+	t0 = pmaps__now_ns();
 	do
 		n = write(w->fd, "1", 1);
 	while (n < 0 && errno == EINTR);
 	w->reset_mono_ns = pmaps__now_ns();
+	w->res.reset_took_ns = w->reset_mono_ns - t0;
 	w->res.reset_at_ns = pmaps__real_ns();
 	if (n != 1) {
 		r = n < 0 ? -errno : -EIO;

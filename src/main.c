@@ -27,6 +27,8 @@ static const char usage[] =
 	"  run -- CMD ARGS    start CMD and watch it until it exits\n"
 	"  phys               the machine's physical memory by page state (root)\n"
 	"  serve              a Prometheus exporter and a live web page over HTTP\n"
+	"  wss PID            how much of the RSS the process touches (resets its\n"
+	"                     referenced bits: the one command that writes)\n"
 	"  demo               start a built-in workload and show where its memory is\n"
 	"  help [CMD]         show help for pmaps or for a command\n"
 	"\n"
@@ -105,6 +107,8 @@ int main(int argc, char **argv)
 		return cmd_phys(argc, argv);
 	if (strcmp(cmd, "serve") == 0)
 		return cmd_serve(argc, argv);
+	if (strcmp(cmd, "wss") == 0)
+		return cmd_wss(argc, argv);
 	die_msg("unknown command '%s' (see pmaps --help)", cmd);
 	return EXIT_USAGE;
 }

@@ -20,6 +20,7 @@ int cmd_watch(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_phys(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_wss(int argc, char **argv);
 /* Explains T to standard output in FMT; returns an exit code. */
 int explain_report(const struct target *t, enum fmt fmt, unsigned options, int verbose);
 

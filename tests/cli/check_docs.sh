@@ -7,7 +7,7 @@ set -u
 PMAPS=$1 MAN=$2
 pass=0 fail=0
 opts() { grep -o -- '--[a-z][a-z-]*' | sort -u; }
-for cmd in maps pages explain top watch run phys serve demo; do
+for cmd in maps pages explain top watch run phys serve wss demo; do
 	"$PMAPS" "$cmd" --help | opts >/tmp/pmaps-help.$$
 	sed -n "/^\.SS \"pmaps $cmd\"/,/^\.S[SH]/p" "$MAN" | sed 's/\\-/-/g' | opts >/tmp/pmaps-man.$$
 	if [ ! -s /tmp/pmaps-help.$$ ]; then

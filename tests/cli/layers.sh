@@ -19,9 +19,10 @@ allowed() {
 	books) echo "common write books" ;;
 	survey) echo "common write books survey" ;;
 	watch) echo "common write books watch" ;;
+	wss) echo "common write wss" ;;
 	tui) echo "common write books survey tui" ;;
 	serve) echo "common write books survey serve" ;;
-	cmd) echo "common write books survey watch tui serve cmd" ;;
+	cmd) echo "common write books survey watch tui serve wss cmd" ;;
 	.) echo "cmd common" ;;
 	*) echo "" ;;
 	esac

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wss.c - pmaps wss: resets the process's referenced bits, waits an
+ * interval, reads what it touched (the library's working-set session), and
+ * again; each interval a table of categories (and the largest mappings), a
+ * JSON Lines object or CSV rows; at the end the summary: per category the
+ * median and the peak of the bytes touched per interval, and what stayed
+ * idle.
+ *
+ * The figures are the library's; this file only keeps the per-interval
+ * totals the summary needs (two numbers per category and interval) and
+ * words them.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/escape.h"
+#include "wss/wss.h"
+
+/* Per interval and category (and the total, at PMAPS_X_COUNT): resident and touched. */
+#define NCAT (PMAPS_X_COUNT + 1)
+struct tally {
+	uint64_t rss[NCAT], ref[NCAT], maps[NCAT];
+};
+
+struct wss {
+	const struct wss_opts *o;
+	struct pmaps_proc *proc;
+	struct pmaps_wss *s;
+	struct pmaps_wss_kernel kernel;
+	struct out out;
+	char buf[OUT_FD_BUFSIZE];
+	int pid;
+	struct tally *t;    /* one per interval read */
+	size_t n, cap;
+	int json_open;      /* --json: the document's head is out */
+	uint64_t reset_max_ns;
+};
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+/* Sleeps until CLOCK_MONOTONIC DEADLINE_NS; returns 1 when a signal asked to stop first. */
+static int sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
+
+	while (!stop_sig) {
+		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		if (r == 0)
+			return 0;
+		if (r != EINTR)
+			return 0;
+	}
+	return 1;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- one interval's figures ---- */
+
+static void tally_of(const struct pmaps_explain *x, struct tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int k = 0; k < PMAPS_X_COUNT; k++) {
+		t->rss[k] = x->v[k][PMAPS_XC_RSS];
+		t->ref[k] = x->referenced[k];
+		t->maps[k] = x->mappings[k];
+	}
+	t->rss[PMAPS_X_COUNT] = x->total[PMAPS_XC_RSS];
+	t->ref[PMAPS_X_COUNT] = x->referenced_total;
+	t->maps[PMAPS_X_COUNT] = x->nmappings;
+}
+
+static void put_size(struct wss *w, uint64_t v, size_t width)
+{
+	char d[32];
+	size_t n = fmt_human(d, v);
+
+	out_rjust(&w->out, d, n, width);
+}
+
+static void put_pct(struct wss *w, uint64_t part, uint64_t whole, size_t width)
+{
+	char d[16];
+	int n = whole ? snprintf(d, sizeof(d), "%.1f%%", 100.0 * (double)part / (double)whole)
+	              : snprintf(d, sizeof(d), "-");
+
+	out_rjust(&w->out, d, (size_t)n, width);
+}
+
+/* "17:30:01.123" (UTC) of NS since the epoch into D. */
+static void clock_of(char *d, size_t size, uint64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000u);
+	struct tm tm;
+
+	gmtime_r(&s, &tm);
+	snprintf(d, size, "%02d:%02d:%02d.%03u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+	         (unsigned)(ns % 1000000000u / 1000000u));
+}
+
+static void table_interval(struct wss *w, const struct pmaps_wss_result *res, size_t i)
+{
+	const struct wss_opts *o = w->o;
+	const struct pmaps_explain *x = res->x;
+	const struct tally *t = &w->t[i];
+	struct out *out = &w->out;
+	char when[32];
+
+	clock_of(when, sizeof(when), res->reset_at_ns);
+	if (i)
+		out_ch(out, '\n');
+	out_printf(out, "interval %zu", i + 1);
+	if (o->count)
+		out_printf(out, " of %llu", (unsigned long long)o->count);
+	out_printf(out, ": %.2f s since the %s at %s UTC (%s)\n",
+	           (double)res->since_end_ns / 1e9, o->cumulative ? "first reset" : "reset", when,
+	           pmaps_wss_method_name(res->method));
+	out_str(out, "category             resident   touched      idle  touched  mappings\n");
+	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
+		const char *name = k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total";
+		if (k < PMAPS_X_COUNT && !t->maps[k])
+			continue;
+		out_ljust(out, name, strlen(name), 17);
+		put_size(w, t->rss[k], 12);
+		put_size(w, t->ref[k], 10);
+		put_size(w, t->rss[k] - t->ref[k], 10);
+		put_pct(w, t->ref[k], t->rss[k], 9);
+		out_printf(out, "%10llu\n", (unsigned long long)t->maps[k]);
+	}
+	if (!o->mappings || !x->ntop)
+		return;
+	out_str(out, "largest mappings by resident\n");
+	out_str(out, "address                      resident   touched  category        name\n");
+	for (unsigned j = 0; j < x->ntop; j++) {
+		const struct pmaps_explain_top *tp = &x->top[j];
+		const char *cat = pmaps_xcat_name(tp->cat);
+		size_t room;
+		char addr[40];
+		int n = snprintf(addr, sizeof(addr), "%012llx-%012llx", (unsigned long long)tp->start,
+		                 (unsigned long long)tp->end);
+		out_ljust(out, addr, (size_t)n, 25);
+		put_size(w, tp->rss, 12);
+		put_size(w, x->top_referenced[j], 10);
+		out_str(out, "  ");
+		out_ljust(out, cat, strlen(cat), 16);
+		/* The name last, escaped; cut to the width, said with "..." by the escape. */
+		room = o->width > 65 ? (size_t)o->width - 65 : o->width ? 4 : sizeof(tp->path) * 4;
+		if (tp->path_len) {
+			char name[4096 * 4 + 8];
+			size_t len = esc_text(name, room + 1 < sizeof(name) ? room + 1 : sizeof(name),
+			                      tp->path, tp->path_len);
+			out_mem(out, name, len);
+		}
+		out_ch(out, '\n');
+	}
+}
+
+static void json_u64(struct out *o, const char *key, uint64_t v)
+{
+	out_printf(o, ",\"%s\":", key);
+	out_u64(o, v);
+}
+
+/* One interval as a JSON object (JSON Lines: with the process's name of itself). */
+static void json_interval(struct wss *w, const struct pmaps_wss_result *res, size_t i, int line)
+{
+	const struct pmaps_explain *x = res->x;
+	const struct tally *t = &w->t[i];
+	struct out *o = &w->out;
+
+	out_str(o, "{\"interval\":");
+	out_u64(o, i + 1);
+	if (line) {
+		out_str(o, ",\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+		out_u64(o, (uint64_t)w->pid);
+		out_printf(o, ",\"method\":\"%s\"", pmaps_wss_method_name(res->method));
+	}
+	json_u64(o, "reset_at_ns", res->reset_at_ns);
+	json_u64(o, "reset_took_ns", res->reset_took_ns);
+	json_u64(o, "since_reset_start_ns", res->since_start_ns);
+	json_u64(o, "since_reset_end_ns", res->since_end_ns);
+	json_u64(o, "resident", t->rss[PMAPS_X_COUNT]);
+	json_u64(o, "touched", t->ref[PMAPS_X_COUNT]);
+	json_u64(o, "mappings", t->maps[PMAPS_X_COUNT]);
+	out_str(o, ",\"categories\":[");
+	for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
+		if (!t->maps[k])
+			continue;
+		if (!first)
+			out_ch(o, ',');
+		first = 0;
+		out_printf(o, "{\"category\":\"%s\"", pmaps_xcat_name((enum pmaps_xcat)k));
+		json_u64(o, "mappings", t->maps[k]);
+		json_u64(o, "resident", t->rss[k]);
+		json_u64(o, "touched", t->ref[k]);
+		out_ch(o, '}');
+	}
+	out_str(o, "],\"largest\":[");
+	for (unsigned j = 0; j < x->ntop; j++) {
+		const struct pmaps_explain_top *tp = &x->top[j];
+		if (j)
+			out_ch(o, ',');
+		out_printf(o, "{\"start\":\"0x%llx\",\"end\":\"0x%llx\",\"category\":\"%s\",",
+		           (unsigned long long)tp->start, (unsigned long long)tp->end,
+		           pmaps_xcat_name(tp->cat));
+		out_json_named(o, "path", 4, tp->path, tp->path_len);
+		if (tp->path_truncated)
+			out_str(o, ",\"path_truncated\":true");
+		json_u64(o, "resident", tp->rss);
+		json_u64(o, "touched", x->top_referenced[j]);
+		out_ch(o, '}');
+	}
+	out_str(o, "]}");
+}
+
+static void csv_interval(struct wss *w, const struct pmaps_wss_result *res, size_t i)
+{
+	const struct tally *t = &w->t[i];
+
+	if (i == 0)
+		out_str(&w->out, "interval,reset_at_ns,since_reset_ns,category,mappings,resident,touched\n");
+	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
+		if (k < PMAPS_X_COUNT && !t->maps[k])
+			continue;
+		out_printf(&w->out, "%zu,%llu,%llu,%s,%llu,%llu,%llu\n", i + 1,
+		           (unsigned long long)res->reset_at_ns, (unsigned long long)res->since_end_ns,
+		           k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total",
+		           (unsigned long long)t->maps[k], (unsigned long long)t->rss[k],
+		           (unsigned long long)t->ref[k]);
+	}
+}
+
+/* ---- the summary ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct sum {
+	uint64_t rss, median, peak, idle; /* resident at the last reading; idle: see below */
+	uint64_t maps;
+};
+
+/*
+ * Category K over the intervals read: the median and the peak of the bytes
+ * touched per interval; IDLE, with one reset, the resident bytes never
+ * touched since it (the last reading's); with a reset per interval, those
+ * idle in the interval of the peak (resident then, less the peak).
+ */
+static void sum_of(const struct wss *w, int k, uint64_t *scratch, struct sum *s)
+{
+	size_t at = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!w->n)
+		return;
+	for (size_t i = 0; i < w->n; i++) {
+		scratch[i] = w->t[i].ref[k];
+		if (w->t[i].ref[k] > w->t[at].ref[k])
+			at = i;
+	}
+	qsort(scratch, w->n, sizeof(scratch[0]), cmp_u64);
+	/* The lower median: a figure some interval had. */
+	s->median = scratch[(w->n - 1) / 2];
+	s->peak = w->t[at].ref[k];
+	s->rss = w->t[w->n - 1].rss[k];
+	s->maps = w->t[w->n - 1].maps[k];
+	if (w->o->cumulative)
+		s->idle = w->t[w->n - 1].rss[k] - w->t[w->n - 1].ref[k];
+	else
+		s->idle = w->t[at].rss[k] - w->t[at].ref[k];
+}
+
+static const char *idle_key(const struct wss *w)
+{
+	return w->o->cumulative ? "never_touched" : "idle_at_peak";
+}
+
+static void write_summary(struct wss *w, const char *ended)
+{
+	struct out *o = &w->out;
+	const struct wss_opts *op = w->o;
+	uint64_t *scratch = w->n ? malloc(w->n * sizeof(*scratch)) : NULL;
+	struct sum s;
+
+	if (w->n && !scratch) {
+		die_msg("out of memory for the summary of %zu intervals", w->n);
+		return;
+	}
+	if (op->fmt == FMT_JSON || op->fmt == FMT_JSONL) {
+		if (op->fmt == FMT_JSONL) {
+			out_str(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+			out_u64(o, (uint64_t)w->pid);
+			out_ch(o, ',');
+		}
+		out_str(o, "\"summary\":{\"intervals\":");
+		out_u64(o, w->n);
+		out_printf(o, ",\"ended\":\"%s\",\"idle\":\"%s\",\"categories\":[", ended, idle_key(w));
+		for (int k = 0, first = 1; w->n && k <= PMAPS_X_COUNT; k++) {
+			if (k < PMAPS_X_COUNT && !w->t[w->n - 1].maps[k])
+				continue;
+			sum_of(w, k, scratch, &s);
+			if (!first)
+				out_ch(o, ',');
+			first = 0;
+			out_printf(o, "{\"category\":\"%s\"",
+			           k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total");
+			json_u64(o, "resident", s.rss);
+			json_u64(o, "touched_median", s.median);
+			json_u64(o, "touched_peak", s.peak);
+			json_u64(o, idle_key(w), s.idle);
+			out_ch(o, '}');
+		}
+		out_str(o, "]}");
+		if (op->fmt == FMT_JSONL)
+			out_str(o, "}\n");
+		free(scratch);
+		return;
+	}
+	if (op->fmt == FMT_CSV || !w->n) {
+		free(scratch);
+		return;
+	}
+	out_printf(o, "\nworking set over %zu interval%s of %.2f s%s:\n", w->n, w->n == 1 ? "" : "s",
+	           (double)op->interval_ns / 1e9,
+	           strcmp(ended, "count") == 0 ? ""
+	           : strcmp(ended, "interrupted") == 0 ? " (interrupted)"
+	           : strcmp(ended, "exited") == 0 ? " (cut short: the process exited)"
+	           : strcmp(ended, "exec") == 0 ? " (cut short: the process exec'd)"
+	                                        : " (cut short: a read failed)");
+	out_printf(o, "category             resident    median      peak  %s\n",
+	           op->cumulative ? "never touched" : " idle at peak");
+	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
+		const char *name = k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total";
+		if (k < PMAPS_X_COUNT && !w->t[w->n - 1].maps[k])
+			continue;
+		sum_of(w, k, scratch, &s);
+		out_ljust(o, name, strlen(name), 17);
+		put_size(w, s.rss, 12);
+		put_size(w, s.median, 10);
+		put_size(w, s.peak, 10);
+		put_size(w, s.idle, 15);
+		out_ch(o, '\n');
+	}
+	if (op->cumulative)
+		out_str(o, "(one reset, at the start: each line counts from it; never touched: resident "
+		           "at the end, not touched since)\n");
+	else
+		out_str(o, "(median and peak of the bytes touched per interval; idle at peak: resident, "
+		           "not touched in the busiest interval)\n");
+	free(scratch);
+}
+
+/* ---- the run ---- */
+
+static void json_head(struct wss *w)
+{
+	const struct wss_opts *o = w->o;
+	const struct pmaps_wss_kernel *k = &w->kernel;
+	struct out *out = &w->out;
+
+	out_str(out, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
+	out_u64(out, (uint64_t)w->pid);
+	out_printf(out, ",\"method\":\"%s\"", pmaps_wss_method_name(PMAPS_WSS_CLEAR_REFS));
+	out_printf(out, ",\"kernel\":{\"clear_refs\":%s,\"page_idle\":%s,\"damon\":%s,"
+	           "\"damon_vaddr\":%s}",
+	           k->clear_refs == 1 ? "true" : "false", k->page_idle == 1 ? "true" : "false",
+	           k->damon == 1 ? "true" : "false",
+	           k->damon_vaddr < 0 ? "null" : k->damon_vaddr ? "true" : "false");
+	json_u64(out, "interval_ns", o->interval_ns);
+	json_u64(out, "count", o->count);
+	out_printf(out, ",\"cumulative\":%s,\"intervals\":[", o->cumulative ? "true" : "false");
+	w->json_open = 1;
+}
+
+static void verbose_kernel(const struct wss *w)
+{
+	const struct pmaps_wss_kernel *k = &w->kernel;
+
+	note_msg("method clear_refs: /proc/%d/clear_refs written (\"1\") %s, smaps' Referenced "
+	         "read after each interval; this kernel has %s and %s",
+	         w->pid, w->o->cumulative ? "once, at the start" : "before each interval",
+	         k->page_idle == 1 ? "idle page tracking (not used by pmaps yet)"
+	                           : "no idle page tracking (/sys/kernel/mm/page_idle)",
+	         k->damon_vaddr == 1 ? "DAMON vaddr (not used by pmaps yet)"
+	         : k->damon_vaddr == 0 ? "DAMON without vaddr"
+	         : k->damon == 1 ? "DAMON, no context to say whether it has vaddr"
+	                         : "no DAMON");
+}
+
+/* Keeps the interval's tally; 0, or -ENOMEM. */
+static int keep(struct wss *w, const struct pmaps_explain *x)
+{
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct tally *t = realloc(w->t, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		w->t = t;
+		w->cap = cap;
+	}
+	tally_of(x, &w->t[w->n++]);
+	return 0;
+}
+
+int wss_run(const struct wss_opts *o)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa, old[3];
+	const struct pmaps_wss_result *res;
+	const char *ended = "count";
+	struct failure f;
+	struct wss *w = calloc(1, sizeof(*w));
+	int rc = EXIT_OK, r;
+
+	if (!w) {
+		die_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	w->o = o;
+	memset(&f, 0, sizeof(f));
+	rc = tool_proc_open(&w->proc, &o->t);
+	if (rc != 0) {
+		free(w);
+		return rc;
+	}
+	w->pid = pmaps_proc_pid(w->proc);
+	w->kernel.size = sizeof(w->kernel);
+	pmaps_wss_kernel(o->t.root, &w->kernel);
+	r = pmaps_wss_open(&w->s, w->proc, PMAPS_WSS_AUTO);
+	if (r < 0) {
+		failed(&f, "clear_refs", r, pmaps_wss_errmsg(w->s));
+		rc = tool_fail(&o->t, &f);
+		pmaps_wss_close(w->s);
+		pmaps_proc_close(w->proc);
+		free(w);
+		return rc;
+	}
+	if (o->verbose)
+		verbose_kernel(w);
+	out_fd(&w->out, STDOUT_FILENO, w->buf, sizeof(w->buf));
+	stop_sig = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	for (int i = 0; i < 3; i++) {
+		sigaction(sigs[i], NULL, &old[i]);
+		sigaction(sigs[i], &sa, NULL);
+	}
+	if (o->fmt == FMT_JSON)
+		json_head(w);
+	for (uint64_t i = 0; !o->count || i < o->count; i++) {
+		uint64_t deadline;
+		if (i == 0 || !o->cumulative) {
+			r = pmaps_wss_reset(w->s);
+			if (r < 0) {
+				failed(&f, "clear_refs", r, pmaps_wss_errmsg(w->s));
+				break;
+			}
+		}
+		deadline = mono_ns() + o->interval_ns;
+		if (sleep_until(deadline)) {
+			ended = "interrupted"; /* the interval under way is not read */
+			break;
+		}
+		r = pmaps_wss_read(w->s, &res);
+		if (r < 0) {
+			failed(&f, "smaps", r, pmaps_wss_errmsg(w->s));
+			break;
+		}
+		if (res->reset_took_ns > w->reset_max_ns)
+			w->reset_max_ns = res->reset_took_ns;
+		if (keep(w, res->x) < 0) {
+			failed(&f, NULL, -ENOMEM, "out of memory for the intervals' figures");
+			r = -ENOMEM;
+			break;
+		}
+		switch (o->fmt) {
+		case FMT_TABLE: table_interval(w, res, w->n - 1); break;
+		case FMT_JSON:
+			if (w->n > 1)
+				out_ch(&w->out, ',');
+			json_interval(w, res, w->n - 1, 0);
+			break;
+		case FMT_JSONL:
+			json_interval(w, res, w->n - 1, 1);
+			out_ch(&w->out, '\n');
+			break;
+		case FMT_CSV: csv_interval(w, res, w->n - 1); break;
+		}
+		if (o->fmt != FMT_JSON)
+			out_flush(&w->out); /* a line per interval, as it comes */
+		if (stop_sig) {
+			ended = "interrupted";
+			break;
+		}
+	}
+	if (f.err)
+		ended = f.err == -ESRCH ? "exited" : f.err == -ESTALE ? "exec" : "failed";
+	if (o->fmt == FMT_JSON)
+		out_str(&w->out, "],");
+	if (o->fmt != FMT_CSV && (w->n > 1 || o->cumulative || o->fmt != FMT_TABLE))
+		write_summary(w, ended);
+	if (o->fmt == FMT_JSON) {
+		if (f.err) {
+			out_str(&w->out, ",\"error\":");
+			out_json_str(&w->out, f.msg[0] ? f.msg : pmaps_strerror(f.err),
+			             strlen(f.msg[0] ? f.msg : pmaps_strerror(f.err)));
+		}
+		out_str(&w->out, "}\n");
+	}
+	if (f.err) {
+		out_flush(&w->out);
+		rc = tool_fail(&o->t, &f);
+	}
+	rc = finish_output(&w->out, rc);
+	if (o->verbose && w->n)
+		note_msg("%zu interval%s read; the longest reset held the process's mmap_lock "
+		         "(for writing) %.3f ms", w->n, w->n == 1 ? "" : "s",
+		         (double)w->reset_max_ns / 1e6);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	pmaps_wss_close(w->s);
+	pmaps_proc_close(w->proc);
+	free(w->t);
+	free(w);
+	return rc;
+}
