@@ -363,11 +363,11 @@ static void write_summary(struct wss *w, const char *ended)
 		out_ch(o, '\n');
 	}
 	if (op->cumulative)
-		out_str(o, "(one reset, at the start: each line counts from it; never touched: resident "
-		           "at the end, not touched since)\n");
+		out_str(o, "(one reset, at the start: each interval counts from it; never touched:\n"
+		           " resident at the end, not touched since the reset)\n");
 	else
-		out_str(o, "(median and peak of the bytes touched per interval; idle at peak: resident, "
-		           "not touched in the busiest interval)\n");
+		out_str(o, "(median and peak of the bytes touched per interval; idle at peak:\n"
+		           " resident, not touched in the busiest interval)\n");
 	free(scratch);
 }
 

@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: MIT
+"""wss.py - pmaps wss on a process whose working set is known
+(tests/live/wss_target.c, touching its W and R mappings every 10 ms and
+never its I mapping): in every interval and every format, W's and R's
+resident bytes all touched and I's none, exactly; the categories add up to
+the totals; --cumulative's summary says what was never touched; an exit or
+an exec during an interval ends the run with exit 1 after the intervals
+read; Ctrl-C ends it with the summary and exit 0; bad options exit 2.
+
+    wss.py PMAPS WSS_TARGET
+"""
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+PMAPS, TARGET = sys.argv[1], sys.argv[2]
+PAGE = os.sysconf("SC_PAGE_SIZE")
+PAGES = {"W": 1024, "R": 512, "I": 768}
+
+failures = 0
+passed = 0
+
+
+def check(what, got, want):
+    global failures, passed
+    if got != want:
+        failures += 1
+        print("FAIL: %s: got %r, want %r" % (what, got, want), flush=True)
+    else:
+        passed += 1
+
+
+class Target:
+    """wss_target, touching W and R every 10 ms."""
+
+    def __init__(self):
+        self.p = subprocess.Popen([TARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True)
+        self.ranges = {}
+        self.read_ranges()
+        self.say("loop 10")
+        self.pid = str(self.p.pid)
+
+    def read_ranges(self):
+        for _ in range(3):
+            tag, start, end = self.p.stdout.readline().split()
+            self.ranges[tag] = (int(start, 16), int(end, 16))
+        if self.p.stdout.readline() != "ready\n":
+            raise SystemExit("wss_target did not start")
+
+    def say(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.say("q")
+        self.p.wait()
+
+
+def run(*args):
+    p = subprocess.run([PMAPS, "wss"] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def largest(t, interval):
+    """{tag: (resident, touched)} of W, R and I in an interval's largest mappings."""
+    got = {}
+    for m in interval["largest"]:
+        for tag, (s, e) in t.ranges.items():
+            if int(m["start"], 16) == s and int(m["end"], 16) == e:
+                got[tag] = (m["resident"], m["touched"])
+    return got
+
+
+def check_interval(t, iv, what, touched=("W", "R")):
+    got = largest(t, iv)
+    for tag, pages in PAGES.items():
+        want = (pages * PAGE, pages * PAGE if tag in touched else 0)
+        check("%s: mapping %s (resident, touched)" % (what, tag), got.get(tag), want)
+    cats = iv["categories"]
+    check("%s: the categories' resident add up" % what, sum(c["resident"] for c in cats),
+          iv["resident"])
+    check("%s: the categories' touched add up" % what, sum(c["touched"] for c in cats),
+          iv["touched"])
+    check("%s: touched within resident everywhere" % what,
+          [c["category"] for c in cats if c["touched"] > c["resident"]], [])
+
+
+def test_json():
+    t = Target()
+    try:
+        rc, out, err = run("-i", "0.3", "-n", "3", "--json", t.pid)
+        check("--json: exit status", (rc, err), (0, ""))
+        doc = json.loads(out)
+        check("--json: method", doc["method"], "clear_refs")
+        check("--json: kernel.clear_refs", doc["kernel"]["clear_refs"], True)
+        check("--json: kernel.page_idle", doc["kernel"]["page_idle"],
+              os.path.exists("/sys/kernel/mm/page_idle/bitmap"))
+        check("--json: intervals", [iv["interval"] for iv in doc["intervals"]], [1, 2, 3])
+        for iv in doc["intervals"]:
+            check_interval(t, iv, "--json interval %d" % iv["interval"])
+            check("--json: since the reset, about the interval",
+                  250e6 < iv["since_reset_end_ns"] < 3e9, True)
+        s = doc["summary"]
+        check("--json: summary", (s["intervals"], s["ended"], s["idle"]),
+              (3, "count", "idle_at_peak"))
+        total = [c for c in s["categories"] if c["category"] == "total"][0]
+        check("--json: the peak holds W and R",
+              total["touched_peak"] >= (PAGES["W"] + PAGES["R"]) * PAGE, True)
+        check("--json: no error", "error" in doc, False)
+    finally:
+        t.stop()
+
+
+def test_jsonl_csv_table():
+    t = Target()
+    try:
+        rc, out, err = run("-i", "0.2", "-n", "2", "--jsonl", t.pid)
+        lines = [json.loads(x) for x in out.splitlines()]
+        check("--jsonl: exit status and lines", (rc, len(lines)), (0, 3))
+        for iv in lines[:2]:
+            check("--jsonl: pid", iv["pid"], t.p.pid)
+            check_interval(t, iv, "--jsonl interval %d" % iv["interval"])
+        check("--jsonl: the summary last", lines[2]["summary"]["intervals"], 2)
+
+        rc, out, err = run("-i", "0.2", "-n", "2", "--csv", t.pid)
+        rows = list(csv.DictReader(io.StringIO(out)))
+        check("--csv: exit status", rc, 0)
+        for n in ("1", "2"):
+            mine = [r for r in rows if r["interval"] == n]
+            total = [r for r in mine if r["category"] == "total"]
+            cats = [r for r in mine if r["category"] != "total"]
+            check("--csv interval %s: one total" % n, len(total), 1)
+            for key in ("resident", "touched", "mappings"):
+                check("--csv interval %s: %s adds up" % (n, key),
+                      sum(int(r[key]) for r in cats), int(total[0][key]))
+            anon = [r for r in cats if r["category"] == "anon"]
+            check("--csv interval %s: anon touched holds W and R" % n,
+                  bool(anon) and int(anon[0]["touched"]) >= (PAGES["W"] + PAGES["R"]) * PAGE,
+                  True)
+
+        rc, out, err = run("-i", "0.2", "-n", "2", "-m", t.pid)
+        check("table: exit status", rc, 0)
+        check("table: interval lines",
+              [x.split(":")[0] for x in out.splitlines() if x.startswith("interval")],
+              ["interval 1 of 2", "interval 2 of 2"])
+        check("table: a summary", "working set over 2 intervals" in out, True)
+        check("table: within 80 columns", [x for x in out.splitlines() if len(x) > 80], [])
+        w0 = "%012x-%012x" % t.ranges["W"]
+        wrow = [x for x in out.splitlines() if x.startswith(w0)]
+        check("table: W's row", [x.split()[1:3] for x in wrow], [["4M", "4M"]] * 2)
+
+        rc, out, err = run("-i", "0.2", "-n", "2", "--cumulative", "--json", "-v", t.pid)
+        doc = json.loads(out)
+        check("--cumulative: exit status", rc, 0)
+        for iv in doc["intervals"]:
+            check_interval(t, iv, "--cumulative interval %d" % iv["interval"])
+        check("--cumulative: the summary's idle", doc["summary"]["idle"], "never_touched")
+        check("-v: the method named", "method clear_refs" in err, True)
+        check("-v: the reset's hold said", "held the process's mmap_lock" in err, True)
+    finally:
+        t.stop()
+
+
+def test_cut_short():
+    # An exit during the second interval: the first is printed, then the error.
+    t = Target()
+    p = subprocess.Popen([PMAPS, "wss", "-i", "0.4", "-n", "3", "--json", t.pid],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.6)
+    t.stop()
+    out, err = p.communicate()
+    doc = json.loads(out)
+    check("exit: exit status", p.returncode, 1)
+    check("exit: intervals before it", len(doc["intervals"]), 1)
+    check("exit: the summary's end", doc["summary"]["ended"], "exited")
+    check("exit: one line on stderr", len(err.splitlines()), 1)
+    check("exit: JSON has the error", "error" in doc, True)
+
+    # An exec during the first interval.
+    t = Target()
+    p = subprocess.Popen([PMAPS, "wss", "-i", "0.5", "-n", "2", t.pid],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.2)
+    t.say("exec " + TARGET)
+    t.read_ranges()
+    out, err = p.communicate()
+    check("exec: exit status", p.returncode, 1)
+    check("exec: no interval printed", "interval 1" in out, False)
+    check("exec: said", "exec'd during the interval" in err, True)
+    t.stop()
+
+    # Ctrl-C: the summary of the intervals read, exit 0.
+    t = Target()
+    p = subprocess.Popen([PMAPS, "wss", "-i", "0.3", "-n", "0", "--jsonl", t.pid],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate()
+    lines = [json.loads(x) for x in out.splitlines()]
+    check("SIGINT: exit status", (p.returncode, err), (0, ""))
+    check("SIGINT: intervals, then the summary", len(lines) >= 3, True)
+    check("SIGINT: ended", lines[-1]["summary"]["ended"], "interrupted")
+    check("SIGINT: every interval counted", lines[-1]["summary"]["intervals"], len(lines) - 1)
+    t.stop()
+
+
+def test_usage():
+    for args, code, text in ((["-i", "0", "1"], 2, "--interval"),
+                             (["-n", "x", "1"], 2, "--count"),
+                             ([], 2, "which process"),
+                             (["1", "2"], 2, "one PID"),
+                             (["-m", "--json", "1"], 2, "--mappings"),
+                             (["999999999"], 1, "no such process")):
+        rc, out, err = run(*args)
+        check("usage %s: exit status" % args, rc, code)
+        check("usage %s: one line naming it" % args,
+              (len(err.splitlines()), text in err), (1, True))
+    rc, out, err = run("--help")
+    check("--help says it writes", (rc, "This command changes the process" in out), (0, True))
+
+
+def main():
+    test_usage()
+    test_json()
+    test_jsonl_csv_table()
+    test_cut_short()
+    print("%d passed, %d failed" % (passed, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
