@@ -27,6 +27,12 @@ struct explain_ask {
 	int paced;
 	/* The books' options; NULL, or OFF set: none are asked (a CSV has no room for them) */
 	const struct books_opts *books;
+	/*
+	 * explain --wss: reset the process's referenced bits, wait this long,
+	 * then read (smaps, whatever SOURCE says): the result carries what was
+	 * touched (pmaps_wss_*). 0: no reset, nothing written to the process.
+	 */
+	uint64_t wss_ns;
 };
 
 /* One explain read: valid until explain_doc_close(). */
@@ -40,6 +46,8 @@ struct explain_doc {
 	struct books books;
 	struct pmaps_join join;
 	struct pmaps_explain none;      /* a kernel thread's result */
+	struct pmaps_wss *wss;          /* ASK->wss_ns: the working-set session */
+	const struct pmaps_wss_result *wss_res; /* and its reading */
 	/* what the run cost (pmaps_explain_cost()): HAVE_COST 0 when nothing was read */
 	int have_cost;
 	struct pmaps_cost cost;

@@ -38,6 +38,10 @@ static const char explain_usage[] =
 	"      --pages            also walk every mapping's pages: per category, resident,\n"
 	"                         zero-page and (as root) dirty, lazily freed, shared and\n"
 	"                         THP pages\n"
+	"      --wss T            also the working set: reset the process's referenced\n"
+	"                         bits, wait T (500ms, 5s, 1m), then read smaps: per\n"
+	"                         category and mapping, the resident bytes it touched;\n"
+	"                         this writes to the process (see pmaps wss --help)\n"
 	"  -v, --verbose          show the evidence behind each rule (JSON always has it),\n"
 	"                         and say which source was read and what it cost\n"
 	"  -w, --wide             the report whole, however wide (without it, it fits the\n"
@@ -170,6 +174,7 @@ struct explain_opts {
 	int pages, gentle, verbose;
 	struct books_opts books;
 	int wide;    /* --wide: the table and its lines whole, however wide */
+	uint64_t wss_ns; /* --wss: the interval after the reset, or 0 */
 };
 
 static int explain_main(const struct explain_opts *o, int source_line)
@@ -195,6 +200,7 @@ static int explain_main(const struct explain_opts *o, int source_line)
 	ask.paced = 1; /* one read: paced over the limit, within 3x of a busy neighbour */
 	/* A CSV has the categories only: no books asked of the runtime. */
 	ask.books = o->fmt == FMT_CSV ? NULL : &bo;
+	ask.wss_ns = o->wss_ns;
 	out_fd(&out, STDOUT_FILENO, buf, sizeof(buf));
 	memset(&f, 0, sizeof(f));
 	err = explain_write(proc, &out, o->fmt, &ask, o->verbose, o->wide ? 0 : tool_width(), &e,
@@ -216,7 +222,7 @@ int explain_report(const struct target *t, enum fmt fmt, unsigned options, int v
 	struct explain_opts o = {*t, fmt, (options & PMAPS_EXPLAIN_FAST) ? PMAPS_SRC_PAGES
 	                                                                 : PMAPS_SRC_SMAPS,
 	                         (options & PMAPS_EXPLAIN_PAGES) != 0,
-	                         (options & PMAPS_EXPLAIN_GENTLE) != 0, verbose, {0}, 0};
+	                         (options & PMAPS_EXPLAIN_GENTLE) != 0, verbose, {0}, 0, 0};
 
 	books_opts_init(&o.books);
 	return explain_main(&o, 0);
@@ -232,6 +238,7 @@ int cmd_explain(int argc, char **argv)
 		{"jsonl", no_argument, NULL, 'L'},
 		{"csv", no_argument, NULL, 'C'},
 		{"pages", no_argument, NULL, 'P'},
+		{"wss", required_argument, NULL, 'W'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"wide", no_argument, NULL, 'w'},
 		{"proc-root", required_argument, NULL, 'R'},
@@ -239,7 +246,7 @@ int cmd_explain(int argc, char **argv)
 		BOOKS_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
-	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_AUTO, 0, 0, 0, {0}, 0};
+	struct explain_opts o = {{NULL, NULL}, FMT_TABLE, PMAPS_SRC_AUTO, 0, 0, 0, {0}, 0, 0};
 	int ch, r, rc, exact = 0, source = 0;
 
 	opterr = 0;
@@ -272,6 +279,12 @@ int cmd_explain(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'P': o.pages = 1; break;
+		case 'W':
+			if (parse_time(optarg, 1000000000ull, &o.wss_ns) < 0 || o.wss_ns < 1000000u) {
+				die_msg("--wss takes a time of at least 1ms (500ms, 5s, 1m), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'v': o.verbose = 1; break;
 		case 'w': o.wide = 1; break;
 		case 'R': o.t.root = optarg; break;
@@ -291,6 +304,16 @@ int cmd_explain(int argc, char **argv)
 		                       : "one PID only (see pmaps explain --help)");
 		return EXIT_USAGE;
 	}
+	if (o.wss_ns && (o.fmt == FMT_CSV || o.pages || (source && o.source != PMAPS_SRC_SMAPS) ||
+	                 o.gentle)) {
+		die_msg("--wss reads smaps' Referenced: not with %s",
+		        o.fmt == FMT_CSV ? "--csv (the table or --json)"
+		        : o.pages ? "--pages"
+		        : o.gentle ? "--gentle (the pages source)" : "--source pages");
+		return EXIT_USAGE;
+	}
+	if (o.wss_ns)
+		o.source = PMAPS_SRC_SMAPS;
 	if (o.fmt == FMT_CSV && (o.pages || o.verbose)) {
 		die_msg("explain --csv writes the categories only: %s needs the table or --json",
 		        o.pages ? "--pages" : "--verbose");

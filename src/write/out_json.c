@@ -821,6 +821,10 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_ch(o, '{');
 		span(o, t->start, t->end);
 		key_u64(o, PMAPS_F_RSS, t->rss);
+		if (w->d->wss) {
+			KEY(o, ",\"touched\":");
+			out_u64(o, x->top_referenced[i]);
+		}
 		KEY(o, ",\"category\":\"");
 		out_str(o, pmaps_xcat_name(t->cat));
 		KEY(o, "\",");
@@ -829,6 +833,39 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	}
 	out_str(o, nl);
 	out_ch(o, ']');
+	if (w->d->wss) {
+		const struct pmaps_wss_result *r = w->d->wss;
+		KEY(o, ",\"working_set\":{\"method\":\"");
+		out_str(o, pmaps_wss_method_name(r->method));
+		KEY(o, "\",\"reset_at_ns\":");
+		out_u64(o, r->reset_at_ns);
+		KEY(o, ",\"reset_took_ns\":");
+		out_u64(o, r->reset_took_ns);
+		KEY(o, ",\"since_reset_start_ns\":");
+		out_u64(o, r->since_start_ns);
+		KEY(o, ",\"since_reset_end_ns\":");
+		out_u64(o, r->since_end_ns);
+		KEY(o, ",\"resident\":");
+		out_u64(o, x->total[PMAPS_XC_RSS]);
+		KEY(o, ",\"touched\":");
+		out_u64(o, x->referenced_total);
+		KEY(o, ",\"categories\":[");
+		for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
+			if (!x->mappings[k])
+				continue;
+			if (!first)
+				out_ch(o, ',');
+			first = 0;
+			KEY(o, "{\"category\":\"");
+			out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
+			KEY(o, "\",\"resident\":");
+			out_u64(o, x->v[k][PMAPS_XC_RSS]);
+			KEY(o, ",\"touched\":");
+			out_u64(o, x->referenced[k]);
+			out_ch(o, '}');
+		}
+		KEY(o, "]}");
+	}
 	if (w->d->books && books_asked(w->d->books)) {
 		KEY(o, ",\"runtime_books\":");
 		books_write_json(o, w->d->books, w->d->join);

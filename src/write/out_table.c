@@ -750,6 +750,57 @@ static void pages_table(struct out *o, const struct pmaps_explain *x)
 }
 
 /*
+ * explain --wss: per category the resident bytes touched in the interval
+ * and those left idle, then the figures of the runtime's books (joined)
+ * that say why idle memory is held.
+ */
+static void wss_table(struct out *o, const struct pmaps_explain *x,
+                      const struct pmaps_wss_result *r, const struct pmaps_join *j)
+{
+	static const enum pmaps_join_key idle_keys[] = {
+		PMAPS_JK_GO_HELD_FREE, PMAPS_JK_GO_RETURNED_RESIDENT, PMAPS_JK_JAVA_HEAP_FREE,
+		PMAPS_JK_MALLOC_FREE_HELD};
+	char a[24], b[24], c[24], p[16];
+	int said = 0;
+
+	out_printf(o, "\nWorking set (%s): touched in the %.2f s after the reset:\n",
+	           pmaps_wss_method_name(r->method), (double)r->since_end_ns / 1e9);
+	out_str(o, "category          resident   touched      idle  touched\n");
+	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
+		int total = k == PMAPS_X_COUNT;
+		const char *nm = total ? "total" : pmaps_xcat_name((enum pmaps_xcat)k);
+		uint64_t rss = total ? x->total[PMAPS_XC_RSS] : x->v[k][PMAPS_XC_RSS];
+		uint64_t ref = total ? x->referenced_total : x->referenced[k];
+		size_t na, nb, nc;
+		int np;
+		if (!total && !x->mappings[k])
+			continue;
+		na = fmt_human(a, rss);
+		nb = fmt_human(b, ref);
+		nc = fmt_human(c, rss - ref);
+		np = rss ? snprintf(p, sizeof(p), "%.1f%%", 100.0 * (double)ref / (double)rss)
+		         : snprintf(p, sizeof(p), "-");
+		out_ljust(o, nm, strlen(nm), 14);
+		out_rjust(o, a, na, 12);
+		out_rjust(o, b, nb, 10);
+		out_rjust(o, c, nc, 10);
+		out_rjust(o, p, (size_t)np, 9);
+		out_ch(o, '\n');
+	}
+	for (unsigned i = 0; j && j->ok && i < j->nterms; i++)
+		for (size_t k = 0; k < sizeof(idle_keys) / sizeof(idle_keys[0]); k++) {
+			const struct pmaps_join_term *t = &j->term[i];
+			if (t->key != idle_keys[k] || !t->bytes)
+				continue;
+			if (!said)
+				out_str(o, "Resident and held idle, by the runtime's own books:\n");
+			said = 1;
+			out_printf(o, "  %s %s (%s)\n", pmaps_join_key(t->key), hu(a, t->bytes),
+			           pmaps_join_term_how(t));
+		}
+}
+
+/*
  * Why the source is not smaps, the default, when pmaps_explain_choose()
  * decided so: its estimate of what a read of smaps would cost the process.
  */
@@ -1061,11 +1112,15 @@ static void explain_doc(struct writer *w, const struct pmaps_explain *x, struct 
 	}
 	if (x->pages)
 		pages_table(o, x);
+	if (w->d->wss)
+		wss_table(o, x, w->d->wss, w->d->join);
 	if (x->ntop)
-		out_str(o, "\nLargest mappings by RSS:\n");
+		out_str(o, w->d->wss ? "\nLargest mappings by RSS, and what they touched:\n"
+		                     : "\nLargest mappings by RSS:\n");
 	for (unsigned i = 0; i < x->ntop; i++) {
 		const struct pmaps_explain_top *tp = &x->top[i];
 		size_t n;
+		int used;
 		out_str(o, "  ");
 		out_hex(o, tp->start, 12);
 		out_ch(o, '-');
@@ -1073,14 +1128,22 @@ static void explain_doc(struct writer *w, const struct pmaps_explain *x, struct 
 		out_ch(o, ' ');
 		n = fmt_human(a, tp->rss);
 		out_rjust(o, a, n, 8);
+		if (w->d->wss) {
+			n = fmt_human(a, x->top_referenced[i]);
+			out_rjust(o, a, n, 9);
+		}
 		out_str(o, "  ");
 		out_ljust(o, pmaps_xcat_name(tp->cat), strlen(pmaps_xcat_name(tp->cat)), 13);
 		out_ch(o, ' ');
-		/* The line's 2 + 25 + 1 + 8 + 2 + 13 + 1 columns, then the path in what is left. */
+		/*
+		 * The line's 2 + 25 + 1 + 8 (+ 9 touched) + 2 + 13 + 1 columns, then
+		 * the path in what is left.
+		 */
+		used = w->d->wss ? 61 : 52;
 		if (tp->path_len)
 			name_in(o, tp->path, tp->path_len, tp->path_truncated,
-			        w->d->last_width ? (w->d->last_width - 52 > 16 ? w->d->last_width - 52
-			                                                       : 16)
+			        w->d->last_width ? (w->d->last_width - used > 16 ? w->d->last_width - used
+			                                                         : 16)
 			                         : 0);
 		else
 			out_str(o, tp->path_truncated ? "[anon]..." : "[anon]");

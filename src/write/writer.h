@@ -100,6 +100,12 @@ struct doc {
 	 * the table's line and JSON's "source_choice".
 	 */
 	const struct pmaps_explain_choice *choice;
+	/*
+	 * explain --wss: the working set read with the result (its interval,
+	 * method and reset), or NULL: the table's section and JSON's
+	 * "working_set", and each largest mapping's touched bytes.
+	 */
+	const struct pmaps_wss_result *wss;
 	/* top (DOC_PROCS, with COLS and HUMAN) */
 	int pgroup;               /* PGROUP_*: the records are groups by user or cgroup */
 	/*

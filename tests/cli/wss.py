@@ -211,6 +211,44 @@ def test_cut_short():
     t.stop()
 
 
+def test_explain():
+    t = Target()
+    try:
+        p = subprocess.run([PMAPS, "explain", "--wss", "300ms", "--json", t.pid],
+                           capture_output=True, text=True)
+        check("explain --wss --json: exit status", (p.returncode, p.stderr), (0, ""))
+        doc = json.loads(p.stdout)
+        ws = doc["working_set"]
+        check("explain --wss: method", ws["method"], "clear_refs")
+        check("explain --wss: categories' resident add up",
+              sum(c["resident"] for c in ws["categories"]), ws["resident"])
+        check("explain --wss: categories' touched add up",
+              sum(c["touched"] for c in ws["categories"]), ws["touched"])
+        check("explain --wss: resident is the explanation's RSS", ws["resident"], doc["rss"])
+        got = {}
+        for m in doc["largest"]:
+            for tag, (s, e) in t.ranges.items():
+                if int(m["start"], 16) == s and int(m["end"], 16) == e:
+                    got[tag] = (m["rss"], m["touched"])
+        for tag, pages in PAGES.items():
+            want = (pages * PAGE, pages * PAGE if tag != "I" else 0)
+            check("explain --wss: mapping %s (rss, touched)" % tag, got.get(tag), want)
+        p = subprocess.run([PMAPS, "explain", "--wss", "200ms", t.pid], capture_output=True,
+                           text=True)
+        check("explain --wss table: exit status", p.returncode, 0)
+        check("explain --wss table: the section", "Working set (clear_refs)" in p.stdout, True)
+        p = subprocess.run([PMAPS, "explain", "--json", t.pid], capture_output=True, text=True)
+        check("explain without --wss: no working set", "working_set" in json.loads(p.stdout),
+              False)
+    finally:
+        t.stop()
+    for args in (["--wss", "1s", "--csv"], ["--wss", "0"], ["--wss", "1s", "--source", "pages"],
+                 ["--wss", "1s", "--pages"]):
+        p = subprocess.run([PMAPS, "explain"] + args + ["1"], capture_output=True, text=True)
+        check("explain %s: usage error in one line" % args,
+              (p.returncode, len(p.stderr.splitlines())), (2, 1))
+
+
 def test_usage():
     for args, code, text in ((["-i", "0", "1"], 2, "--interval"),
                              (["-n", "x", "1"], 2, "--count"),
@@ -231,6 +269,7 @@ def main():
     test_json()
     test_jsonl_csv_table()
     test_cut_short()
+    test_explain()
     print("%d passed, %d failed" % (passed, failures))
     return 1 if failures else 0
 
