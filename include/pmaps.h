@@ -2886,9 +2886,14 @@ struct pmaps_wss_result {
 
 struct pmaps_wss;
 
+enum {
+	/* Each read also reads smaps_rollup after smaps, to reconcile (as explain does). */
+	PMAPS_WSS_ROLLUP = 1u << 0,
+};
+
 /*
  * Opens a working-set session on PROC with METHOD (AUTO: the first this
- * kernel offers). Allocates here: the session and its explain session;
+ * kernel offers) and FLAGS (PMAPS_WSS_*). Allocates here: the session and its explain session;
  * nothing after. Nothing is written to the process until
  * pmaps_wss_reset(). Returns 0 and *OUT, or a negative errno: -ENOMEM,
  * -EINVAL, -EOPNOTSUPP (the method, or any method, is not offered: the
@@ -2897,7 +2902,7 @@ struct pmaps_wss;
  * the session.
  */
 PMAPS_API int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc,
-                             enum pmaps_wss_method method);
+                             enum pmaps_wss_method method, unsigned flags);
 
 /*
  * Resets the process's referenced bits (METHOD's write: see above) and
@@ -2908,8 +2913,8 @@ PMAPS_API int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc,
 PMAPS_API int pmaps_wss_reset(struct pmaps_wss *w);
 
 /*
- * Reads what the process touched since the last reset (status, smaps; no
- * smaps_rollup): *OUT valid until the next call. Allocates nothing. A
+ * Reads what the process touched since the last reset (status, smaps, and
+ * smaps_rollup with PMAPS_WSS_ROLLUP): *OUT valid until the next call. Allocates nothing. A
  * process that exited or exec'd since the reset is an error, never a
  * reading: -ESRCH, -ESTALE (the new program's bits were not reset). Also
  * -EINVAL (no reset yet), -EBADMSG, -EAGAIN, -EACCES, -ENODATA (the smaps

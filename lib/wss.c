@@ -104,13 +104,14 @@ int pmaps_wss_kernel(const char *proc_root, struct pmaps_wss_kernel *out)
 	return 0;
 }
 
-int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc, enum pmaps_wss_method method)
+int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc, enum pmaps_wss_method method,
+                   unsigned flags)
 {
 	struct pmaps_wss *w;
 	int r;
 
 	*out = NULL;
-	if (!proc || (unsigned)method >= PMAPS_WSS_METHOD_COUNT)
+	if (!proc || (unsigned)method >= PMAPS_WSS_METHOD_COUNT || (flags & ~PMAPS_WSS_ROLLUP))
 		return -EINVAL;
 	w = pmaps__alloc(sizeof(*w));
 	if (!w)
@@ -134,8 +135,8 @@ int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc, enum pmaps_w
 		           w->xs ? pmaps_explain_errmsg(w->xs) : pmaps_strerror(r));
 		return r;
 	}
-	/* The interval's reading needs smaps' Referenced only: no smaps_rollup walk. */
-	pmaps__explain_rollup(w->xs, 0);
+	/* The interval's reading needs smaps' Referenced only: smaps_rollup if asked. */
+	pmaps__explain_rollup(w->xs, (flags & PMAPS_WSS_ROLLUP) != 0);
 	w->res.size = sizeof(w->res);
 	w->res.method = w->method;
 	return 0;

@@ -19,7 +19,7 @@
 static int wss_read(struct explain_doc *e, struct pmaps_proc *proc, const struct explain_ask *ask)
 {
 	struct timespec ts = {(time_t)(ask->wss_ns / 1000000000u), (long)(ask->wss_ns % 1000000000u)};
-	int err = pmaps_wss_open(&e->wss, proc, PMAPS_WSS_AUTO);
+	int err = pmaps_wss_open(&e->wss, proc, PMAPS_WSS_AUTO, PMAPS_WSS_ROLLUP);
 
 	if (err == 0)
 		err = pmaps_wss_reset(e->wss);

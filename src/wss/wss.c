@@ -447,7 +447,7 @@ int wss_run(const struct wss_opts *o)
 	w->pid = pmaps_proc_pid(w->proc);
 	w->kernel.size = sizeof(w->kernel);
 	pmaps_wss_kernel(o->t.root, &w->kernel);
-	r = pmaps_wss_open(&w->s, w->proc, PMAPS_WSS_AUTO);
+	r = pmaps_wss_open(&w->s, w->proc, PMAPS_WSS_AUTO, 0);
 	if (r < 0) {
 		failed(&f, "clear_refs", r, pmaps_wss_errmsg(w->s));
 		rc = tool_fail(&o->t, &f);

@@ -6,7 +6,7 @@
  * of W and R, none of I); after a reset and no touch, none; an exec or an
  * exit during the interval is an error, never a reading; a read before any
  * reset is refused; reset and read again allocate nothing, and the close
- * leaves no file open.
+ * leaves no file open; smaps_rollup is read only with PMAPS_WSS_ROLLUP.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -174,7 +174,7 @@ static void test_exact(void **state)
 	assert_int_equal(pmaps_proc_open(&p, NULL, c.name), 0);
 	fds = count_fds();
 	pmaps_set_allocator(count_alloc, count_free, NULL);
-	assert_int_equal(pmaps_wss_open(&w, p, PMAPS_WSS_AUTO), 0);
+	assert_int_equal(pmaps_wss_open(&w, p, PMAPS_WSS_AUTO, 0), 0);
 	/* Nothing reset yet: no reading. */
 	expect_eq(pmaps_wss_read(w, &res), -EINVAL);
 	expect_contains(pmaps_wss_errmsg(w), "reset");
@@ -186,6 +186,7 @@ static void test_exact(void **state)
 			fail_msg("read: %s", pmaps_wss_errmsg(w));
 		printf("round %d, touched:\n", round);
 		check_sets(&c, res, 1);
+		expect_eq(res->x->have_rollup, 0); /* not asked for: not read */
 		expect_eq(res->resets, (unsigned)(2 * round + 1));
 		if (round == 0)
 			allocs = 0; /* the first read sized what it keeps */
@@ -217,7 +218,7 @@ static void test_exec_exit(void **state)
 	(void)state;
 	start_child(&c);
 	assert_int_equal(pmaps_proc_open(&p, NULL, c.name), 0);
-	assert_int_equal(pmaps_wss_open(&w, p, PMAPS_WSS_CLEAR_REFS), 0);
+	assert_int_equal(pmaps_wss_open(&w, p, PMAPS_WSS_CLEAR_REFS, PMAPS_WSS_ROLLUP), 0);
 	if (pmaps_wss_reset(w) != 0)
 		fail_msg("reset: %s", pmaps_wss_errmsg(w));
 	snprintf(cmd, sizeof(cmd), "exec %s", PMAPS_WSS_TARGET);
@@ -233,6 +234,7 @@ static void test_exec_exit(void **state)
 	if (pmaps_wss_read(w, &res) != 0)
 		fail_msg("read after the exec: %s", pmaps_wss_errmsg(w));
 	check_sets(&c, res, 1);
+	expect_eq(res->x->have_rollup, 1); /* PMAPS_WSS_ROLLUP */
 	if (pmaps_wss_reset(w) != 0)
 		fail_msg("reset: %s", pmaps_wss_errmsg(w));
 	say(&c, "q");
