@@ -793,7 +793,8 @@ static void wss_table(struct out *o, const struct pmaps_explain *x,
 			if (t->key != idle_keys[k] || !t->bytes)
 				continue;
 			if (!said)
-				out_str(o, "Resident and held idle, by the runtime's own books:\n");
+				out_str(o, "Held idle, by the runtime's own books (its figures, resident or not:\n"
+				           "the join below says how much of each part is resident):\n");
 			said = 1;
 			out_printf(o, "  %s %s (%s)\n", pmaps_join_key(t->key), hu(a, t->bytes),
 			           pmaps_join_term_how(t));
