@@ -137,7 +137,61 @@ static struct opstat explain(struct pmaps_explain_session *x)
 	return s;
 }
 
-enum { OP_BARE, OP_MAP, OP_GROUP, OP_EXPLAIN, OP_BARE_ROLLUP, OP_TOTAL, OP_N };
+/*
+ * A working-set interval's two halves (pmaps wss): the reset, against a bare
+ * write of clear_refs, and the read (status, then smaps with Referenced)
+ * against the bare smaps read.
+ */
+static struct opstat wss_reset(struct pmaps_wss *w)
+{
+	struct opstat s = {0};
+	uint64_t a0 = bench_allocs, b0 = bench_alloc_bytes;
+	double t0 = now_ns();
+	int r = pmaps_wss_reset(w);
+
+	s.ns = now_ns() - t0;
+	if (r < 0) {
+		fprintf(stderr, "pmaps-bench: wss reset: %s\n", pmaps_wss_errmsg(w));
+		exit(1);
+	}
+	s.allocs = bench_allocs - a0;
+	s.bytes = bench_alloc_bytes - b0;
+	return s;
+}
+
+static struct opstat wss_read(struct pmaps_wss *w)
+{
+	const struct pmaps_wss_result *res;
+	struct opstat s = {0};
+	uint64_t a0 = bench_allocs, b0 = bench_alloc_bytes;
+	double t0 = now_ns();
+	int r = pmaps_wss_read(w, &res);
+
+	s.ns = now_ns() - t0;
+	if (r < 0) {
+		fprintf(stderr, "pmaps-bench: wss read: %s\n", pmaps_wss_errmsg(w));
+		exit(1);
+	}
+	s.rows = res->x->nmappings;
+	s.allocs = bench_allocs - a0;
+	s.bytes = bench_alloc_bytes - b0;
+	sink += res->x->referenced_total;
+	return s;
+}
+
+static double bare_clear_refs(int fd)
+{
+	double t0 = now_ns();
+
+	if (pwrite(fd, "1", 1, 0) != 1) {
+		perror("pmaps-bench: clear_refs");
+		exit(1);
+	}
+	return now_ns() - t0;
+}
+
+enum { OP_BARE, OP_MAP, OP_GROUP, OP_EXPLAIN, OP_WSS_READ, OP_BARE_ROLLUP, OP_TOTAL,
+       OP_BARE_RESET, OP_WSS_RESET, OP_N };
 
 static void bench_target(long n, int reps, int whole)
 {
@@ -146,7 +200,9 @@ static void bench_target(long n, int reps, int whole)
 	struct pmaps_maps *cs, *cr;
 	struct pmaps_group *g;
 	struct pmaps_explain_session *xs;
-	char smaps[64], rollup[64];
+	struct pmaps_wss *ws;
+	char smaps[64], rollup[64], clear[64];
+	int cfd;
 	double v[OP_N][64];
 	struct opstat last[OP_N] = {{0}};
 	uint64_t opebench_allocs;
@@ -156,6 +212,11 @@ static void bench_target(long n, int reps, int whole)
 		exit(1);
 	snprintf(smaps, sizeof(smaps), "/proc/%s/smaps", t.pidstr);
 	snprintf(rollup, sizeof(rollup), "/proc/%s/smaps_rollup", t.pidstr);
+	snprintf(clear, sizeof(clear), "/proc/%s/clear_refs", t.pidstr);
+	if ((cfd = open(clear, O_WRONLY | O_CLOEXEC)) < 0) {
+		perror(clear);
+		exit(1);
+	}
 	bench_allocs = 0;
 	if ((r = pmaps_proc_open(&proc, NULL, t.pidstr)) < 0)
 		die_lib("open", r, NULL);
@@ -167,12 +228,16 @@ static void bench_target(long n, int reps, int whole)
 		die_lib("group", r, NULL);
 	if ((r = pmaps_explain_open(&xs, proc, 0)) < 0)
 		die_lib("explain session", r, NULL);
+	if ((r = pmaps_wss_open(&ws, proc, PMAPS_WSS_AUTO, 0)) < 0)
+		die_lib("wss session", r, NULL);
 	opebench_allocs = bench_allocs;
 	/* Warm up: page the text in, let the group table reach its size. */
 	bare_read(smaps);
 	scan(cs, NULL);
 	scan(cs, g);
 	explain(xs);
+	wss_reset(ws);
+	wss_read(ws);
 	for (int i = 0; i < reps; i++) {
 		/* Odd repetitions run in reverse order, so no operation always goes first. */
 		for (int k = 0; k < OP_N; k++) {
@@ -184,14 +249,20 @@ static void bench_target(long n, int reps, int whole)
 			case OP_EXPLAIN: last[op] = explain(xs); v[op][i] = last[op].ns; break;
 			case OP_BARE_ROLLUP: v[op][i] = bare_read(rollup); break;
 			case OP_TOTAL: last[op] = scan(cr, NULL); v[op][i] = last[op].ns; break;
+			case OP_WSS_READ: last[op] = wss_read(ws); v[op][i] = last[op].ns; break;
+			case OP_BARE_RESET: v[op][i] = bare_clear_refs(cfd); break;
+			case OP_WSS_RESET: last[op] = wss_reset(ws); v[op][i] = last[op].ns; break;
 			}
 		}
 	}
 	double bare = median(v[OP_BARE], reps), bare_r = median(v[OP_BARE_ROLLUP], reps);
+	double bare_c = median(v[OP_BARE_RESET], reps);
 	static const char *names[OP_N] = {"bare read() of smaps (floor)", "pmaps per mapping",
 	                                  "pmaps grouped by path", "explain session, one run",
+	                                  "wss read (status, smaps)",
 	                                  "bare read() of smaps_rollup",
-	                                  "pmaps total (smaps_rollup)"};
+	                                  "pmaps total (smaps_rollup)",
+	                                  "bare write() of clear_refs", "wss reset (clear_refs)"};
 	printf("\n%ld VMAs, smaps %.1f MB, %d repetitions (%llu rows per scan; %llu allocations "
 	       "to open handle, 2 cursors, a group and an explain session)\n",
 	       n, (double)bytes_of(smaps) / 1e6, reps, (unsigned long long)last[OP_MAP].rows,
@@ -200,15 +271,17 @@ static void bench_target(long n, int reps, int whole)
 	       "B/op", "ns/mapping");
 	for (int op = 0; op < OP_N; op++) {
 		double med = median(v[op], reps);
-		double floor = op >= OP_BARE_ROLLUP ? bare_r : bare;
+		double floor = op >= OP_BARE_RESET ? bare_c : op >= OP_BARE_ROLLUP ? bare_r : bare;
 		printf("  %-30s %9.3f ms %6.3fx", names[op], med / 1e6, med / floor);
-		if (op == OP_BARE || op == OP_BARE_ROLLUP)
+		if (op == OP_BARE || op == OP_BARE_ROLLUP || op == OP_BARE_RESET)
 			printf(" %10s %9s", "-", "-");
 		else
 			printf(" %10llu %9llu", (unsigned long long)last[op].allocs,
 			       (unsigned long long)last[op].bytes);
 		if (op != OP_BARE_ROLLUP && op != OP_TOTAL)
 			printf(" %11.1f", med / (double)n);
+		if (op == OP_BARE_RESET)
+			printf("   (the reset's floor: each reset below against it)");
 		printf("\n");
 	}
 	if (whole) {
@@ -237,6 +310,8 @@ static void bench_target(long n, int reps, int whole)
 		printf("  %-30s %9.3f ms %6.3fx   peak RSS %6ld KiB\n", "pmaps explain PID", c3 / 1e6,
 		       c3 / c0, rss_expl);
 	}
+	pmaps_wss_close(ws);
+	close(cfd);
 	pmaps_explain_close(xs);
 	pmaps_group_close(g);
 	pmaps_maps_close(cr);
