@@ -1532,6 +1532,11 @@ static int check_row(struct pmaps_maps *c, const struct pmaps_mapping *m)
 	if ((p & (1ull << PMAPS_F_RSS)) && (p & (1ull << PMAPS_F_PSS)) &&
 	    v[PMAPS_F_PSS] > v[PMAPS_F_RSS])
 		return bad_value(c, m, "is larger than Rss", PMAPS_F_PSS, v[PMAPS_F_PSS], v[PMAPS_F_RSS]);
+	/* A referenced page is a resident one (smaps counts both as it walks the present pages). */
+	if ((p & (1ull << PMAPS_F_RSS)) && (p & (1ull << PMAPS_F_REFERENCED)) &&
+	    v[PMAPS_F_REFERENCED] > v[PMAPS_F_RSS])
+		return bad_value(c, m, "is larger than Rss", PMAPS_F_REFERENCED, v[PMAPS_F_REFERENCED],
+		                 v[PMAPS_F_RSS]);
 	return 0;
 }
 

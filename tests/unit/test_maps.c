@@ -558,10 +558,10 @@ static void test_value_widths(void **state)
 {
 	static const uint64_t vals[] = {0, 7, 42, 999, 1000, 9999, 10000, 12345, 1234567,
 	                                99999999, 100000000};
-	/* Fields with no invariant between them (Rss's parts are not all here). */
+	/* Fields with no invariant between them (Rss's parts are not all here; Referenced <= Rss). */
 	static const enum pmaps_field f[] = {
 		PMAPS_F_KERNEL_PAGE_SIZE, PMAPS_F_MMU_PAGE_SIZE, PMAPS_F_RSS, PMAPS_F_PSS_DIRTY,
-		PMAPS_F_SHARED_CLEAN, PMAPS_F_SHARED_DIRTY, PMAPS_F_PRIVATE_CLEAN, PMAPS_F_REFERENCED,
+		PMAPS_F_SHARED_CLEAN, PMAPS_F_SHARED_DIRTY, PMAPS_F_PRIVATE_CLEAN, PMAPS_F_PRIVATE_HUGETLB,
 		PMAPS_F_ANONYMOUS, PMAPS_F_LAZY_FREE, PMAPS_F_SWAP};
 	const uint64_t span = 100000000ull * KB; /* every value fits in the mapping */
 	char t[4096];
@@ -761,6 +761,9 @@ static void test_impossible_values(void **state)
 	                "Private_Dirty: 0 kB\n",
 	           "Rss 8 kB is not Shared_Clean + Shared_Dirty + Private_Clean + Private_Dirty (4 kB)");
 	expect_bad(PMAPS_SRC_SMAPS, HDR1 "Rss: 4 kB\nPss: 8 kB\n", "Pss 8 kB is larger than Rss (4 kB)");
+	/* A referenced page is resident: pmaps wss's idle bytes (Rss - Referenced) never wrap. */
+	expect_bad(PMAPS_SRC_SMAPS, HDR1 "Rss: 4 kB\nReferenced: 8 kB\n",
+	           "Referenced 8 kB is larger than Rss (4 kB)");
 	/* The rollup's bound is its span, first mapping to the end of the last. */
 	expect_bad(PMAPS_SRC_ROLLUP,
 	           "00400000-00402000 ---p 00000000 00:00 0 [rollup]\nRss: 12 kB\n",
