@@ -2873,7 +2873,10 @@ struct pmaps_wss_result {
 	 * between the reset and the moment the read passed its mapping.
 	 */
 	uint64_t since_start_ns, since_end_ns;
-	/* How long the last reset took: the time the process's mmap() waited at most. */
+	/*
+	 * The last reset's write, call to return: the wait for the process's
+	 * mmap_lock, then the walk of every page table with it held for writing.
+	 */
 	uint64_t reset_took_ns;
 	/*
 	 * The explanation read with the bits: per category (and for each of
@@ -2893,11 +2896,13 @@ enum {
 
 /*
  * Opens a working-set session on PROC with METHOD (AUTO: the first this
- * kernel offers) and FLAGS (PMAPS_WSS_*). Allocates here: the session and its explain session;
- * nothing after. Nothing is written to the process until
- * pmaps_wss_reset(). Returns 0 and *OUT, or a negative errno: -ENOMEM,
- * -EINVAL, -EOPNOTSUPP (the method, or any method, is not offered: the
- * message says what the kernel lacks); *OUT is set whenever the session
+ * kernel offers) and FLAGS (PMAPS_WSS_*). Allocates here the session and
+ * its explain session; the first read sizes what explain keeps (the
+ * threads' stack pointers), and a read allocates again only when the
+ * process has more threads than any read before. Nothing is written to
+ * the process until pmaps_wss_reset(). Returns 0 and *OUT, or a negative
+ * errno: -ENOMEM, -EINVAL, -EOPNOTSUPP (no method here, or PROC's root is
+ * no procfs: the message says which); *OUT is set whenever the session
  * could be allocated, for pmaps_wss_errmsg(): close it. PROC must outlive
  * the session.
  */
@@ -2906,19 +2911,21 @@ PMAPS_API int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc,
 
 /*
  * Resets the process's referenced bits (METHOD's write: see above) and
- * starts the interval. Returns 0, or a negative errno with a message:
- * -ESRCH (exited, or a zombie), -EACCES or -EPERM (not the process's owner
- * or root), -ENODATA (a kernel thread), -EIO.
+ * starts the interval; only a process whose smaps this reader can read
+ * (ptrace access) is reset. Returns 0, or a negative errno with a message:
+ * -ESRCH (exited, or a zombie), -EACCES or -EPERM (no ptrace access, or
+ * not the process's owner or root), -ENODATA (a kernel thread), -EIO.
  */
 PMAPS_API int pmaps_wss_reset(struct pmaps_wss *w);
 
 /*
  * Reads what the process touched since the last reset (status, smaps, and
- * smaps_rollup with PMAPS_WSS_ROLLUP): *OUT valid until the next call. Allocates nothing. A
- * process that exited or exec'd since the reset is an error, never a
- * reading: -ESRCH, -ESTALE (the new program's bits were not reset). Also
- * -EINVAL (no reset yet), -EBADMSG, -EAGAIN, -EACCES, -ENODATA (the smaps
- * of this kernel has no Referenced), with a message.
+ * smaps_rollup with PMAPS_WSS_ROLLUP): *OUT valid until the next call.
+ * Allocates as pmaps_wss_open() says. A process that exited or exec'd
+ * since the reset is an error, never a reading: -ESRCH, -ESTALE (the new
+ * program's bits were not reset). Also -EINVAL (no reset yet), -EBADMSG,
+ * -EAGAIN, -EACCES, -EOPNOTSUPP (this kernel's smaps has no Referenced),
+ * with a message.
  */
 PMAPS_API int pmaps_wss_read(struct pmaps_wss *w, const struct pmaps_wss_result **out);
 

@@ -1135,6 +1135,11 @@ void pmaps__explain_rollup(struct pmaps_explain_session *s, int on)
 	s->no_rollup = !on;
 }
 
+void pmaps__explain_reopen(struct pmaps_explain_session *s)
+{
+	s->smaps_fresh = 0;
+}
+
 uint64_t pmaps__explain_gate(const struct pmaps_explain_session *s, int cat)
 {
 	return s->gate[cat];

@@ -65,6 +65,12 @@ uint64_t pmaps__explain_gate(const struct pmaps_explain_session *s, int cat);
  */
 void pmaps__explain_rollup(struct pmaps_explain_session *s, int on);
 /*
+ * S's next run opens its smaps cursor again rather than read the one its
+ * open made: for a session run long after its open (a working set waits
+ * out its interval first), whose read's time then counts from the run.
+ */
+void pmaps__explain_reopen(struct pmaps_explain_session *s);
+/*
  * The state columns (bit 1 << enum pmaps_xcol) an explain from the pages
  * source knows, given the fields KF and values KV its cursor gives.
  */

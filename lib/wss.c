@@ -34,7 +34,6 @@ struct pmaps_wss {
 	struct pmaps_proc *proc;
 	enum pmaps_wss_method method;
 	struct pmaps_explain_session *xs;
-	int fd;                      /* clear_refs, opened at the first reset */
 	struct pmaps__guard guard;   /* from before the last reset to the end of the read */
 	int guarded;                 /* GUARD holds a reset's interval */
 	uint64_t reset_mono_ns;
@@ -118,11 +117,16 @@ int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc, enum pmaps_w
 		return -ENOMEM;
 	memset(w, 0, sizeof(*w));
 	w->proc = proc;
-	w->fd = -1;
 	w->guard.probe = -1;
 	*out = w;
 	/* The only method built: clear_refs, which every kernel since 2.6.22 has. */
 	w->method = PMAPS_WSS_CLEAR_REFS;
+	if (!proc->live) {
+		/* A fixture's figures measured after no reset would pass for a reading. */
+		pmaps__msg(w->msg, sizeof(w->msg), "clear_refs: the proc root is no procfs: a working "
+		           "set is measured on a live process only");
+		return -EOPNOTSUPP;
+	}
 	if (exists_at(proc->dirfd, "clear_refs") == 0) {
 		pmaps__msg(w->msg, sizeof(w->msg), "clear_refs: /proc/%s/clear_refs does not exist: this "
 		           "kernel cannot reset referenced bits (CONFIG_PROC_PAGE_MONITOR)",
@@ -137,6 +141,7 @@ int pmaps_wss_open(struct pmaps_wss **out, struct pmaps_proc *proc, enum pmaps_w
 	}
 	/* The interval's reading needs smaps' Referenced only: smaps_rollup if asked. */
 	pmaps__explain_rollup(w->xs, (flags & PMAPS_WSS_ROLLUP) != 0);
+	pmaps__explain_reopen(w->xs);
 	w->res.size = sizeof(w->res);
 	w->res.method = w->method;
 	return 0;
@@ -149,12 +154,32 @@ static void end_interval(struct pmaps_wss *w)
 	w->guarded = 0;
 }
 
+/* Opens NAME of the process's memory files for OFLAGS; -errno with the message on failure. */
+static int open_mem(struct pmaps_wss *w, const char *name, int oflags)
+{
+	int fd = openat(w->proc->memfd, name, oflags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), r;
+
+	if (fd >= 0)
+		return fd;
+	r = -errno;
+	if (r == -ENOENT || r == -ESRCH) {
+		pmaps__msg(w->msg, sizeof(w->msg), "%s: process %d exited", name, w->proc->pid);
+		return -ESRCH;
+	}
+	pmaps__msg(w->msg, sizeof(w->msg), "%s: %s%s", name, pmaps_strerror(r),
+	           r != -EACCES && r != -EPERM ? ""
+	           : oflags & O_WRONLY ? " (writing it takes the process's owner, or root)"
+	                               : " (reading it takes ptrace access: the process's user, "
+	                                 "or CAP_SYS_PTRACE)");
+	return r;
+}
+
 int pmaps_wss_reset(struct pmaps_wss *w)
 {
 	struct pmaps_proc *p;
 	uint64_t t0;
 	ssize_t n;
-	int r;
+	int fd, r;
 
 	if (!w)
 		return -EINVAL;
@@ -166,35 +191,40 @@ int pmaps_wss_reset(struct pmaps_wss *w)
 	if (r < 0)
 		return r;
 	w->guarded = 1;
-	if (w->fd < 0) {
-		w->fd = openat(p->memfd, "clear_refs", O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-		if (w->fd < 0) {
-			r = -errno;
-			end_interval(w);
-			if (r == -ENOENT || r == -ESRCH) {
-				pmaps__msg(w->msg, sizeof(w->msg), "clear_refs: process %d exited", p->pid);
-				return -ESRCH;
-			}
-			pmaps__msg(w->msg, sizeof(w->msg), "clear_refs: %s%s", pmaps_strerror(r),
-			           r == -EACCES || r == -EPERM
-			               ? " (writing it takes the process's owner, or root)" : "");
-			return r;
-		}
-	}
 	/*
-	 * Written through the thread the guard chose; clear_refs acts on that
-	 * thread's mm, the process's. The kernel takes the mmap_lock for
-	 * writing and walks every page table of the process.
+	 * Nothing is reset that cannot be read: clear_refs asks for its file's
+	 * mode only, smaps for ptrace access. Both are opened where the guard
+	 * chose (the main thread, or a live thread once it has exited): the
+	 * reset acts on that thread's mm, the process's, and a main thread
+	 * gone has none, so a write there would clear nothing.
 	 */
+	fd = open_mem(w, "smaps", O_RDONLY);
+	if (fd < 0) {
+		end_interval(w);
+		return fd;
+	}
+	close(fd);
+	if (w->guard.probe < 0) {
+		end_interval(w);
+		pmaps__msg(w->msg, sizeof(w->msg), "maps: cannot be opened to guard the interval");
+		return -EACCES;
+	}
+	fd = open_mem(w, "clear_refs", O_WRONLY);
+	if (fd < 0) {
+		end_interval(w);
+		return fd;
+	}
+	/* The kernel takes the mmap_lock for writing and walks every page table of the process. */
 	t0 = pmaps__now_ns();
 	do
-		n = write(w->fd, "1", 1);
+		n = write(fd, "1", 1);
 	while (n < 0 && errno == EINTR);
+	r = n == 1 ? 0 : n < 0 ? -errno : -EIO;
+	close(fd);
 	w->reset_mono_ns = pmaps__now_ns();
 	w->res.reset_took_ns = w->reset_mono_ns - t0;
 	w->res.reset_at_ns = pmaps__real_ns();
-	if (n != 1) {
-		r = n < 0 ? -errno : -EIO;
+	if (r < 0) {
 		end_interval(w);
 		if (r == -ESRCH) {
 			pmaps__msg(w->msg, sizeof(w->msg), "clear_refs: process %d exited", p->pid);
@@ -248,7 +278,7 @@ int pmaps_wss_read(struct pmaps_wss *w, const struct pmaps_wss_result **out)
 	if (!x->referenced_known) {
 		pmaps__msg(w->msg, sizeof(w->msg), "smaps: no Referenced field in a mapping: this "
 		           "kernel's smaps cannot tell touched pages");
-		return -ENODATA;
+		return -EOPNOTSUPP;
 	}
 	w->res.since_start_ns = x->read_start_ns - w->reset_mono_ns;
 	w->res.since_end_ns = x->read_end_ns - w->reset_mono_ns;
@@ -272,8 +302,6 @@ void pmaps_wss_close(struct pmaps_wss *w)
 	if (!w)
 		return;
 	end_interval(w);
-	if (w->fd >= 0)
-		close(w->fd);
 	pmaps_explain_close(w->xs);
 	pmaps__free(w);
 }

@@ -247,6 +247,49 @@ static void test_exec_exit(void **state)
 	pmaps_proc_close(p);
 }
 
+/*
+ * The main thread gone (pthread_exit), the process lives on in another:
+ * the reset must reach its memory through a live thread (the main
+ * thread's clear_refs has no mm behind it and clears nothing), or a page
+ * touched before the reset would still read as touched after it.
+ */
+static void test_main_thread_gone(void **state)
+{
+	struct child c;
+	struct pmaps_proc *p;
+	struct pmaps_wss *w;
+	const struct pmaps_wss_result *res;
+	char line[32];
+
+	(void)state;
+	start_child(&c);
+	assert_int_equal(pmaps_proc_open(&p, NULL, c.name), 0);
+	assert_int_equal(pmaps_wss_open(&w, p, PMAPS_WSS_AUTO, 0), 0);
+	say(&c, "thread");
+	if (!fgets(line, sizeof(line), c.out) || strcmp(line, "thread\n") != 0)
+		fail_msg("wss_target did not go on in a thread");
+	usleep(50000); /* the main thread's exit done: a zombie leader */
+	for (int round = 0; round < 2; round++) {
+		if (pmaps_wss_reset(w) != 0)
+			fail_msg("reset: %s", pmaps_wss_errmsg(w));
+		touch(&c);
+		if (pmaps_wss_read(w, &res) != 0)
+			fail_msg("read: %s", pmaps_wss_errmsg(w));
+		printf("main thread gone, round %d, touched:\n", round);
+		check_sets(&c, res, 1);
+		if (pmaps_wss_reset(w) != 0)
+			fail_msg("reset: %s", pmaps_wss_errmsg(w));
+		if (pmaps_wss_read(w, &res) != 0)
+			fail_msg("read: %s", pmaps_wss_errmsg(w));
+		printf("main thread gone, round %d, idle:\n", round);
+		check_sets(&c, res, 0);
+	}
+	pmaps_wss_close(w);
+	pmaps_proc_close(p);
+	say(&c, "q");
+	stop_child(&c, 0);
+}
+
 static void test_kernel(void **state)
 {
 	struct pmaps_wss_kernel k = {sizeof(k), 0, 0, 0, 0};
@@ -267,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_exact),
 		cmocka_unit_test(test_exec_exit),
+		cmocka_unit_test(test_main_thread_gone),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

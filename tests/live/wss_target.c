@@ -21,6 +21,9 @@
  *   t          touch W and R once, then answer "t"
  *   loop MS    touch them every MS milliseconds from now on (no answer)
  *   exec PATH  exec PATH (no arguments)
+ *   thread     go on in a new thread, the one that read it ending
+ *              (pthread_exit(): from the main thread, the process lives
+ *              on with its main thread gone); answers "thread" from the new
  *   q          exit 0
  * A program of its own, never sanitized (a sanitizer's runtime touches
  * memory of its own), and exec'd, so that nothing is shared with the test.
@@ -28,6 +31,7 @@
  * Usage: wss_target
  */
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,11 +83,12 @@ static void touch(void)
 		sink = (char)(sink + r[i * page]);
 }
 
+static void *commands(void *arg);
+
+static long ms = -1;
+
 int main(void)
 {
-	char line[4200];
-	long ms = -1;
-
 	page = sysconf(_SC_PAGESIZE);
 	w = region(WPAGES);
 	r = region(RPAGES);
@@ -95,6 +100,18 @@ int main(void)
 	       (unsigned long)(r + RPAGES * page), (unsigned long)idle,
 	       (unsigned long)(idle + IPAGES * page));
 	fflush(stdout);
+	commands(NULL);
+	return 0;
+}
+
+static void *commands(void *arg)
+{
+	char line[4200];
+
+	if (arg) {
+		printf("thread\n");
+		fflush(stdout);
+	}
 	for (;;) {
 		struct pollfd pfd = {0, POLLIN, 0};
 		int n = poll(&pfd, 1, ms < 0 ? -1 : (int)ms);
@@ -104,7 +121,7 @@ int main(void)
 			continue;
 		}
 		if (!fgets(line, sizeof(line), stdin))
-			return 0;
+			exit(0);
 		line[strcspn(line, "\n")] = '\0';
 		if (strcmp(line, "t") == 0) {
 			touch();
@@ -115,9 +132,14 @@ int main(void)
 			touch();
 		} else if (strncmp(line, "exec ", 5) == 0) {
 			execl(line + 5, line + 5, (char *)NULL);
-			return 4;
+			exit(4);
+		} else if (strcmp(line, "thread") == 0) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, commands, &ms) != 0)
+				exit(7);
+			pthread_exit(NULL);
 		} else if (strcmp(line, "q") == 0) {
-			return 0;
+			exit(0);
 		}
 	}
 }
