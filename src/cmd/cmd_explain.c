@@ -113,7 +113,10 @@ static void verbose_note(struct pmaps_proc *proc, const char *root, const struct
 	uint64_t mappings = e->x ? e->x->nmappings : 0;
 	char how[160], cost[160] = "", why[200];
 
-	switch (c->reason) {
+	switch (e->wss_res ? -1 : (int)c->reason) {
+	case -1:
+		snprintf(why, sizeof(why), "--wss: smaps, for its Referenced");
+		break;
 	case PMAPS_CHOICE_ASKED:
 		snprintf(why, sizeof(why), "--source %s", pmaps_source_name(c->source));
 		break;
@@ -280,8 +283,9 @@ int cmd_explain(int argc, char **argv)
 			break;
 		case 'P': o.pages = 1; break;
 		case 'W':
-			if (parse_time(optarg, 1000000000ull, &o.wss_ns) < 0 || o.wss_ns < 1000000u) {
-				die_msg("--wss takes a time of at least 1ms (500ms, 5s, 1m), not '%s'", optarg);
+			if (parse_time(optarg, 1000000000ull, &o.wss_ns) < 0 || o.wss_ns < 1000000u ||
+			    o.wss_ns > 86400ull * 1000000000u) {
+				die_msg("--wss takes a time from 1ms to 24h (500ms, 5s, 1m), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;

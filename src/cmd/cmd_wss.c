@@ -18,7 +18,8 @@ static const char wss_usage[] =
 	"set. Each interval, pmaps resets the process's referenced bits, waits, then\n"
 	"counts per category (heap, anon, runtime-heap, thread stacks, file code and\n"
 	"data, shared memory, ...) the resident bytes touched since and those left\n"
-	"idle; at the end, the median and the peak of each, and what stayed idle.\n"
+	"idle; after more than one interval, a summary: the median and the peak of\n"
+	"each, and what stayed idle.\n"
 	"\n"
 	"This command changes the process: the reset (writing /proc/PID/clear_refs,\n"
 	"which takes the process's owner or root) clears the bits page reclaim reads\n"
@@ -28,7 +29,8 @@ static const char wss_usage[] =
 	"is read as maps --exact reads it. No other pmaps command writes to a process.\n"
 	"\n"
 	"Options:\n"
-	"  -i, --interval T       the interval: 500ms, 2s, 1m, or seconds (default 5s)\n"
+	"  -i, --interval T       the interval: 500ms, 2s, 1m, or seconds, up to 24h\n"
+	"                         (default 5s)\n"
 	"  -n, --count N          intervals to measure (default 1); 0: until interrupted\n"
 	"      --cumulative       reset once, at the start: each interval counts from it,\n"
 	"                         and the summary says what was never touched\n"
@@ -88,10 +90,10 @@ int cmd_wss(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "i:n:mjvwh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'i':
-			/* At least 1 ms: a reset walks every page table of the process. */
+			/* At least 1 ms (a reset walks every page table of the process), at most a day. */
 			if (parse_time(optarg, 1000000000ull, &o.interval_ns) < 0 ||
-			    o.interval_ns < 1000000u) {
-				die_msg("--interval takes a time of at least 1ms (500ms, 2s, 1m), not '%s'",
+			    o.interval_ns < 1000000u || o.interval_ns > 86400ull * 1000000000u) {
+				die_msg("--interval takes a time from 1ms to 24h (500ms, 2s, 1m), not '%s'",
 				        optarg);
 				return EXIT_USAGE;
 			}

@@ -7,11 +7,13 @@
  * median and the peak of the bytes touched per interval, and what stayed
  * idle.
  *
- * The figures are the library's; this file only keeps the per-interval
- * totals the summary needs (two numbers per category and interval) and
- * words them.
+ * The figures are the library's; this file only keeps what the summary
+ * needs: per category the peak and the interval it was in, and the bytes
+ * touched of the last RING intervals for the median (a run of any length
+ * holds at most RING of them), and words them.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,10 @@
 struct tally {
 	uint64_t rss[NCAT], ref[NCAT], maps[NCAT];
 };
+/* The intervals the median is taken over, at most: the last ones (1.6 MiB of them). */
+#define RING 16384
+/* The longest interval: a day (a reset's bits mean little after that, and no sum wraps). */
+#define WSS_INTERVAL_MAX (86400ull * 1000000000ull)
 
 struct wss {
 	const struct wss_opts *o;
@@ -36,9 +42,12 @@ struct wss {
 	struct out out;
 	char buf[OUT_FD_BUFSIZE];
 	int pid;
-	struct tally *t;    /* one per interval read */
-	size_t n, cap;
-	int json_open;      /* --json: the document's head is out */
+	struct tally cur;   /* the interval just read */
+	size_t n;           /* intervals read */
+	uint64_t (*ring)[NCAT]; /* touched, of the last RING intervals (interval I at I % RING) */
+	/* Per category over every interval: the peak touched, and the resident then. */
+	uint64_t peak_ref[NCAT], peak_rss[NCAT];
+	uint64_t seen[NCAT];    /* intervals in which the category held a mapping */
 	uint64_t reset_max_ns;
 };
 
@@ -49,27 +58,34 @@ static void on_stop(int sig)
 	stop_sig = sig;
 }
 
-/* Sleeps until CLOCK_MONOTONIC DEADLINE_NS; returns 1 when a signal asked to stop first. */
-static int sleep_until(uint64_t deadline_ns)
-{
-	struct timespec ts = {(time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u)};
-
-	while (!stop_sig) {
-		int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		if (r == 0)
-			return 0;
-		if (r != EINTR)
-			return 0;
-	}
-	return 1;
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Sleeps until CLOCK_MONOTONIC DEADLINE_NS with the stop signals, blocked
+ * everywhere else, let in (UNBLOCKED): one that came before the sleep is
+ * taken as it starts, never missed for an interval. Returns 1 when a
+ * signal asked to stop first.
+ */
+static int sleep_until(uint64_t deadline_ns, const sigset_t *unblocked)
+{
+	for (;;) {
+		uint64_t now = mono_ns(), left;
+		struct timespec ts;
+		if (stop_sig)
+			return 1;
+		if (now >= deadline_ns)
+			return 0;
+		left = deadline_ns - now;
+		ts.tv_sec = (time_t)(left / 1000000000u);
+		ts.tv_nsec = (long)(left % 1000000000u);
+		(void)ppoll(NULL, 0, &ts, unblocked);
+	}
 }
 
 /* ---- one interval's figures ---- */
@@ -119,7 +135,7 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 {
 	const struct wss_opts *o = w->o;
 	const struct pmaps_explain *x = res->x;
-	const struct tally *t = &w->t[i];
+	const struct tally *t = &w->cur;
 	struct out *out = &w->out;
 	char when[32];
 
@@ -167,6 +183,8 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 			size_t len = esc_text(name, room + 1 < sizeof(name) ? room + 1 : sizeof(name),
 			                      tp->path, tp->path_len);
 			out_mem(out, name, len);
+		} else {
+			out_str(out, "[anon]");
 		}
 		out_ch(out, '\n');
 	}
@@ -182,7 +200,7 @@ static void json_u64(struct out *o, const char *key, uint64_t v)
 static void json_interval(struct wss *w, const struct pmaps_wss_result *res, size_t i, int line)
 {
 	const struct pmaps_explain *x = res->x;
-	const struct tally *t = &w->t[i];
+	const struct tally *t = &w->cur;
 	struct out *o = &w->out;
 
 	out_str(o, "{\"interval\":");
@@ -232,7 +250,7 @@ static void json_interval(struct wss *w, const struct pmaps_wss_result *res, siz
 
 static void csv_interval(struct wss *w, const struct pmaps_wss_result *res, size_t i)
 {
-	const struct tally *t = &w->t[i];
+	const struct tally *t = &w->cur;
 
 	if (i == 0)
 		out_str(&w->out, "interval,reset_at_ns,since_reset_ns,category,mappings,resident,touched\n");
@@ -257,38 +275,34 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 struct sum {
-	uint64_t rss, median, peak, idle; /* resident at the last reading; idle: see below */
-	uint64_t maps;
+	uint64_t rss, median, peak, idle;
 };
 
 /*
- * Category K over the intervals read: the median and the peak of the bytes
- * touched per interval; IDLE, with one reset, the resident bytes never
- * touched since it (the last reading's); with a reset per interval, those
- * idle in the interval of the peak (resident then, less the peak).
+ * Category K over the intervals read: the median (of the last RING) and
+ * the peak of the bytes touched per interval; with a reset per interval,
+ * RSS the resident bytes in the interval of the peak and IDLE those of
+ * them not touched then; with one reset, RSS the last reading's resident
+ * bytes and IDLE those never touched since the reset.
  */
 static void sum_of(const struct wss *w, int k, uint64_t *scratch, struct sum *s)
 {
-	size_t at = 0;
+	size_t n = w->n < RING ? w->n : RING;
 
 	memset(s, 0, sizeof(*s));
-	if (!w->n)
-		return;
-	for (size_t i = 0; i < w->n; i++) {
-		scratch[i] = w->t[i].ref[k];
-		if (w->t[i].ref[k] > w->t[at].ref[k])
-			at = i;
-	}
-	qsort(scratch, w->n, sizeof(scratch[0]), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = w->ring[i][k];
+	qsort(scratch, n, sizeof(scratch[0]), cmp_u64);
 	/* The lower median: a figure some interval had. */
-	s->median = scratch[(w->n - 1) / 2];
-	s->peak = w->t[at].ref[k];
-	s->rss = w->t[w->n - 1].rss[k];
-	s->maps = w->t[w->n - 1].maps[k];
-	if (w->o->cumulative)
-		s->idle = w->t[w->n - 1].rss[k] - w->t[w->n - 1].ref[k];
-	else
-		s->idle = w->t[at].rss[k] - w->t[at].ref[k];
+	s->median = n ? scratch[(n - 1) / 2] : 0;
+	s->peak = w->peak_ref[k];
+	if (w->o->cumulative) {
+		s->rss = w->cur.rss[k];
+		s->idle = w->cur.rss[k] - w->cur.ref[k];
+	} else {
+		s->rss = w->peak_rss[k];
+		s->idle = w->peak_rss[k] - w->peak_ref[k];
+	}
 }
 
 static const char *idle_key(const struct wss *w)
@@ -296,17 +310,18 @@ static const char *idle_key(const struct wss *w)
 	return w->o->cumulative ? "never_touched" : "idle_at_peak";
 }
 
-static void write_summary(struct wss *w, const char *ended)
+static const char *resident_key(const struct wss *w)
+{
+	return w->o->cumulative ? "resident" : "resident_at_peak";
+}
+
+static void write_summary(struct wss *w, const char *ended, const struct failure *f)
 {
 	struct out *o = &w->out;
 	const struct wss_opts *op = w->o;
-	uint64_t *scratch = w->n ? malloc(w->n * sizeof(*scratch)) : NULL;
+	uint64_t scratch[RING];
 	struct sum s;
 
-	if (w->n && !scratch) {
-		die_msg("out of memory for the summary of %zu intervals", w->n);
-		return;
-	}
 	if (op->fmt == FMT_JSON || op->fmt == FMT_JSONL) {
 		if (op->fmt == FMT_JSONL) {
 			out_str(o, "{\"pmaps_version\":\"" PMAPS_VERSION "\",\"pid\":");
@@ -315,9 +330,11 @@ static void write_summary(struct wss *w, const char *ended)
 		}
 		out_str(o, "\"summary\":{\"intervals\":");
 		out_u64(o, w->n);
-		out_printf(o, ",\"ended\":\"%s\",\"idle\":\"%s\",\"categories\":[", ended, idle_key(w));
+		json_u64(o, "median_of", w->n < RING ? w->n : RING);
+		out_printf(o, ",\"ended\":\"%s\",\"idle\":\"%s\",\"categories\":[", ended,
+		           idle_key(w));
 		for (int k = 0, first = 1; w->n && k <= PMAPS_X_COUNT; k++) {
-			if (k < PMAPS_X_COUNT && !w->t[w->n - 1].maps[k])
+			if (!w->seen[k])
 				continue;
 			sum_of(w, k, scratch, &s);
 			if (!first)
@@ -325,22 +342,25 @@ static void write_summary(struct wss *w, const char *ended)
 			first = 0;
 			out_printf(o, "{\"category\":\"%s\"",
 			           k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total");
-			json_u64(o, "resident", s.rss);
+			json_u64(o, resident_key(w), s.rss);
 			json_u64(o, "touched_median", s.median);
 			json_u64(o, "touched_peak", s.peak);
 			json_u64(o, idle_key(w), s.idle);
 			out_ch(o, '}');
 		}
 		out_str(o, "]}");
-		if (op->fmt == FMT_JSONL)
+		if (op->fmt == FMT_JSONL) {
+			if (f->err) {
+				out_ch(o, ',');
+				out_json_named(o, "error", 5, f->msg[0] ? f->msg : pmaps_strerror(f->err),
+				               strlen(f->msg[0] ? f->msg : pmaps_strerror(f->err)));
+			}
 			out_str(o, "}\n");
-		free(scratch);
+		}
 		return;
 	}
-	if (op->fmt == FMT_CSV || !w->n) {
-		free(scratch);
+	if (op->fmt == FMT_CSV || !w->n)
 		return;
-	}
 	out_printf(o, "\nworking set over %zu interval%s of %.2f s%s:\n", w->n, w->n == 1 ? "" : "s",
 	           (double)op->interval_ns / 1e9,
 	           strcmp(ended, "count") == 0 ? ""
@@ -348,11 +368,12 @@ static void write_summary(struct wss *w, const char *ended)
 	           : strcmp(ended, "exited") == 0 ? " (cut short: the process exited)"
 	           : strcmp(ended, "exec") == 0 ? " (cut short: the process exec'd)"
 	                                        : " (cut short: a read failed)");
-	out_printf(o, "category             resident    median      peak  %s\n",
-	           op->cumulative ? "never touched" : " idle at peak");
+	out_printf(o, "category         %s    median      peak  %s\n",
+	           op->cumulative ? "    resident" : "resident@pk", op->cumulative ? "never touched"
+	                                                                       : " idle at peak");
 	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
 		const char *name = k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total";
-		if (k < PMAPS_X_COUNT && !w->t[w->n - 1].maps[k])
+		if (!w->seen[k])
 			continue;
 		sum_of(w, k, scratch, &s);
 		out_ljust(o, name, strlen(name), 17);
@@ -366,9 +387,9 @@ static void write_summary(struct wss *w, const char *ended)
 		out_str(o, "(one reset, at the start: each interval counts from it; never touched:\n"
 		           " resident at the end, not touched since the reset)\n");
 	else
-		out_str(o, "(median and peak of the bytes touched per interval; idle at peak:\n"
-		           " resident, not touched in the busiest interval)\n");
-	free(scratch);
+		out_printf(o, "(median%s and peak of the bytes touched per interval; resident@pk and\n"
+		           " idle at peak: resident in the category's busiest interval, and not touched)\n",
+		           w->n > RING ? " of the last 16384" : "");
 }
 
 /* ---- the run ---- */
@@ -390,7 +411,6 @@ static void json_head(struct wss *w)
 	json_u64(out, "interval_ns", o->interval_ns);
 	json_u64(out, "count", o->count);
 	out_printf(out, ",\"cumulative\":%s,\"intervals\":[", o->cumulative ? "true" : "false");
-	w->json_open = 1;
 }
 
 static void verbose_kernel(const struct wss *w)
@@ -408,25 +428,29 @@ static void verbose_kernel(const struct wss *w)
 	                         : "no DAMON");
 }
 
-/* Keeps the interval's tally; 0, or -ENOMEM. */
-static int keep(struct wss *w, const struct pmaps_explain *x)
+/* Takes the interval just read into the summary's figures. */
+static void keep(struct wss *w, const struct pmaps_explain *x)
 {
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct tally *t = realloc(w->t, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		w->t = t;
-		w->cap = cap;
+	struct tally *t = &w->cur;
+
+	tally_of(x, t);
+	for (int k = 0; k < NCAT; k++) {
+		w->ring[w->n % RING][k] = t->ref[k];
+		if (!t->maps[k])
+			continue;
+		if (!w->seen[k]++ || t->ref[k] > w->peak_ref[k]) {
+			w->peak_ref[k] = t->ref[k];
+			w->peak_rss[k] = t->rss[k];
+		}
 	}
-	tally_of(x, &w->t[w->n++]);
-	return 0;
+	w->n++;
 }
 
 int wss_run(const struct wss_opts *o)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	struct sigaction sa, old[3];
+	sigset_t block, unblocked;
 	const struct pmaps_wss_result *res;
 	const char *ended = "count";
 	struct failure f;
@@ -438,9 +462,16 @@ int wss_run(const struct wss_opts *o)
 		return EXIT_FAIL;
 	}
 	w->o = o;
+	w->ring = calloc(RING, sizeof(*w->ring));
+	if (!w->ring) {
+		free(w);
+		die_msg("out of memory");
+		return EXIT_FAIL;
+	}
 	memset(&f, 0, sizeof(f));
 	rc = tool_proc_open(&w->proc, &o->t);
 	if (rc != 0) {
+		free(w->ring);
 		free(w);
 		return rc;
 	}
@@ -453,19 +484,29 @@ int wss_run(const struct wss_opts *o)
 		rc = tool_fail(&o->t, &f);
 		pmaps_wss_close(w->s);
 		pmaps_proc_close(w->proc);
+		free(w->ring);
 		free(w);
 		return rc;
 	}
 	if (o->verbose)
 		verbose_kernel(w);
 	out_fd(&w->out, STDOUT_FILENO, w->buf, sizeof(w->buf));
+	/*
+	 * The stop signals end the run after the summary; they are let in only
+	 * while it sleeps. A second one (the handler is then the default again)
+	 * ends pmaps at once.
+	 */
 	stop_sig = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&block);
 	for (int i = 0; i < 3; i++) {
 		sigaction(sigs[i], NULL, &old[i]);
 		sigaction(sigs[i], &sa, NULL);
+		sigaddset(&block, sigs[i]);
 	}
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
 	if (o->fmt == FMT_JSON)
 		json_head(w);
 	for (uint64_t i = 0; !o->count || i < o->count; i++) {
@@ -477,8 +518,9 @@ int wss_run(const struct wss_opts *o)
 				break;
 			}
 		}
+		/* The interval is at most a day (cmd_wss.c): no sum wraps. */
 		deadline = mono_ns() + o->interval_ns;
-		if (sleep_until(deadline)) {
+		if (sleep_until(deadline, &unblocked)) {
 			ended = "interrupted"; /* the interval under way is not read */
 			break;
 		}
@@ -489,11 +531,7 @@ int wss_run(const struct wss_opts *o)
 		}
 		if (res->reset_took_ns > w->reset_max_ns)
 			w->reset_max_ns = res->reset_took_ns;
-		if (keep(w, res->x) < 0) {
-			failed(&f, NULL, -ENOMEM, "out of memory for the intervals' figures");
-			r = -ENOMEM;
-			break;
-		}
+		keep(w, res->x);
 		switch (o->fmt) {
 		case FMT_TABLE: table_interval(w, res, w->n - 1); break;
 		case FMT_JSON:
@@ -509,6 +547,8 @@ int wss_run(const struct wss_opts *o)
 		}
 		if (o->fmt != FMT_JSON)
 			out_flush(&w->out); /* a line per interval, as it comes */
+		if (w->out.err)
+			break; /* nobody reads: no more resets (finish_output() says why) */
 		if (stop_sig) {
 			ended = "interrupted";
 			break;
@@ -519,7 +559,9 @@ int wss_run(const struct wss_opts *o)
 	if (o->fmt == FMT_JSON)
 		out_str(&w->out, "],");
 	if (o->fmt != FMT_CSV && (w->n > 1 || o->cumulative || o->fmt != FMT_TABLE))
-		write_summary(w, ended);
+		write_summary(w, ended, &f);
+	if (!w->n && strcmp(ended, "interrupted") == 0)
+		note_msg("interrupted before the first interval ended: nothing measured");
 	if (o->fmt == FMT_JSON) {
 		if (f.err) {
 			out_str(&w->out, ",\"error\":");
@@ -534,14 +576,15 @@ int wss_run(const struct wss_opts *o)
 	}
 	rc = finish_output(&w->out, rc);
 	if (o->verbose && w->n)
-		note_msg("%zu interval%s read; the longest reset held the process's mmap_lock "
-		         "(for writing) %.3f ms", w->n, w->n == 1 ? "" : "s",
-		         (double)w->reset_max_ns / 1e6);
+		note_msg("%zu interval%s read; the longest reset took %.3f ms (the wait for the "
+		         "process's mmap_lock, then the walk with it held for writing)", w->n,
+		         w->n == 1 ? "" : "s", (double)w->reset_max_ns / 1e6);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	pmaps_wss_close(w->s);
 	pmaps_proc_close(w->proc);
-	free(w->t);
+	free(w->ring);
 	free(w);
 	return rc;
 }

@@ -113,6 +113,8 @@ def test_json():
         total = [c for c in s["categories"] if c["category"] == "total"][0]
         check("--json: the peak holds W and R",
               total["touched_peak"] >= (PAGES["W"] + PAGES["R"]) * PAGE, True)
+        check("--json: idle at the peak is within what was resident then",
+              0 <= total["idle_at_peak"] <= total["resident_at_peak"], True)
         check("--json: no error", "error" in doc, False)
     finally:
         t.stop()
@@ -163,7 +165,7 @@ def test_jsonl_csv_table():
             check_interval(t, iv, "--cumulative interval %d" % iv["interval"])
         check("--cumulative: the summary's idle", doc["summary"]["idle"], "never_touched")
         check("-v: the method named", "method clear_refs" in err, True)
-        check("-v: the reset's hold said", "held the process's mmap_lock" in err, True)
+        check("-v: the reset's time said", "the longest reset took" in err, True)
     finally:
         t.stop()
 
@@ -182,6 +184,18 @@ def test_cut_short():
     check("exit: the summary's end", doc["summary"]["ended"], "exited")
     check("exit: one line on stderr", len(err.splitlines()), 1)
     check("exit: JSON has the error", "error" in doc, True)
+
+    # The same in JSON Lines: the summary's line carries the error.
+    t = Target()
+    p = subprocess.Popen([PMAPS, "wss", "-i", "0.4", "-n", "3", "--jsonl", t.pid],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.6)
+    t.stop()
+    out, err = p.communicate()
+    lines = [json.loads(x) for x in out.splitlines()]
+    check("exit --jsonl: exit status, lines", (p.returncode, len(lines)), (1, 2))
+    check("exit --jsonl: the summary's end and error",
+          (lines[-1]["summary"]["ended"], "error" in lines[-1]), ("exited", True))
 
     # An exec during the first interval.
     t = Target()
@@ -251,6 +265,7 @@ def test_explain():
 
 def test_usage():
     for args, code, text in ((["-i", "0", "1"], 2, "--interval"),
+                             (["-i", "25h", "1"], 2, "24h"),
                              (["-n", "x", "1"], 2, "--count"),
                              ([], 2, "which process"),
                              (["1", "2"], 2, "one PID"),
