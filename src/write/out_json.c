@@ -682,6 +682,25 @@ static void xcol(struct out *o, const struct pmaps_explain *x, int cat, int col,
 		key_u64(o, col, v[c]);
 }
 
+/*
+ * Category K's object of an array: its comma (unless *FIRST), NL, and its
+ * name. Returns 0 for a category holding no mapping, which is left out.
+ */
+static int category_open(struct out *o, const struct pmaps_explain *x, int k, int *first,
+                         const char *nl)
+{
+	if (!x->mappings[k])
+		return 0;
+	if (!*first)
+		out_ch(o, ',');
+	out_str(o, nl);
+	*first = 0;
+	KEY(o, "{\"category\":\"");
+	out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
+	out_ch(o, '"');
+	return 1;
+}
+
 static void explain(struct writer *w, const struct pmaps_explain *x)
 {
 	const char *nl = jsonl(w) ? "" : "\n";
@@ -756,15 +775,8 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	out_u64(o, x->stacks_guessed);
 	KEY(o, "},\"categories\":[");
 	for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
-		if (!x->mappings[k])
+		if (!category_open(o, x, k, &first, nl))
 			continue;
-		if (!first)
-			out_ch(o, ',');
-		out_str(o, nl);
-		first = 0;
-		KEY(o, "{\"category\":\"");
-		out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
-		out_ch(o, '"');
 		key_u64(o, COL_XMAPS, x->mappings[k]);
 		for (int c = 0; c < PMAPS_XC_COUNT; c++)
 			xcol(o, x, k, COL_XC0 + c, x->v[k]);
@@ -780,14 +792,8 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		else
 			KEY(o, "\",\"kpageflags\":false,\"categories\":[");
 		for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
-			if (!x->mappings[k])
+			if (!category_open(o, x, k, &first, ""))
 				continue;
-			if (!first)
-				out_ch(o, ',');
-			first = 0;
-			KEY(o, "{\"category\":\"");
-			out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
-			out_ch(o, '"');
 			for (int c = 0; c < PMAPS_XP_COUNT; c++)
 				if (x->pages_known & (1u << c))
 					key_u64(o, COL_XP0 + c, x->pg[k][c]);
@@ -851,14 +857,9 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 		out_u64(o, x->referenced_total);
 		KEY(o, ",\"categories\":[");
 		for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
-			if (!x->mappings[k])
+			if (!category_open(o, x, k, &first, ""))
 				continue;
-			if (!first)
-				out_ch(o, ',');
-			first = 0;
-			KEY(o, "{\"category\":\"");
-			out_str(o, pmaps_xcat_name((enum pmaps_xcat)k));
-			KEY(o, "\",\"resident\":");
+			KEY(o, ",\"resident\":");
 			out_u64(o, x->v[k][PMAPS_XC_RSS]);
 			KEY(o, ",\"touched\":");
 			out_u64(o, x->referenced[k]);
