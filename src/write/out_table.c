@@ -749,23 +749,11 @@ static void pages_table(struct out *o, const struct pmaps_explain *x)
 	}
 }
 
-/*
- * explain --wss: per category the resident bytes touched in the interval
- * and those left idle, then the figures of the runtime's books (joined)
- * that say why idle memory is held.
- */
-static void wss_table(struct out *o, const struct pmaps_explain *x,
-                      const struct pmaps_wss_result *r, const struct pmaps_join *j)
+void w_wss_categories(struct out *o, const struct pmaps_explain *x)
 {
-	static const enum pmaps_join_key idle_keys[] = {
-		PMAPS_JK_GO_HELD_FREE, PMAPS_JK_GO_RETURNED_RESIDENT, PMAPS_JK_JAVA_HEAP_FREE,
-		PMAPS_JK_MALLOC_FREE_HELD};
 	char a[24], b[24], c[24], p[16];
-	int said = 0;
 
-	out_printf(o, "\nWorking set (%s): touched in the %.2f s after the reset:\n",
-	           pmaps_wss_method_name(r->method), (double)r->since_end_ns / 1e9);
-	out_str(o, "category          resident   touched      idle  touched\n");
+	out_str(o, "category             resident   touched      idle  touched  mappings\n");
 	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
 		int total = k == PMAPS_X_COUNT;
 		const char *nm = total ? "total" : pmaps_xcat_name((enum pmaps_xcat)k);
@@ -780,13 +768,32 @@ static void wss_table(struct out *o, const struct pmaps_explain *x,
 		nc = fmt_human(c, rss - ref);
 		np = rss ? snprintf(p, sizeof(p), "%.1f%%", 100.0 * (double)ref / (double)rss)
 		         : snprintf(p, sizeof(p), "-");
-		out_ljust(o, nm, strlen(nm), 14);
+		out_ljust(o, nm, strlen(nm), 17);
 		out_rjust(o, a, na, 12);
 		out_rjust(o, b, nb, 10);
 		out_rjust(o, c, nc, 10);
 		out_rjust(o, p, (size_t)np, 9);
-		out_ch(o, '\n');
+		out_printf(o, "%10llu\n", (unsigned long long)(total ? x->nmappings : x->mappings[k]));
 	}
+}
+
+/*
+ * explain --wss: the working set's categories (w_wss_categories()), then
+ * the figures of the runtime's books (joined) that say why idle memory is
+ * held.
+ */
+static void wss_table(struct out *o, const struct pmaps_explain *x,
+                      const struct pmaps_wss_result *r, const struct pmaps_join *j)
+{
+	static const enum pmaps_join_key idle_keys[] = {
+		PMAPS_JK_GO_HELD_FREE, PMAPS_JK_GO_RETURNED_RESIDENT, PMAPS_JK_JAVA_HEAP_FREE,
+		PMAPS_JK_MALLOC_FREE_HELD};
+	char a[24];
+	int said = 0;
+
+	out_printf(o, "\nWorking set (%s): touched in the %.2f s after the reset:\n",
+	           pmaps_wss_method_name(r->method), (double)r->since_end_ns / 1e9);
+	w_wss_categories(o, x);
 	for (unsigned i = 0; j && j->ok && i < j->nterms; i++)
 		for (size_t k = 0; k < sizeof(idle_keys) / sizeof(idle_keys[0]); k++) {
 			const struct pmaps_join_term *t = &j->term[i];

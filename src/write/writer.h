@@ -255,6 +255,12 @@ const char *w_survey_flag_name(uint64_t bit);
 char w_survey_mark(uint32_t flags);
 /* A survey figure's age as seconds with three decimals ("12.345") into DST (32 bytes). */
 size_t w_age(char *dst, uint64_t ns);
+/*
+ * A working set's table (explain --wss, pmaps wss): per category of X and
+ * in total, resident, touched, idle, touched's share and the mappings,
+ * within 80 columns.
+ */
+void w_wss_categories(struct out *o, const struct pmaps_explain *x);
 
 /*
  * Sets *FMT from the option OPT ('j' --json, 'L' --jsonl, 'C' --csv, as

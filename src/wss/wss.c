@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/escape.h"
+#include "common/num.h"
 #include "wss/wss.h"
 
 /* Per interval and category (and the total, at PMAPS_X_COUNT): resident and touched. */
@@ -58,14 +59,6 @@ static void on_stop(int sig)
 	stop_sig = sig;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Sleeps until CLOCK_MONOTONIC DEADLINE_NS with the stop signals, blocked
  * everywhere else, let in (UNBLOCKED): one that came before the sleep is
@@ -75,7 +68,7 @@ static uint64_t mono_ns(void)
 static int sleep_until(uint64_t deadline_ns, const sigset_t *unblocked)
 {
 	for (;;) {
-		uint64_t now = mono_ns(), left;
+		uint64_t now = now_ns(), left;
 		struct timespec ts;
 		if (stop_sig)
 			return 1;
@@ -111,15 +104,6 @@ static void put_size(struct wss *w, uint64_t v, size_t width)
 	out_rjust(&w->out, d, n, width);
 }
 
-static void put_pct(struct wss *w, uint64_t part, uint64_t whole, size_t width)
-{
-	char d[16];
-	int n = whole ? snprintf(d, sizeof(d), "%.1f%%", 100.0 * (double)part / (double)whole)
-	              : snprintf(d, sizeof(d), "-");
-
-	out_rjust(&w->out, d, (size_t)n, width);
-}
-
 /* "17:30:01.123" (UTC) of NS since the epoch into D. */
 static void clock_of(char *d, size_t size, uint64_t ns)
 {
@@ -135,7 +119,6 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 {
 	const struct wss_opts *o = w->o;
 	const struct pmaps_explain *x = res->x;
-	const struct tally *t = &w->cur;
 	struct out *out = &w->out;
 	char when[32];
 
@@ -148,18 +131,7 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 	out_printf(out, ": %.2f s since the %s at %s UTC (%s)\n",
 	           (double)res->since_end_ns / 1e9, o->cumulative ? "first reset" : "reset", when,
 	           pmaps_wss_method_name(res->method));
-	out_str(out, "category             resident   touched      idle  touched  mappings\n");
-	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
-		const char *name = k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total";
-		if (k < PMAPS_X_COUNT && !t->maps[k])
-			continue;
-		out_ljust(out, name, strlen(name), 17);
-		put_size(w, t->rss[k], 12);
-		put_size(w, t->ref[k], 10);
-		put_size(w, t->rss[k] - t->ref[k], 10);
-		put_pct(w, t->ref[k], t->rss[k], 9);
-		out_printf(out, "%10llu\n", (unsigned long long)t->maps[k]);
-	}
+	w_wss_categories(out, x);
 	if (!o->mappings || !x->ntop)
 		return;
 	out_str(out, "largest mappings by resident\n");
@@ -519,7 +491,7 @@ int wss_run(const struct wss_opts *o)
 			}
 		}
 		/* The interval is at most a day (cmd_wss.c): no sum wraps. */
-		deadline = mono_ns() + o->interval_ns;
+		deadline = now_ns() + o->interval_ns;
 		if (sleep_until(deadline, &unblocked)) {
 			ended = "interrupted"; /* the interval under way is not read */
 			break;
