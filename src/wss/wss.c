@@ -7,10 +7,9 @@
  * median and the peak of the bytes touched per interval, and what stayed
  * idle.
  *
- * The figures are the library's; this file only keeps what the summary
- * needs: per category the peak and the interval it was in, and the bytes
- * touched of the last RING intervals for the median (a run of any length
- * holds at most RING of them), and words them.
+ * The figures are the library's; the summary's are write/wsum.h's (the
+ * peak per category and the interval it was in, the median of the last
+ * WSUM_RING intervals), as watch --wss keeps them too.
  */
 #include <errno.h>
 #include <poll.h>
@@ -23,15 +22,9 @@
 
 #include "common/escape.h"
 #include "common/num.h"
+#include "write/wsum.h"
 #include "wss/wss.h"
 
-/* Per interval and category (and the total, at PMAPS_X_COUNT): resident and touched. */
-#define NCAT (PMAPS_X_COUNT + 1)
-struct tally {
-	uint64_t rss[NCAT], ref[NCAT], maps[NCAT];
-};
-/* The intervals the median is taken over, at most: the last ones (1.6 MiB of them). */
-#define RING 16384
 /* The longest interval: a day (a reset's bits mean little after that, and no sum wraps). */
 #define WSS_INTERVAL_MAX (86400ull * 1000000000ull)
 
@@ -43,12 +36,7 @@ struct wss {
 	struct out out;
 	char buf[OUT_FD_BUFSIZE];
 	int pid;
-	struct tally cur;   /* the interval just read */
-	size_t n;           /* intervals read */
-	uint64_t (*ring)[NCAT]; /* touched, of the last RING intervals (interval I at I % RING) */
-	/* Per category over every interval: the peak touched, and the resident then. */
-	uint64_t peak_ref[NCAT], peak_rss[NCAT];
-	uint64_t seen[NCAT];    /* intervals in which the category held a mapping */
+	struct wsum sum;    /* the intervals read (sum.n), the last in sum.cur */
 	uint64_t reset_max_ns;
 };
 
@@ -82,19 +70,6 @@ static int sleep_until(uint64_t deadline_ns, const sigset_t *unblocked)
 }
 
 /* ---- one interval's figures ---- */
-
-static void tally_of(const struct pmaps_explain *x, struct tally *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (int k = 0; k < PMAPS_X_COUNT; k++) {
-		t->rss[k] = x->v[k][PMAPS_XC_RSS];
-		t->ref[k] = x->referenced[k];
-		t->maps[k] = x->mappings[k];
-	}
-	t->rss[PMAPS_X_COUNT] = x->total[PMAPS_XC_RSS];
-	t->ref[PMAPS_X_COUNT] = x->referenced_total;
-	t->maps[PMAPS_X_COUNT] = x->nmappings;
-}
 
 static void put_size(struct wss *w, uint64_t v, size_t width)
 {
@@ -172,7 +147,7 @@ static void json_u64(struct out *o, const char *key, uint64_t v)
 static void json_interval(struct wss *w, const struct pmaps_wss_result *res, size_t i, int line)
 {
 	const struct pmaps_explain *x = res->x;
-	const struct tally *t = &w->cur;
+	const struct wsum_tally *t = &w->sum.cur;
 	struct out *o = &w->out;
 
 	out_str(o, "{\"interval\":");
@@ -222,7 +197,7 @@ static void json_interval(struct wss *w, const struct pmaps_wss_result *res, siz
 
 static void csv_interval(struct wss *w, const struct pmaps_wss_result *res, size_t i)
 {
-	const struct tally *t = &w->cur;
+	const struct wsum_tally *t = &w->sum.cur;
 
 	if (i == 0)
 		out_str(&w->out, "interval,reset_at_ns,since_reset_ns,category,mappings,resident,touched\n");
@@ -239,60 +214,10 @@ static void csv_interval(struct wss *w, const struct pmaps_wss_result *res, size
 
 /* ---- the summary ---- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct sum {
-	uint64_t rss, median, peak, idle;
-};
-
-/*
- * Category K over the intervals read: the median (of the last RING) and
- * the peak of the bytes touched per interval; with a reset per interval,
- * RSS the resident bytes in the interval of the peak and IDLE those of
- * them not touched then; with one reset, RSS the last reading's resident
- * bytes and IDLE those never touched since the reset.
- */
-static void sum_of(const struct wss *w, int k, uint64_t *scratch, struct sum *s)
-{
-	size_t n = w->n < RING ? w->n : RING;
-
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < n; i++)
-		scratch[i] = w->ring[i][k];
-	qsort(scratch, n, sizeof(scratch[0]), cmp_u64);
-	/* The lower median: a figure some interval had. */
-	s->median = n ? scratch[(n - 1) / 2] : 0;
-	s->peak = w->peak_ref[k];
-	if (w->o->cumulative) {
-		s->rss = w->cur.rss[k];
-		s->idle = w->cur.rss[k] - w->cur.ref[k];
-	} else {
-		s->rss = w->peak_rss[k];
-		s->idle = w->peak_rss[k] - w->peak_ref[k];
-	}
-}
-
-static const char *idle_key(const struct wss *w)
-{
-	return w->o->cumulative ? "never_touched" : "idle_at_peak";
-}
-
-static const char *resident_key(const struct wss *w)
-{
-	return w->o->cumulative ? "resident" : "resident_at_peak";
-}
-
 static void write_summary(struct wss *w, const char *ended, const struct failure *f)
 {
 	struct out *o = &w->out;
 	const struct wss_opts *op = w->o;
-	uint64_t scratch[RING];
-	struct sum s;
 
 	if (op->fmt == FMT_JSON || op->fmt == FMT_JSONL) {
 		if (op->fmt == FMT_JSONL) {
@@ -301,26 +226,12 @@ static void write_summary(struct wss *w, const char *ended, const struct failure
 			out_ch(o, ',');
 		}
 		out_str(o, "\"summary\":{\"intervals\":");
-		out_u64(o, w->n);
-		json_u64(o, "median_of", w->n < RING ? w->n : RING);
-		out_printf(o, ",\"ended\":\"%s\",\"idle\":\"%s\",\"categories\":[", ended,
-		           idle_key(w));
-		for (int k = 0, first = 1; w->n && k <= PMAPS_X_COUNT; k++) {
-			if (!w->seen[k])
-				continue;
-			sum_of(w, k, scratch, &s);
-			if (!first)
-				out_ch(o, ',');
-			first = 0;
-			out_printf(o, "{\"category\":\"%s\"",
-			           k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total");
-			json_u64(o, resident_key(w), s.rss);
-			json_u64(o, "touched_median", s.median);
-			json_u64(o, "touched_peak", s.peak);
-			json_u64(o, idle_key(w), s.idle);
-			out_ch(o, '}');
-		}
-		out_str(o, "]}");
+		out_u64(o, w->sum.n);
+		json_u64(o, "median_of", w->sum.n < WSUM_RING ? w->sum.n : WSUM_RING);
+		out_printf(o, ",\"ended\":\"%s\",\"idle\":\"%s\",", ended,
+		           op->cumulative ? "never_touched" : "idle_at_peak");
+		wsum_json(o, &w->sum, op->cumulative);
+		out_ch(o, '}');
 		if (op->fmt == FMT_JSONL) {
 			if (f->err) {
 				out_ch(o, ',');
@@ -331,37 +242,23 @@ static void write_summary(struct wss *w, const char *ended, const struct failure
 		}
 		return;
 	}
-	if (op->fmt == FMT_CSV || !w->n)
+	if (op->fmt == FMT_CSV || !w->sum.n)
 		return;
-	out_printf(o, "\nworking set over %zu interval%s of %.2f s%s:\n", w->n, w->n == 1 ? "" : "s",
+	out_printf(o, "\nworking set over %zu interval%s of %.2f s%s:\n", w->sum.n, w->sum.n == 1 ? "" : "s",
 	           (double)op->interval_ns / 1e9,
 	           strcmp(ended, "count") == 0 ? ""
 	           : strcmp(ended, "interrupted") == 0 ? " (interrupted)"
 	           : strcmp(ended, "exited") == 0 ? " (cut short: the process exited)"
 	           : strcmp(ended, "exec") == 0 ? " (cut short: the process exec'd)"
 	                                        : " (cut short: a read failed)");
-	out_printf(o, "category         %s    median      peak  %s\n",
-	           op->cumulative ? "    resident" : "resident@pk", op->cumulative ? "never touched"
-	                                                                       : " idle at peak");
-	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
-		const char *name = k < PMAPS_X_COUNT ? pmaps_xcat_name((enum pmaps_xcat)k) : "total";
-		if (!w->seen[k])
-			continue;
-		sum_of(w, k, scratch, &s);
-		out_ljust(o, name, strlen(name), 17);
-		put_size(w, s.rss, 12);
-		put_size(w, s.median, 10);
-		put_size(w, s.peak, 10);
-		put_size(w, s.idle, 15);
-		out_ch(o, '\n');
-	}
+	wsum_table(o, &w->sum, op->cumulative, 0);
 	if (op->cumulative)
 		out_str(o, "(one reset, at the start: each interval counts from it; never touched:\n"
 		           " resident at the end, not touched since the reset)\n");
 	else
 		out_printf(o, "(median%s and peak of the bytes touched per interval; resident@pk and\n"
 		           " idle at peak: resident in the category's busiest interval, and not touched)\n",
-		           w->n > RING ? " of the last 16384" : "");
+		           w->sum.n > WSUM_RING ? " of the last 16384" : "");
 }
 
 /* ---- the run ---- */
@@ -400,24 +297,6 @@ static void verbose_kernel(const struct wss *w)
 	                         : "no DAMON");
 }
 
-/* Takes the interval just read into the summary's figures. */
-static void keep(struct wss *w, const struct pmaps_explain *x)
-{
-	struct tally *t = &w->cur;
-
-	tally_of(x, t);
-	for (int k = 0; k < NCAT; k++) {
-		w->ring[w->n % RING][k] = t->ref[k];
-		if (!t->maps[k])
-			continue;
-		if (!w->seen[k]++ || t->ref[k] > w->peak_ref[k]) {
-			w->peak_ref[k] = t->ref[k];
-			w->peak_rss[k] = t->rss[k];
-		}
-	}
-	w->n++;
-}
-
 int wss_run(const struct wss_opts *o)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
@@ -434,8 +313,7 @@ int wss_run(const struct wss_opts *o)
 		return EXIT_FAIL;
 	}
 	w->o = o;
-	w->ring = calloc(RING, sizeof(*w->ring));
-	if (!w->ring) {
+	if (wsum_init(&w->sum) < 0) {
 		free(w);
 		die_msg("out of memory");
 		return EXIT_FAIL;
@@ -443,7 +321,7 @@ int wss_run(const struct wss_opts *o)
 	memset(&f, 0, sizeof(f));
 	rc = tool_proc_open(&w->proc, &o->t);
 	if (rc != 0) {
-		free(w->ring);
+		wsum_free(&w->sum);
 		free(w);
 		return rc;
 	}
@@ -456,7 +334,7 @@ int wss_run(const struct wss_opts *o)
 		rc = tool_fail(&o->t, &f);
 		pmaps_wss_close(w->s);
 		pmaps_proc_close(w->proc);
-		free(w->ring);
+		wsum_free(&w->sum);
 		free(w);
 		return rc;
 	}
@@ -503,19 +381,19 @@ int wss_run(const struct wss_opts *o)
 		}
 		if (res->reset_took_ns > w->reset_max_ns)
 			w->reset_max_ns = res->reset_took_ns;
-		keep(w, res->x);
+		wsum_keep(&w->sum, res->x);
 		switch (o->fmt) {
-		case FMT_TABLE: table_interval(w, res, w->n - 1); break;
+		case FMT_TABLE: table_interval(w, res, w->sum.n - 1); break;
 		case FMT_JSON:
-			if (w->n > 1)
+			if (w->sum.n > 1)
 				out_ch(&w->out, ',');
-			json_interval(w, res, w->n - 1, 0);
+			json_interval(w, res, w->sum.n - 1, 0);
 			break;
 		case FMT_JSONL:
-			json_interval(w, res, w->n - 1, 1);
+			json_interval(w, res, w->sum.n - 1, 1);
 			out_ch(&w->out, '\n');
 			break;
-		case FMT_CSV: csv_interval(w, res, w->n - 1); break;
+		case FMT_CSV: csv_interval(w, res, w->sum.n - 1); break;
 		}
 		if (o->fmt != FMT_JSON)
 			out_flush(&w->out); /* a line per interval, as it comes */
@@ -530,9 +408,9 @@ int wss_run(const struct wss_opts *o)
 		ended = f.err == -ESRCH ? "exited" : f.err == -ESTALE ? "exec" : "failed";
 	if (o->fmt == FMT_JSON)
 		out_str(&w->out, "],");
-	if (o->fmt != FMT_CSV && (w->n > 1 || o->cumulative || o->fmt != FMT_TABLE))
+	if (o->fmt != FMT_CSV && (w->sum.n > 1 || o->cumulative || o->fmt != FMT_TABLE))
 		write_summary(w, ended, &f);
-	if (!w->n && strcmp(ended, "interrupted") == 0)
+	if (!w->sum.n && strcmp(ended, "interrupted") == 0)
 		note_msg("interrupted before the first interval ended: nothing measured");
 	if (o->fmt == FMT_JSON) {
 		if (f.err) {
@@ -547,16 +425,16 @@ int wss_run(const struct wss_opts *o)
 		rc = tool_fail(&o->t, &f);
 	}
 	rc = finish_output(&w->out, rc);
-	if (o->verbose && w->n)
+	if (o->verbose && w->sum.n)
 		note_msg("%zu interval%s read; the longest reset took %.3f ms (the wait for the "
-		         "process's mmap_lock, then the walk with it held for writing)", w->n,
-		         w->n == 1 ? "" : "s", (double)w->reset_max_ns / 1e6);
+		         "process's mmap_lock, then the walk with it held for writing)", w->sum.n,
+		         w->sum.n == 1 ? "" : "s", (double)w->reset_max_ns / 1e6);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	pmaps_wss_close(w->s);
 	pmaps_proc_close(w->proc);
-	free(w->ring);
+	wsum_free(&w->sum);
 	free(w);
 	return rc;
 }
