@@ -701,6 +701,58 @@ static int category_open(struct out *o, const struct pmaps_explain *x, int k, in
 	return 1;
 }
 
+void w_wss_json(struct out *o, const struct pmaps_wss_result *r, int largest)
+{
+	const struct pmaps_explain *x = r->x;
+
+	KEY(o, "\"working_set\":{\"method\":\"");
+	out_str(o, pmaps_wss_method_name(r->method));
+	KEY(o, "\",\"reset_at_ns\":");
+	out_u64(o, r->reset_at_ns);
+	KEY(o, ",\"reset_took_ns\":");
+	out_u64(o, r->reset_took_ns);
+	KEY(o, ",\"since_reset_start_ns\":");
+	out_u64(o, r->since_start_ns);
+	KEY(o, ",\"since_reset_end_ns\":");
+	out_u64(o, r->since_end_ns);
+	KEY(o, ",\"resident\":");
+	out_u64(o, x->total[PMAPS_XC_RSS]);
+	KEY(o, ",\"touched\":");
+	out_u64(o, x->referenced_total);
+	KEY(o, ",\"categories\":[");
+	for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
+		if (!category_open(o, x, k, &first, ""))
+			continue;
+		KEY(o, ",\"resident\":");
+		out_u64(o, x->v[k][PMAPS_XC_RSS]);
+		KEY(o, ",\"touched\":");
+		out_u64(o, x->referenced[k]);
+		out_ch(o, '}');
+	}
+	out_ch(o, ']');
+	if (largest) {
+		KEY(o, ",\"largest\":[");
+		for (unsigned i = 0; i < x->ntop; i++) {
+			const struct pmaps_explain_top *t = &x->top[i];
+			if (i)
+				out_ch(o, ',');
+			out_ch(o, '{');
+			span(o, t->start, t->end);
+			KEY(o, ",\"category\":\"");
+			out_str(o, pmaps_xcat_name(t->cat));
+			KEY(o, "\",");
+			path(o, t->path, t->path_len, t->path_truncated);
+			KEY(o, ",\"resident\":");
+			out_u64(o, t->rss);
+			KEY(o, ",\"touched\":");
+			out_u64(o, x->top_referenced[i]);
+			out_ch(o, '}');
+		}
+		out_ch(o, ']');
+	}
+	out_ch(o, '}');
+}
+
 static void explain(struct writer *w, const struct pmaps_explain *x)
 {
 	const char *nl = jsonl(w) ? "" : "\n";
@@ -840,32 +892,8 @@ static void explain(struct writer *w, const struct pmaps_explain *x)
 	out_str(o, nl);
 	out_ch(o, ']');
 	if (w->d->wss) {
-		const struct pmaps_wss_result *r = w->d->wss;
-		KEY(o, ",\"working_set\":{\"method\":\"");
-		out_str(o, pmaps_wss_method_name(r->method));
-		KEY(o, "\",\"reset_at_ns\":");
-		out_u64(o, r->reset_at_ns);
-		KEY(o, ",\"reset_took_ns\":");
-		out_u64(o, r->reset_took_ns);
-		KEY(o, ",\"since_reset_start_ns\":");
-		out_u64(o, r->since_start_ns);
-		KEY(o, ",\"since_reset_end_ns\":");
-		out_u64(o, r->since_end_ns);
-		KEY(o, ",\"resident\":");
-		out_u64(o, x->total[PMAPS_XC_RSS]);
-		KEY(o, ",\"touched\":");
-		out_u64(o, x->referenced_total);
-		KEY(o, ",\"categories\":[");
-		for (int k = 0, first = 1; k < PMAPS_X_COUNT; k++) {
-			if (!category_open(o, x, k, &first, ""))
-				continue;
-			KEY(o, ",\"resident\":");
-			out_u64(o, x->v[k][PMAPS_XC_RSS]);
-			KEY(o, ",\"touched\":");
-			out_u64(o, x->referenced[k]);
-			out_ch(o, '}');
-		}
-		KEY(o, "]}");
+		out_ch(o, ',');
+		w_wss_json(o, w->d->wss, 0);
 	}
 	if (w->d->books && books_asked(w->d->books)) {
 		KEY(o, ",\"runtime_books\":");

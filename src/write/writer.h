@@ -261,6 +261,12 @@ size_t w_age(char *dst, uint64_t ns);
  * within 80 columns.
  */
 void w_wss_categories(struct out *o, const struct pmaps_explain *x);
+/*
+ * A working set's reading R as JSON: "working_set":{...}, its interval,
+ * resident and touched bytes in total and per category; with LARGEST, the
+ * largest mappings' too (explain's JSON has them in its own "largest").
+ */
+void w_wss_json(struct out *o, const struct pmaps_wss_result *r, int largest);
 
 /*
  * Sets *FMT from the option OPT ('j' --json, 'L' --jsonl, 'C' --csv, as

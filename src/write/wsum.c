@@ -105,11 +105,13 @@ static void put_size(struct out *o, uint64_t v, int bytes, size_t width)
 	out_rjust(o, d, n, width);
 }
 
-void wsum_table(struct out *o, const struct wsum *s, int cumulative, int bytes)
+void wsum_table(struct out *o, const struct wsum *s, int cumulative, int bytes,
+                const char *indent)
 {
 	size_t wide = bytes ? 4 : 0;
 	struct wsum_fig f;
 
+	out_str(o, indent);
 	out_str(o, "category         ");
 	out_rjust(o, cumulative ? "resident" : "resident@pk", cumulative ? 8 : 11, 11 + wide);
 	out_rjust(o, "median", 6, 10 + wide);
@@ -122,6 +124,7 @@ void wsum_table(struct out *o, const struct wsum *s, int cumulative, int bytes)
 		if (!s->seen[k])
 			continue;
 		wsum_of(s, k, cumulative, &f);
+		out_str(o, indent);
 		out_ljust(o, name, strlen(name), 17);
 		put_size(o, f.rss, bytes, 11 + wide);
 		put_size(o, f.median, bytes, 10 + wide);

@@ -61,9 +61,10 @@ void wsum_of(const struct wsum *s, int k, int cumulative, struct wsum_fig *f);
 const char *wsum_name(int k);
 /*
  * The summary's table: a heading, then a row per category seen and the
- * total; sizes with K/M/G, or in bytes when BYTES.
+ * total, each line after INDENT; sizes with K/M/G, or in bytes when BYTES.
  */
-void wsum_table(struct out *o, const struct wsum *s, int cumulative, int bytes);
+void wsum_table(struct out *o, const struct wsum *s, int cumulative, int bytes,
+                const char *indent);
 /* The summary's categories as a JSON array (the key and the array). */
 void wsum_json(struct out *o, const struct wsum *s, int cumulative);
 

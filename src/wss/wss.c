@@ -251,7 +251,7 @@ static void write_summary(struct wss *w, const char *ended, const struct failure
 	           : strcmp(ended, "exited") == 0 ? " (cut short: the process exited)"
 	           : strcmp(ended, "exec") == 0 ? " (cut short: the process exec'd)"
 	                                        : " (cut short: a read failed)");
-	wsum_table(o, &w->sum, op->cumulative, 0);
+	wsum_table(o, &w->sum, op->cumulative, 0, "");
 	if (op->cumulative)
 		out_str(o, "(one reset, at the start: each interval counts from it; never touched:\n"
 		           " resident at the end, not touched since the reset)\n");
