@@ -47,6 +47,9 @@ static const char watch_usage[] =
 	"      --children         also PID's descendants (children and theirs): their\n"
 	"                         count and RSS summed per sample, each in the summary\n"
 	"      --svg FILE         write a timeline of the samples to FILE (SVG)\n"
+	"      --wss              also the working set: the bytes each breakdown finds\n"
+	"                         touched since the one before; writes the process's\n"
+	"                         clear_refs (see Working set)\n"
 	"      --jsonl            JSON Lines: an object per sample, then the summary\n"
 	"  -b, --bytes            sizes in bytes instead of K/M/G\n"
 	BOOKS_USAGE
@@ -78,6 +81,18 @@ static const char watch_usage[] =
 	"were read), the timeline draws what the runtime counts as live and as held,\n"
 	"and the summary ends with the last breakdown's books and equation.\n"
 	"\n"
+	"Working set (--wss), the one option of watch that writes to the process: at\n"
+	"the start and after each breakdown pmaps writes \"1\" to /proc/PID/clear_refs\n"
+	"(the process's owner or root), which clears the referenced bits of every\n"
+	"page it maps with its mmap_lock held for writing, as pmaps wss does; each\n"
+	"breakdown then reads smaps' Referenced: the bytes touched since the\n"
+	"breakdown before (column touched; JSON Lines: working_set, per category and\n"
+	"for the largest mappings), and the summary gives each category's median\n"
+	"and peak. Page reclaim reads those bits: until touched again, the process's\n"
+	"pages look idle to it. Breakdowns come from smaps (not with --source pages);\n"
+	"status samples have no touched figure. A touch through a translation the\n"
+	"CPU still caches is not seen (see pmaps wss --help).\n"
+	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read or the output\n"
 	"or the SVG cannot be written, 2 on a usage error.\n";
 
@@ -100,6 +115,8 @@ static const char run_usage[] =
 	"      --children         also CMD's descendants (children and theirs): their\n"
 	"                         count and RSS summed per sample, each in the summary\n"
 	"      --svg FILE         write a timeline of the samples to FILE (SVG)\n"
+	"      --wss              also the working set, as pmaps watch --wss gives it\n"
+	"                         (writes CMD's clear_refs; see pmaps watch --help)\n"
 	"      --jsonl            JSON Lines: an object per sample, then the summary\n"
 	"  -o, --output FILE      the lines and the summary to FILE, not standard error\n"
 	"  -q, --quiet            no line per sample: the summary only\n"
@@ -183,6 +200,7 @@ static int common_option(struct watch_opts *o, int ch, const char *cmd)
 		return 0;
 	}
 	case 'P': o->pages = 1; return 0;
+	case 'W' + 0x1000: o->wss = 1; return 0;
 	case 'C': o->children = 1; return 0;
 	case 'V':
 		if (o->svg) {
@@ -208,6 +226,20 @@ static int common_option(struct watch_opts *o, int ch, const char *cmd)
 	}
 }
 
+/* What the options ask for together, once all are read. Returns 0, or an exit code. */
+static int options_done(struct watch_opts *o)
+{
+	int rc = books_options_done(&o->books);
+
+	if (rc != EXIT_OK)
+		return rc;
+	if (o->wss && o->source == PMAPS_SRC_PAGES) {
+		die_msg("--wss reads smaps' Referenced: not with --source pages");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 static void opts_init(struct watch_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -228,6 +260,7 @@ int cmd_watch(int argc, char **argv)
 		{"pages", no_argument, NULL, 'P'},
 		{"children", no_argument, NULL, 'C'},
 		{"svg", required_argument, NULL, 'V'},
+		{"wss", no_argument, NULL, 'W' + 0x1000},
 		{"jsonl", no_argument, NULL, 'L'},
 		{"bytes", no_argument, NULL, 'b'},
 		{"proc-root", required_argument, NULL, 'R'},
@@ -261,7 +294,7 @@ int cmd_watch(int argc, char **argv)
 		                       : "one PID only (see pmaps watch --help)");
 		return EXIT_USAGE;
 	}
-	if ((rc = books_options_done(&o.books)) != EXIT_OK)
+	if ((rc = options_done(&o)) != EXIT_OK)
 		return rc;
 	o.t.pid = argv[optind];
 	return watch_pid(&o);
@@ -279,6 +312,7 @@ int cmd_run(int argc, char **argv)
 		{"pages", no_argument, NULL, 'P'},
 		{"children", no_argument, NULL, 'C'},
 		{"svg", required_argument, NULL, 'V'},
+		{"wss", no_argument, NULL, 'W' + 0x1000},
 		{"jsonl", no_argument, NULL, 'L'},
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -322,7 +356,7 @@ int cmd_run(int argc, char **argv)
 		die_msg("which command? (pmaps run [OPTIONS] -- CMD [ARGS...]; see --help)");
 		return EXIT_USAGE;
 	}
-	if ((rc = books_options_done(&o.books)) != EXIT_OK)
+	if ((rc = options_done(&o)) != EXIT_OK)
 		return rc;
 	if (o.books.off && o.books.malloc_books) {
 		die_msg("--no-books and --malloc-books: choose one");

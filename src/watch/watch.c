@@ -198,6 +198,14 @@ static void choose_source(struct watch *w)
 	            : w->o->source == PMAPS_SRC_PAGES ? PMAPS_SRC_PAGES : PMAPS_SRC_SMAPS;
 
 	w->why[0] = '\0';
+	if (w->o->wss) {
+		/* Touched bytes are smaps' Referenced: no other source has them. */
+		w->bd_cost = UINT64_MAX / 4;
+		w->src = PMAPS_SRC_SMAPS;
+		snprintf(w->why, sizeof(w->why), "--wss: smaps' Referenced, the process's referenced "
+		         "bits reset after each breakdown");
+		return;
+	}
 	/*
 	 * What a breakdown takes is not known until one has been read (the
 	 * estimate, from status alone, can be off by tenfold for many small
@@ -226,6 +234,8 @@ static void close_reading(struct watch *w)
 	w->wp = NULL;
 	pmaps_explain_close(w->xs);
 	w->xs = NULL;
+	pmaps_wss_close(w->ws);
+	w->ws = NULL;
 	pmaps_proc_close(w->xproc);
 	w->xproc = NULL;
 	pmaps_proc_close(w->proc);
@@ -247,9 +257,31 @@ static int same_process(const struct pmaps_proc *a, const struct pmaps_proc *b)
 }
 
 /*
- * Opens the explain session on a handle of its own (the thread's), and
- * --pages' diff on W->proc. Returns 0, or a negative errno with the
- * message in W->msg.
+ * --wss: the working-set session on the thread's handle, and its first
+ * reset: the first breakdown is due an interval after it (one read at once
+ * would say what a moment touched). Returns 0, or a negative errno with
+ * the message in W->msg.
+ */
+static int open_wss(struct watch *w)
+{
+	int err = pmaps_wss_open(&w->ws, w->xproc, PMAPS_WSS_AUTO, 0);
+
+	if (err == 0)
+		err = pmaps_wss_reset(w->ws);
+	if (err < 0) {
+		snprintf(w->msg, sizeof(w->msg), "%s",
+		         w->ws && pmaps_wss_errmsg(w->ws)[0] ? pmaps_wss_errmsg(w->ws)
+		                                             : pmaps_strerror(err));
+		return err;
+	}
+	w->next_full = now_ns() + w->interval;
+	return 0;
+}
+
+/*
+ * Opens the explain session (--wss: the working-set session) on a handle
+ * of its own (the thread's), and --pages' diff on W->proc. Returns 0, or a
+ * negative errno with the message in W->msg.
  */
 static int open_reading(struct watch *w)
 {
@@ -282,8 +314,11 @@ static int open_reading(struct watch *w)
 	}
 	w->bk_want = books_wanted(&w->o->books, w->bk_rt);
 	w->xopts = w->src == PMAPS_SRC_PAGES ? PMAPS_EXPLAIN_FAST | PMAPS_EXPLAIN_GENTLE : 0;
-	err = pmaps_explain_open(&w->xs, w->xproc, w->xopts);
-	if (err < 0) {
+	if (w->o->wss) {
+		err = open_wss(w);
+		if (err < 0)
+			return err;
+	} else if ((err = pmaps_explain_open(&w->xs, w->xproc, w->xopts)) < 0) {
 		snprintf(w->msg, sizeof(w->msg), "%s",
 		         w->xs && pmaps_explain_errmsg(w->xs)[0] ? pmaps_explain_errmsg(w->xs)
 		                                                 : pmaps_strerror(err));
@@ -332,6 +367,8 @@ static int reopen(struct watch *w)
 	memset(w->cat_max, 0, sizeof(w->cat_max));
 	memset(w->grp_max, 0, sizeof(w->grp_max));
 	memset(w->rises, 0, sizeof(w->rises));
+	if (w->o->wss)
+		wsum_clear(&w->wsum);
 	w->next_full = 0;
 	/*
 	 * The books too: the old program's are not the new one's, and a read
@@ -478,17 +515,18 @@ static void from_explain(struct watch *w, struct watch_sample *s, const struct p
 }
 
 /*
- * Writes sample S (X its breakdown, or ST its status) and keeps its
- * figures. TICK: the sample of a tick, LATE after it (its timing counts, and
- * --pages' diff follows it); else a breakdown the thread read. Returns
- * END_NONE, or how --pages' walk ended the watch.
+ * Writes sample S (X its breakdown, WR its working set with --wss, or ST
+ * its status) and keeps its figures. TICK: the sample of a tick, LATE
+ * after it (its timing counts, and --pages' diff follows it); else a
+ * breakdown the thread read. Returns END_NONE, or how --pages' walk ended
+ * the watch.
  */
 static enum end_why read_error(struct watch *w, int err, uint64_t t_ns);
 
 static enum end_why emit(struct watch *w, const struct watch_sample *s,
-                         const struct pmaps_explain *x, const struct pmaps_status *st,
-                         const struct kids_sum *ks, int tick, uint64_t late, uint64_t cost,
-                         int books)
+                         const struct pmaps_explain *x, const struct pmaps_wss_result *wr,
+                         const struct pmaps_status *st, const struct kids_sum *ks, int tick,
+                         uint64_t late, uint64_t cost, int books)
 {
 	struct watch_sample sb;
 	int err;
@@ -536,9 +574,9 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
 	if (w->o->quiet)
 		; /* the summary only */
 	else if (w->o->fmt == FMT_JSONL)
-		watch_json_sample(w, s, x, st, ks, tick ? late : 0, cost);
+		watch_json_sample(w, s, x, wr, st, ks, tick ? late : 0, cost);
 	else
-		watch_table_line(w, s, x != NULL, x ? pmaps_source_name(x->source) : "status", ks);
+		watch_table_line(w, s, x != NULL, x ? pmaps_source_name(x->source) : "status", wr, ks);
 	if (w->o->tl) {
 		/* Every sample: a status one's RSS is drawn too, its categories not. */
 		struct watch_sample d = *s;
@@ -549,6 +587,12 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
 	}
 	if (x)
 		account_full(w, s, x);
+	if (wr) {
+		wsum_keep(&w->wsum, wr->x);
+		if (wr->reset_took_ns > w->ws_reset_max)
+			w->ws_reset_max = wr->reset_took_ns;
+		w->ws_method = wr->method;
+	}
 	w->lines++;
 	if (tick)
 		w->samples++;
@@ -576,6 +620,37 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
 	return err < 0 ? END_FAILED : END_NONE;
 }
 
+/*
+ * Reads a breakdown into *X: the explain session's, or with --wss the
+ * working-set session's reading (what the process touched since the reset
+ * after the breakdown before), copied into *WR, then the next reset (its
+ * cost is the breakdown's). Returns 0, or a negative errno with the message
+ * in MSG.
+ */
+static int bd_read(struct watch *w, const struct pmaps_explain **x, struct pmaps_wss_result *wr,
+                   char *msg, size_t msgsz)
+{
+	const struct pmaps_wss_result *r;
+	int err;
+
+	if (!w->ws) {
+		err = pmaps_explain_run(w->xs, x);
+		if (err < 0)
+			snprintf(msg, msgsz, "%s", pmaps_explain_errmsg(w->xs));
+		return err;
+	}
+	err = pmaps_wss_read(w->ws, &r);
+	if (err == 0) {
+		/* The reset rewrites the session's reading; its X stays until the next read. */
+		*wr = *r;
+		*x = r->x;
+		err = pmaps_wss_reset(w->ws);
+	}
+	if (err < 0)
+		snprintf(msg, msgsz, "%s", pmaps_wss_errmsg(w->ws));
+	return err;
+}
+
 /* ---- the breakdown's thread ---- */
 
 /*
@@ -594,6 +669,8 @@ static void *bd_main(void *arg)
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		const struct pmaps_explain *x = NULL;
+		struct pmaps_wss_result wr;
+		char msg[sizeof(w->bd_msg)];
 		uint64_t t, e, bk = 0;
 		int err, books;
 		while (!w->bd_want && !w->bd_quit)
@@ -613,13 +690,15 @@ static void *bd_main(void *arg)
 			bk = now_ns() - t;
 		}
 		t = now_ns();
-		err = pmaps_explain_run(w->xs, &x);
+		err = bd_read(w, &x, &wr, msg, sizeof(msg));
 		if (err == 0 && books) {
 			w->bk_thr.runtime = x->runtime_kind;
 			pmaps_books_join(x, &w->bk_thr.b, 0, &w->bk_thr_join);
 		}
 		pthread_mutex_lock(&w->mu);
 		w->bd_x = x;
+		if (err == 0 && w->ws)
+			w->bd_wr = wr;
 		w->bd_err = err;
 		w->bd_start = t;
 		/*
@@ -632,7 +711,7 @@ static void *bd_main(void *arg)
 		w->bd_books_done = err == 0 && books;
 		w->bk_cost = bk;
 		if (err < 0)
-			snprintf(w->bd_msg, sizeof(w->bd_msg), "%s", pmaps_explain_errmsg(w->xs));
+			memcpy(w->bd_msg, msg, sizeof(msg));
 		w->bd_busy = 0;
 		w->bd_done = 1;
 		pthread_cond_broadcast(&w->cv);
@@ -698,6 +777,7 @@ static enum end_why read_error(struct watch *w, int err, uint64_t t_ns)
 static enum end_why bd_collect(struct watch *w, uint64_t until)
 {
 	const struct pmaps_explain *x;
+	struct pmaps_wss_result wr;
 	struct watch_sample s;
 	uint64_t start, end;
 	int err, done, books;
@@ -709,6 +789,7 @@ static enum end_why bd_collect(struct watch *w, uint64_t until)
 	if (done)
 		w->bd_done = 0;
 	x = w->bd_x;
+	wr = w->bd_wr;
 	err = w->bd_err;
 	start = w->bd_start;
 	end = w->bd_end;
@@ -735,7 +816,7 @@ static enum end_why bd_collect(struct watch *w, uint64_t until)
 	s.t_ns = end - w->t0;
 	from_explain(w, &s, x);
 	w->bg++;
-	return emit(w, &s, x, NULL, NULL, 0, 0, end - start, books);
+	return emit(w, &s, x, w->ws ? &wr : NULL, NULL, NULL, 0, 0, end - start, books);
 }
 
 /*
@@ -747,6 +828,7 @@ static enum end_why bd_collect(struct watch *w, uint64_t until)
 static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 {
 	const struct pmaps_explain *x = NULL;
+	struct pmaps_wss_result wr;
 	struct pmaps_status st;
 	struct watch_sample s;
 	struct kids_sum ks;
@@ -808,9 +890,7 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 		}
 	}
 	if (full) {
-		err = pmaps_explain_run(w->xs, &x);
-		if (err < 0)
-			snprintf(w->msg, sizeof(w->msg), "%s", pmaps_explain_errmsg(w->xs));
+		err = bd_read(w, &x, &wr, w->msg, sizeof(w->msg));
 	} else {
 		memset(&st, 0, sizeof(st));
 		st.size = sizeof(st);
@@ -845,7 +925,8 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 			return END_FAILED;
 		done = now_ns();
 	}
-	return emit(w, &s, x, full ? NULL : &st, w->kids ? &ks : NULL, 1, late, done - now, 0);
+	return emit(w, &s, x, full && w->ws ? &wr : NULL, full ? NULL : &st, w->kids ? &ks : NULL, 1,
+	            late, done - now, 0);
 }
 
 /* ---- the loop ---- */
@@ -1068,6 +1149,11 @@ int watch_pid(struct watch_opts *o)
 
 	memset(&en, 0, sizeof(en));
 	w = calloc(1, sizeof(*w));
+	/* --wss: the summary's readings, allocated once */
+	if (w && o->wss && wsum_init(&w->wsum) < 0) {
+		free(w);
+		w = NULL;
+	}
 	if (w)
 		w->probe = w->pidfd = -1;
 	if (!w) {
@@ -1145,7 +1231,7 @@ int watch_pid(struct watch_opts *o)
 		goto ended;
 	}
 	if (err < 0) {
-		if (o->pages && w->xs && !w->wp)
+		if (o->pages && (w->xs || w->ws) && !w->wp)
 			die_msg("--pages: %s", w->msg);
 		else
 			tool_fail(&w->t, (failed(&f, NULL, err, w->msg), &f));
@@ -1159,8 +1245,9 @@ int watch_pid(struct watch_opts *o)
 		 * exiting): the error pages and explain give, not a watch of
 		 * nothing. A breakdown's read says which, cheaply: it has no
 		 * mappings. One that turns zombie later ends the watch as an exit.
+		 * (--wss: the reset at the open has said so.)
 		 */
-		if (pread(w->probe, &c, 1, 0) == 0) {
+		if (w->xs && pread(w->probe, &c, 1, 0) == 0) {
 			const struct pmaps_explain *x = NULL;
 			err = pmaps_explain_run(w->xs, &x);
 			if (err < 0 && err != -ESTALE && err != -EAGAIN) {
@@ -1285,6 +1372,7 @@ out:
 	if (w->pidfd >= 0)
 		close(w->pidfd);
 	kids_close(w->kids);
+	wsum_free(&w->wsum);
 	watch_unprepare(o);
 	if (o->run && o->out_fd != STDERR_FILENO)
 		close(o->out_fd);

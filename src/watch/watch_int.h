@@ -19,6 +19,7 @@
 #include "watch/watch_kids.h"
 #include "watch/watch_loop.h"
 #include "write/writer.h"
+#include "write/wsum.h"
 
 #define KEY(o, lit) out_mem(o, lit, sizeof(lit) - 1)
 
@@ -49,6 +50,16 @@ struct watch {
 	int pid;
 	struct pmaps_proc *proc;
 	struct pmaps_explain_session *xs;
+	/*
+	 * --wss: the working-set session in XS's place (on XPROC, the thread's
+	 * handle): a breakdown is its reading, then its reset. WSUM: the
+	 * readings since the watch began or the program exec'd (the summary's);
+	 * WS_RESET_MAX: the longest reset.
+	 */
+	struct pmaps_wss *ws;
+	struct wsum wsum;
+	uint64_t ws_reset_max;
+	enum pmaps_wss_method ws_method; /* the readings' (the library chooses) */
 	struct wpages *wp;
 	int probe; /* /proc/PID/maps, open on the program's address space: it reads 0 once that is gone */
 	int pidfd; /* watch: the process's pidfd (readable once it exited), or -1 */
@@ -74,6 +85,7 @@ struct watch {
 	pthread_cond_t cv;
 	int bd_want, bd_busy, bd_done, bd_quit, bd_err;
 	const struct pmaps_explain *bd_x;
+	struct pmaps_wss_result bd_wr; /* --wss: the thread's reading (its X is BD_X) */
 	uint64_t bd_start, bd_end, bg;
 	char bd_msg[512];
 	struct pmaps_proc *xproc; /* the session's handle (the thread's) */
@@ -148,13 +160,14 @@ void watch_cell(struct out *o, const char *s, size_t width);
 size_t watch_fmt_size(const struct watch *w, char *d, uint64_t v);
 void watch_json_lead(struct watch *w);
 void watch_json_sample(struct watch *w, const struct watch_sample *s,
-                       const struct pmaps_explain *x, const struct pmaps_status *st,
-                       const struct kids_sum *ks, uint64_t late, uint64_t cost);
+                       const struct pmaps_explain *x, const struct pmaps_wss_result *wr,
+                       const struct pmaps_status *st, const struct kids_sum *ks, uint64_t late,
+                       uint64_t cost);
 void watch_json_summary(struct watch *w, const struct ending *en);
 void watch_out_secs(struct out *o, uint64_t ns, int digits);
 void watch_table_heading(struct watch *w);
 void watch_table_line(struct watch *w, const struct watch_sample *s, int full, const char *source,
-                      const struct kids_sum *ks);
+                      const struct pmaps_wss_result *wr, const struct kids_sum *ks);
 void watch_table_summary(struct watch *w, const struct ending *en);
 
 /* ---- watch.c: the loop ---- */

@@ -32,6 +32,12 @@ struct watch_opts {
 	int quiet;             /* run -q: the summary only */
 	int children;          /* --children: the descendants too (watch_kids.c) */
 	const char *svg;       /* --svg FILE, or NULL */
+	/*
+	 * --wss: each breakdown also says what the process touched since the
+	 * one before (the library's working-set session: it resets the
+	 * process's referenced bits after each breakdown, and at the start)
+	 */
+	int wss;
 	/* the runtime's books (--go-pprof, --no-books, ...; run: the malloc helper's socket) */
 	struct books_opts books;
 	/* run */

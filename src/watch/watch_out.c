@@ -164,6 +164,8 @@ void watch_table_heading(struct watch *w)
 	watch_cell(o, "time", 9);
 	watch_cell(o, "rss", wide(w, 7));
 	watch_cell(o, "change", wide(w, 7));
+	if (w->o->wss)
+		watch_cell(o, "touched", wide(w, 7));
 	for (int g = 0; g < G_COUNT; g++)
 		watch_cell(o, group_name[g], wide(w, 6));
 	watch_cell(o, "lazyfree", wide(w, 8));
@@ -202,7 +204,8 @@ static void kids_cell(struct watch *w, const struct kids_sum *ks)
 }
 
 void watch_table_line(struct watch *w, const struct watch_sample *s, int full,
-                      const char *source, const struct kids_sum *ks)
+                      const char *source, const struct pmaps_wss_result *wr,
+                      const struct kids_sum *ks)
 {
 	struct out *o = &w->out;
 	uint64_t g[G_COUNT], pg[G_COUNT];
@@ -223,6 +226,9 @@ void watch_table_line(struct watch *w, const struct watch_sample *s, int full,
 	} else {
 		watch_cell(o, "", wide(w, 7));
 	}
+	/* --wss: touched since the breakdown before (a status sample cannot say) */
+	if (w->o->wss)
+		size_cell(w, wr ? wr->x->referenced_total : 0, wr != NULL, wide(w, 7));
 	groups_of(s, g);
 	for (int k = 0; k < G_COUNT; k++)
 		size_cell(w, g[k], full, wide(w, 6));
@@ -298,11 +304,12 @@ void watch_json_lead(struct watch *w)
 
 /*
  * A sample's object, without its closing brace (--pages adds its changes):
- * X the breakdown, or ST the status alone.
+ * X the breakdown (WR its working set with --wss), or ST the status alone.
  */
 void watch_json_sample(struct watch *w, const struct watch_sample *s,
-                       const struct pmaps_explain *x, const struct pmaps_status *st,
-                       const struct kids_sum *ks, uint64_t late, uint64_t cost)
+                       const struct pmaps_explain *x, const struct pmaps_wss_result *wr,
+                       const struct pmaps_status *st, const struct kids_sum *ks, uint64_t late,
+                       uint64_t cost)
 {
 	struct out *o = &w->out;
 
@@ -376,6 +383,10 @@ void watch_json_sample(struct watch *w, const struct watch_sample *s,
 		KEY(o, ",\"mappings\":");
 		out_u64(o, x->nmappings);
 		json_categories(o, x);
+		if (wr) {
+			out_ch(o, ',');
+			w_wss_json(o, wr, 1);
+		}
 		if (w->bk_now && books_asked(&w->bk_cur)) {
 			KEY(o, ",\"runtime_books\":");
 			books_write_json(o, &w->bk_cur, &w->bk_join);
@@ -508,6 +519,29 @@ static unsigned grew_most(const struct watch *w, unsigned *order, uint64_t *firs
 
 
 static void table_kids(struct watch *w);
+
+/* --wss in the table's summary: the working set over the breakdowns (write/wsum.h). */
+static void table_wss(struct watch *w)
+{
+	struct out *o = &w->out;
+
+	if (!w->o->wss || !w->wsum.n)
+		return;
+	out_str(o, "\n  working set over ");
+	out_u64(o, w->wsum.n);
+	out_str(o, w->wsum.n == 1 ? " breakdown" : " breakdowns");
+	if (w->execs)
+		out_str(o, " since the last exec");
+	out_str(o, " (");
+	out_str(o, pmaps_wss_method_name(w->ws_method));
+	out_str(o, "; the longest reset ");
+	out_ms(o, w->ws_reset_max);
+	out_str(o, "):\n");
+	wsum_table(o, &w->wsum, 0, !w->o->human, "  ");
+	out_printf(o, "  (touched: since the breakdown before; median%s and peak of the\n"
+	           "  breakdowns; resident@pk and idle at peak: in the category's busiest one)\n",
+	           w->wsum.n > WSUM_RING ? " of the last 16384" : "");
+}
 
 static void cost_pair(struct out *o, const char *what, uint64_t n, uint64_t sum, uint64_t max)
 {
@@ -747,6 +781,7 @@ void watch_table_summary(struct watch *w, const struct ending *en)
 			out_ch(o, '\n');
 		}
 	}
+	table_wss(w);
 	/* The runtime's books at the last breakdown that had them, and the equation. */
 	if (w->bk_have)
 		books_write_text(o, &w->bk_cur, &w->bk_join);
@@ -1066,6 +1101,29 @@ void watch_json_summary(struct watch *w, const struct ending *en)
 			out_ch(o, '}');
 		}
 		out_ch(o, ']');
+		out_ch(o, '}');
+	}
+	if (w->o->wss) {
+		/* The method is a reading's: none before the first (null). */
+		const char *m = w->wsum.n ? pmaps_wss_method_name(w->ws_method) : NULL;
+		KEY(o, ",\"working_set\":{\"method\":");
+		if (m) {
+			out_ch(o, '"');
+			out_str(o, m);
+			out_ch(o, '"');
+		} else {
+			KEY(o, "null");
+		}
+		KEY(o, ",\"since_exec\":");
+		out_str(o, w->execs ? "true" : "false");
+		KEY(o, ",\"breakdowns\":");
+		out_u64(o, w->wsum.n);
+		KEY(o, ",\"median_of\":");
+		out_u64(o, w->wsum.n < WSUM_RING ? w->wsum.n : WSUM_RING);
+		KEY(o, ",\"reset_max_ns\":");
+		out_u64(o, w->ws_reset_max);
+		out_ch(o, ',');
+		wsum_json(o, &w->wsum, 0);
 		out_ch(o, '}');
 	}
 	if (w->bk_have && books_asked(&w->bk_cur)) {
