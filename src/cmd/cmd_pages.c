@@ -52,6 +52,10 @@ static const char pages_usage[] =
 	"      --svg FILE            the address space as a picture (SVG; '-' for standard\n"
 	"                            output): a band per mapping, pages coloured by state;\n"
 	"                            a line on stderr says what was written\n"
+	"      --wss T               with --svg: also the share of each mapping's resident\n"
+	"                            bytes touched in T (500ms, 5s) after a reset of the\n"
+	"                            process's referenced bits; this writes to the process\n"
+	"                            (see Working set)\n"
 	"  -q, --quiet               with --svg: no notes and no such line\n"
 	"  -v, --verbose             say which reader ran and how many kernel calls it made\n"
 	"  -h, --help                show this help\n"
@@ -74,6 +78,15 @@ static const char pages_usage[] =
 	"says a walk without pauses would hold up its mmap() longer than 5 ms, the walk\n"
 	"pauses 100 us after each 50 us (paced; -v and JSON's \"policy\" say so).\n"
 	"\n"
+	"Working set (--wss), the one option of pages that writes to the process:\n"
+	"pmaps writes \"1\" to /proc/PID/clear_refs (the process's owner or root), which\n"
+	"clears the referenced bits of every page it maps with its mmap_lock held for\n"
+	"writing, as pmaps wss does, waits T, then walks smaps for its Referenced:\n"
+	"a bar right of each band. Per mapping, not per page: smaps counts a mapping's\n"
+	"touched pages, and no page flag here says which. Page reclaim reads the bits:\n"
+	"until touched again, the process's pages look idle to it. An exit or exec\n"
+	"during T is exit 1, with no picture.\n"
+	"\n"
 	"Exit status: 0 on success, 1 when the process cannot be read or the range\n"
 	"meets no mapping, 2 on a usage error.\n";
 
@@ -82,6 +95,7 @@ struct pages_opts {
 	struct range_arg range;
 	int have_range, summary, gentle, exact, verbose, pfn, quiet, flags;
 	const char *svg; /* --svg FILE, or NULL */
+	uint64_t wss_ns; /* --wss T, or 0 */
 	enum fmt fmt;
 	enum pmaps_pages_strategy strategy;
 };
@@ -276,6 +290,7 @@ static int pages_svg_report(const struct pages_opts *po)
 		.out = &file,
 		.quiet = po->quiet,
 		.drawn = &drawn,
+		.wss_ns = po->wss_ns,
 	};
 	uint64_t psize = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct failure f;
@@ -310,6 +325,14 @@ static int pages_svg_report(const struct pages_opts *po)
 		             (unsigned long long)drawn.mappings, drawn.mappings == 1 ? "" : "s",
 		             pages, res, drawn.scan ? "PAGEMAP_SCAN" : "pagemap",
 		             drawn.kpage ? " and kpageflags" : "");
+		if (drawn.wss) {
+			char t[32], when[32];
+			fmt_human(t, drawn.wss_touched);
+			fmt_human(res, drawn.wss_resident);
+			note_msg("working set: %s of %s resident touched in %s (smaps' Referenced, per "
+			         "mapping, after a reset of the referenced bits)", t, res,
+			         fmt_duration(when, sizeof(when), drawn.wss_since_ns));
+		}
 	}
 	pmaps_proc_close(proc);
 	return rc;
@@ -351,6 +374,7 @@ int cmd_pages(int argc, char **argv)
 		{"pfn", no_argument, NULL, 'P'},
 		{"svg", required_argument, NULL, 'V'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"wss", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -397,6 +421,13 @@ int cmd_pages(int argc, char **argv)
 			}
 			po.svg = optarg;
 			break;
+		case 'W':
+			if (parse_time(optarg, 1000000000ull, &po.wss_ns) < 0 || po.wss_ns < 1000000u ||
+			    po.wss_ns > 86400ull * 1000000000u) {
+				die_msg("--wss takes a time from 1ms to 24h (500ms, 5s, 1m), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h': return print_usage(pages_usage);
 		default: return option_error("pages", argv, "sFjvqh", longopts);
 		}
@@ -424,6 +455,10 @@ int cmd_pages(int argc, char **argv)
 	}
 	if (po.gentle && po.exact) {
 		die_msg("--gentle and --exact do not go together");
+		return EXIT_USAGE;
+	}
+	if (po.wss_ns && !po.svg) {
+		die_msg("--wss colours the picture: use it with --svg (for figures, pmaps wss PID)");
 		return EXIT_USAGE;
 	}
 	if (po.svg) {

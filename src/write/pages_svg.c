@@ -40,6 +40,19 @@
  *   legend item is a <g> with data-state and data-pages (absent where the
  *   reader cannot see that state).
  *
+ * With --wss (req->wss_ns) the picture is W_WSS (1430) wide: the
+ * process's referenced bits are reset (a working-set session), the walk
+ * waits wss_ns, then reads smaps instead of maps, and right of each band,
+ * at x = WSS_X (1280), WSS_W (100) wide, a bar shows the share of the
+ * band's resident bytes (smaps' Rss) touched since the reset (smaps'
+ * Referenced), with its percentage after it: per mapping, for the kernel
+ * marks no page (a page's referenced flag is not its accessed bit, and
+ * idle page tracking is no method pmaps has). The band's <g> carries
+ * data-resident and data-touched (bytes, the whole mappings' even where a
+ * RANGE cuts them), the legend's item data-wss="touched" and data-bytes.
+ * After the walk the session's read says whether the process exited or
+ * exec'd since the reset: then there is no picture, as for a failed walk.
+ *
  * States: the library's (enum pmaps_page_state, pmaps_page_state_of(), the
  * one classification of pages every picture and table uses): zero,
  * lazyfree (root), huge (PAGEMAP_SCAN), shmem, file, shared (mapped more
@@ -62,6 +75,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/escape.h"
@@ -70,6 +84,9 @@
 #include "write/svg.h"
 
 #define W 1300
+#define W_WSS 1430
+#define WSS_X (X0 + COLS + 80)
+#define WSS_W 100
 #define TOP 90
 #define PITCH 14
 #define BAND_H 12
@@ -115,6 +132,7 @@ struct band {
 	char full[TIP_NAME];       /* the name for the tooltip (its first TIP_NAME bytes) */
 	uint64_t pages[PS_N];      /* its pages by state */
 	uint64_t maxcount;         /* the most mappings sharing one of its pages (root) */
+	uint64_t rss, touched;     /* --wss: smaps' Rss and Referenced, summed */
 };
 
 struct pic {
@@ -124,6 +142,8 @@ struct pic {
 	uint64_t total[PS_N];      /* pages by state */
 	uint64_t k;                /* mappings a band */
 	uint64_t bands, mappings;
+	int wss;                   /* --wss: the bars drawn */
+	uint64_t wss_rss, wss_touched;
 	struct band b;
 	char body_buf[OUT_FD_BUFSIZE];
 	char out_buf[OUT_FD_BUFSIZE];
@@ -299,6 +319,43 @@ static int dominant(const struct pic *pc, int c)
 	return any ? (int)pmaps_page_state_dominant(n) : -1;
 }
 
+/*
+ * --wss: the bar right of band B at Y, the share of its resident bytes
+ * touched since the reset, and the percentage after it.
+ */
+static void wss_bar(struct out *o, const struct band *b, double y)
+{
+	char tip[96], pct[8];
+	size_t n, pn;
+	uint64_t t = b->touched < b->rss ? b->touched : b->rss;
+	double share;
+	unsigned p;
+
+	if (b->rss == 0) {
+		svg_text(o, WSS_X, y + FONT, SVG_START, FONT, SVG_C_INK, "none resident", 13);
+		return;
+	}
+	share = (double)t / (double)b->rss;
+	/* Whole percents; 0 and 100 only when exact. */
+	p = (unsigned)(share * 100.0 + 0.5);
+	if (p == 0 && t > 0)
+		p = 1;
+	else if (p == 100 && t < b->rss)
+		p = 99;
+	n = fmt_human(tip, b->touched);
+	memcpy(tip + n, " touched of ", 12);
+	n += 12;
+	n += fmt_human(tip + n, b->rss);
+	memcpy(tip + n, " resident", 9);
+	n += 9;
+	svg_rect(o, WSS_X, y, WSS_W, BAND_H, SVG_C_GRID, tip, n);
+	if (t)
+		svg_rect(o, WSS_X, y, WSS_W * share < 1 ? 1 : WSS_W * share, BAND_H, SVG_C_TOUCHED,
+		         tip, n);
+	pn = (size_t)snprintf(pct, sizeof(pct), "%u%%", p);
+	svg_text(o, WSS_X + WSS_W + 4, y + FONT, SVG_START, FONT, SVG_C_INK, pct, pn);
+}
+
 /* Writes the band being built, if any, and empties the columns. */
 static void band_flush(struct out *o, struct pic *pc)
 {
@@ -314,8 +371,14 @@ static void band_flush(struct out *o, struct pic *pc)
 	svg_attr_num(o, "data-y", y);
 	svg_attr_num(o, "data-w", COLS);
 	svg_attr_num(o, "data-h", BAND_H);
+	if (pc->wss) {
+		svg_attr_u64(o, "data-resident", pc->b.rss);
+		svg_attr_u64(o, "data-touched", pc->b.touched);
+	}
 	svg_group_body(o);
 	band_label(o, pc, y);
+	if (pc->wss)
+		wss_bar(o, &pc->b, y);
 	if (pc->b.gap && pc->bands > 0) {
 		char g[32];
 		size_t n;
@@ -383,6 +446,7 @@ static void band_add(struct out *o, struct pic *pc, const struct pmaps_mapping *
 		memcpy(b->full, m->path.ptr, b->full_len);
 		memset(b->pages, 0, sizeof(b->pages));
 		b->maxcount = 0;
+		b->rss = b->touched = 0;
 	}
 	b->end = end;
 	b->size = sat_add(b->size, end - start);
@@ -446,13 +510,34 @@ static void legend(struct out *o, const struct pic *pc, int kpage, unsigned know
 		svg_text(o, x + 16, y, SVG_START, FONT, SVG_C_INK, buf, n);
 		svg_group_end(o);
 	}
+	if (pc->wss) {
+		/* The tenth place: the second row's last. */
+		double x = LABEL_X + 4 * 250.0, y = 52 + 18.0;
+		char buf[96];
+		size_t n;
+
+		memcpy(buf, "touched: ", 9);
+		n = 9 + fmt_human(buf + 9, pc->wss_touched);
+		memcpy(buf + n, " of ", 4);
+		n += 4;
+		n += fmt_human(buf + n, pc->wss_rss);
+		memcpy(buf + n, " resident", 9);
+		n += 9;
+		svg_group_open(o);
+		svg_attr_str(o, "data-wss", "touched", 7);
+		svg_attr_u64(o, "data-bytes", pc->wss_touched);
+		svg_group_body(o);
+		svg_rect(o, x, y - 10, 12, 12, SVG_C_TOUCHED, NULL, 0);
+		svg_text(o, x + 16, y, SVG_START, FONT, SVG_C_INK, buf, n);
+		svg_group_end(o);
+	}
 }
 
 /* The document: the head, the bands from BODY_FD (LEN bytes), the legend. */
 static int write_doc(const struct pages_svg_req *req, struct pic *pc, int body_fd, uint64_t len,
                      const char *note, int kpage, unsigned known, struct failure *f)
 {
-	char title[160], sub[256], comm[64], msg[sizeof(f->msg)];
+	char title[160], sub[400], comm[64], msg[sizeof(f->msg)];
 	int err;
 	size_t tn, cn = read_comm(req->proc, comm, sizeof(comm));
 	double height = TOP + (double)pc->bands * PITCH + 8;
@@ -475,7 +560,7 @@ static int write_doc(const struct pages_svg_req *req, struct pic *pc, int body_f
 		}
 	}
 	out_fd(&o, req->out ? req->out->fd : req->fd, pc->out_buf, sizeof(pc->out_buf));
-	svg_begin(&o, W, height, title, tn);
+	svg_begin(&o, pc->wss ? W_WSS : W, height, title, tn);
 	svg_text(&o, LABEL_X, 20, SVG_START, 14, SVG_C_INK, title, tn);
 	if (pc->k > 1)
 		snprintf(sub, sizeof(sub), "%llu mappings, %llu to a band; %s",
@@ -483,6 +568,8 @@ static int write_doc(const struct pages_svg_req *req, struct pic *pc, int body_f
 	else
 		snprintf(sub, sizeof(sub), "%llu mappings; %s", (unsigned long long)pc->mappings, note);
 	svg_text(&o, LABEL_X, 36, SVG_START, FONT, SVG_C_INK, sub, strlen(sub));
+	if (pc->wss)
+		svg_text(&o, WSS_X, TOP - 4, SVG_START, FONT, SVG_C_INK, "touched", 7);
 	out_flush(&o);
 	while (off < len && o.err == 0) {
 		ssize_t n = pread(body_fd, pc->body_buf, sizeof(pc->body_buf), (off_t)off);
@@ -504,9 +591,74 @@ static int write_doc(const struct pages_svg_req *req, struct pic *pc, int body_f
 	return -o.err;
 }
 
+/*
+ * Opens *MAPS and counts in *N the mappings REQ's range meets, for the
+ * layout. Returns 0, or a negative errno with the failure in F: a range
+ * that meets no mapping is -ENOENT.
+ */
+static int count_pass(const struct pages_svg_req *req, struct pmaps_maps **maps, uint64_t *n,
+                      struct failure *f)
+{
+	const struct pmaps_mapping *m;
+	int err = pmaps_maps_open(maps, req->proc, PMAPS_SRC_MAPS, 0);
+
+	if (err < 0)
+		return failed(f, "maps", err, *maps ? pmaps_maps_errmsg(*maps) : NULL);
+	while ((err = pmaps_maps_next(*maps, &m)) > 0) {
+		uint64_t s, e;
+		*n += pages_in_range(req->range, m, &s, &e);
+	}
+	if (err < 0)
+		return failed(f, "maps", err, pmaps_maps_errmsg(*maps));
+	if (req->range && *n == 0) {
+		char what[sizeof(f->msg)];
+		if (req->range->name)
+			snprintf(what, sizeof(what), "no mapping named '%s'", req->range->name);
+		else
+			snprintf(what, sizeof(what), "no mapping meets 0x%llx-0x%llx",
+			         (unsigned long long)req->range->start, (unsigned long long)req->range->end);
+		return failed(f, NULL, -ENOENT, what);
+	}
+	return 0;
+}
+
+/*
+ * --wss: opens the working-set session on REQ's process, resets its
+ * referenced bits, waits REQ->wss_ns, and opens the smaps cursor the walk
+ * reads. Returns 0 (*WS NULL for a kernel thread, which has no pages), or
+ * a negative errno with the failure in F.
+ */
+static int wss_begin(const struct pages_svg_req *req, struct pmaps_wss **ws,
+                     struct pmaps_maps **smaps, struct failure *f)
+{
+	struct timespec ts = {(time_t)(req->wss_ns / 1000000000u),
+	                      (long)(req->wss_ns % 1000000000u)};
+	int err = pmaps_wss_open(ws, req->proc, PMAPS_WSS_AUTO, 0);
+
+	if (err == 0)
+		err = pmaps_wss_reset(*ws);
+	if (err == -ENODATA) {
+		/* A kernel thread: no pages to reset, and the picture says so. */
+		pmaps_wss_close(*ws);
+		*ws = NULL;
+		return 0;
+	}
+	if (err < 0)
+		return failed(f, NULL, err, *ws && pmaps_wss_errmsg(*ws)[0] ? pmaps_wss_errmsg(*ws)
+		                                                            : NULL);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	err = pmaps_maps_open(smaps, req->proc, PMAPS_SRC_SMAPS, 0);
+	if (err < 0)
+		return failed(f, "smaps", err, *smaps ? pmaps_maps_errmsg(*smaps) : NULL);
+	return 0;
+}
+
 int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 {
-	struct pmaps_maps *maps = NULL;
+	struct pmaps_maps *maps = NULL, *smaps = NULL, *walk;
+	struct pmaps_wss *ws = NULL;
+	const struct pmaps_wss_result *wr = NULL;
 	struct pmaps_pages *pg = NULL;
 	const struct pmaps_mapping *m;
 	const struct pmaps_page_range *r;
@@ -514,19 +666,33 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	uint64_t psize = (uint64_t)sysconf(_SC_PAGESIZE), n = 0, idx = 0, prev_end = 0, calls = 0;
 	int err, body_fd = -1, kpage = 0, walking = 0;
 	unsigned known = 0;
-	char note[200];
+	char note[320];
 	struct out body;
 
 	if (!pc)
 		return failed(f, NULL, -ENOMEM, "out of memory");
 	pc->lo = COLS;
 	pc->k = 1;
+	/*
+	 * --wss: the range checked first, then the reset and the wait; the
+	 * readers open after it, on the program that is there then (one
+	 * exec'd in the wait is found by the session's read at the end).
+	 */
+	if (req->wss_ns) {
+		err = count_pass(req, &maps, &n, f);
+		if (err == 0)
+			err = wss_begin(req, &ws, &smaps, f);
+		if (err < 0 && err != -ENODATA) /* a kernel thread's picture follows */
+			goto done;
+		pc->wss = ws != NULL;
+	}
 	err = pmaps_pages_open(&pg, req->proc, req->strategy,
 	                       PMAPS_PAGES_KPAGE | req->pace);
 	if (err == -ENODATA) {
 		if (!req->quiet)
 			kernel_thread_note(pmaps_proc_pid(req->proc));
 		/* No pages: none of any state, whatever a reader could see. */
+		pc->wss = 0;
 		err = write_doc(req, pc, -1, 0, "a kernel thread: no user address space", 1,
 		                PMAPS_PG_HUGE | PMAPS_PG_ZERO, f);
 		goto done;
@@ -538,31 +704,19 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	kpage = pmaps_pages_kpage(pg);
 	if (kpage != 1 && !req->quiet)
 		note_msg("%s", pmaps_pages_errmsg(pg));
-	err = pmaps_maps_open(&maps, req->proc, PMAPS_SRC_MAPS, 0);
-	if (err < 0) {
-		failed(f, "maps", err, maps ? pmaps_maps_errmsg(maps) : NULL);
-		goto done;
-	}
-	/* First the count, for the layout. */
-	while ((err = pmaps_maps_next(maps, &m)) > 0) {
-		uint64_t s, e;
-		n += pages_in_range(req->range, m, &s, &e);
-	}
-	if (err == 0 && req->range && n == 0) {
-		char what[sizeof(f->msg)];
-		if (req->range->name)
-			snprintf(what, sizeof(what), "no mapping named '%s'", req->range->name);
-		else
-			snprintf(what, sizeof(what), "no mapping meets 0x%llx-0x%llx",
-			         (unsigned long long)req->range->start, (unsigned long long)req->range->end);
-		err = failed(f, NULL, -ENOENT, what);
-		goto done;
-	}
-	if (err == 0)
-		err = pmaps_maps_rewind(maps);
-	if (err < 0) {
-		failed(f, "maps", err, pmaps_maps_errmsg(maps));
-		goto done;
+	/* First the count, for the layout; then the walk, of smaps with --wss. */
+	walk = smaps;
+	if (!pc->wss) {
+		pmaps_maps_close(maps);
+		maps = NULL;
+		n = 0;
+		if ((err = count_pass(req, &maps, &n, f)) < 0)
+			goto done;
+		walk = maps;
+		if ((err = pmaps_maps_rewind(maps)) < 0) {
+			failed(f, "maps", err, pmaps_maps_errmsg(maps));
+			goto done;
+		}
 	}
 	pc->k = n <= MAX_BANDS ? 1 : (n + MAX_BANDS - 1) / MAX_BANDS;
 	body_fd = memfd_create("pmaps-svg", MFD_CLOEXEC);
@@ -572,10 +726,9 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	}
 	out_fd(&body, body_fd, pc->body_buf, sizeof(pc->body_buf));
 	/* Then the walk. */
-	while ((err = pmaps_maps_next(maps, &m)) > 0) {
+	while ((err = pmaps_maps_next(walk, &m)) > 0) {
 		uint64_t start, end, p, slot;
 
-		walking = 1;
 		if (!pages_in_range(req->range, m, &start, &end))
 			continue;
 		start &= ~(psize - 1);
@@ -584,9 +737,16 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		if (p == 0)
 			continue;
 		band_add(&body, pc, m, idx, start, end, prev_end);
+		if (pc->wss) {
+			pc->b.rss = sat_add(pc->b.rss, m->v[PMAPS_F_RSS]);
+			pc->b.touched = sat_add(pc->b.touched, m->v[PMAPS_F_REFERENCED]);
+			pc->wss_rss = sat_add(pc->wss_rss, m->v[PMAPS_F_RSS]);
+			pc->wss_touched = sat_add(pc->wss_touched, m->v[PMAPS_F_REFERENCED]);
+		}
 		slot = idx % pc->k;
 		prev_end = end;
 		idx++;
+		walking = 1;
 		if ((err = pmaps_pages_seek(pg, start, end)) == 0) {
 			while ((err = pmaps_pages_next(pg, &r)) > 0) {
 				enum pmaps_page_state s = pmaps_page_state_of(r, m->kind);
@@ -607,7 +767,15 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		if (walking)
 			failed(f, "pagemap", err, pmaps_pages_errmsg(pg));
 		else
-			failed(f, "maps", err, pmaps_maps_errmsg(maps));
+			failed(f, walk == smaps ? "smaps" : "maps", err, pmaps_maps_errmsg(walk));
+		goto done;
+	}
+	/*
+	 * --wss: the session's read says whether the process exited or exec'd
+	 * since the reset (a new program's bits were never reset): no picture.
+	 */
+	if (ws && (err = pmaps_wss_read(ws, &wr)) < 0) {
+		failed(f, NULL, err, pmaps_wss_errmsg(ws));
 		goto done;
 	}
 	band_flush(&body, pc);
@@ -620,9 +788,15 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		goto done;
 	}
 	known = pmaps_pages_known(pg);
-	snprintf(note, sizeof(note), "read with %s%s",
-	         pmaps_pages_strategy(pg) == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",
-	         kpage == 1 ? " and kpageflags" : "; no physical page state (needs root)");
+	{
+		char t[32];
+		snprintf(note, sizeof(note), "read with %s%s%s%s%s",
+		         pmaps_pages_strategy(pg) == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",
+		         kpage == 1 ? " and kpageflags" : "; no physical page state (needs root)",
+		         wr ? "; touched: smaps' Referenced per mapping, " : "",
+		         wr ? fmt_duration(t, sizeof(t), wr->since_end_ns) : "",
+		         wr ? " after a reset of the referenced bits (clear_refs)" : "");
+	}
 	err = write_doc(req, pc, body_fd, (uint64_t)lseek(body_fd, 0, SEEK_END), note, kpage, known,
 	                f);
 	if (err < 0)
@@ -638,6 +812,12 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		}
 		d->kpage = kpage == 1;
 		d->scan = pmaps_pages_strategy(pg) == PMAPS_PAGES_SCAN;
+		if (wr) {
+			d->wss = 1;
+			d->wss_resident = pc->wss_rss;
+			d->wss_touched = pc->wss_touched;
+			d->wss_since_ns = wr->since_end_ns;
+		}
 	}
 	if (req->verbose && !req->quiet)
 		note_msg("read with %s: %llu kernel calls over %llu mapping(s); %llu bands",
@@ -648,6 +828,8 @@ done:
 	if (body_fd >= 0)
 		close(body_fd);
 	pmaps_maps_close(maps);
+	pmaps_maps_close(smaps);
+	pmaps_wss_close(ws);
 	pmaps_pages_close(pg);
 	free(pc);
 	return err < 0 ? err : 0;

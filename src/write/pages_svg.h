@@ -16,6 +16,9 @@ struct pages_svg_drawn {
 	uint64_t resident; /* of which present in memory */
 	int kpage;         /* with the physical pages' state (kpageflags) */
 	int scan;          /* read with PAGEMAP_SCAN (else pagemap) */
+	/* --wss: the bytes resident and touched since the reset (smaps), and when */
+	int wss;
+	uint64_t wss_resident, wss_touched, wss_since_ns;
 };
 
 /* What a picture is asked for. */
@@ -37,6 +40,13 @@ struct pages_svg_req {
 	 */
 	int quiet;
 	struct pages_svg_drawn *drawn; /* filled after a 0, where not NULL */
+	/*
+	 * --wss: reset the process's referenced bits (a working-set session),
+	 * wait this long, then walk smaps instead of maps and draw beside each
+	 * band the share of its resident bytes touched since (smaps'
+	 * Referenced: per mapping, for this kernel marks no page). 0: none.
+	 */
+	uint64_t wss_ns;
 };
 
 /*

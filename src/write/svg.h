@@ -33,6 +33,7 @@ struct out;
 #define SVG_C_KERNEL     "#555555" /* physical: in use, no user state */
 #define SVG_C_RESERVED   "#000000"
 #define SVG_C_PEAK       "#d62728"
+#define SVG_C_TOUCHED    "#c2185b" /* pages --svg --wss: touched since the reset */
 
 enum svg_anchor { SVG_START, SVG_MIDDLE, SVG_END };
 

@@ -8,7 +8,8 @@ an exec during an interval ends the run with exit 1 after the intervals
 read; Ctrl-C ends it with the summary and exit 0; bad options exit 2.
 pmaps watch --wss and run --wss: every breakdown's touched bytes exact per
 mapping, status samples with none, an exec followed by a new reset, the
-summary's working set.
+summary's working set. pmaps pages --svg --wss: each band's resident and
+touched bytes exact, an exec during the wait exits 1 with no picture.
 
     wss.py PMAPS WSS_TARGET
 """
@@ -429,6 +430,90 @@ def test_watch():
     check("watch --help says --wss writes", "writes to the process" in p.stdout, True)
 
 
+def svg_bands(path):
+    """{data-start: (data-end, data-resident, data-touched)} of a picture's bands."""
+    import re
+    bands = {}
+    if not os.path.exists(path):
+        return "", bands
+    text = open(path).read()
+    for m in re.finditer(r'<g data-start="(0x[0-9a-f]+)" data-end="(0x[0-9a-f]+)"[^>]*?'
+                         r' data-resident="(\d+)" data-touched="(\d+)">', text):
+        bands[int(m.group(1), 16)] = (int(m.group(2), 16), int(m.group(3)), int(m.group(4)))
+    return text, bands
+
+
+def test_pages_svg():
+    import re
+    import tempfile
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "w.svg")
+    t = Target()
+    try:
+        p = subprocess.run([PMAPS, "pages", t.pid, "--svg", path, "--wss", "500ms"],
+                           capture_output=True, text=True)
+        check("pages --svg --wss: exit status", (p.returncode, p.stdout), (0, ""))
+        check("pages --svg --wss: the note says the working set",
+              "working set: " in p.stderr and "per mapping" in p.stderr, True)
+        text, bands = svg_bands(path)
+        for tag, pages in PAGES.items():
+            s, e = t.ranges[tag]
+            want = (e, pages * PAGE, pages * PAGE if tag in ("W", "R") else 0)
+            check("pages --svg --wss: band of %s (end, resident, touched)" % tag,
+                  bands.get(s), want)
+        legend = re.search(r'data-wss="touched" data-bytes="(\d+)"', text)
+        check("pages --svg --wss: the legend's touched is the bands' sum",
+              int(legend.group(1)) if legend else None, sum(b[2] for b in bands.values()))
+        check("pages --svg --wss: the picture is wider", 'width="1430"' in text, True)
+        check("pages --svg --wss: the subtitle names the method",
+              "clear_refs" in text and "per mapping" in text, True)
+
+        # Without --wss: no bars, the same width as before, nothing written.
+        p = subprocess.run([PMAPS, "pages", t.pid, "--svg", path], capture_output=True,
+                           text=True)
+        text, bands = svg_bands(path)
+        check("pages --svg: no working set", (p.returncode, bands, "data-wss" in text),
+              (0, {}, False))
+
+        # An exec during the wait: exit 1, no picture, what was there left as it was.
+        with open(path, "w") as f:
+            f.write("before")
+        p = subprocess.Popen([PMAPS, "pages", t.pid, "--svg", path, "--wss", "700ms"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.3)
+        t.say("exec " + TARGET)
+        t.read_ranges()
+        out, err = p.communicate()
+        check("pages --svg --wss, exec: exit status, one line",
+              (p.returncode, len(err.splitlines()), "exec'd during the interval" in err),
+              (1, 1, True))
+        check("pages --svg --wss, exec: the file as it was", open(path).read(), "before")
+        # A range that meets no mapping is said before the wait (a minute), not after.
+        p = subprocess.run([PMAPS, "pages", t.pid, "[nope]", "--svg", path, "--wss", "60s"],
+                           capture_output=True, text=True, timeout=30)
+        check("pages --svg --wss, no such mapping: exit status, said",
+              (p.returncode, "no mapping named '[nope]'" in p.stderr), (1, True))
+        # A kernel thread (kthreadd): nothing to reset, the picture says so, as without --wss.
+        p = subprocess.run([PMAPS, "pages", "2", "--svg", path, "--wss", "10ms"],
+                           capture_output=True, text=True)
+        check("pages --svg --wss, a kernel thread: exit status, no bars",
+              (p.returncode, "data-wss" in open(path).read()), (0, False))
+    finally:
+        t.stop()
+        for f in os.listdir(d):
+            os.unlink(os.path.join(d, f))
+        os.rmdir(d)
+
+    for args, text in ((["1", "--wss", "1s"], "use it with --svg"),
+                       (["1", "--svg", "-", "--wss", "0"], "from 1ms to 24h"),
+                       (["1", "--svg", "-", "--wss", "25h"], "from 1ms to 24h")):
+        p = subprocess.run([PMAPS, "pages"] + args, capture_output=True, text=True)
+        check("pages %s: usage error in one line" % args,
+              (p.returncode, len(p.stderr.splitlines()), text in p.stderr), (2, 1, True))
+    p = subprocess.run([PMAPS, "pages", "--help"], capture_output=True, text=True)
+    check("pages --help says --wss writes", "writes to the process" in p.stdout, True)
+
+
 def test_usage():
     for args, code, text in ((["-i", "0", "1"], 2, "--interval"),
                              (["-i", "25h", "1"], 2, "24h"),
@@ -452,6 +537,7 @@ def main():
     test_cut_short()
     test_explain()
     test_watch()
+    test_pages_svg()
     print("%d passed, %d failed" % (passed, failures))
     return 1 if failures else 0
 
