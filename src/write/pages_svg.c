@@ -625,11 +625,12 @@ static int count_pass(const struct pages_svg_req *req, struct pmaps_maps **maps,
 /*
  * --wss: opens the working-set session on REQ's process, resets its
  * referenced bits, waits REQ->wss_ns, and opens the smaps cursor the walk
- * reads. Returns 0 (*WS NULL for a kernel thread, which has no pages), or
- * a negative errno with the failure in F.
+ * reads; *RESET_NS: CLOCK_MONOTONIC once the reset returned. Returns 0
+ * (*WS NULL for a kernel thread, which has no pages), or a negative errno
+ * with the failure in F.
  */
 static int wss_begin(const struct pages_svg_req *req, struct pmaps_wss **ws,
-                     struct pmaps_maps **smaps, struct failure *f)
+                     struct pmaps_maps **smaps, uint64_t *reset_ns, struct failure *f)
 {
 	struct timespec ts = {(time_t)(req->wss_ns / 1000000000u),
 	                      (long)(req->wss_ns % 1000000000u)};
@@ -646,6 +647,7 @@ static int wss_begin(const struct pages_svg_req *req, struct pmaps_wss **ws,
 	if (err < 0)
 		return failed(f, NULL, err, *ws && pmaps_wss_errmsg(*ws)[0] ? pmaps_wss_errmsg(*ws)
 		                                                            : NULL);
+	*reset_ns = now_ns();
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 	err = pmaps_maps_open(smaps, req->proc, PMAPS_SRC_SMAPS, 0);
@@ -664,11 +666,15 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	const struct pmaps_page_range *r;
 	struct pic *pc = calloc(1, sizeof(*pc));
 	uint64_t psize = (uint64_t)sysconf(_SC_PAGESIZE), n = 0, idx = 0, prev_end = 0, calls = 0;
+	uint64_t reset_ns = 0, since_ns = 0;
 	int err, body_fd = -1, kpage = 0, walking = 0;
 	unsigned known = 0;
 	char note[320];
 	struct out body;
 
+	/* Whatever fails below, the caller's account is zero, not stale. */
+	if (req->drawn)
+		memset(req->drawn, 0, sizeof(*req->drawn));
 	if (!pc)
 		return failed(f, NULL, -ENOMEM, "out of memory");
 	pc->lo = COLS;
@@ -681,7 +687,7 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 	if (req->wss_ns) {
 		err = count_pass(req, &maps, &n, f);
 		if (err == 0)
-			err = wss_begin(req, &ws, &smaps, f);
+			err = wss_begin(req, &ws, &smaps, &reset_ns, f);
 		if (err < 0 && err != -ENODATA) /* a kernel thread's picture follows */
 			goto done;
 		pc->wss = ws != NULL;
@@ -771,9 +777,12 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		goto done;
 	}
 	/*
-	 * --wss: the session's read says whether the process exited or exec'd
-	 * since the reset (a new program's bits were never reset): no picture.
+	 * --wss: what the walk read was touched from the reset to the walk's
+	 * end; the session's read after it says whether the process exited or
+	 * exec'd since the reset (a new program's bits were never reset): no
+	 * picture.
 	 */
+	since_ns = now_ns() - reset_ns;
 	if (ws && (err = pmaps_wss_read(ws, &wr)) < 0) {
 		failed(f, NULL, err, pmaps_wss_errmsg(ws));
 		goto done;
@@ -794,7 +803,7 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 		         pmaps_pages_strategy(pg) == PMAPS_PAGES_SCAN ? "PAGEMAP_SCAN" : "pagemap",
 		         kpage == 1 ? " and kpageflags" : "; no physical page state (needs root)",
 		         wr ? "; touched: smaps' Referenced per mapping, " : "",
-		         wr ? fmt_duration(t, sizeof(t), wr->since_end_ns) : "",
+		         wr ? fmt_duration(t, sizeof(t), since_ns) : "",
 		         wr ? " after a reset of the referenced bits (clear_refs)" : "");
 	}
 	err = write_doc(req, pc, body_fd, (uint64_t)lseek(body_fd, 0, SEEK_END), note, kpage, known,
@@ -816,7 +825,7 @@ int pages_svg_write(const struct pages_svg_req *req, struct failure *f)
 			d->wss = 1;
 			d->wss_resident = pc->wss_rss;
 			d->wss_touched = pc->wss_touched;
-			d->wss_since_ns = wr->since_end_ns;
+			d->wss_since_ns = since_ns;
 		}
 	}
 	if (req->verbose && !req->quiet)
