@@ -274,7 +274,13 @@ static int open_wss(struct watch *w)
 		                                             : pmaps_strerror(err));
 		return err;
 	}
-	w->next_full = now_ns() + w->interval;
+	/*
+	 * Due at the first tick at least half an interval on: the ticks keep
+	 * their own time, so one a whole interval after the reset would be
+	 * the tick after (the reading would span two intervals).
+	 */
+	w->next_full = now_ns() + w->interval / 2;
+	w->ws_err = 0;
 	return 0;
 }
 
@@ -367,8 +373,10 @@ static int reopen(struct watch *w)
 	memset(w->cat_max, 0, sizeof(w->cat_max));
 	memset(w->grp_max, 0, sizeof(w->grp_max));
 	memset(w->rises, 0, sizeof(w->rises));
-	if (w->o->wss)
+	if (w->o->wss) {
 		wsum_clear(&w->wsum);
+		w->ws_reset_max = 0; /* the summary's "longest reset" is since the exec too */
+	}
 	w->next_full = 0;
 	/*
 	 * The books too: the old program's are not the new one's, and a read
@@ -639,16 +647,30 @@ static int bd_read(struct watch *w, const struct pmaps_explain **x, struct pmaps
 			snprintf(msg, msgsz, "%s", pmaps_explain_errmsg(w->xs));
 		return err;
 	}
-	err = pmaps_wss_read(w->ws, &r);
-	if (err == 0) {
-		/* The reset rewrites the session's reading; its X stays until the next read. */
-		*wr = *r;
-		*x = r->x;
-		err = pmaps_wss_reset(w->ws);
+	if (w->ws_err < 0) {
+		/* The reset after the reading before failed: no interval to read. */
+		snprintf(msg, msgsz, "%s", w->ws_msg);
+		return w->ws_err;
 	}
-	if (err < 0)
+	err = pmaps_wss_read(w->ws, &r);
+	if (err < 0) {
 		snprintf(msg, msgsz, "%s", pmaps_wss_errmsg(w->ws));
-	return err;
+		return err;
+	}
+	/* The reset rewrites the session's reading; its X stays until the next read. */
+	*wr = *r;
+	*x = r->x;
+	/*
+	 * The reading is good whatever the reset does: a reset that fails (the
+	 * process exited or exec'd after the read) is the next breakdown's
+	 * error; a tick's probe most often finds it first.
+	 */
+	err = pmaps_wss_reset(w->ws);
+	if (err < 0) {
+		w->ws_err = err;
+		snprintf(w->ws_msg, sizeof(w->ws_msg), "%s", pmaps_wss_errmsg(w->ws));
+	}
+	return 0;
 }
 
 /* ---- the breakdown's thread ---- */

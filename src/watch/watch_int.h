@@ -54,11 +54,14 @@ struct watch {
 	 * --wss: the working-set session in XS's place (on XPROC, the thread's
 	 * handle): a breakdown is its reading, then its reset. WSUM: the
 	 * readings since the watch began or the program exec'd (the summary's);
-	 * WS_RESET_MAX: the longest reset.
+	 * WS_RESET_MAX: the longest reset. WS_ERR: the reset after the last
+	 * reading failed (WS_MSG says why): the next breakdown's error.
 	 */
 	struct pmaps_wss *ws;
 	struct wsum wsum;
 	uint64_t ws_reset_max;
+	int ws_err;
+	char ws_msg[256];
 	enum pmaps_wss_method ws_method; /* the readings' (the library chooses) */
 	struct wpages *wp;
 	int probe; /* /proc/PID/maps, open on the program's address space: it reads 0 once that is gone */
