@@ -132,25 +132,26 @@ class Attack(multiprocessing.Process):
 
 
 def probe(port, timeout=10.0):
-    """One scrape on a new connection: seconds to the whole answer, or None."""
+    """One scrape on a new connection: (seconds to the whole answer, None), or
+    (None, what went wrong: the exception, or the first bytes of a wrong answer)."""
     t0 = time.monotonic()
+    data = b""
     try:
         s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         s.settimeout(max(0.1, timeout - (time.monotonic() - t0)))
         s.sendall(f"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
                   .encode())
-        data = b""
         while True:
             d = s.recv(65536)
             if not d:
                 break
             data += d
         s.close()
-    except OSError:
-        return None
+    except OSError as e:
+        return None, f"{e!r} after {time.monotonic() - t0:.3f} s, {len(data)} bytes"
     if not data.startswith(b"HTTP/1.1 200 "):
-        return None
-    return time.monotonic() - t0
+        return None, f"answer {data[:40]!r} after {time.monotonic() - t0:.3f} s"
+    return time.monotonic() - t0, None
 
 
 TARGET = r"""
@@ -246,7 +247,8 @@ def run_pages(port, pid, tpid):
     ka_p99 = ka_lat[min(len(ka_lat) - 1, int(len(ka_lat) * 0.99))] if ka_lat else None
     answers = sum(r.answers for r in readers)
     others = [x for r in readers for x in r.other]
-    ok("pages: every probe answered", misses == 0, f"{misses} of {len(lat) + misses}", "0")
+    ok("pages: every probe answered", not misses,
+       f"{len(misses)} of {len(lat) + len(misses)}: {misses[:3]}", "0")
     ok("pages: probe p99 under 1 s", p99 is not None and p99 < 1.0, p99, "< 1 s")
     ok("pages: no probe over 2 s", worst is not None and worst < 2.0, worst, "< 2 s")
     ok("pages: every scrape over the kept connection answered", not ka_miss, ka_miss[:5], "[]")
@@ -261,23 +263,23 @@ def run_pages(port, pid, tpid):
     print(f"pages: {answers} answers, {sum(r.busy for r in readers)} told busy; kept "
           f"connection: {len(ka_lat)} scrapes, p99 {ka_p99}, max {ka_lat[-1] if ka_lat else None}; "
           f"RSS {rss0} -> peak {peak_rss} -> {rss_after} KiB 3 s after", flush=True)
-    return ("pages", 8, answers, len(lat) + misses, misses, p99, worst, rss0, peak_rss, fd0,
+    return ("pages", 8, answers, len(lat) + len(misses), len(misses), p99, worst, rss0, peak_rss, fd0,
             peak_fd)
 
 
 def probes(port, pid, rss0, fd0):
     """With an attack under way (at its height first): a probe every SECONDS/30 for
     SECONDS, serve's RSS and descriptors sampled after each. Returns (latencies,
-    unanswered, peak RSS, peak descriptors)."""
+    why each unanswered one was, peak RSS, peak descriptors)."""
     time.sleep(min(3.0, SECONDS / 5))
-    lat, misses, peak_rss, peak_fd = [], 0, rss0, fd0
+    lat, misses, peak_rss, peak_fd = [], [], rss0, fd0
     every = SECONDS / 30
     end = time.monotonic() + SECONDS
     while time.monotonic() < end:
         t0 = time.monotonic()
-        r = probe(port)
+        r, why = probe(port)
         if r is None:
-            misses += 1
+            misses.append(why)
         else:
             lat.append(r)
         rss, fds = usage(pid)
@@ -307,11 +309,11 @@ def run_attack(name, port, pid, n, slow):
     lat.sort()
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else None
     worst = lat[-1] if lat else None
-    ok(f"{name}: every probe answered", misses == 0, f"{misses} of {len(lat) + misses} unanswered",
-       "0")
+    ok(f"{name}: every probe answered", not misses,
+       f"{len(misses)} of {len(lat) + len(misses)} unanswered: {misses[:3]}", "0")
     ok(f"{name}: probe p99 under 1 s", p99 is not None and p99 < 1.0, p99, "< 1 s")
     ok(f"{name}: no probe over 5 s", worst is not None and worst < 5.0, worst, "< 5 s")
-    return (name, n, a.opened, len(lat) + misses, misses, p99, worst, rss0, peak_rss, fd0, peak_fd)
+    return (name, n, a.opened, len(lat) + len(misses), len(misses), p99, worst, rss0, peak_rss, fd0, peak_fd)
 
 
 def main():
@@ -339,10 +341,10 @@ def main():
         # The warm-up reads every selected process (the 60,000 mappings: seconds) first.
         line = srv.stderr.readline().decode().strip()
         ok("serve ready: both processes read", READY_RE.match(line), line, READY_RE.pattern)
-        t = probe(port, timeout=30)
-        ok("the first scrape", t is not None, t, "answered")
-        t = probe(port)
-        ok("a probe at rest", t is not None and t < 1.0, t, "< 1 s")
+        t, why = probe(port, timeout=30)
+        ok("the first scrape", t is not None, why, "answered")
+        t, why = probe(port)
+        ok("a probe at rest", t is not None and t < 1.0, why or t, "< 1 s")
         rows.append(run_attack("slowloris", port, srv.pid, SLOW, True))
         rows.append(run_attack("idle connects", port, srv.pid, IDLE, False))
         rows.append(run_pages(port, srv.pid, tgt.pid))
