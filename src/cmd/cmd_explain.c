@@ -283,11 +283,8 @@ int cmd_explain(int argc, char **argv)
 			break;
 		case 'P': o.pages = 1; break;
 		case 'W':
-			if (parse_time(optarg, 1000000000ull, &o.wss_ns) < 0 || o.wss_ns < 1000000u ||
-			    o.wss_ns > 86400ull * 1000000000u) {
-				die_msg("--wss takes a time from 1ms to 24h (500ms, 5s, 1m), not '%s'", optarg);
+			if (parse_wss_wait(optarg, &o.wss_ns) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 'v': o.verbose = 1; break;
 		case 'w': o.wide = 1; break;

@@ -422,11 +422,8 @@ int cmd_pages(int argc, char **argv)
 			po.svg = optarg;
 			break;
 		case 'W':
-			if (parse_time(optarg, 1000000000ull, &po.wss_ns) < 0 || po.wss_ns < 1000000u ||
-			    po.wss_ns > 86400ull * 1000000000u) {
-				die_msg("--wss takes a time from 1ms to 24h (500ms, 5s, 1m), not '%s'", optarg);
+			if (parse_wss_wait(optarg, &po.wss_ns) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h': return print_usage(pages_usage);
 		default: return option_error("pages", argv, "sFjvqh", longopts);

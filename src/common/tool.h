@@ -95,6 +95,11 @@ int parse_decimal(const char *s, uint64_t max, uint64_t *out);
  * none or passes 2^64 - 1 ns.
  */
 int parse_time(const char *s, uint64_t unit, uint64_t *ns);
+/*
+ * The wait T of --wss T (explain, pages): parse_time() in seconds, from 1ms
+ * to 24h. Returns 0, or -1 having said why in one line (a usage error).
+ */
+int parse_wss_wait(const char *s, uint64_t *ns);
 
 /* The RANGE argument of pmaps pages (range.c): a NAME, or [start, end). */
 struct range_arg {

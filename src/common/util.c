@@ -321,3 +321,12 @@ int parse_time(const char *s, uint64_t unit, uint64_t *ns)
 	}
 	return decimal_ns(s, n, unit, ns);
 }
+
+int parse_wss_wait(const char *s, uint64_t *ns)
+{
+	if (parse_time(s, 1000000000u, ns) < 0 || *ns < 1000000u || *ns > 86400ull * 1000000000u) {
+		die_msg("--wss takes a time from 1ms to 24h (500ms, 5s, 1m), not '%s'", s);
+		return -1;
+	}
+	return 0;
+}
