@@ -591,6 +591,9 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
 		d.status_only = x == NULL;
 		d.kids_known = ks != NULL;
 		d.kids_rss = ks ? ks->rss : 0;
+		d.touched_known = wr && wr->x->referenced_known;
+		d.touched = d.touched_known ? wr->x->referenced_total : 0;
+		d.touched_ns = d.touched_known ? wr->since_end_ns : 0;
 		timeline_add(w->o->tl, &d);
 	}
 	if (x)

@@ -19,7 +19,8 @@
  * (only those ever non-zero, each always in its own colour), RSS as a line
  * (the stack's top when every category is known), LazyFree as a dashed
  * line with gaps where the source could not see it, the peak as a red dot
- * with its value and time, the title, a legend. Every number is written
+ * with its value and time, with --wss the bytes touched as a step over
+ * each reading's interval (from the reset to the read), the title, a legend. Every number is written
  * without printf; the title (a target's bytes) goes through svg_str().
  */
 #include <errno.h>
@@ -67,6 +68,7 @@ static const char *const cat_colour[PMAPS_X_COUNT] = {
 #define TL_C_KIDS "#c9a0dc"     /* --children: the descendants, stacked on the process's RSS */
 #define TL_C_RT_LIVE "#c0392b"  /* the runtime's books: what it counts as live */
 #define TL_C_RT_HELD "#8e44ad"  /* and as held (live and free) */
+#define TL_C_TOUCHED "#d81b60"  /* --wss: the bytes touched since the last reset */
 
 struct timeline {
 	struct outfile file;
@@ -81,6 +83,7 @@ struct timeline {
 	int lazy_ever;     /* LazyFree was known in some sample */
 	int kids_ever;     /* the descendants were read in some sample */
 	int rt_ever;       /* the runtime's books (WATCH_RT_*) of the last sample that had them */
+	int ws_ever;       /* a working set was read in some sample */
 	char buf[OUT_FD_BUFSIZE];
 };
 
@@ -164,6 +167,8 @@ void timeline_add(struct timeline *tl, const struct watch_sample *s)
 		tl->kids_ever = 1;
 	if (s->rt_kind)
 		tl->rt_ever = s->rt_kind;
+	if (s->touched_known)
+		tl->ws_ever = 1;
 	if (tl->n && tl->fill < tl->stride) {
 		struct watch_sample *last = &tl->pts[tl->n - 1];
 		if (key(s) > key(last))
@@ -259,6 +264,8 @@ static void layout(const struct timeline *tl, struct lay *L)
 			maxv = p->rt_held;
 		if (p->rt_kind && p->rt_live > maxv)
 			maxv = p->rt_live;
+		if (p->touched_known && p->touched > maxv)
+			maxv = p->touched;
 	}
 	/* A unit with at least 4 of it below the top: whole numbers on every tick. */
 	L->yunit = 1;
@@ -273,7 +280,7 @@ static void layout(const struct timeline *tl, struct lay *L)
 	L->ystep = nice_step((range + 4) / 5);
 	L->ymax = (double)((range + L->ystep - 1) / L->ystep) * (double)L->ystep * (double)L->yunit;
 	L->entries = __builtin_popcount(tl->ever) + 2 + tl->lazy_ever + tl->kids_ever +
-	             2 * (tl->rt_ever != 0); /* + RSS, peak */
+	             2 * (tl->rt_ever != 0) + tl->ws_ever; /* + RSS, peak */
 	L->rows = (L->entries + TL_LEGEND_COLS - 1) / TL_LEGEND_COLS;
 	L->height = tl->n < 2 ? TL_EMPTY_HEIGHT : TL_LEGEND_Y + L->rows * TL_LEGEND_ROW;
 }
@@ -462,8 +469,35 @@ static void rt_line(struct out *o, const struct timeline *tl, const struct lay *
 			svg_circle(o, X(L, tl->pts[i].t_ns), Y(L, rt_fig(&tl->pts[i], held)), 2.5, colour);
 }
 
+/*
+ * --wss: each reading's touched bytes as a level from its reset to its
+ * read, the readings joined into one step line (the next reset follows a
+ * read at once); a breakdown without a reading breaks the line.
+ */
+static void touched_line(struct out *o, const struct timeline *tl, const struct lay *L)
+{
+	svg_path_begin(o, "none", TL_C_TOUCHED, 2);
+	for (size_t i = 0, pen = 0; i < tl->n; i++) {
+		const struct watch_sample *p = &tl->pts[i];
+		uint64_t from;
+		if (p->status_only)
+			continue;
+		if (!p->touched_known) {
+			pen = 0;
+			continue;
+		}
+		from = p->t_ns > p->touched_ns ? p->t_ns - p->touched_ns : 0;
+		svg_path_to(o, pen ? 'L' : 'M', X(L, from), Y(L, p->touched));
+		svg_path_to(o, 'L', X(L, p->t_ns), Y(L, p->touched));
+		pen = 1;
+	}
+	svg_path_end(o, 0);
+}
+
 static void lines(struct out *o, const struct timeline *tl, const struct lay *L)
 {
+	if (tl->ws_ever)
+		touched_line(o, tl, L);
 	if (tl->rt_ever) {
 		rt_line(o, tl, L, 1);
 		rt_line(o, tl, L, 0);
@@ -525,7 +559,7 @@ static void legend(struct out *o, const struct timeline *tl, const struct lay *L
 		[WATCH_RT_MALLOC] = {"malloc: live bytes", "malloc: live + free held"},
 	};
 
-	for (int c = 0; c <= PMAPS_X_COUNT + 5; c++) {
+	for (int c = 0; c <= PMAPS_X_COUNT + 6; c++) {
 		double x = TL_X0 + (k % TL_LEGEND_COLS) * TL_LEGEND_W;
 		double y = TL_LEGEND_Y + (k / TL_LEGEND_COLS) * TL_LEGEND_ROW;
 		const char *name;
@@ -553,6 +587,11 @@ static void legend(struct out *o, const struct timeline *tl, const struct lay *L
 				continue;
 			svg_line(o, x, y - 4, x + 18, y - 4, held ? TL_C_RT_HELD : TL_C_RT_LIVE, 2, held);
 			name = rt_names[tl->rt_ever][held];
+		} else if (c == PMAPS_X_COUNT + 5) {
+			if (!tl->ws_ever)
+				continue;
+			svg_line(o, x, y - 4, x + 18, y - 4, TL_C_TOUCHED, 2, 0);
+			name = "touched since each reset";
 		} else {
 			svg_circle(o, x + 9, y - 4, 4.5, SVG_C_PEAK);
 			name = tl->kids_ever ? "peak of process + descendants" : "peak RSS";

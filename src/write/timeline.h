@@ -32,6 +32,15 @@ struct watch_sample {
 	 */
 	int rt_kind;
 	uint64_t rt_live, rt_held;
+	/*
+	 * --wss: the bytes the process touched from the last reset of its
+	 * referenced bits to this breakdown's read (smaps' Referenced summed),
+	 * and how long that was (TOUCHED_NS); drawn ending at T_NS, which is
+	 * taken after the next reset (a millisecond or two later, for a big
+	 * process tens of them). TOUCHED_KNOWN 0 without a working set.
+	 */
+	uint64_t touched, touched_ns;
+	int touched_known;
 };
 enum { WATCH_RT_NONE, WATCH_RT_GO, WATCH_RT_JVM, WATCH_RT_MALLOC };
 
@@ -56,7 +65,8 @@ void timeline_add(struct timeline *tl, const struct watch_sample *s);
 /*
  * Writes the picture (stacked areas per category from the breakdowns, the
  * RSS line from every sample, with --children the descendants' RSS as an
- * area stacked on it, a LazyFree line, the peak (of RSS, or of RSS and the
+ * area stacked on it, a LazyFree line, with --wss the bytes touched as
+ * a step over each reading's interval, the peak (of RSS, or of RSS and the
  * descendants' together when they were read) marked, axes with units, a legend), titled TITLE (a target's
  * bytes allowed), and closes the file. Returns 0, or a negative errno with
  * a message in MSG.

@@ -17,9 +17,12 @@ import csv
 import io
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 PMAPS, TARGET = sys.argv[1], sys.argv[2]
@@ -285,12 +288,42 @@ def check_watch_sample(t, x, what):
     check("%s: method" % what, ws["method"], "clear_refs")
 
 
+def check_touched_line(path, bd):
+    """watch --svg's touched line: a level per reading, as high as its touched
+    bytes and as long as its interval (both to one scale)."""
+    text = open(path).read()
+    shutil.rmtree(os.path.dirname(path))
+    m = re.search(r'<path fill="none" stroke="#d81b60" stroke-width="2" d="([^"]*)"', text)
+    check("watch --wss --svg: a touched line", m is not None, True)
+    if m is None:
+        return
+    pts = [(c, float(x), float(y)) for c, x, y in
+           re.findall(r"([ML])(-?[0-9.]+) (-?[0-9.]+)", m.group(1))]
+    check("watch --wss --svg: one move, two points a reading",
+          ([c for c, _, _ in pts].count("M"), len(pts)), (1, 2 * len(bd)))
+    levels = [(pts[2 * i], pts[2 * i + 1]) for i in range(len(pts) // 2)]
+    check("watch --wss --svg: each reading a level",
+          [i for i, (a, b) in enumerate(levels) if a[2] != b[2] or b[1] <= a[1]], [])
+    # The plot's bottom edge is y 400 (timeline.c's TL_Y1): height per byte,
+    # width per ns, the same for every reading.
+    ys = [(400 - a[2]) / x["working_set"]["touched"] for (a, _), x in zip(levels, bd)]
+    xs = [(b[1] - a[1]) / x["working_set"]["since_reset_end_ns"]
+          for (a, b), x in zip(levels, bd)]
+    check("watch --wss --svg: heights to one scale (touched bytes)",
+          max(ys) / min(ys) < 1.002, True)
+    check("watch --wss --svg: lengths to one scale (each reading's interval)",
+          max(xs) / min(xs) < 1.02, True)
+    check("watch --wss --svg: the legend", ">touched since each reset<" in text, True)
+
+
 def test_watch():
     t = Target()
     try:
-        p = subprocess.run([PMAPS, "watch", "--wss", "-i", "0.25", "-n", "6", "--jsonl", t.pid],
-                           capture_output=True, text=True)
-        check("watch --wss --jsonl: exit status", (p.returncode, p.stderr), (0, ""))
+        svg = os.path.join(tempfile.mkdtemp(prefix="pmaps-wss-"), "t.svg")
+        p = subprocess.run([PMAPS, "watch", "--wss", "-i", "0.25", "-n", "6", "--jsonl",
+                            "--svg", svg, t.pid], capture_output=True, text=True)
+        check("watch --wss --jsonl --svg: exit status, the picture's line",
+              (p.returncode, p.stderr.startswith("pmaps: wrote " + svg)), (0, True))
         lines = [json.loads(x) for x in p.stdout.splitlines()]
         bd = breakdowns(lines)
         check("watch --wss: breakdowns read", len(bd) >= 3, True)
@@ -313,6 +346,7 @@ def test_watch():
               peak)
         check("watch --wss: idle at the peak within resident",
               0 <= total["idle_at_peak"] <= total["resident_at_peak"], True)
+        check_touched_line(svg, bd)
 
         p = subprocess.run([PMAPS, "watch", "--wss", "-i", "0.2", "-n", "5", "-b", t.pid],
                            capture_output=True, text=True)

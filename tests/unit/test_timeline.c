@@ -5,7 +5,7 @@
  * highest RSS of its group, the peak exact), the file checked at once but
  * put in place only by the write (an old one whole until then, and after a
  * failed write), its errors, the picture well-formed XML (xmllint) with hostile title
- * bytes, LazyFree's gaps, fewer than two samples.
+ * bytes, LazyFree's gaps, --wss's touched steps, fewer than two samples.
  *
  * `test_timeline fixture OUT.svg` writes the picture timeline_render.py
  * renders in chromium, and prints where its colours must be: "size W H",
@@ -592,6 +592,76 @@ static void test_runtime_books(void **state)
 }
 
 /*
+ * --wss: each reading's touched bytes a level from its reset to its read,
+ * the readings one step line; a breakdown without a reading breaks it, a
+ * status sample between two readings does not. No line and no legend
+ * entry without readings.
+ */
+static void test_touched(void **state)
+{
+	static const char head[] = "<path fill=\"none\" stroke=\"#d81b60\" stroke-width=\"2\" d=\"";
+	struct timeline *tl = NULL;
+	struct watch_sample s;
+	char path[128], msg[256], want[200];
+	char *svg;
+	size_t moves, lines;
+	double x0, x1, y;
+	uint64_t t5 = 0;
+
+	(void)state;
+	path_in(path, sizeof(path), "touched.svg");
+	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
+	for (uint64_t i = 0; i < 30; i++) {
+		synth(&s, i, 3);
+		if (i == 20) {
+			s.status_only = 1; /* no categories, no reading: skipped */
+		} else if (i >= 5 && i < 25 && (i < 12 || i >= 15)) {
+			s.touched_known = 1;
+			s.touched = (1 + i % 4) * MIB;
+			s.touched_ns = 4000000; /* from 4 ms before the sample */
+		}
+		if (i == 5)
+			t5 = s.t_ns;
+		timeline_add(tl, &s);
+	}
+	timeline_where(tl, t5 - 4000000, 2 * MIB, &x0, &y);
+	timeline_where(tl, t5, 2 * MIB, &x1, &y);
+	assert_int_equal(timeline_write(tl, "touched", 7, msg, sizeof(msg)), 0);
+	timeline_close(tl);
+	expect_xml(path);
+	svg = slurp(path);
+	/* Readings 5-11 (7) and 15-24 but 20 (9): two pieces of two points a reading. */
+	path_counts(svg, head, &moves, &lines);
+	if (moves != 2 || lines != 2 * 7 - 1 + 2 * 9 - 1)
+		fail_msg("touched line: %zu moves, %zu lines; want 2 and %d", moves, lines,
+		         2 * 7 - 1 + 2 * 9 - 1);
+	{
+		/* Sample 5's level: 2 MiB from its reset (4 ms before it) to it. */
+		struct out o;
+		out_memory(&o, want, sizeof(want) - 1);
+		out_str(&o, head);
+		svg_path_to(&o, 'M', x0, y);
+		svg_path_to(&o, 'L', x1, y);
+		want[out_kept(&o)] = '\0';
+		expect_contains(svg, want);
+	}
+	expect_contains(svg, ">touched since each reset<");
+	free(svg);
+	/* Without readings: neither line nor legend. */
+	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
+	for (uint64_t i = 0; i < 30; i++) {
+		synth(&s, i, 3);
+		timeline_add(tl, &s);
+	}
+	assert_int_equal(timeline_write(tl, "none", 4, msg, sizeof(msg)), 0);
+	timeline_close(tl);
+	svg = slurp(path);
+	assert_null(strstr(svg, "#d81b60"));
+	assert_null(strstr(svg, "touched"));
+	free(svg);
+}
+
+/*
  * Halving keeps each group's highest sample, so the run's last samples may
  * be in no kept point; the picture still ends where the run ended: here at
  * 0 bytes at the last sample's time, after a peak.
@@ -839,6 +909,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_title),
 		cmocka_unit_test(test_lazyfree_gap),
 		cmocka_unit_test(test_lazyfree_alone),
+		cmocka_unit_test(test_touched),
 		cmocka_unit_test(test_runtime_books),
 		cmocka_unit_test(test_last_sample),
 		cmocka_unit_test(test_few_samples),
