@@ -497,7 +497,11 @@ static void bk_sample(struct watch *w, struct watch_sample *s, int with)
  */
 static int bk_due(const struct watch *w, uint64_t now)
 {
-	return w->bk_on && w->bk_want && now >= w->bk_next;
+	/*
+	 * --wss: the books' breakdown is a reading too, due no sooner than any
+	 * (at the start it came at once: 16 ms after the first reset).
+	 */
+	return w->bk_on && w->bk_want && now >= w->bk_next && (!w->ws || now >= w->next_full);
 }
 
 /* After the thread read books in COST: when the next read may start, from END. */

@@ -26,6 +26,8 @@ import tempfile
 import time
 
 PMAPS, TARGET = sys.argv[1], sys.argv[2]
+# tests/live/gotarget.go, built (empty where Go is missing: its checks are skipped)
+GOTARGET = sys.argv[3] if len(sys.argv) > 3 else ""
 PAGE = os.sysconf("SC_PAGE_SIZE")
 PAGES = {"W": 1024, "R": 512, "I": 768}
 
@@ -509,6 +511,33 @@ def kernel_thread():
     return None
 
 
+def test_watch_books():
+    """watch --wss on a process with runtime books: the breakdown the books
+    come with is a reading too, and no reading spans less than half an
+    interval (the books' first breakdown came at once: 16 ms after the reset)."""
+    if not GOTARGET:
+        print("skipped: watch --wss with a Go program's books (no Go target built)")
+        return
+    env = dict(os.environ, GOTARGET_PPROF="1", GODEBUG="madvdontneed=1")
+    g = subprocess.Popen([GOTARGET], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         env=env)
+    try:
+        while g.stdout.readline() not in ("ready\n", ""):
+            pass
+        p = subprocess.run([PMAPS, "watch", "--wss", "-i", "0.25", "-n", "6", "--jsonl",
+                            str(g.pid)], capture_output=True, text=True)
+        check("watch --wss, Go: exit status", (p.returncode, p.stderr), (0, ""))
+        bd = breakdowns([json.loads(x) for x in p.stdout.splitlines()])
+        check("watch --wss, Go: a breakdown with the runtime's books",
+              any("runtime_books" in x for x in bd), True)
+        check("watch --wss, Go: readings of less than half an interval (sample, ns)",
+              [(x["sample"], x["working_set"]["since_reset_end_ns"]) for x in bd
+               if x["working_set"]["since_reset_end_ns"] < 0.125e9], [])
+    finally:
+        g.stdin.close()
+        g.wait()
+
+
 def test_pages_svg():
     import re
     import tempfile
@@ -613,6 +642,7 @@ def main():
     test_cut_short()
     test_explain()
     test_watch()
+    test_watch_books()
     test_pages_svg()
     print("%d passed, %d failed" % (passed, failures))
     return 1 if failures else 0
