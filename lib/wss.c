@@ -166,11 +166,19 @@ static int open_mem(struct pmaps_wss *w, const char *name, int oflags)
 		pmaps__msg(w->msg, sizeof(w->msg), "%s: process %d exited", name, w->proc->pid);
 		return -ESRCH;
 	}
-	pmaps__msg(w->msg, sizeof(w->msg), "%s: %s%s", name, pmaps_strerror(r),
-	           r != -EACCES && r != -EPERM ? ""
-	           : oflags & O_WRONLY ? " (writing it takes the process's owner, or root)"
-	                               : " (reading it takes ptrace access: the process's user, "
-	                                 "or CAP_SYS_PTRACE)");
+	/*
+	 * Each file's own rule: clear_refs is its owner's to write (mode 0200,
+	 * the process's user; root's when it is not dumpable), a permission
+	 * CAP_SYS_PTRACE does not give; smaps takes ptrace access.
+	 */
+	if (r == -EACCES || r == -EPERM)
+		pmaps__msg(w->msg, sizeof(w->msg), "%s: permission denied: %s", name,
+		           oflags & O_WRONLY ? "writing it takes the process's user, or root "
+		                               "(CAP_SYS_PTRACE is not enough)"
+		                             : "reading it takes the process's user, or root or "
+		                               "CAP_SYS_PTRACE");
+	else
+		pmaps__msg(w->msg, sizeof(w->msg), "%s: %s", name, pmaps_strerror(r));
 	return r;
 }
 

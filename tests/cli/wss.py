@@ -633,6 +633,26 @@ def test_usage():
               (len(err.splitlines()), text in err), (1, True))
     rc, out, err = run("--help")
     check("--help says it writes", (rc, "This command changes the process" in out), (0, True))
+    # Another user's process: with CAP_SYS_PTRACE smaps can be read, clear_refs not
+    # written; the message says which, once (it advised the capability the caller had).
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        sl = subprocess.Popen(["sleep", "30"])
+        try:
+            for caps, want in (([], "smaps: permission denied: reading it takes the "
+                                    "process's user, or root or CAP_SYS_PTRACE"),
+                               (["--inh-caps=+sys_ptrace", "--ambient-caps=+sys_ptrace"],
+                                "clear_refs: permission denied: writing it takes the "
+                                "process's user, or root (CAP_SYS_PTRACE is not enough)")):
+                p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+                                   + caps + [PMAPS, "wss", "-i", "200ms", str(sl.pid)],
+                                   capture_output=True, text=True)
+                check("another user's process %s: exit 1, one line" % caps,
+                      (p.returncode, p.stderr), (1, "pmaps: process %d: %s\n" % (sl.pid, want)))
+        finally:
+            sl.kill()
+            sl.wait()
+    else:
+        print("skipped: another user's process (needs root and setpriv)")
 
 
 def main():
