@@ -80,7 +80,7 @@ static void name(struct out *o, const char *s, size_t n, int truncated)
  * A name in at most WIDTH columns (0: whole): its end after "...", where
  * it is longer (a path's end names the file); cut between characters.
  */
-static void name_in(struct out *o, const char *s, size_t n, int truncated, int width)
+void w_name_in(struct out *o, const char *s, size_t n, int truncated, int width)
 {
 	char e[4 * PMAPS_EXPLAIN_PATH + 8]; /* the longest path a record keeps, each byte escaped */
 	size_t k, cols = 0, i;
@@ -472,12 +472,12 @@ static void map_cell(struct writer *w, int c, const struct pmaps_mapping *m,
 		return;
 	case COL_PATH:
 		if (m)
-			name_in(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0,
+			w_name_in(o, m->path.ptr, m->path.len, (m->flags & PMAPS_ROW_PATH_TRUNCATED) != 0,
 			        w->d->last_width);
 		else if (w->d->kind == DOC_GROUPS && g->key.len == 0)
 			out_mem(o, "[anon]", 6);
 		else
-			name_in(o, g->key.ptr, g->key.len, (g->flags & PMAPS_GROUP_PATH_TRUNCATED) != 0,
+			w_name_in(o, g->key.ptr, g->key.len, (g->flags & PMAPS_GROUP_PATH_TRUNCATED) != 0,
 			        w->d->last_width);
 		return;
 	default: {
@@ -1149,7 +1149,7 @@ static void explain_doc(struct writer *w, const struct pmaps_explain *x, struct 
 		 */
 		used = w->d->wss ? 61 : 52;
 		if (tp->path_len)
-			name_in(o, tp->path, tp->path_len, tp->path_truncated,
+			w_name_in(o, tp->path, tp->path_len, tp->path_truncated,
 			        w->d->last_width ? (w->d->last_width - used > 16 ? w->d->last_width - used
 			                                                         : 16)
 			                         : 0);

@@ -262,6 +262,12 @@ size_t w_age(char *dst, uint64_t ns);
  */
 void w_wss_categories(struct out *o, const struct pmaps_explain *x);
 /*
+ * A name from the target, escaped, in at most WIDTH columns (0: whole): a
+ * longer one is its end after "..." (a path's end names the file);
+ * TRUNCATED (the reader cut it) adds "...".
+ */
+void w_name_in(struct out *o, const char *s, size_t n, int truncated, int width);
+/*
  * A working set's reading R as JSON: "working_set":{...}, its interval,
  * resident and touched bytes in total and per category; with LARGEST, the
  * largest mappings' too (explain's JSON has them in its own "largest").

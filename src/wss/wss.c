@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/escape.h"
 #include "common/num.h"
 #include "write/wsum.h"
 #include "wss/wss.h"
@@ -114,7 +113,7 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 	for (unsigned j = 0; j < x->ntop; j++) {
 		const struct pmaps_explain_top *tp = &x->top[j];
 		const char *cat = pmaps_xcat_name(tp->cat);
-		size_t room;
+		int room;
 		char addr[40];
 		int n = snprintf(addr, sizeof(addr), "%012llx-%012llx", (unsigned long long)tp->start,
 		                 (unsigned long long)tp->end);
@@ -123,16 +122,12 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 		put_size(w, x->top_referenced[j], 10);
 		out_str(out, "  ");
 		out_ljust(out, cat, strlen(cat), 16);
-		/* The name last, escaped; cut to the width, said with "..." by the escape. */
-		room = o->width > 65 ? (size_t)o->width - 65 : o->width ? 4 : sizeof(tp->path) * 4;
-		if (tp->path_len) {
-			char name[4096 * 4 + 8];
-			size_t len = esc_text(name, room + 1 < sizeof(name) ? room + 1 : sizeof(name),
-			                      tp->path, tp->path_len);
-			out_mem(out, name, len);
-		} else {
-			out_str(out, "[anon]");
-		}
+		/* The name last, in what the width leaves: its end, which names the file. */
+		room = o->width > 65 ? o->width - 65 : o->width ? 4 : 0;
+		if (tp->path_len)
+			w_name_in(out, tp->path, tp->path_len, tp->path_truncated, room);
+		else
+			out_str(out, tp->path_truncated ? "[anon]..." : "[anon]");
 		out_ch(out, '\n');
 	}
 }

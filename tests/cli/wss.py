@@ -168,6 +168,12 @@ def test_jsonl_csv_table():
         w0 = "%012x-%012x" % t.ranges["W"]
         wrow = [x for x in out.splitlines() if x.startswith(w0)]
         check("table: W's row", [x.split()[1:3] for x in wrow], [["4M", "4M"]] * 2)
+        # A name cut to the width keeps its end, which names the file (its start did:
+        # "/usr/lib/x86..." for libc and ld.so alike).
+        names = [x.split()[-1] for x in out.splitlines()
+                 if re.match(r"[0-9a-f]{12}-[0-9a-f]{12} ", x)]
+        check("table -m: libc's rows by the end of its name",
+              any(n.endswith("libc.so.6") for n in names), True)
 
         rc, out, err = run("-i", "0.2", "-n", "2", "--cumulative", "--json", "-v", t.pid)
         doc = json.loads(out)
