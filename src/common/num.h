@@ -22,6 +22,20 @@ static inline uint64_t sat_mul(uint64_t a, uint64_t b)
 }
 
 /* CLOCK_MONOTONIC in nanoseconds. */
+/*
+ * A duration for a person, as "%.2f %s" takes it: in ms below 100 ms (a
+ * 1 ms interval read "0.00 s"), else in s. Returns the unit; *V the value.
+ */
+static inline const char *dur_unit(uint64_t ns, double *v)
+{
+	if (ns < 100000000u) {
+		*v = (double)ns / 1e6;
+		return "ms";
+	}
+	*v = (double)ns / 1e9;
+	return "s";
+}
+
 static inline uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/num.h"
 #include "common/tool.h"
 #include "write/books_out.h"
 #include "write/writer.h"
@@ -791,8 +792,11 @@ static void wss_table(struct out *o, const struct pmaps_explain *x,
 	char a[24];
 	int said = 0;
 
-	out_printf(o, "\nWorking set (%s): touched in the %.2f s after the reset:\n",
-	           pmaps_wss_method_name(r->method), (double)r->since_end_ns / 1e9);
+	double v;
+	const char *unit = dur_unit(r->since_end_ns, &v);
+
+	out_printf(o, "\nWorking set (%s): touched in the %.2f %s after the reset:\n",
+	           pmaps_wss_method_name(r->method), v, unit);
 	w_wss_categories(o, x);
 	for (unsigned i = 0; j && j->ok && i < j->nterms; i++)
 		for (size_t k = 0; k < sizeof(idle_keys) / sizeof(idle_keys[0]); k++) {

@@ -94,7 +94,9 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 	const struct wss_opts *o = w->o;
 	const struct pmaps_explain *x = res->x;
 	struct out *out = &w->out;
+	const char *unit;
 	char when[32];
+	double v;
 
 	clock_of(when, sizeof(when), res->reset_at_ns);
 	if (i)
@@ -102,9 +104,9 @@ static void table_interval(struct wss *w, const struct pmaps_wss_result *res, si
 	out_printf(out, "interval %zu", i + 1);
 	if (o->count)
 		out_printf(out, " of %llu", (unsigned long long)o->count);
-	out_printf(out, ": %.2f s since the %s at %s UTC (%s)\n",
-	           (double)res->since_end_ns / 1e9, o->cumulative ? "first reset" : "reset", when,
-	           pmaps_wss_method_name(res->method));
+	unit = dur_unit(res->since_end_ns, &v);
+	out_printf(out, ": %.2f %s since the %s at %s UTC (%s)\n", v, unit,
+	           o->cumulative ? "first reset" : "reset", when, pmaps_wss_method_name(res->method));
 	w_wss_categories(out, x);
 	if (!o->mappings || !x->ntop)
 		return;
@@ -213,6 +215,8 @@ static void write_summary(struct wss *w, const char *ended, const struct failure
 {
 	struct out *o = &w->out;
 	const struct wss_opts *op = w->o;
+	const char *unit;
+	double v;
 
 	if (op->fmt == FMT_JSON || op->fmt == FMT_JSONL) {
 		if (op->fmt == FMT_JSONL) {
@@ -239,8 +243,9 @@ static void write_summary(struct wss *w, const char *ended, const struct failure
 	}
 	if (op->fmt == FMT_CSV || !w->sum.n)
 		return;
-	out_printf(o, "\nworking set over %zu interval%s of %.2f s%s:\n", w->sum.n, w->sum.n == 1 ? "" : "s",
-	           (double)op->interval_ns / 1e9,
+	unit = dur_unit(op->interval_ns, &v);
+	out_printf(o, "\nworking set over %zu interval%s of %.2f %s%s:\n", w->sum.n,
+	           w->sum.n == 1 ? "" : "s", v, unit,
 	           strcmp(ended, "count") == 0 ? ""
 	           : strcmp(ended, "interrupted") == 0 ? " (interrupted)"
 	           : strcmp(ended, "exited") == 0 ? " (cut short: the process exited)"

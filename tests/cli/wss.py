@@ -174,6 +174,12 @@ def test_jsonl_csv_table():
                  if re.match(r"[0-9a-f]{12}-[0-9a-f]{12} ", x)]
         check("table -m: libc's rows by the end of its name",
               any(n.endswith("libc.so.6") for n in names), True)
+        # Below 100 ms in ms: "0.00 s" said nothing of a 1 ms interval.
+        rc, out, err = run("-i", "1ms", "-n", "2", t.pid)
+        check("table -i 1ms: the intervals in ms",
+              (rc, [bool(re.search(r": [0-9]+\.[0-9]{2} ms since the reset ", x))
+                    for x in out.splitlines() if x.startswith("interval")],
+               "working set over 2 intervals of 1.00 ms:" in out), (0, [True, True], True))
 
         rc, out, err = run("-i", "0.2", "-n", "2", "--cumulative", "--json", "-v", t.pid)
         doc = json.loads(out)
