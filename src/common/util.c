@@ -77,7 +77,7 @@ int tool_proc_open(struct pmaps_proc **proc, const struct target *t)
 	if (err == 0)
 		return 0;
 	if (err == -EINVAL) {
-		die_msg("'%s' is not a process id (a number, or 'self')", t->pid);
+		die_msg("'%s' is not a process id (a positive number, or 'self')", t->pid);
 		return EXIT_USAGE;
 	}
 	if (err == -ENOMEM) {

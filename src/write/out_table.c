@@ -754,7 +754,7 @@ void w_wss_categories(struct out *o, const struct pmaps_explain *x)
 {
 	char a[24], b[24], c[24], p[16];
 
-	out_str(o, "category             resident   touched      idle  touched  mappings\n");
+	out_str(o, "category             resident   touched      idle %touched  mappings\n");
 	for (int k = 0; k <= PMAPS_X_COUNT; k++) {
 		int total = k == PMAPS_X_COUNT;
 		const char *nm = total ? "total" : pmaps_xcat_name((enum pmaps_xcat)k);
