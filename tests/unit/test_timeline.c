@@ -423,6 +423,27 @@ static void test_hostile_title(void **state)
 	free(svg);
 }
 
+/*
+ * The picture of 30 plain samples (no LazyFree known, no books, no working
+ * set) at PATH, and its text (the caller frees it).
+ */
+static char *plain_picture(const char *path)
+{
+	struct timeline *tl = NULL;
+	struct watch_sample s;
+	char msg[256];
+
+	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
+	for (uint64_t i = 0; i < 30; i++) {
+		synth(&s, i, 3);
+		s.lazyfree_known = 0;
+		timeline_add(tl, &s);
+	}
+	assert_int_equal(timeline_write(tl, "none", 4, msg, sizeof(msg)), 0);
+	timeline_close(tl);
+	return slurp(path);
+}
+
 /* LazyFree unknown in the middle: two pieces of line, never a drop to 0. */
 static void test_lazyfree_gap(void **state)
 {
@@ -458,15 +479,7 @@ static void test_lazyfree_gap(void **state)
 	expect_contains(svg, ">LazyFree (MADV_FREE)<");
 	free(svg);
 	/* Never known: no line and no legend entry. */
-	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
-	for (uint64_t i = 0; i < 30; i++) {
-		synth(&s, i, 3);
-		s.lazyfree_known = 0;
-		timeline_add(tl, &s);
-	}
-	assert_int_equal(timeline_write(tl, "none", 4, msg, sizeof(msg)), 0);
-	timeline_close(tl);
-	svg = slurp(path);
+	svg = plain_picture(path);
 	assert_null(strstr(svg, "stroke-dasharray=\"6 4\""));
 	assert_null(strstr(svg, "LazyFree"));
 	free(svg);
@@ -577,14 +590,7 @@ static void test_runtime_books(void **state)
 	expect_contains(svg, ">Go heap held, not released<");
 	free(svg);
 	/* Without books: neither line nor legend. */
-	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
-	for (uint64_t i = 0; i < 30; i++) {
-		synth(&s, i, 3);
-		timeline_add(tl, &s);
-	}
-	assert_int_equal(timeline_write(tl, "none", 4, msg, sizeof(msg)), 0);
-	timeline_close(tl);
-	svg = slurp(path);
+	svg = plain_picture(path);
 	assert_null(strstr(svg, "#c0392b"));
 	assert_null(strstr(svg, "#8e44ad"));
 	assert_null(strstr(svg, "HeapAlloc"));
@@ -648,14 +654,7 @@ static void test_touched(void **state)
 	expect_contains(svg, ">touched since each reset<");
 	free(svg);
 	/* Without readings: neither line nor legend. */
-	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
-	for (uint64_t i = 0; i < 30; i++) {
-		synth(&s, i, 3);
-		timeline_add(tl, &s);
-	}
-	assert_int_equal(timeline_write(tl, "none", 4, msg, sizeof(msg)), 0);
-	timeline_close(tl);
-	svg = slurp(path);
+	svg = plain_picture(path);
 	assert_null(strstr(svg, "#d81b60"));
 	assert_null(strstr(svg, "touched"));
 	free(svg);
