@@ -504,6 +504,21 @@ static int bk_due(const struct watch *w, uint64_t now)
 	return w->bk_on && w->bk_want && now >= w->bk_next && (!w->ws || now >= w->next_full);
 }
 
+/*
+ * When the breakdown after one that ended at END is due: at most a quarter
+ * of the time on breakdowns; with --wss, each a reading of the interval
+ * since the reset after the last, not before half an interval (the tick
+ * after a breakdown the books came with read at once the rest of its own).
+ */
+static uint64_t full_due(const struct watch *w, uint64_t end)
+{
+	uint64_t due = end + 3 * w->bd_cost;
+
+	if (w->ws && due < end + w->interval / 2)
+		due = end + w->interval / 2;
+	return due;
+}
+
 /* After the thread read books in COST: when the next read may start, from END. */
 static void bk_schedule(struct watch *w, uint64_t end, uint64_t cost)
 {
@@ -598,6 +613,9 @@ static enum end_why emit(struct watch *w, const struct watch_sample *s,
 		d.touched_known = wr && wr->x->referenced_known;
 		d.touched = d.touched_known ? wr->x->referenced_total : 0;
 		d.touched_ns = d.touched_known ? wr->since_end_ns : 0;
+		d.touched_end_ns = d.touched_known && wr->x->read_end_ns > w->t0
+		                           ? wr->x->read_end_ns - w->t0
+		                           : 0;
 		timeline_add(w->o->tl, &d);
 	}
 	if (x)
@@ -838,7 +856,7 @@ static enum end_why bd_collect(struct watch *w, uint64_t until)
 	if (!done)
 		return END_NONE;
 	w->bd_cost = end - start;
-	w->next_full = end + 3 * w->bd_cost;
+	w->next_full = full_due(w, end);
 	if (err < 0)
 		return read_error(w, err, end - w->t0);
 	memset(&s, 0, sizeof(s));
@@ -930,9 +948,8 @@ static enum end_why take(struct watch *w, uint64_t now, uint64_t late)
 	}
 	done = now_ns();
 	if (full) {
-		/* At most a quarter of the time on breakdowns. */
 		w->bd_cost = done - now;
-		w->next_full = done + 3 * w->bd_cost;
+		w->next_full = full_due(w, done);
 	}
 	if (err < 0)
 		return read_error(w, err, s.t_ns);

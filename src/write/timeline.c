@@ -470,25 +470,36 @@ static void rt_line(struct out *o, const struct timeline *tl, const struct lay *
 }
 
 /*
- * --wss: each reading's touched bytes as a level from its reset to its
- * read, the readings joined into one step line (the next reset follows a
- * read at once); a breakdown without a reading breaks the line.
+ * --wss: each reading's touched bytes as a level from its reset to the end
+ * of its read, one step line over readings that follow each other (the
+ * next reset comes right after a read). A gap, where no reading was kept
+ * (a breakdown without one, an exec, points merged away by halving),
+ * breaks it: a line is never drawn across what was not measured. A level
+ * begun before the watch (the first reset) starts at 0; the last read's
+ * end may pass the last sample, the right edge.
  */
 static void touched_line(struct out *o, const struct timeline *tl, const struct lay *L)
 {
+	uint64_t prev_end = 0;
+	int pen = 0;
+
 	svg_path_begin(o, "none", TL_C_TOUCHED, 2);
-	for (size_t i = 0, pen = 0; i < tl->n; i++) {
+	for (size_t i = 0; i < tl->n; i++) {
 		const struct watch_sample *p = &tl->pts[i];
-		uint64_t from;
+		uint64_t from, to = p->touched_end_ns < L->tmax ? p->touched_end_ns : L->tmax;
 		if (p->status_only)
 			continue;
 		if (!p->touched_known) {
 			pen = 0;
 			continue;
 		}
-		from = p->t_ns > p->touched_ns ? p->t_ns - p->touched_ns : 0;
+		from = to > p->touched_ns ? to - p->touched_ns : 0;
+		/* Contiguous: begun within an eighth of its length of the last one's end. */
+		if (pen && from > prev_end && from - prev_end > p->touched_ns / 8)
+			pen = 0;
 		svg_path_to(o, pen ? 'L' : 'M', X(L, from), Y(L, p->touched));
-		svg_path_to(o, 'L', X(L, p->t_ns), Y(L, p->touched));
+		svg_path_to(o, 'L', X(L, to), Y(L, p->touched));
+		prev_end = to;
 		pen = 1;
 	}
 	svg_path_end(o, 0);

@@ -34,12 +34,12 @@ struct watch_sample {
 	uint64_t rt_live, rt_held;
 	/*
 	 * --wss: the bytes the process touched from the last reset of its
-	 * referenced bits to this breakdown's read (smaps' Referenced summed),
-	 * and how long that was (TOUCHED_NS); drawn ending at T_NS, which is
-	 * taken after the next reset (a millisecond or two later, for a big
-	 * process tens of them). TOUCHED_KNOWN 0 without a working set.
+	 * referenced bits to the end of this breakdown's read (smaps'
+	 * Referenced summed), how long that was (TOUCHED_NS) and when the read
+	 * ended (TOUCHED_END_NS, since the watch started, as T_NS; a tick's
+	 * T_NS is taken before its read). TOUCHED_KNOWN 0 without a working set.
 	 */
-	uint64_t touched, touched_ns;
+	uint64_t touched, touched_ns, touched_end_ns;
 	int touched_known;
 };
 enum { WATCH_RT_NONE, WATCH_RT_GO, WATCH_RT_JVM, WATCH_RT_MALLOC };

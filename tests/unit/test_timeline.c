@@ -598,10 +598,11 @@ static void test_runtime_books(void **state)
 }
 
 /*
- * --wss: each reading's touched bytes a level from its reset to its read,
- * the readings one step line; a breakdown without a reading breaks it, a
- * status sample between two readings does not. No line and no legend
- * entry without readings.
+ * --wss: each reading's touched bytes a level from its reset to the end of
+ * its read, readings that follow each other one step line; a breakdown
+ * without a reading breaks it, and so does a gap where none was kept; a
+ * status sample between two readings that follow each other does not. No
+ * line and no legend entry without readings.
  */
 static void test_touched(void **state)
 {
@@ -619,30 +620,35 @@ static void test_touched(void **state)
 	assert_int_equal(timeline_open(&tl, path, msg, sizeof(msg)), 0);
 	for (uint64_t i = 0; i < 30; i++) {
 		synth(&s, i, 3);
-		if (i == 20) {
+		if (i == 20 || i == 27) {
 			s.status_only = 1; /* no categories, no reading: skipped */
-		} else if (i >= 5 && i < 25 && (i < 12 || i >= 15)) {
+		} else if ((i >= 5 && i < 12) || i >= 15) {
+			/* Each from the last sample's time to its own (21: from 19's, over 20) */
 			s.touched_known = 1;
 			s.touched = (1 + i % 4) * MIB;
-			s.touched_ns = 4000000; /* from 4 ms before the sample */
+			s.touched_end_ns = s.t_ns;
+			s.touched_ns = i == 21 ? 20000000 : 10000000;
 		}
 		if (i == 5)
 			t5 = s.t_ns;
 		timeline_add(tl, &s);
 	}
-	timeline_where(tl, t5 - 4000000, 2 * MIB, &x0, &y);
+	timeline_where(tl, t5 - 10000000, 2 * MIB, &x0, &y);
 	timeline_where(tl, t5, 2 * MIB, &x1, &y);
 	assert_int_equal(timeline_write(tl, "touched", 7, msg, sizeof(msg)), 0);
 	timeline_close(tl);
 	expect_xml(path);
 	svg = slurp(path);
-	/* Readings 5-11 (7) and 15-24 but 20 (9): two pieces of two points a reading. */
+	/*
+	 * Readings 5-11 (7), 15-26 but 20 (11), 28-29 (2: 27's reading is not
+	 * kept, a gap): three pieces of two points a reading.
+	 */
 	path_counts(svg, head, &moves, &lines);
-	if (moves != 2 || lines != 2 * 7 - 1 + 2 * 9 - 1)
-		fail_msg("touched line: %zu moves, %zu lines; want 2 and %d", moves, lines,
-		         2 * 7 - 1 + 2 * 9 - 1);
+	if (moves != 3 || lines != 2 * 7 - 1 + 2 * 11 - 1 + 2 * 2 - 1)
+		fail_msg("touched line: %zu moves, %zu lines; want 3 and %d", moves, lines,
+		         2 * 7 - 1 + 2 * 11 - 1 + 2 * 2 - 1);
 	{
-		/* Sample 5's level: 2 MiB from its reset (4 ms before it) to it. */
+		/* Sample 5's level: 2 MiB from its reset (10 ms before it) to it. */
 		struct out o;
 		out_memory(&o, want, sizeof(want) - 1);
 		out_str(&o, head);
