@@ -173,8 +173,9 @@ static int open_mem(struct pmaps_wss *w, const char *name, int oflags)
 	 */
 	if (r == -EACCES || r == -EPERM)
 		pmaps__msg(w->msg, sizeof(w->msg), "%s: permission denied: %s", name,
-		           oflags & O_WRONLY ? "writing it takes the process's user, or root "
-		                               "(CAP_SYS_PTRACE is not enough)"
+		           oflags & O_WRONLY ? "writing it takes root, or the process's user "
+		                               "while it is dumpable (CAP_SYS_PTRACE is not "
+		                               "enough)"
 		                             : "reading it takes the process's user, or root or "
 		                               "CAP_SYS_PTRACE");
 	else

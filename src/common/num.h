@@ -21,7 +21,6 @@ static inline uint64_t sat_mul(uint64_t a, uint64_t b)
 	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
 
-/* CLOCK_MONOTONIC in nanoseconds. */
 /*
  * A duration for a person, as "%.2f %s" takes it: in ms below 100 ms (a
  * 1 ms interval read "0.00 s"), else in s. Returns the unit; *V the value.
@@ -36,6 +35,7 @@ static inline const char *dur_unit(uint64_t ns, double *v)
 	return "s";
 }
 
+/* CLOCK_MONOTONIC in nanoseconds. */
 static inline uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -173,11 +173,12 @@ def test_jsonl_csv_table():
         names = [x.split()[-1] for x in out.splitlines()
                  if re.match(r"[0-9a-f]{12}-[0-9a-f]{12} ", x)]
         check("table -m: libc's rows by the end of its name",
-              any(n.endswith("libc.so.6") for n in names), True)
+              any(re.search(r"libc[.-][^/]*$", n) for n in names), True)
         # Below 100 ms in ms: "0.00 s" said nothing of a 1 ms interval.
         rc, out, err = run("-i", "1ms", "-n", "2", t.pid)
         check("table -i 1ms: the intervals in ms",
-              (rc, [bool(re.search(r": [0-9]+\.[0-9]{2} ms since the reset ", x))
+              (rc, [bool(re.search(r": [0-9]+\.[0-9]{2} ms since the reset ", x)) or
+                    bool(re.search(r": 0\.[1-9][0-9] s since the reset ", x))
                     for x in out.splitlines() if x.startswith("interval")],
                "working set over 2 intervals of 1.00 ms:" in out), (0, [True, True], True))
 
@@ -304,7 +305,8 @@ def check_watch_sample(t, x, what):
 
 def check_touched_line(path, bd):
     """watch --svg's touched line: a level per reading, as high as its touched
-    bytes and as long as its interval (both to one scale)."""
+    bytes and as long as its interval (both to one scale; the first begins at
+    the reset before the watch's start, drawn from 0), one piece."""
     text = open(path).read()
     shutil.rmtree(os.path.dirname(path))
     m = re.search(r'<path fill="none" stroke="#d81b60" stroke-width="2" d="([^"]*)"', text)
@@ -322,7 +324,7 @@ def check_touched_line(path, bd):
     # width per ns, the same for every reading.
     ys = [(400 - a[2]) / x["working_set"]["touched"] for (a, _), x in zip(levels, bd)]
     xs = [(b[1] - a[1]) / x["working_set"]["since_reset_end_ns"]
-          for (a, b), x in zip(levels, bd)]
+          for (a, b), x in list(zip(levels, bd))[1:]]
     check("watch --wss --svg: heights to one scale (touched bytes)",
           max(ys) / min(ys) < 1.002, True)
     check("watch --wss --svg: lengths to one scale (each reading's interval)",
@@ -647,14 +649,19 @@ def test_usage():
     check("--help says it writes", (rc, "This command changes the process" in out), (0, True))
     # Another user's process: with CAP_SYS_PTRACE smaps can be read, clear_refs not
     # written; the message says which, once (it advised the capability the caller had).
-    if os.geteuid() == 0 and shutil.which("setpriv"):
+    def can(caps):
+        return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+                              + caps + ["true"], capture_output=True).returncode == 0
+    ptrace = ["--inh-caps=+sys_ptrace", "--ambient-caps=+sys_ptrace"]
+    if os.geteuid() == 0 and shutil.which("setpriv") and can([]) and can(ptrace):
         sl = subprocess.Popen(["sleep", "30"])
         try:
             for caps, want in (([], "smaps: permission denied: reading it takes the "
                                     "process's user, or root or CAP_SYS_PTRACE"),
-                               (["--inh-caps=+sys_ptrace", "--ambient-caps=+sys_ptrace"],
-                                "clear_refs: permission denied: writing it takes the "
-                                "process's user, or root (CAP_SYS_PTRACE is not enough)")):
+                               (ptrace,
+                                "clear_refs: permission denied: writing it takes root, or "
+                                "the process's user while it is dumpable (CAP_SYS_PTRACE is "
+                                "not enough)")):
                 p = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
                                    + caps + [PMAPS, "wss", "-i", "200ms", str(sl.pid)],
                                    capture_output=True, text=True)
@@ -664,7 +671,8 @@ def test_usage():
             sl.kill()
             sl.wait()
     else:
-        print("skipped: another user's process (needs root and setpriv)")
+        print("skipped: another user's process (needs root, setpriv, and CAP_SYS_PTRACE "
+              "to give)")
 
 
 def main():
