@@ -20,8 +20,9 @@
  * (the stack's top when every category is known), LazyFree as a dashed
  * line with gaps where the source could not see it, the peak as a red dot
  * with its value and time, with --wss the bytes touched as a step over
- * each reading's interval (from the reset to the read), the title, a legend. Every number is written
- * without printf; the title (a target's bytes) goes through svg_str().
+ * each reading's interval (from the reset to the read's end), the title,
+ * a legend. Every number is written without printf; the title (a
+ * target's bytes) goes through svg_str().
  */
 #include <errno.h>
 #include <fcntl.h>
