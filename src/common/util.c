@@ -124,10 +124,27 @@ int failed(struct failure *f, const char *file, int err, const char *msg)
 	return err;
 }
 
+/*
+ * MSG with its "process PID " said once: the line already starts with the
+ * process, and the library's messages name it too ("smaps: process 42
+ * exited while it was read" reads "the process exited while ...").
+ */
+static const char *named_once(char *dst, size_t size, const char *msg, const char *pid)
+{
+	char name[64];
+	const char *p;
+	int n = snprintf(name, sizeof(name), "process %s ", pid);
+
+	if (n <= 0 || (size_t)n >= sizeof(name) || !(p = strstr(msg, name)))
+		return msg;
+	snprintf(dst, size, "%.*sthe process %s", (int)(p - msg), msg, p + n);
+	return dst;
+}
+
 int tool_fail(const struct target *t, const struct failure *f)
 {
 	const char *root = other_root(t), *file = f->file, *msg = f->msg;
-	char where[512], what[sizeof(f->msg) + 128];
+	char where[512], what[sizeof(f->msg) + 128], once[sizeof(f->msg) + 16];
 	int err = f->err;
 
 	if (root)
@@ -136,6 +153,7 @@ int tool_fail(const struct target *t, const struct failure *f)
 		snprintf(where, sizeof(where), "process %s", t->pid);
 	if (!msg || !msg[0])
 		msg = pmaps_strerror(err);
+	msg = named_once(once, sizeof(once), msg, t->pid);
 	if (err == -ENOENT && root && file) {
 		/* A tree that is not procfs lacks a file: no kernel is to blame. */
 		snprintf(what, sizeof(what), "%s: no such file in this proc tree", file);

@@ -207,6 +207,8 @@ def test_cut_short():
     check("exit: intervals before it", len(doc["intervals"]), 1)
     check("exit: the summary's end", doc["summary"]["ended"], "exited")
     check("exit: one line on stderr", len(err.splitlines()), 1)
+    # The line starts with the process; the library's message names it too, once is enough.
+    check("exit: the process named once", err.count("process " + t.pid), 1)
     check("exit: JSON has the error", "error" in doc, True)
 
     # The same in JSON Lines: the summary's line carries the error.
@@ -232,6 +234,7 @@ def test_cut_short():
     check("exec: exit status", p.returncode, 1)
     check("exec: no interval printed", "interval 1" in out, False)
     check("exec: said", "exec'd during the interval" in err, True)
+    check("exec: the process named once", err.count("process " + t.pid), 1)
     t.stop()
 
     # Ctrl-C: the summary of the intervals read, exit 0.
