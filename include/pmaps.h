@@ -559,10 +559,12 @@ struct pmaps_policy {
  * 50 us of walking instead of after every call. What the tool's one-shot
  * commands walk with where a read would hold a process's mmap() up longer
  * than PMAPS_EXPLAIN_HOLD_NS. In bench/stall (20k mappings, 4 GiB
- * resident) it keeps the target's mmap() p99.9 within 3x of a busy
- * neighbour's effect (gentle: within 1.5x) at 3-6x the time of a walk
- * without pauses (gentle: 9-19x). After each 100 us it was 1.6-3.5x the
- * neighbour's, in 1.4-2x less time (bench/README.md).
+ * resident) a read takes 3-6x the time of a walk without pauses (gentle:
+ * 9-19x), and the target's mmap() p99.9 stays within 2.2x of what a reader
+ * that only takes the lock every 100 us costs it (gentle: 1.4x), where a
+ * walk without pauses stalls it milliseconds. That floor is the waiting
+ * itself: an mmap() that meets any reader sleeps and is woken, ~40 us on a
+ * VM, however short the reader's hold (bench/README.md, 2026-12-05).
  */
 #define PMAPS_POLICY_PACED_HOLD_US 50u
 #define PMAPS_POLICY_PACED                                                                   \
